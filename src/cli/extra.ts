@@ -1,0 +1,5 @@
+/** Commands contributed by features (offline `tts`, `asr`). */
+import type { Command } from "./command.ts";
+
+/** Feature commands appended to the CLI. */
+export const extraCommands: readonly Command[] = [];

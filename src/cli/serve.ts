@@ -1,0 +1,49 @@
+/** `sawt serve`: runs the service until SIGTERM/SIGINT, then drains and exits 0. */
+import { loadConfig } from "../config/config.ts";
+import { log, setLogLevel } from "../log/logger.ts";
+import { startServer } from "../app/server.ts";
+import { VERSION } from "../version.ts";
+import { parseArgs, stringFlag } from "./args.ts";
+import type { Command } from "./command.ts";
+
+const flags = { config: "value" } as const;
+
+/** The serve command. */
+export const serveCommand: Command = {
+  name: "serve",
+  summary: "run the service (REST/WebSocket, gRPC ASR and TTS)",
+  usage: `Usage: sawt serve [--config FILE]
+
+Runs Sawt. Prints one JSON line {"msg":"listening","http":P,"grpc_asr":P,"grpc_tts":P} on stdout
+once every port is bound; logs go to stderr as JSON lines. SIGTERM or SIGINT drains in-flight
+work (server.drain_timeout_ms) and exits 0.
+
+Options:
+  --config FILE   TOML config (default: $SAWT_CONFIG, else built-in defaults)`,
+  flags,
+  async run(argv) {
+    const args = parseArgs(argv, flags);
+    const config = loadConfig({ file: stringFlag(args, "config") });
+    setLogLevel(config.log.level);
+    const server = await startServer(config);
+    process.stdout.write(JSON.stringify({ msg: "listening", http: server.ports.http, grpc_asr: server.ports.grpc_asr, grpc_tts: server.ports.grpc_tts }) + "\n");
+    log.info("started", { version: VERSION, host: config.server.host, ...server.ports });
+    return await new Promise<number>((resolve) => {
+      const shutdown = (signal: string) => {
+        log.info("shutdown", { signal });
+        server.stop().then(
+          () => {
+            log.info("stopped");
+            resolve(0);
+          },
+          (error) => {
+            log.error("shutdown failed", { error: error instanceof Error ? error : String(error) });
+            resolve(1);
+          },
+        );
+      };
+      process.once("SIGTERM", () => shutdown("SIGTERM"));
+      process.once("SIGINT", () => shutdown("SIGINT"));
+    });
+  },
+};

@@ -1,0 +1,62 @@
+/**
+ * Every operator setting, declared once: its TOML place, type, default, bounds and meaning.
+ * The loader, the env overrides, `sawt config` and the README's configuration reference all read
+ * this table, so a setting cannot exist in one and not the others.
+ *
+ * Env rule: `SAWT_<KEY>` for the `server` and `paths` sections, `SAWT_<SECTION>_<KEY>` otherwise
+ * (e.g. `server.http_port` → `SAWT_HTTP_PORT`, `tts.max_queue` → `SAWT_TTS_MAX_QUEUE`).
+ */
+
+/** Value types a setting may have. */
+export type SettingType = "string" | "int" | "number" | "bool" | "port" | "string[]";
+
+/** One setting's declaration. */
+export interface SettingSpec {
+  readonly section: string;
+  readonly key: string;
+  readonly type: SettingType;
+  readonly default: string | number | boolean | readonly string[];
+  readonly min?: number;
+  readonly max?: number;
+  /** Allowed values for a string setting. */
+  readonly oneOf?: readonly string[];
+  readonly doc: string;
+}
+
+const MB = 1024 * 1024;
+
+/** All settings, in documentation order. */
+export const SETTINGS: readonly SettingSpec[] = [
+  { section: "server", key: "host", type: "string", default: "127.0.0.1", doc: "Address the HTTP and gRPC ports bind to." },
+  { section: "server", key: "http_port", type: "port", default: 8080, doc: "REST and WebSocket port; 0 picks a free port." },
+  { section: "server", key: "grpc_asr_port", type: "port", default: 9101, doc: "gRPC ASR port; 0 picks a free port." },
+  { section: "server", key: "grpc_tts_port", type: "port", default: 9102, doc: "gRPC TTS port; 0 picks a free port." },
+  { section: "server", key: "drain_timeout_ms", type: "int", default: 30000, min: 0, max: 600000, doc: "On SIGTERM, how long in-flight and queued work may finish before exit." },
+  { section: "server", key: "max_json_bytes", type: "int", default: 1 * MB, min: 1024, max: 16 * MB, doc: "Largest JSON request body." },
+  { section: "paths", key: "data_dir", type: "string", default: "./data", doc: "State: SQLite database, cloned-voice samples, temporary uploads." },
+  { section: "paths", key: "models_dir", type: "string", default: "./models", doc: "Model packs, one folder each (see models/README.md)." },
+  { section: "log", key: "level", type: "string", default: "info", oneOf: ["debug", "info", "warn", "error"], doc: "Minimum log level." },
+  { section: "auth", key: "default_rpm", type: "int", default: 60, min: 1, max: 1_000_000, doc: "Requests per minute for keys created without --rpm." },
+  { section: "runtime", key: "provider", type: "string", default: "auto", oneOf: ["auto", "cpu", "cuda"], doc: "ONNX execution provider: auto uses CUDA when an NVIDIA GPU and the provider libraries are present." },
+  { section: "runtime", key: "intra_op_threads", type: "int", default: 0, min: 0, max: 256, doc: "Threads per ONNX session; 0 sizes to the machine." },
+  { section: "runtime", key: "metrics_open", type: "bool", default: false, doc: "Serve /metrics without an admin key." },
+  { section: "tts", key: "strict_voices", type: "bool", default: false, doc: "Unknown voices are 400 instead of falling back to Yara (D1)." },
+  { section: "tts", key: "concurrency", type: "int", default: 2, min: 1, max: 256, doc: "Syntheses running at once." },
+  { section: "tts", key: "max_queue", type: "int", default: 32, min: 0, max: 100000, doc: "Requests waiting beyond the running ones; more get 503." },
+  { section: "tts", key: "queue_timeout_ms", type: "int", default: 30000, min: 1, max: 600000, doc: "Longest wait in the queue; longer gets 504." },
+  { section: "tts", key: "max_input_chars", type: "int", default: 51200, min: 1, max: 51200, doc: "Longest input in Unicode code points." },
+  { section: "tts", key: "blocked_patterns", type: "string[]", default: [], doc: "Extra regular expressions (case-insensitive) whose match rejects input with 400; the built-in list always applies." },
+  { section: "asr", key: "concurrency", type: "int", default: 2, min: 1, max: 256, doc: "Transcriptions running at once." },
+  { section: "asr", key: "max_queue", type: "int", default: 32, min: 0, max: 100000, doc: "Requests waiting beyond the running ones; more get 503." },
+  { section: "asr", key: "queue_timeout_ms", type: "int", default: 60000, min: 1, max: 600000, doc: "Longest wait in the queue; longer gets 504." },
+  { section: "asr", key: "max_upload_mb", type: "int", default: 100, min: 1, max: 100, doc: "Largest upload in MB; larger gets 413 while streaming." },
+  { section: "asr", key: "max_duration_s", type: "int", default: 3600, min: 1, max: 86400, doc: "Longest audio decoded; the rest is ignored." },
+  { section: "asr", key: "ffmpeg_timeout_ms", type: "int", default: 120000, min: 1000, max: 3600000, doc: "Wall-clock limit of one ffmpeg run." },
+  { section: "asr", key: "ffmpeg_concurrency", type: "int", default: 2, min: 1, max: 64, doc: "ffmpeg processes at once." },
+];
+
+/** The env variable that overrides a setting. */
+export function envName(spec: Pick<SettingSpec, "section" | "key">): string {
+  const unprefixed = spec.section === "server" || spec.section === "paths";
+  return `SAWT_${unprefixed ? "" : spec.section.toUpperCase() + "_"}${spec.key.toUpperCase()}`;
+}

@@ -1,0 +1,119 @@
+/**
+ * `sawt doctor` checks. Each check looks at one thing an install needs and, when it is wrong,
+ * says how to fix it. Checks never throw: a failure to look is itself reported.
+ */
+import { existsSync, statfsSync } from "node:fs";
+import { createServer } from "node:net";
+import type { SawtConfig } from "../config/config.ts";
+import { chooseDevice } from "../runtime/devices.ts";
+import { loadOrt, ortVersion } from "../runtime/ort.ts";
+import { probeModelBytes } from "../runtime/probe-model.ts";
+import { scanModelsDir } from "../models/scan.ts";
+
+/** Outcome of one check. */
+export interface CheckResult {
+  readonly name: string;
+  readonly status: "ok" | "warn" | "fail";
+  readonly detail: string;
+  readonly fix?: string;
+  readonly data?: Record<string, unknown>;
+}
+
+/** A check over the loaded config. */
+export type DoctorCheck = (config: SawtConfig) => Promise<CheckResult>;
+
+async function onnxRuntimeCheck(): Promise<CheckResult> {
+  try {
+    const ort = await loadOrt();
+    const session = await ort.InferenceSession.create(probeModelBytes());
+    const out = await session.run({ x: new ort.Tensor("float32", new Float32Array([42]), [1]) });
+    const echoed = (out.y?.data as Float32Array | undefined)?.[0];
+    await session.release();
+    const backends = (ort as unknown as { listSupportedBackends?: () => Array<{ name: string; bundled: boolean }> }).listSupportedBackends?.() ?? [];
+    const providers = backends.map((b) => b.name);
+    return {
+      name: "onnxruntime",
+      status: echoed === 42 ? "ok" : "fail",
+      detail: `onnxruntime ${await ortVersion()} opened a session and ran it (providers: ${providers.join(", ")})`,
+      data: { version: await ortVersion(), session_ok: echoed === 42, providers, bundled: backends.filter((b) => b.bundled).map((b) => b.name) },
+    };
+  } catch (error) {
+    return { name: "onnxruntime", status: "fail", detail: `cannot open an ONNX session: ${(error as Error).message.split("\n")[0]}`, fix: "reinstall Sawt; the onnxruntime library ships inside the binary" };
+  }
+}
+
+async function deviceCheck(config: SawtConfig): Promise<CheckResult> {
+  const choice = await chooseDevice(config.runtime.provider, config.runtime.intra_op_threads);
+  const wantedCuda = config.runtime.provider === "cuda";
+  return {
+    name: "device",
+    status: wantedCuda && choice.provider !== "cuda" ? "fail" : "ok",
+    detail: `${choice.provider.toUpperCase()} chosen: ${choice.reason}`,
+    fix: choice.provider === "cpu" && choice.gpus.length > 0 ? "put libonnxruntime_providers_cuda.so and libonnxruntime_providers_shared.so in the bundle's lib/ directory" : undefined,
+    data: { provider: choice.provider, reason: choice.reason, gpus: choice.gpus, intra_op_threads: choice.intraOpThreads },
+  };
+}
+
+async function ffmpegCheck(): Promise<CheckResult> {
+  const bin = process.env.FFMPEG_BIN ?? Bun.which("ffmpeg");
+  if (!bin || !existsSync(bin)) return { name: "ffmpeg", status: "fail", detail: "ffmpeg not found", fix: "apt-get install ffmpeg, or set FFMPEG_BIN to a static ffmpeg" };
+  const proc = Bun.spawnSync([bin, "-hide_banner", "-version"], { stdout: "pipe", stderr: "pipe" });
+  const first = proc.stdout.toString().split("\n")[0] ?? "";
+  return proc.exitCode === 0 ? { name: "ffmpeg", status: "ok", detail: first, data: { path: bin } } : { name: "ffmpeg", status: "fail", detail: `${bin} does not run`, fix: "reinstall ffmpeg" };
+}
+
+async function espeakCheck(): Promise<CheckResult> {
+  const candidates = [process.env.SAWT_ESPEAK_LIB, "/usr/lib/x86_64-linux-gnu/libespeak-ng.so.1", "/usr/lib/aarch64-linux-gnu/libespeak-ng.so.1", "/usr/lib/libespeak-ng.so.1"];
+  const found = candidates.find((c) => c !== undefined && existsSync(c));
+  return found
+    ? { name: "espeak-ng", status: "ok", detail: `libespeak-ng at ${found}`, data: { path: found } }
+    : { name: "espeak-ng", status: "fail", detail: "libespeak-ng not found", fix: "apt-get install libespeak-ng1 espeak-ng-data (or the .deb files in the bundle)" };
+}
+
+async function modelsCheck(config: SawtConfig): Promise<CheckResult> {
+  const packs = scanModelsDir(config.paths.models_dir);
+  const broken = packs.filter((p) => p.problems.length > 0);
+  return {
+    name: "models",
+    status: broken.length > 0 ? "warn" : "ok",
+    detail: `${packs.length} pack(s) in ${config.paths.models_dir}${broken.length ? `; broken: ${broken.map((b) => `${b.name} (${b.problems.join("; ")})`).join(", ")}` : ""}${packs.length === 0 ? " (TTS speaks with the built-in espeak-ng engine)" : ""}`,
+    fix: broken.length ? "see `sawt models verify`; fix or remove the broken folders" : undefined,
+    data: { packs: packs.map((p) => ({ name: p.name, kind: p.kind, problems: p.problems })) },
+  };
+}
+
+function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}
+
+async function portsCheck(config: SawtConfig): Promise<CheckResult> {
+  const ports = { http: config.server.http_port, grpc_asr: config.server.grpc_asr_port, grpc_tts: config.server.grpc_tts_port };
+  const busy: string[] = [];
+  for (const [name, port] of Object.entries(ports)) {
+    if (port !== 0 && !(await portFree(config.server.host, port))) busy.push(`${name} ${port}`);
+  }
+  return busy.length === 0
+    ? { name: "ports", status: "ok", detail: `free on ${config.server.host}: ${Object.values(ports).join(", ")}`, data: ports }
+    : { name: "ports", status: "warn", detail: `in use on ${config.server.host}: ${busy.join(", ")} (fine if Sawt itself is running)`, fix: "stop whatever holds them (ss -ltnp) or change server.*_port", data: ports };
+}
+
+async function diskCheck(config: SawtConfig): Promise<CheckResult> {
+  let dir = config.paths.data_dir;
+  while (!existsSync(dir) && dir !== "/") dir = dir.replace(/\/[^/]*$/, "") || "/";
+  try {
+    const stats = statfsSync(dir);
+    const freeMb = Math.floor((stats.bavail * stats.bsize) / 1024 / 1024);
+    return freeMb < 1024
+      ? { name: "disk", status: "warn", detail: `${freeMb} MB free at ${dir}`, fix: "free space: uploads are staged under paths.data_dir", data: { free_mb: freeMb } }
+      : { name: "disk", status: "ok", detail: `${freeMb} MB free at ${dir}`, data: { free_mb: freeMb } };
+  } catch (error) {
+    return { name: "disk", status: "warn", detail: `cannot read free space at ${dir}: ${(error as Error).message}` };
+  }
+}
+
+/** Every doctor check, in report order. */
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [deviceCheck, () => onnxRuntimeCheck(), () => ffmpegCheck(), () => espeakCheck(), modelsCheck, portsCheck, diskCheck];

@@ -1,0 +1,46 @@
+/**
+ * gRPC front doors: ASR on its port, TTS on its port. Services are registered by the gRPC
+ * feature modules; this file owns binding and shutdown.
+ */
+import * as grpc from "@grpc/grpc-js";
+import type { AppContext } from "../app/context.ts";
+
+/** A bound gRPC server and its port. */
+export interface BoundGrpcServer {
+  readonly server: grpc.Server;
+  readonly port: number;
+}
+
+/** Registers services on a server (one per port). */
+export type GrpcRegistrar = (server: grpc.Server, ctx: AppContext, which: "asr" | "tts") => void;
+
+/** Message size limits: unary ASR takes a whole 100 MB upload; streams use bounded chunks. */
+export const GRPC_MAX_RECEIVE_BYTES = 101 * 1024 * 1024;
+
+/** Creates and binds one gRPC server on host:port (0 = ephemeral). */
+export async function startGrpcServer(ctx: AppContext, which: "asr" | "tts", port: number, registrars: readonly GrpcRegistrar[]): Promise<BoundGrpcServer> {
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": which === "asr" ? GRPC_MAX_RECEIVE_BYTES : 4 * 1024 * 1024,
+    "grpc.max_send_message_length": 64 * 1024 * 1024,
+  });
+  for (const register of registrars) register(server, ctx, which);
+  const host = ctx.config.server.host.includes(":") ? `[${ctx.config.server.host}]` : ctx.config.server.host;
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, actual) => (error ? reject(error) : resolve(actual))),
+  );
+  return { server, port: bound };
+}
+
+/** Stops accepting; in-flight calls finish or are cancelled after `graceMs`. */
+export function stopGrpcServer(bound: BoundGrpcServer, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      bound.server.forceShutdown();
+      resolve();
+    }, graceMs);
+    bound.server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

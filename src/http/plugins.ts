@@ -1,0 +1,5 @@
+/** The feature plugins mounted on the HTTP app, in order. */
+import type { FeaturePlugin } from "./app.ts";
+
+/** Every feature's HTTP plugin. */
+export const httpPlugins: readonly FeaturePlugin[] = [];

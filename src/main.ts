@@ -1,0 +1,75 @@
+#!/usr/bin/env bun
+/** The `sawt` command line: dispatches to a command, maps failures to exit codes and one-line errors. */
+import { ConfigError } from "./config/config.ts";
+import { UsageError } from "./cli/args.ts";
+import type { Command } from "./cli/command.ts";
+import { doctorCommand } from "./cli/doctor.ts";
+import { healthCommand } from "./cli/health.ts";
+import { keysCommand } from "./cli/keys.ts";
+import { modelsCommand } from "./cli/models.ts";
+import { serveCommand } from "./cli/serve.ts";
+import { extraCommands } from "./cli/extra.ts";
+import { VERSION } from "./version.ts";
+
+const COMMANDS: readonly Command[] = [serveCommand, keysCommand, healthCommand, doctorCommand, modelsCommand, ...extraCommands];
+
+function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return `sawt ${VERSION} — on-prem Arabic-first text-to-speech and speech recognition
+
+Usage: sawt <command> [options]   (sawt <command> --help for details)
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n")}
+
+  --version    print the version
+  --help       this help
+
+Config: --config FILE or SAWT_CONFIG (TOML); every setting has a SAWT_* env override.`;
+}
+
+/** Runs the CLI with `argv` (without the executable) and returns the exit code. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(mainHelp() + "\n");
+    return name === undefined ? 2 : 0;
+  }
+  if (name === "--version" || name === "-v" || name === "version") {
+    process.stdout.write(`sawt ${VERSION}\n`);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    process.stderr.write(`sawt: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}\n`);
+    return 2;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    process.stdout.write(command.usage + "\n");
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`sawt ${command.name}: ${error.message}\n\n${command.usage}\n`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`sawt: ${error.message}\n`);
+      return 78; // EX_CONFIG: systemd shows it as a configuration error
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") {
+      process.stderr.write(`sawt: a port is already in use (${(error as Error).message.split("\n")[0]})\n`);
+      return 1;
+    }
+    process.stderr.write(`sawt ${command.name}: ${(error as Error).message?.split("\n")[0] ?? String(error)}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  const code = await runCli(process.argv.slice(2));
+  process.exit(code);
+}

@@ -1,0 +1,42 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { BINARY, ROOT, runCli, startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
+
+// Builds dist/sawt once, then runs it from / with no checkout or node_modules beside it.
+beforeAll(() => {
+  const build = Bun.spawnSync([process.execPath, "installer/build.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
+}, 180_000);
+
+describe("compiled binary", () => {
+  test("does print its version from /", async () => {
+    expect(existsSync(BINARY)).toBe(true);
+    const result = await runCli(["--version"], { binary: true, cwd: "/" });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^sawt \d+\.\d+\.\d+/);
+  });
+
+  test("does serve from / and answer health, then exit 0 on SIGTERM", async () => {
+    const data = tempDir("sawt-bin-");
+    const server = await startSawt({ binary: true, cwd: "/", dataDir: data.path });
+    try {
+      const health = await waitForStatus(`${server.baseUrl}/v1/tts/health`);
+      expect((await health.json()).status).toBe("healthy");
+      expect((await runCli(["health", "--url", server.baseUrl], { binary: true, cwd: "/" })).code).toBe(0);
+    } finally {
+      expect(await server.stop()).toBe(0);
+      data.remove();
+    }
+    expect((await runCli(["health", "--url", server.baseUrl, "--timeout", "1000"], { binary: true, cwd: "/" })).code).not.toBe(0);
+  });
+
+  test("does open a real onnxruntime session in doctor", async () => {
+    const data = tempDir("sawt-bin-");
+    const result = await runCli(["doctor", "--json"], { binary: true, cwd: "/", env: { SAWT_DATA_DIR: data.path } });
+    data.remove();
+    const ort = JSON.parse(result.stdout).checks.find((c: { name: string }) => c.name === "onnxruntime");
+    expect(ort.status).toBe("ok");
+    expect(ort.data.session_ok).toBe(true);
+    expect(ort.data.providers).toContain("cpu");
+  });
+});

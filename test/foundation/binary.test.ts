@@ -21,7 +21,7 @@ describe("compiled binary", () => {
     const server = await startSawt({ binary: true, cwd: "/", dataDir: data.path });
     try {
       const health = await waitForStatus(`${server.baseUrl}/v1/tts/health`);
-      expect((await health.json()).status).toBe("healthy");
+      expect(((await health.json()) as { status: string }).status).toBe("healthy");
       expect((await runCli(["health", "--url", server.baseUrl], { binary: true, cwd: "/" })).code).toBe(0);
     } finally {
       expect(await server.stop()).toBe(0);

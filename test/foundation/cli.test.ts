@@ -35,7 +35,7 @@ describe("sawt CLI", () => {
   test("does answer TTS health and exit 0 on SIGINT", async () => {
     const server = await startSawt();
     const health = await waitForStatus(`${server.baseUrl}/v1/tts/health`);
-    expect((await health.json()).status).toBe("healthy");
+    expect(((await health.json()) as { status: string }).status).toBe("healthy");
     expect(health.headers.get("x-request-id")).toBeTruthy();
     expect(await server.stop("SIGINT")).toBe(0);
   });

@@ -4,6 +4,7 @@
  * {@link createAppContext}; transports only read it.
  */
 import type { Database } from "bun:sqlite";
+import type { AsrService } from "../asr/types.ts";
 import type { SawtConfig } from "../config/config.ts";
 import { Detail } from "../errors/taxonomy.ts";
 import { log, type Logger } from "../log/logger.ts";
@@ -12,6 +13,7 @@ import { EngineState } from "../runtime/engine-state.ts";
 import { openDatabase } from "../store/database.ts";
 import { KeyStore } from "../store/keys.ts";
 import { RateLimiter } from "../store/rate-limits.ts";
+import type { TtsService } from "../tts/types.ts";
 
 /** Shared state of one Sawt process. */
 export interface AppContext {
@@ -22,6 +24,10 @@ export interface AppContext {
   readonly engines: { readonly tts: EngineState; readonly asr: EngineState };
   readonly admission: { readonly tts: Admission; readonly asr: Admission };
   readonly log: Logger;
+  /** The TTS service every front door calls; set by startEngines (absent until then). */
+  tts?: TtsService;
+  /** The ASR service every front door calls; set by startEngines (absent until then). */
+  asr?: AsrService;
   /** Set when shutdown begins. */
   shuttingDown: boolean;
 }

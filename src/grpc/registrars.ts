@@ -1,5 +1,9 @@
 /** The gRPC services registered on the ASR and TTS ports. */
+import { registerAsr } from "./asr.ts";
+import { registerHealth } from "./health.ts";
+import { registerReflection } from "./reflection.ts";
 import type { GrpcRegistrar } from "./server.ts";
+import { registerTts } from "./tts.ts";
 
-/** Every gRPC feature's registrar. */
-export const grpcRegistrars: readonly GrpcRegistrar[] = [];
+/** Every gRPC feature's registrar: health and reflection on both ports, each speech service on its own. */
+export const grpcRegistrars: readonly GrpcRegistrar[] = [registerHealth, registerReflection, registerTts, registerAsr];

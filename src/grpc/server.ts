@@ -9,10 +9,15 @@ import type { AppContext } from "../app/context.ts";
 export interface BoundGrpcServer {
   readonly server: grpc.Server;
   readonly port: number;
+  /** Hooks the registrars returned, run when shutdown begins (e.g. ending health Watch streams). */
+  readonly shutdownHooks: readonly (() => void)[];
 }
 
-/** Registers services on a server (one per port). */
-export type GrpcRegistrar = (server: grpc.Server, ctx: AppContext, which: "asr" | "tts") => void;
+/**
+ * Registers services on a server (one per port). May return a hook run when the port shuts down,
+ * for calls that would otherwise never end (health Watch).
+ */
+export type GrpcRegistrar = (server: grpc.Server, ctx: AppContext, which: "asr" | "tts") => void | (() => void);
 
 /** Message size limits: unary ASR takes a whole 100 MB upload; streams use bounded chunks. */
 export const GRPC_MAX_RECEIVE_BYTES = 101 * 1024 * 1024;
@@ -21,18 +26,25 @@ export const GRPC_MAX_RECEIVE_BYTES = 101 * 1024 * 1024;
 export async function startGrpcServer(ctx: AppContext, which: "asr" | "tts", port: number, registrars: readonly GrpcRegistrar[]): Promise<BoundGrpcServer> {
   const server = new grpc.Server({
     "grpc.max_receive_message_length": which === "asr" ? GRPC_MAX_RECEIVE_BYTES : 4 * 1024 * 1024,
-    "grpc.max_send_message_length": 64 * 1024 * 1024,
+    // The longest input (51,200 code points) as 48 kHz WAV is ~330 MB; clients raise their own
+    // receive limit (default 4 MB) for long unary syntheses, or stream.
+    "grpc.max_send_message_length": 512 * 1024 * 1024,
   });
-  for (const register of registrars) register(server, ctx, which);
+  const shutdownHooks: Array<() => void> = [];
+  for (const register of registrars) {
+    const hook = register(server, ctx, which);
+    if (hook) shutdownHooks.push(hook);
+  }
   const host = ctx.config.server.host.includes(":") ? `[${ctx.config.server.host}]` : ctx.config.server.host;
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, actual) => (error ? reject(error) : resolve(actual))),
   );
-  return { server, port: bound };
+  return { server, port: bound, shutdownHooks };
 }
 
 /** Stops accepting; in-flight calls finish or are cancelled after `graceMs`. */
 export function stopGrpcServer(bound: BoundGrpcServer, graceMs: number): Promise<void> {
+  for (const hook of bound.shutdownHooks) hook();
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       bound.server.forceShutdown();

@@ -1,0 +1,156 @@
+/**
+ * sawt.asr.v1.SpeechRecognition on the ASR port: a thin adapter over the same {@link AsrService}
+ * REST calls. Container bytes go through a private temporary file and `transcribeFile` (the
+ * hardened decoder), raw PCM is converted to 16 kHz float and given to `transcribeSamples`;
+ * StreamingRecognize feeds `transcribeStream` chunk by chunk and forwards its results.
+ */
+import type * as grpc from "@grpc/grpc-js";
+import { randomUUID } from "node:crypto";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { AppContext } from "../app/context.ts";
+import { UPLOAD_EXTENSIONS, type AsrService, type Transcript } from "../asr/types.ts";
+import { AppError, Detail } from "../errors/taxonomy.ts";
+import { streamingMethod, unaryMethod, writeMessage } from "./call.ts";
+import { ASR_SAMPLE_RATE, resample, resampleStream, s16leToFloat } from "./pcm.ts";
+import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
+import type { GrpcRegistrar } from "./server.ts";
+
+/** Largest `audio_content` of one StreamingRecognize message. */
+export const MAX_STREAM_CHUNK_BYTES = 131072;
+
+/** RecognitionConfig as proto-loader decodes it. */
+export interface RecognitionConfigMessage {
+  encoding: "ENCODING_UNSPECIFIED" | "LINEAR_PCM";
+  sample_rate_hz: number;
+  container: string;
+  language: string;
+}
+
+interface RecognizeRequestMessage {
+  config: RecognitionConfigMessage | null;
+  audio: Buffer;
+}
+
+interface StreamingRequestMessage {
+  streaming_config?: { config: RecognitionConfigMessage | null; interim_results: boolean } | null;
+  audio_content?: Buffer | null;
+  streaming_request?: "streaming_config" | "audio_content";
+}
+
+const EMPTY_CONFIG: RecognitionConfigMessage = { encoding: "ENCODING_UNSPECIFIED", sample_rate_hz: 0, container: "", language: "" };
+
+function invalid(field: string, message: string): AppError {
+  return new AppError("validation", Detail.validationFailed, { fields: [{ field, message }] });
+}
+
+/** Checks the fields REST has too (language) and LINEAR_PCM's rate. */
+function checkConfig(config: RecognitionConfigMessage): void {
+  if (config.language !== "" && config.language !== "ar") throw invalid("config.language", "Only 'ar' is supported");
+  if (config.encoding === "LINEAR_PCM" && (!Number.isInteger(config.sample_rate_hz) || config.sample_rate_hz < 8000 || config.sample_rate_hz > 48000)) {
+    throw invalid("config.sample_rate_hz", "LINEAR_PCM needs a sample rate between 8000 and 48000");
+  }
+}
+
+function asrService(ctx: AppContext): AsrService {
+  if (!ctx.asr) throw new AppError("unavailable", Detail.asrNotReady, { retryAfter: 5 });
+  return ctx.asr;
+}
+
+/** A transcript as a RecognizeResponse. */
+export function recognizeResponse(transcript: Transcript) {
+  return {
+    text: transcript.text,
+    language: transcript.language,
+    dialect: transcript.dialect ?? "",
+    duration_seconds: transcript.duration,
+    segments: transcript.segments.map((s) => ({ id: s.id, start: s.start, end: s.end, text: s.text, words: s.words ? [...s.words] : [] })),
+  };
+}
+
+/** The upload extension a container names, as REST checks a file name's extension. */
+function containerExtension(container: string): string {
+  const extension = container.trim().toLowerCase().replace(/^\./, "");
+  if (!(UPLOAD_EXTENSIONS as readonly string[]).includes(extension)) throw new AppError("bad_request", Detail.invalidFileType);
+  return extension;
+}
+
+/** Transcribes container bytes through a private temporary file, removed afterwards (D18). */
+async function transcribeContainer(ctx: AppContext, asr: AsrService, audio: Uint8Array, extension: string, options: Parameters<AsrService["transcribeFile"]>[1]): Promise<Transcript> {
+  const dir = join(ctx.config.paths.data_dir, "tmp");
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, `grpc-${randomUUID()}.${extension}`);
+  try {
+    await writeFile(path, audio, { mode: 0o600, flag: "wx" });
+    return await asr.transcribeFile(path, options);
+  } finally {
+    await rm(path, { force: true });
+  }
+}
+
+/** Audio chunks of a recognition stream as 16 kHz float, with the chunk-size rule and odd-byte carry. */
+async function* streamAudio(messages: AsyncIterator<StreamingRequestMessage>, signal: AbortSignal): AsyncIterable<Float32Array> {
+  let carry: number | undefined;
+  while (true) {
+    const next = await messages.next();
+    signal.throwIfAborted();
+    if (next.done) return;
+    const message = next.value;
+    if (message.streaming_request !== "audio_content") throw new AppError("bad_request", "Only the first message may carry streaming_config");
+    let bytes: Uint8Array = message.audio_content ?? new Uint8Array(0);
+    if (bytes.length > MAX_STREAM_CHUNK_BYTES) throw new AppError("bad_request", `audio_content exceeds ${MAX_STREAM_CHUNK_BYTES} bytes`);
+    if (carry !== undefined) {
+      const joined = new Uint8Array(bytes.length + 1);
+      joined[0] = carry;
+      joined.set(bytes, 1);
+      bytes = joined;
+      carry = undefined;
+    }
+    if (bytes.length % 2 === 1) {
+      carry = bytes[bytes.length - 1];
+      bytes = bytes.subarray(0, bytes.length - 1);
+    }
+    if (bytes.length > 0) yield s16leToFloat(bytes);
+  }
+}
+
+/** Registers SpeechRecognition on the ASR port. */
+export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
+  if (which !== "asr") return;
+  const implementation = {
+    Recognize: unaryMethod<RecognizeRequestMessage, unknown>(ctx, "asr.Recognize", async (message, scope) => {
+      const config = message.config ?? EMPTY_CONFIG;
+      checkConfig(config);
+      if (message.audio.length === 0) throw new AppError("bad_request", Detail.noFile);
+      if (config.encoding !== "LINEAR_PCM") {
+        const extension = containerExtension(config.container);
+        return recognizeResponse(await transcribeContainer(ctx, asrService(ctx), message.audio, extension, scope.options));
+      }
+      if (config.container !== "") throw invalid("config.container", "LINEAR_PCM audio has no container");
+      const asr = asrService(ctx);
+      const samples = s16leToFloat(message.audio.subarray(0, message.audio.length & ~1));
+      const audio = await resample(samples, config.sample_rate_hz, ASR_SAMPLE_RATE, scope.options.signal);
+      return recognizeResponse(await asr.transcribeSamples(audio, scope.options));
+    }),
+
+    StreamingRecognize: streamingMethod<grpc.ServerDuplexStream<StreamingRequestMessage, unknown>>(ctx, "asr.StreamingRecognize", async (call, scope) => {
+      const { signal } = scope.options;
+      const messages = (call as AsyncIterable<StreamingRequestMessage>)[Symbol.asyncIterator]();
+      const first = await messages.next();
+      if (first.done) return;
+      const streaming = first.value.streaming_request === "streaming_config" ? first.value.streaming_config : undefined;
+      if (!streaming) throw new AppError("bad_request", "The first message must carry streaming_config");
+      const config = streaming.config ?? EMPTY_CONFIG;
+      checkConfig(config);
+      if (config.encoding !== "LINEAR_PCM") throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM only");
+      const asr = asrService(ctx);
+      const audio = resampleStream(streamAudio(messages, signal), config.sample_rate_hz, ASR_SAMPLE_RATE, signal);
+      for await (const result of asr.transcribeStream(audio, scope.options)) {
+        if (!result.isFinal && !streaming.interim_results) continue;
+        const message = { transcript: result.text, is_final: result.isFinal, start_time: result.start, end_time: result.end, dialect: result.dialect ?? "" };
+        await writeMessage(call, { results: [message] }, signal);
+      }
+    }),
+  };
+  server.addService(serviceDefinition(loadProtos().asr, SERVICE.asr), implementation);
+};

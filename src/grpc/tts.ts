@@ -1,0 +1,121 @@
+/**
+ * sawt.tts.v1.TextToSpeech on the TTS port: a thin adapter over the same {@link TtsService} REST
+ * calls. Requests become the REST body shape and go through `parseRequest`, so validation and its
+ * detail texts are REST's; results are copied into messages. SynthesizeOnline streams each
+ * sentence as s16le PCM as soon as the engine yields it.
+ */
+import type * as grpc from "@grpc/grpc-js";
+import type { AppContext } from "../app/context.ts";
+import { AppError, Detail } from "../errors/taxonomy.ts";
+import type { SpeechResolution, TtsService, VoiceInfo } from "../tts/types.ts";
+import { metadataHeaders, streamingMethod, unaryMethod, writeMessage } from "./call.ts";
+import { floatToS16le, resample } from "./pcm.ts";
+import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
+import type { GrpcRegistrar } from "./server.ts";
+
+/** Largest audio payload of one SynthesizeOnline message. */
+export const MAX_STREAM_AUDIO_BYTES = 65536;
+
+/** SynthesizeRequest as proto-loader decodes it (proto field names). */
+export interface SynthesizeRequestMessage {
+  text: string;
+  voice: string;
+  dialect: string;
+  response_format: string;
+  speed?: number | null;
+  sample_rate_hz?: number | null;
+}
+
+interface ResolutionMessage {
+  voice: string;
+  dialect: string;
+  engine: string;
+  fallback: string;
+}
+
+/** The REST body a request stands for; unset fields stay absent so REST defaults apply. */
+export function speechBody(message: SynthesizeRequestMessage): Record<string, unknown> {
+  const body: Record<string, unknown> = { input: message.text };
+  if (message.voice) body.voice = message.voice;
+  if (message.dialect) body.dialect = message.dialect;
+  if (message.response_format) body.response_format = message.response_format;
+  if (message.speed !== undefined && message.speed !== null) body.speed = message.speed;
+  if (message.sample_rate_hz !== undefined && message.sample_rate_hz !== null) body.sample_rate = message.sample_rate_hz;
+  return body;
+}
+
+function resolutionMessage(resolution: SpeechResolution): ResolutionMessage {
+  return { voice: resolution.voice, dialect: resolution.dialect, engine: resolution.engine, fallback: resolution.fallback ?? "" };
+}
+
+function voiceMessage(voice: VoiceInfo) {
+  return { ...voice, dialects: [...voice.dialects], status: voice.status ?? "" };
+}
+
+function ttsService(ctx: AppContext): TtsService {
+  if (!ctx.tts) throw new AppError("unavailable", Detail.ttsNotReady, { retryAfter: 5 });
+  return ctx.tts;
+}
+
+/** The dialect header REST reads (X-TTS-Dialect), as metadata. */
+function headerDialect(call: { metadata: grpc.Metadata }): string | null {
+  return metadataHeaders(call.metadata).get("x-tts-dialect");
+}
+
+/** Registers TextToSpeech on the TTS port. */
+export const registerTts: GrpcRegistrar = (server, ctx, which) => {
+  if (which !== "tts") return;
+  const implementation = {
+    Synthesize: (call: grpc.ServerUnaryCall<SynthesizeRequestMessage, unknown>, callback: grpc.sendUnaryData<unknown>) =>
+      unaryMethod<SynthesizeRequestMessage, unknown>(ctx, "tts.Synthesize", async (message, scope) => {
+        const tts = ttsService(ctx);
+        const result = await tts.synthesize(tts.parseRequest(speechBody(message), headerDialect(call)), scope.options);
+        return {
+          audio: result.audio,
+          content_type: result.contentType,
+          sample_rate_hz: result.sampleRate,
+          resolution: resolutionMessage(result),
+          duration_seconds: result.durationSeconds,
+          response_format: result.format,
+        };
+      })(call, callback),
+
+    SynthesizeOnline: streamingMethod<grpc.ServerWritableStream<SynthesizeRequestMessage, unknown>>(ctx, "tts.SynthesizeOnline", async (call, scope) => {
+      const tts = ttsService(ctx);
+      const body = speechBody(call.request);
+      body.response_format ??= "pcm";
+      const request = tts.parseRequest(body, headerDialect(call));
+      if (request.responseFormat !== "pcm") {
+        throw new AppError("bad_request", "SynthesizeOnline streams pcm only; use Synthesize for other formats");
+      }
+      const { signal } = scope.options;
+      const { resolution, chunks } = tts.synthesizeStream(request, scope.options);
+      let first = true;
+      for await (const chunk of chunks) {
+        const rate = request.sampleRate ?? chunk.sampleRate;
+        const bytes = floatToS16le(await resample(chunk.pcm, chunk.sampleRate, rate, signal));
+        for (let offset = 0; offset < bytes.length || offset === 0; offset += MAX_STREAM_AUDIO_BYTES) {
+          const end = Math.min(bytes.length, offset + MAX_STREAM_AUDIO_BYTES);
+          await writeMessage(
+            call,
+            {
+              audio: bytes.subarray(offset, end),
+              sample_rate_hz: rate,
+              sentence_index: chunk.index,
+              sentence_end: end === bytes.length,
+              resolution: first ? resolutionMessage(resolution) : undefined,
+            },
+            signal,
+          );
+          first = false;
+          if (bytes.length === 0) break;
+        }
+      }
+    }),
+
+    ListVoices: unaryMethod<unknown, unknown>(ctx, "tts.ListVoices", async (_message, scope) => ({
+      voices: ttsService(ctx).listVoices(scope.options.keyId).map(voiceMessage),
+    })),
+  };
+  server.addService(serviceDefinition(loadProtos().tts, SERVICE.tts), implementation);
+};

@@ -1,0 +1,77 @@
+/**
+ * gRPC clients for tests: @grpc/grpc-js stubs built from the same .proto files the server embeds,
+ * with promise helpers for unary calls and stream collection.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { loadProtos } from "../../src/grpc/protos.ts";
+
+type Stub = grpc.Client & Record<string, (...args: any[]) => any>;
+type StubConstructor = new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => Stub;
+
+function stubClass(pkg: grpc.GrpcObject, path: string): StubConstructor {
+  let node: unknown = pkg;
+  for (const part of path.split(".")) node = (node as Record<string, unknown>)[part];
+  return node as StubConstructor;
+}
+
+const protos = loadProtos();
+const packages = {
+  tts: grpc.loadPackageDefinition(protos.tts),
+  asr: grpc.loadPackageDefinition(protos.asr),
+  health: grpc.loadPackageDefinition(protos.health),
+  reflectionV1: grpc.loadPackageDefinition(protos.reflectionV1),
+  reflectionV1Alpha: grpc.loadPackageDefinition(protos.reflectionV1Alpha),
+};
+
+const credentials = grpc.credentials.createInsecure();
+const clientOptions: grpc.ClientOptions = { "grpc.max_receive_message_length": 512 * 1024 * 1024, "grpc.max_send_message_length": 200 * 1024 * 1024 };
+
+/** Stubs for one port. */
+export function clients(port: number) {
+  const address = `127.0.0.1:${port}`;
+  return {
+    tts: new (stubClass(packages.tts, "sawt.tts.v1.TextToSpeech"))(address, credentials, clientOptions),
+    asr: new (stubClass(packages.asr, "sawt.asr.v1.SpeechRecognition"))(address, credentials, clientOptions),
+    health: new (stubClass(packages.health, "grpc.health.v1.Health"))(address, credentials, clientOptions),
+    reflectionV1: new (stubClass(packages.reflectionV1, "grpc.reflection.v1.ServerReflection"))(address, credentials, clientOptions),
+    reflectionV1Alpha: new (stubClass(packages.reflectionV1Alpha, "grpc.reflection.v1alpha.ServerReflection"))(address, credentials, clientOptions),
+    close() {
+      for (const c of [this.tts, this.asr, this.health, this.reflectionV1, this.reflectionV1Alpha]) c.close();
+    },
+  };
+}
+
+/** Metadata carrying an API key the way the spec's example does. */
+export function bearer(key: string): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  metadata.set("authorization", `Bearer ${key}`);
+  return metadata;
+}
+
+/** The outcome of a unary call: the response, or the error with its code, details and trailers. */
+export interface UnaryOutcome<T> {
+  readonly response?: T;
+  readonly error?: grpc.ServiceError;
+  readonly headers: grpc.Metadata | undefined;
+}
+
+/** Calls a unary method and resolves to its outcome (never rejects). */
+export function unary<T = any>(client: Stub, method: string, request: unknown, metadata = new grpc.Metadata(), options: grpc.CallOptions = {}): Promise<UnaryOutcome<T>> {
+  return new Promise((resolve) => {
+    let headers: grpc.Metadata | undefined;
+    const call = client[method]!(request, metadata, options, (error: grpc.ServiceError | null, response: T) =>
+      resolve(error ? { error, headers } : { response, headers }),
+    ) as grpc.ClientUnaryCall;
+    call.on("metadata", (m: grpc.Metadata) => (headers = m));
+  });
+}
+
+/** Reads a server stream to its end: messages plus the final error, if any. */
+export function collect<T = any>(call: grpc.ClientReadableStream<T> | grpc.ClientDuplexStream<any, T>): Promise<{ messages: T[]; error?: grpc.ServiceError }> {
+  return new Promise((resolve) => {
+    const messages: T[] = [];
+    call.on("data", (m: T) => messages.push(m));
+    call.on("error", (error: grpc.ServiceError) => resolve({ messages, error }));
+    call.on("end", () => resolve({ messages }));
+  });
+}

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Development/CI bootstrap: installs what a fresh Debian machine with Node/npm lacks.
-# - system packages: ffmpeg, libespeak-ng1, espeak-ng-data (apt-get, only when missing)
+# - system packages: ffmpeg, libespeak-ng1, espeak-ng-data, and for tests python3-grpcio and
+#   python3-protobuf (apt-get, only when missing)
 # - bun (pinned in package.json, from the npm registry) and the locked dependencies.
 # trustedDependencies in package.json lists only "bun": ffmpeg-static's download and
 # onnxruntime-node's CUDA download never run (no outside network here, and none needed).
@@ -12,6 +13,9 @@ command -v ffmpeg >/dev/null 2>&1 || need_apt="$need_apt ffmpeg"
 command -v ffprobe >/dev/null 2>&1 || need_apt="$need_apt ffmpeg"
 ls /usr/lib/*/libespeak-ng.so.1 >/dev/null 2>&1 || need_apt="$need_apt libespeak-ng1"
 [ -d /usr/lib/x86_64-linux-gnu/espeak-ng-data ] || [ -d /usr/lib/aarch64-linux-gnu/espeak-ng-data ] || [ -d /usr/share/espeak-ng-data ] || need_apt="$need_apt espeak-ng-data"
+# Tests only: an independent gRPC client stack (Debian's grpcio + protobuf) for interop tests,
+# run with /usr/bin/python3 explicitly (a pyenv python3 on PATH lacks the Debian packages).
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import grpc, google.protobuf" >/dev/null 2>&1 || need_apt="$need_apt python3-grpcio python3-protobuf"
 if [ -n "$need_apt" ]; then
   echo "sawt setup: installing system packages:$need_apt" >&2
   SUDO=""

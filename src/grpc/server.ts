@@ -19,13 +19,22 @@ export interface BoundGrpcServer {
  */
 export type GrpcRegistrar = (server: grpc.Server, ctx: AppContext, which: "asr" | "tts") => void | (() => void);
 
-/** Message size limits: unary ASR takes a whole 100 MB upload; streams use bounded chunks. */
-export const GRPC_MAX_RECEIVE_BYTES = 101 * 1024 * 1024;
+/** Headroom over the upload limit for the fields around the audio of a RecognizeRequest. */
+const MESSAGE_OVERHEAD_BYTES = 64 * 1024;
+
+/**
+ * Largest message a port accepts: unary ASR takes a whole upload (asr.max_upload_mb, 100 MB by
+ * default) in one message; TTS requests are text (51,200 code points ≤ 200 KB). grpc-js refuses
+ * a bigger message with RESOURCE_EXHAUSTED from its length prefix, before buffering it.
+ */
+export function maxReceiveBytes(ctx: AppContext, which: "asr" | "tts"): number {
+  return which === "asr" ? ctx.config.asr.max_upload_mb * 1024 * 1024 + MESSAGE_OVERHEAD_BYTES : 4 * 1024 * 1024;
+}
 
 /** Creates and binds one gRPC server on host:port (0 = ephemeral). */
 export async function startGrpcServer(ctx: AppContext, which: "asr" | "tts", port: number, registrars: readonly GrpcRegistrar[]): Promise<BoundGrpcServer> {
   const server = new grpc.Server({
-    "grpc.max_receive_message_length": which === "asr" ? GRPC_MAX_RECEIVE_BYTES : 4 * 1024 * 1024,
+    "grpc.max_receive_message_length": maxReceiveBytes(ctx, which),
     // The longest input (51,200 code points) as 48 kHz WAV is ~330 MB; clients raise their own
     // receive limit (default 4 MB) for long unary syntheses, or stream.
     "grpc.max_send_message_length": 512 * 1024 * 1024,

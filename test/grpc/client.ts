@@ -5,7 +5,10 @@
 import * as grpc from "@grpc/grpc-js";
 import { loadProtos } from "../../src/grpc/protos.ts";
 
-type Stub = grpc.Client & Record<string, (...args: any[]) => any>;
+/** A generated client: grpc-js adds one method per RPC (and its lowerCamel alias). */
+export interface Stub extends grpc.Client {
+  [method: string]: any;
+}
 type StubConstructor = new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => Stub;
 
 function stubClass(pkg: grpc.GrpcObject, path: string): StubConstructor {
@@ -74,4 +77,33 @@ export function collect<T = any>(call: grpc.ClientReadableStream<T> | grpc.Clien
     call.on("error", (error: grpc.ServiceError) => resolve({ messages, error }));
     call.on("end", () => resolve({ messages }));
   });
+}
+
+/** Resolves once Health/Watch reports SERVING for `service` (engines start after the ports bind). */
+export function waitServing(health: Stub, service = "", timeoutMs = 30_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const call = health.Watch({ service }) as grpc.ClientReadableStream<{ status: string }>;
+    const timer = setTimeout(() => {
+      call.cancel();
+      reject(new Error(`${service || "server"} did not become SERVING`));
+    }, timeoutMs);
+    call.on("data", (m: { status: string }) => {
+      if (m.status !== "SERVING") return;
+      clearTimeout(timer);
+      call.cancel();
+      resolve();
+    });
+    call.on("error", () => undefined);
+  });
+}
+
+/** Waits until both ports of a server report SERVING. */
+export async function waitBothServing(ports: { grpc_tts: number; grpc_asr: number }): Promise<void> {
+  const [tts, asr] = [clients(ports.grpc_tts), clients(ports.grpc_asr)];
+  try {
+    await Promise.all([waitServing(tts.health), waitServing(asr.health)]);
+  } finally {
+    tts.close();
+    asr.close();
+  }
 }

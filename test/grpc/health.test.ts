@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type * as grpc from "@grpc/grpc-js";
 import { startSawt, type SawtProcess } from "../support/sawt.ts";
-import { clients, unary } from "./client.ts";
+import { clients, unary, waitBothServing } from "./client.ts";
 
 let sawt: SawtProcess;
 let tts: ReturnType<typeof clients>;
@@ -24,6 +24,7 @@ function nextStatus(messages: string[], predicate: (status: string) => boolean, 
 
 beforeAll(async () => {
   sawt = await startSawt();
+  await waitBothServing(sawt.ports);
   tts = clients(sawt.ports.grpc_tts);
   asr = clients(sawt.ports.grpc_asr);
 });

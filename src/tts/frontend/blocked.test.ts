@@ -33,6 +33,8 @@ const BLOCKED = [
 const ALLOWED = [
   "2 < 3 and 5 > 4",
   "x<y and y>z",
+  "a < b > c",
+  "if x<y=3 then y>z",
   "price $5 or ${5",
   "email a@b.com or visit www.example.com",
   "I <3 you :) :-( ;-) <:o)",

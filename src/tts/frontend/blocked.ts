@@ -21,10 +21,10 @@ function spaced(word: string): string {
 export const DEFAULT_BLOCKED_PATTERNS: readonly string[] = Object.freeze([
   // Dangerous elements even when unclosed or mangled: "<script", "< iframe src=…".
   String.raw`<\s*/?\s*(?:script|iframe|frame|frameset|object|embed|applet|style|svg|math|img|image|link|meta|base|form|input|button|textarea|video|audio|source|body|html|xml)\b`,
-  // A bare opening or closing tag: "<b>", "</div>", "<br/>".
-  String.raw`<\s*/?\s*[a-z][a-z0-9-]*\s*/?\s*>`,
+  // A bare opening or closing tag: "<b>", "</div>", "<br/>" (not "a < b > c": no tag starts with a space).
+  String.raw`</?[a-z][a-z0-9-]*\s*/?>`,
   // A tag with at least one attribute assignment: "<a href=x>", "<p class='c'>".
-  String.raw`<\s*[a-z][a-z0-9-]*\s+[^<>]*=[^<>]*>`,
+  String.raw`<[a-z][a-z0-9-]*\s+[^<>]*=[^<>]*>`,
   // Comments, doctype, CDATA, processing instructions: "<!--", "<!DOCTYPE", "<?php".
   String.raw`<\s*(?:!--|![a-z\[]|\?[a-z])`,
   // Script URIs, whitespace tolerated inside the scheme and before the colon.

@@ -11,7 +11,7 @@ import { DEFAULT_MAX_SENTENCE_CHARS, splitSentences, type Sentence } from "./sen
 
 export { codePointLength } from "./length.ts";
 export { normalizeText } from "./normalize.ts";
-export { normalizeNumbers, type NumberLanguage } from "./numbers.ts";
+export { normalizeNumbers, normalizeNumbersEnglish, type NumberLanguage } from "./numbers.ts";
 export { splitClauses, splitSentences, DEFAULT_MAX_SENTENCE_CHARS, type Clause, type Sentence } from "./sentences.ts";
 export { createContentFilter, isBlockedContent, assertAllowedContent, DEFAULT_BLOCKED_PATTERNS, type ContentFilter } from "./blocked.ts";
 

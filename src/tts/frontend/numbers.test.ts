@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { arabicCardinal, countArabic } from "./arabic-numerals.ts";
 import { CURRENCIES } from "./currency.ts";
 import { englishCardinal, englishOrdinal, englishYear } from "./english-numerals.ts";
-import { normalizeNumbers, toAsciiDigits } from "./numbers.ts";
+import { normalizeNumbers, normalizeNumbersEnglish, toAsciiDigits } from "./numbers.ts";
 
 /** [input, expected Arabic words] — each row is one rule of numbers.ts / arabic-numerals.ts. */
 const ARABIC_CASES: readonly (readonly [string, string])[] = [
@@ -133,6 +133,10 @@ describe("number edge cases", () => {
 
   test("folds every Arabic digit system to ASCII when converting", () => {
     expect(toAsciiDigits("٠١٢٣٤٥٦٧٨٩ ۰۱۲۳۴۵۶۷۸۹ ٣٫٥ ١٬٠٠٠ ٪")).toBe("0123456789 0123456789 3.5 1,000 %");
+  });
+
+  test("reads English when the English shorthand is used", () => {
+    expect(normalizeNumbersEnglish("Pay 25% of 1,000")).toBe("Pay twenty-five percent of one thousand");
   });
 
   test("reads numbers beyond trillions digit by digit when words would be absurd", () => {

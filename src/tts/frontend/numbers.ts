@@ -165,3 +165,8 @@ export function normalizeNumbers(text: string, lang: NumberLanguage): string {
   if (ordinal !== undefined) out = rewrite(out, ORDINAL, (m) => ordinal(Number(m[1])));
   return rewrite(out, NUMBER, (m) => readNumber(reader, m.groups!));
 }
+
+/** {@link normalizeNumbers} for the English voice: English words, phone digits one by one. */
+export function normalizeNumbersEnglish(text: string): string {
+  return normalizeNumbers(text, "en");
+}

@@ -161,6 +161,9 @@ describe("decodeAudioFile with playlists", () => {
       expect(performance.now() - started).toBeLessThan(4000);
       // No reader is left on the FIFO either: a non-blocking writer open fails with ENXIO.
       expect(() => closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))).toThrow(/ENXIO/);
+      // Control: plain ffmpeg does open the FIFO, and hangs there until killed.
+      const control = await runFfmpeg(["-i", playlist, "-f", "null", "-"], { timeoutMs: 500, maxOutputBytes: 1024 });
+      expect(control).toMatchObject({ ok: false, failure: "timeout" });
     });
   }
 });

@@ -93,6 +93,23 @@ describe("streamFfmpeg", () => {
     expect(ffmpegConcurrency().active).toBe(0);
   });
 
+  test("does leave the queue when cancelled while waiting for a slot", async () => {
+    setFfmpegConcurrency(1);
+    const busy = streamFfmpeg([...SINE_FOREVER, "-f", "s16le", "pipe:1"], { timeoutMs: 10_000, maxOutputBytes: 1 << 30 });
+    const busyReader = busy.getReader();
+    await busyReader.read();
+    const queued = streamFfmpeg([...SINE_FOREVER, "-f", "s16le", "pipe:1"], { timeoutMs: 10_000, maxOutputBytes: 1 << 30 });
+    const queuedReader = queued.getReader();
+    const pending = queuedReader.read().catch(() => undefined);
+    await Bun.sleep(0);
+    expect(ffmpegConcurrency().waiting).toBe(1);
+    await queuedReader.cancel();
+    await pending;
+    expect(ffmpegConcurrency().waiting).toBe(0);
+    await busyReader.cancel();
+    expect(ffmpegConcurrency().active).toBe(0);
+  });
+
   test("does error with the producer's own error when the stdin source throws", async () => {
     async function* failing(): AsyncGenerator<Uint8Array> {
       yield new Uint8Array(3200);

@@ -113,8 +113,11 @@ export async function runFfmpeg(args: readonly string[], options: FfmpegRunOptio
  */
 export function streamFfmpeg(args: readonly string[], options: FfmpegRunOptions): ReadableStream<Uint8Array> {
   let started: Promise<Started> | undefined;
+  // Lets a cancel that arrives while still queued for a slot leave the queue at once.
+  const cancelled = new AbortController();
+  const queueSignal = options.signal ? AbortSignal.any([options.signal, cancelled.signal]) : cancelled.signal;
   const start = async (): Promise<Started> => {
-    const release = await limiter.acquire(options.signal);
+    const release = await limiter.acquire(queueSignal);
     const run = startProcess([resolveFfmpegBinary(), ...HARDENED_ARGS, ...args], options);
     return { run, reader: run.stdout[Symbol.asyncIterator](), release };
   };
@@ -134,11 +137,13 @@ export function streamFfmpeg(args: readonly string[], options: FfmpegRunOptions)
       else controller.error(new FfmpegError(outcome.failure, outcome.reason, outcome.cause));
     },
     async cancel() {
+      cancelled.abort();
       if (started === undefined) return;
-      const { run, release } = await started;
-      run.kill();
-      await run.finished;
-      release();
+      const begun = await started.catch(() => undefined);
+      if (begun === undefined) return;
+      begun.run.kill();
+      await begun.run.finished;
+      begun.release();
     },
   });
 }

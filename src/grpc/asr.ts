@@ -12,7 +12,7 @@ import type { AppContext } from "../app/context.ts";
 import { UPLOAD_EXTENSIONS, type AsrService, type Transcript } from "../asr/types.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { streamingMethod, unaryMethod, writeMessage } from "./call.ts";
-import { ASR_SAMPLE_RATE, resample, resampleStream, s16leToFloat } from "./pcm.ts";
+import { pcmToAsrRate, s16leToFloat, streamToAsrRate } from "./pcm.ts";
 import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
 import type { GrpcRegistrar } from "./server.ts";
 
@@ -128,8 +128,7 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       }
       if (config.container !== "") throw invalid("config.container", "LINEAR_PCM audio has no container");
       const asr = asrService(ctx);
-      const samples = s16leToFloat(message.audio.subarray(0, message.audio.length & ~1));
-      const audio = await resample(samples, config.sample_rate_hz, ASR_SAMPLE_RATE, scope.options.signal);
+      const audio = await pcmToAsrRate(message.audio, config.sample_rate_hz, scope.options.signal);
       return recognizeResponse(await asr.transcribeSamples(audio, scope.options));
     }),
 
@@ -144,7 +143,7 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       checkConfig(config);
       if (config.encoding !== "LINEAR_PCM") throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM only");
       const asr = asrService(ctx);
-      const audio = resampleStream(streamAudio(messages, signal), config.sample_rate_hz, ASR_SAMPLE_RATE, signal);
+      const audio = streamToAsrRate(streamAudio(messages, signal), config.sample_rate_hz, signal);
       for await (const result of asr.transcribeStream(audio, scope.options)) {
         if (!result.isFinal && !streaming.interim_results) continue;
         const message = { transcript: result.text, is_final: result.isFinal, start_time: result.start, end_time: result.end, dialect: result.dialect ?? "" };

@@ -9,7 +9,7 @@ import type { AppContext } from "../app/context.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import type { SpeechResolution, TtsService, VoiceInfo } from "../tts/types.ts";
 import { metadataHeaders, streamingMethod, unaryMethod, writeMessage } from "./call.ts";
-import { floatToS16le, resample } from "./pcm.ts";
+import { toS16le } from "./pcm.ts";
 import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
 import type { GrpcRegistrar } from "./server.ts";
 
@@ -93,7 +93,7 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
       let first = true;
       for await (const chunk of chunks) {
         const rate = request.sampleRate ?? chunk.sampleRate;
-        const bytes = floatToS16le(await resample(chunk.pcm, chunk.sampleRate, rate, signal));
+        const bytes = await toS16le(chunk.pcm, chunk.sampleRate, rate, signal);
         for (let offset = 0; offset < bytes.length || offset === 0; offset += MAX_STREAM_AUDIO_BYTES) {
           const end = Math.min(bytes.length, offset + MAX_STREAM_AUDIO_BYTES);
           await writeMessage(

@@ -1,0 +1,54 @@
+import { describe, expect, test } from "bun:test";
+import { pcmToAsrRate, s16leToFloat, streamToAsrRate, toS16le } from "./pcm.ts";
+
+function tone(rate: number, seconds: number, hz = 440): Float32Array {
+  const out = new Float32Array(Math.round(rate * seconds));
+  for (let i = 0; i < out.length; i++) out[i] = 0.5 * Math.sin((2 * Math.PI * hz * i) / rate);
+  return out;
+}
+
+/** Dominant frequency by zero crossings (enough for a clean sine). */
+function frequency(samples: Float32Array, rate: number): number {
+  let crossings = 0;
+  for (let i = 1; i < samples.length; i++) if (samples[i - 1]! < 0 !== samples[i]! < 0) crossings++;
+  return (crossings / 2) * (rate / samples.length);
+}
+
+const signal = new AbortController().signal;
+
+describe("gRPC PCM", () => {
+  test("does keep samples exactly when no resampling is needed", async () => {
+    const samples = new Float32Array([0, 0.5, -0.5, -1]);
+    expect(Array.from(s16leToFloat(await toS16le(samples, 16000, 16000, signal)))).toEqual([0, 0.5, -0.5, -1]);
+  });
+
+  test("does resample synthesised audio to the requested rate when they differ", async () => {
+    const bytes = await toS16le(tone(22050, 1), 22050, 8000, signal);
+    const out = s16leToFloat(bytes);
+    expect(Math.abs(out.length - 8000)).toBeLessThan(80);
+    expect(Math.abs(frequency(out, 8000) - 440)).toBeLessThan(5);
+  });
+
+  test("does bring a whole LINEAR_PCM recording to 16 kHz when sent at 8 kHz", async () => {
+    const out = await pcmToAsrRate(await toS16le(tone(8000, 1), 8000, 8000, signal), 8000, signal);
+    expect(Math.abs(out.length - 16000)).toBeLessThan(160);
+    expect(Math.abs(frequency(out, 16000) - 440)).toBeLessThan(5);
+  });
+
+  test("does resample a live stream of chunks to 16 kHz when they arrive at 48 kHz", async () => {
+    const source = tone(48000, 1);
+    async function* chunks() {
+      for (let i = 0; i < source.length; i += 4800) yield source.subarray(i, i + 4800);
+    }
+    const parts: Float32Array[] = [];
+    for await (const part of streamToAsrRate(chunks(), 48000, signal)) parts.push(part);
+    const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+    let offset = 0;
+    for (const p of parts) {
+      out.set(p, offset);
+      offset += p.length;
+    }
+    expect(Math.abs(out.length - 16000)).toBeLessThan(160);
+    expect(Math.abs(frequency(out, 16000) - 440)).toBeLessThan(5);
+  });
+});

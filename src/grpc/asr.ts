@@ -88,12 +88,30 @@ async function transcribeContainer(ctx: AppContext, asr: AsrService, audio: Uint
   }
 }
 
+/** The next client message, or the abort reason as soon as the call is cancelled or times out. */
+function nextOrAbort<T>(messages: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    messages.next().then(
+      (next) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(next);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** Audio chunks of a recognition stream as 16 kHz float, with the chunk-size rule and odd-byte carry. */
 async function* streamAudio(messages: AsyncIterator<StreamingRequestMessage>, signal: AbortSignal): AsyncIterable<Float32Array> {
   let carry: number | undefined;
   while (true) {
-    const next = await messages.next();
-    signal.throwIfAborted();
+    const next = await nextOrAbort(messages, signal);
     if (next.done) return;
     const message = next.value;
     if (message.streaming_request !== "audio_content") throw new AppError("bad_request", "Only the first message may carry streaming_config");
@@ -135,7 +153,7 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
     StreamingRecognize: streamingMethod<grpc.ServerDuplexStream<StreamingRequestMessage, unknown>>(ctx, "asr.StreamingRecognize", async (call, scope) => {
       const { signal } = scope.options;
       const messages = (call as AsyncIterable<StreamingRequestMessage>)[Symbol.asyncIterator]();
-      const first = await messages.next();
+      const first = await nextOrAbort(messages, signal);
       if (first.done) return;
       const streaming = first.value.streaming_request === "streaming_config" ? first.value.streaming_config : undefined;
       if (!streaming) throw new AppError("bad_request", "The first message must carry streaming_config");

@@ -7,7 +7,7 @@
  * Whatever happens, the caller's `remove()` (or a failure here) deletes the file (D18).
  */
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
-import { open, rm, type FileHandle } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { extname, join } from "node:path";
 import { AppError, Detail } from "../errors/taxonomy.ts";
@@ -86,7 +86,7 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
   const dir = uploadDir(options.dataDir);
   const fields: Record<string, string> = {};
   let file: { path: string; filename: string; extension: string; bytes: number } | undefined;
-  let handle: FileHandle | undefined;
+  let writer: ReturnType<ReturnType<typeof Bun.file>["writer"]> | undefined;
   let fieldBytes = 0;
 
   const fileSink = async (filename: string): Promise<PartSink> => {
@@ -95,17 +95,22 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
     const extension = allowedExtension(filename);
     if (extension === undefined) throw new AppError("bad_request", Detail.invalidFileType);
     const path = join(dir, `${TEMP_PREFIX}${randomBytes(16).toString("hex")}.${extension}`);
-    handle = await open(path, "wx", 0o600);
+    // Created 0600 first (the writer would use the umask's mode), then written through a Bun
+    // FileSink flushed per chunk: node's FileHandle.write retains each chunk until it completes,
+    // which let a 100 MB upload grow the heap by about half its size.
+    await writeFile(path, "", { flag: "wx", mode: 0o600 });
     const current = (file = { path, filename, extension, bytes: 0 });
+    const sink = (writer = Bun.file(path).writer({ highWaterMark: 1024 * 1024 }));
     return {
       write: async (chunk) => {
         current.bytes += chunk.byteLength;
         if (current.bytes > maxFileBytes) throw uploadTooLarge(options.maxUploadMb);
-        await handle!.write(chunk);
+        sink.write(chunk);
+        await sink.flush();
       },
       end: async () => {
-        await handle!.close();
-        handle = undefined;
+        writer = undefined;
+        await sink.end();
       },
     };
   };
@@ -134,7 +139,7 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
       return fieldSink(part.name);
     });
   } catch (error) {
-    await handle?.close().catch(() => undefined);
+    await Promise.resolve(writer?.end()).catch(() => undefined);
     if (file) await rm(file.path, { force: true });
     throw error;
   }

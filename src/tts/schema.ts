@@ -132,6 +132,7 @@ export function blockedBy(text: string, extra: readonly string[]): boolean {
  * Throws AppError 422 (types, field `body.<name>`) or 400 (spec detail texts).
  */
 export function parseSpeechRequest(body: unknown, headerDialect: string | null | undefined, config: SpeechLimits): SpeechRequest {
+  if (Array.isArray(body)) throw new AppError("validation", Detail.validationFailed, { fields: [{ field: "body", message: "Expected a JSON object" }] });
   const result = v.safeParse(SpeechBodySchema, body ?? {});
   if (!result.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, "body") });
   const parsed = result.output;

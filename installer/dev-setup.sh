@@ -1,6 +1,7 @@
 #!/bin/sh
 # Development/CI bootstrap: installs what a fresh Debian machine with Node/npm lacks.
-# - system packages: ffmpeg, libespeak-ng1, espeak-ng-data (apt-get, only when missing)
+# - system packages: ffmpeg, libespeak-ng1, espeak-ng-data (apt-get, only when missing);
+#   in CI also chromium, which renders the API docs page offline in test/rest/docs.test.ts
 # - bun (pinned in package.json, from the npm registry) and the locked dependencies.
 # trustedDependencies in package.json lists only "bun": ffmpeg-static's download and
 # onnxruntime-node's CUDA download never run (no outside network here, and none needed).
@@ -12,6 +13,7 @@ command -v ffmpeg >/dev/null 2>&1 || need_apt="$need_apt ffmpeg"
 command -v ffprobe >/dev/null 2>&1 || need_apt="$need_apt ffmpeg"
 ls /usr/lib/*/libespeak-ng.so.1 >/dev/null 2>&1 || need_apt="$need_apt libespeak-ng1"
 [ -d /usr/lib/x86_64-linux-gnu/espeak-ng-data ] || [ -d /usr/lib/aarch64-linux-gnu/espeak-ng-data ] || [ -d /usr/share/espeak-ng-data ] || need_apt="$need_apt espeak-ng-data"
+if [ "${CI:-}" = "true" ]; then command -v chromium >/dev/null 2>&1 || need_apt="$need_apt chromium"; fi
 if [ -n "$need_apt" ]; then
   echo "sawt setup: installing system packages:$need_apt" >&2
   SUDO=""

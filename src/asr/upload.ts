@@ -116,13 +116,14 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
   };
 
   const fieldSink = (name: string): PartSink => {
+    // Field values are small by nature (language, response_format, model); caps keep them so.
     const chunks: Uint8Array[] = [];
     let size = 0;
     return {
       write: (chunk) => {
         size += chunk.byteLength;
         fieldBytes += chunk.byteLength;
-        if (size > MAX_FIELD_BYTES || fieldBytes > FORM_OVERHEAD_BYTES) throw new AppError("payload_too_large", `Form field ${name} is too large`);
+        if (size > MAX_FIELD_BYTES || fieldBytes > FORM_OVERHEAD_BYTES) throw new AppError("payload_too_large", "A form field is too large");
         chunks.push(new Uint8Array(chunk)); // copy: the parser reuses its buffer
       },
       end: () => {
@@ -139,7 +140,11 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
       return fieldSink(part.name);
     });
   } catch (error) {
-    await Promise.resolve(writer?.end()).catch(() => undefined);
+    try {
+      await writer?.end();
+    } catch {
+      // the file is removed below either way
+    }
     if (file) await rm(file.path, { force: true });
     throw error;
   }

@@ -220,7 +220,7 @@ export function docsRoutes(_ctx: AppContext) {
         scalarCDN: "/docs/viewer.js",
         // customCss replaces the theme the plugin would inline (it pulls fonts from a CDN); the viewer styles itself.
         scalarConfig: { spec: { url: "/docs/json" }, customCss: "/* styled by /docs/viewer.js */" },
-        documentation: DOCUMENTATION as never,
+        documentation: DOCUMENTATION,
         excludeStaticFile: true,
       }),
     );

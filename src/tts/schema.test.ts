@@ -85,6 +85,8 @@ describe("parseSpeechRequest", () => {
     "<script>alert(1)</script>",
     "＜ｓｃｒｉｐｔ＞", // full-width: caught after NFKC
     "اضغط <b>هنا</b>",
+    '<a href="x">رابط</a>',
+    "<img src=x onerror=alert(1)",
     "javascript:alert(1)",
     "data:text/html;base64,xx",
     "{{ 7*7 }}",
@@ -98,7 +100,7 @@ describe("parseSpeechRequest", () => {
     });
   }
 
-  for (const input of ["2 < 3 و 5 > 4", "السعر $5 فقط", "a@b.com", "سطر\nسطر\tعمود", "Customer data: name"]) {
+  for (const input of ["2 < 3 و 5 > 4", "x<y and y>z", "أحبك <3", "السعر $5 فقط", "a@b.com", "سطر\nسطر\tعمود", "Customer data: name"]) {
     test(`does accept ordinary text ${JSON.stringify(input)}`, () => {
       expect(parseSpeechRequest({ input }, null, LIMITS).input).toBe(input);
     });

@@ -104,7 +104,8 @@ export function knownDialect(value: string | null | undefined): Dialect | undefi
 // Until src/tts/frontend/blocked.ts (createContentFilter) lands on main, D7 is checked by this
 // small list; swap `blockedBy` for createContentFilter([...DEFAULT_BLOCKED_PATTERNS, ...extra]).
 const BUILTIN_BLOCKED: readonly string[] = [
-  String.raw`<\s*/?\s*[a-z][a-z0-9-]*(?:\s[^<>]*)?/?\s*>`, // markup tags: <b>, </div>, <a href=x>
+  String.raw`<\s*/?\s*[a-z][a-z0-9-]*\s*/?\s*>`, // bare tags: <b>, </div>, <br/>
+  String.raw`<\s*[a-z][a-z0-9-]*\s+[^<>]*=[^<>]*>`, // tags with attributes: <a href=x>
   String.raw`<\s*(?:script|iframe|object|embed|svg|style|img)\b`, // dangerous tags even unclosed
   String.raw`<\s*(?:!--|![a-z\[]|\?[a-z])`, // comments, doctype, CDATA, processing instructions
   String.raw`\b(?:java|vb)\s*script\s*:`,

@@ -120,6 +120,7 @@ export function startUnwired(env: Record<string, string> = {}): UnwiredApp {
     logs,
     async stop() {
       await app.stop(true);
+      await Bun.sleep(50); // let after-response hooks of the last requests log into the test's sink
       setLogSink(previous);
       closeDatabase(ctx.db);
       dir.remove();

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { AppError, Detail } from "../errors/taxonomy.ts";
-import { codePointLength, parseSpeechRequest, type SpeechLimits } from "./schema.ts";
+import { codePointLength } from "./frontend/length.ts";
+import { parseSpeechRequest, type SpeechLimits } from "./schema.ts";
 
 const LIMITS: SpeechLimits = { tts: { max_input_chars: 51_200, blocked_patterns: [] } };
 

@@ -12,14 +12,14 @@ import * as v from "valibot";
 import type { SawtConfig } from "../config/config.ts";
 import { fieldErrors } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
+import { MAX_TARGET_SAMPLE_RATE, MIN_TARGET_SAMPLE_RATE } from "../audio/formats.ts";
+import { assertAllowedContent, createContentFilter, DEFAULT_BLOCKED_PATTERNS, type ContentFilter } from "./frontend/blocked.ts";
+import { codePointLength } from "./frontend/length.ts";
 import { AUDIO_FORMATS, DIALECTS, VOICES, type AudioFormat, type Dialect, type SpeechRequest } from "./types.ts";
 
 /** Speed bounds (spec: clamped silently). */
 export const SPEED_MIN = 0.5;
 export const SPEED_MAX = 2.0;
-/** Resampling bounds of the `sample_rate` extension (D8). */
-export const SAMPLE_RATE_MIN = 8000;
-export const SAMPLE_RATE_MAX = 48000;
 /** The default voice (D1). */
 export const DEFAULT_VOICE = VOICES[0];
 
@@ -64,8 +64,8 @@ export const SpeechBodySchema = v.object(
       v.pipe(
         v.number("Expected a number"),
         v.integer("Expected an integer"),
-        v.minValue(SAMPLE_RATE_MIN, `Must be at least ${SAMPLE_RATE_MIN}`),
-        v.maxValue(SAMPLE_RATE_MAX, `Must be at most ${SAMPLE_RATE_MAX}`),
+        v.minValue(MIN_TARGET_SAMPLE_RATE, `Must be at least ${MIN_TARGET_SAMPLE_RATE}`),
+        v.maxValue(MAX_TARGET_SAMPLE_RATE, `Must be at most ${MAX_TARGET_SAMPLE_RATE}`),
         v.description("Extension: resample the output (Hz), e.g. 8000 for telephony. Default: the voice's rate."),
         v.examples([8000]),
       ),
@@ -82,50 +82,25 @@ export interface SpeechLimits {
   readonly tts: Pick<SawtConfig["tts"], "max_input_chars" | "blocked_patterns">;
 }
 
-/** Number of Unicode code points in `text` (a surrogate pair counts once), counting no further than `stopAfter`. */
-export function codePointLength(text: string, stopAfter = Infinity): number {
-  let count = 0;
-  for (let i = 0; i < text.length && count <= stopAfter; i++, count++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-  }
-  return count;
-}
-
 /** A valid dialect from a body or header value, else undefined (D3: unknown = omitted). */
 export function knownDialect(value: string | null | undefined): Dialect | undefined {
   const wanted = value?.trim().toLowerCase();
   return DIALECTS.find((d) => d === wanted);
 }
 
-// Until src/tts/frontend/blocked.ts (createContentFilter) lands on main, D7 is checked by this
-// small list; swap `blockedBy` for createContentFilter([...DEFAULT_BLOCKED_PATTERNS, ...extra]).
-const BUILTIN_BLOCKED: readonly string[] = [
-  String.raw`<\s*/?\s*[a-z][a-z0-9-]*\s*/?\s*>`, // bare tags: <b>, </div>, <br/>
-  String.raw`<\s*[a-z][a-z0-9-]*\s+[^<>]*=[^<>]*>`, // tags with attributes: <a href=x>
-  String.raw`<\s*(?:script|iframe|object|embed|svg|style|img)\b`, // dangerous tags even unclosed
-  String.raw`<\s*(?:!--|![a-z\[]|\?[a-z])`, // comments, doctype, CDATA, processing instructions
-  String.raw`\b(?:java|vb)\s*script\s*:`,
-  String.raw`\bdata\s*:\s*[a-z]+/[a-z0-9.+-]+`,
-  String.raw`\{\{[\s\S]*?\}\}`,
-  String.raw`\$\{[^}]*\}`,
-  String.raw`<%[\s\S]*?%>`,
-  String.raw`[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]`,
-];
-const compiled = new WeakMap<readonly string[], RegExp[]>();
+const filters = new WeakMap<readonly string[], ContentFilter>();
 
-/** True when `text`, NFKC-normalised, matches a built-in or configured blocked pattern (D7). */
-export function blockedBy(text: string, extra: readonly string[]): boolean {
-  let patterns = compiled.get(extra);
-  if (!patterns) {
-    patterns = [...BUILTIN_BLOCKED, ...extra].map((source) => new RegExp(source, "iu"));
-    compiled.set(extra, patterns);
+/**
+ * The D7 filter for a configuration: the built-in patterns plus `tts.blocked_patterns` (the
+ * setting adds to the built-in list, never replaces it). Compiled once per configuration.
+ */
+export function contentFilterFor(extra: readonly string[]): ContentFilter {
+  let filter = filters.get(extra);
+  if (!filter) {
+    filter = createContentFilter([...DEFAULT_BLOCKED_PATTERNS, ...extra]);
+    filters.set(extra, filter);
   }
-  const folded = text.normalize("NFKC");
-  return patterns.some((re) => re.test(folded));
+  return filter;
 }
 
 /**
@@ -140,12 +115,12 @@ export function parseSpeechRequest(body: unknown, headerDialect: string | null |
   const input = parsed.input ?? "";
   if (input.trim().length === 0) throw new AppError("bad_request", Detail.textEmpty);
   const max = config.tts.max_input_chars;
-  if (input.length > max && codePointLength(input, max) > max) {
+  if (input.length > max && codePointLength(input) > max) {
     throw new AppError("bad_request", `Text exceeds maximum length of ${max.toLocaleString("en-US")} characters`);
   }
   const format = parsed.response_format ?? "mp3";
   if (!(AUDIO_FORMATS as readonly string[]).includes(format)) throw new AppError("bad_request", Detail.invalidFormat);
-  if (blockedBy(input, config.tts.blocked_patterns)) throw new AppError("bad_request", Detail.invalidContent);
+  assertAllowedContent(input, contentFilterFor(config.tts.blocked_patterns));
   const voice = parsed.voice?.trim();
   return {
     input,

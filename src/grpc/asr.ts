@@ -5,12 +5,17 @@
  * StreamingRecognize feeds `transcribeStream` chunk by chunk and forwards its results.
  */
 import type * as grpc from "@grpc/grpc-js";
-import { randomUUID } from "node:crypto";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import * as v from "valibot";
 import type { AppContext } from "../app/context.ts";
-import { UPLOAD_EXTENSIONS, type AsrService, type Transcript } from "../asr/types.ts";
+import { TranscriptionFormSchema } from "../asr/schema.ts";
+import type { AsrService, Transcript } from "../asr/types.ts";
+import { allowedExtension, uploadDir, uploadTooLarge } from "../asr/upload.ts";
+import { fieldErrors } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
+import { readyAsr } from "../http/engines.ts";
 import { streamingMethod, unaryMethod, writeMessage } from "./call.ts";
 import { pcmToAsrRate, s16leToFloat, streamToAsrRate } from "./pcm.ts";
 import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
@@ -44,17 +49,15 @@ function invalid(field: string, message: string): AppError {
   return new AppError("validation", Detail.validationFailed, { fields: [{ field, message }] });
 }
 
-/** Checks the fields REST has too (language) and LINEAR_PCM's rate. */
-function checkConfig(config: RecognitionConfigMessage): void {
-  if (config.language !== "" && config.language !== "ar") throw invalid("config.language", "Only 'ar' is supported");
-  if (config.encoding === "LINEAR_PCM" && (!Number.isInteger(config.sample_rate_hz) || config.sample_rate_hz < 8000 || config.sample_rate_hz > 48000)) {
-    throw invalid("config.sample_rate_hz", "LINEAR_PCM needs a sample rate between 8000 and 48000");
+/** Checks the field REST has too (language, with REST's schema) and LINEAR_PCM's rate. */
+function checkConfig(config: RecognitionConfigMessage, location: string): void {
+  if (config.language.trim() !== "") {
+    const checked = v.safeParse(TranscriptionFormSchema, { language: config.language.trim() });
+    if (!checked.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(checked.issues, location) });
   }
-}
-
-function asrService(ctx: AppContext): AsrService {
-  if (!ctx.asr) throw new AppError("unavailable", Detail.asrNotReady, { retryAfter: 5 });
-  return ctx.asr;
+  if (config.encoding === "LINEAR_PCM" && (!Number.isInteger(config.sample_rate_hz) || config.sample_rate_hz < 8000 || config.sample_rate_hz > 48000)) {
+    throw invalid(`${location}.sample_rate_hz`, "LINEAR_PCM needs a sample rate between 8000 and 48000");
+  }
 }
 
 /** A transcript as a RecognizeResponse. */
@@ -68,18 +71,17 @@ export function recognizeResponse(transcript: Transcript) {
   };
 }
 
-/** The upload extension a container names, as REST checks a file name's extension. */
+/** The upload extension a container names, checked as REST checks an uploaded file's name. */
 function containerExtension(container: string): string {
-  const extension = container.trim().toLowerCase().replace(/^\./, "");
-  if (!(UPLOAD_EXTENSIONS as readonly string[]).includes(extension)) throw new AppError("bad_request", Detail.invalidFileType);
+  const extension = allowedExtension(`audio.${container.trim().replace(/^\./, "")}`);
+  if (!extension) throw new AppError("bad_request", Detail.invalidFileType);
   return extension;
 }
 
 /** Transcribes container bytes through a private temporary file, removed afterwards (D18). */
 async function transcribeContainer(ctx: AppContext, asr: AsrService, audio: Uint8Array, extension: string, options: Parameters<AsrService["transcribeFile"]>[1]): Promise<Transcript> {
-  const dir = join(ctx.config.paths.data_dir, "tmp");
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, `grpc-${randomUUID()}.${extension}`);
+  // REST's upload directory and name prefix, so a file left by a crash is swept at the next start.
+  const path = join(uploadDir(ctx.config.paths.data_dir), `upload-grpc-${randomBytes(16).toString("hex")}.${extension}`);
   try {
     await writeFile(path, audio, { mode: 0o600, flag: "wx" });
     return await asr.transcribeFile(path, options);
@@ -138,14 +140,15 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
   const implementation = {
     Recognize: unaryMethod<RecognizeRequestMessage, unknown>(ctx, "asr.Recognize", async (message, scope) => {
       const config = message.config ?? EMPTY_CONFIG;
-      checkConfig(config);
+      checkConfig(config, "config");
       if (message.audio.length === 0) throw new AppError("bad_request", Detail.noFile);
+      if (message.audio.length > ctx.config.asr.max_upload_mb * 1024 * 1024) throw uploadTooLarge(ctx.config.asr.max_upload_mb);
       if (config.encoding !== "LINEAR_PCM") {
         const extension = containerExtension(config.container);
-        return recognizeResponse(await transcribeContainer(ctx, asrService(ctx), message.audio, extension, scope.options));
+        return recognizeResponse(await transcribeContainer(ctx, readyAsr(ctx), message.audio, extension, scope.options));
       }
       if (config.container !== "") throw invalid("config.container", "LINEAR_PCM audio has no container");
-      const asr = asrService(ctx);
+      const asr = readyAsr(ctx);
       const audio = await pcmToAsrRate(message.audio, config.sample_rate_hz, scope.options.signal);
       return recognizeResponse(await asr.transcribeSamples(audio, scope.options));
     }),
@@ -158,9 +161,9 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       const streaming = first.value.streaming_request === "streaming_config" ? first.value.streaming_config : undefined;
       if (!streaming) throw new AppError("bad_request", "The first message must carry streaming_config");
       const config = streaming.config ?? EMPTY_CONFIG;
-      checkConfig(config);
+      checkConfig(config, "streaming_config.config");
       if (config.encoding !== "LINEAR_PCM") throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM only");
-      const asr = asrService(ctx);
+      const asr = readyAsr(ctx);
       const audio = streamToAsrRate(streamAudio(messages, signal), config.sample_rate_hz, signal);
       for await (const result of asr.transcribeStream(audio, scope.options)) {
         if (!result.isFinal && !streaming.interim_results) continue;

@@ -1,13 +1,14 @@
 /**
- * sawt.tts.v1.TextToSpeech on the TTS port: a thin adapter over the same {@link TtsService} REST
- * calls. Requests become the REST body shape and go through `parseRequest`, so validation and its
- * detail texts are REST's; results are copied into messages. SynthesizeOnline streams each
+ * sawt.tts.v1.TextToSpeech on the TTS port: a thin adapter over the same TtsService REST calls.
+ * Requests become the REST body shape and go through REST's `parseSpeech` and `readyTts` gate, so
+ * validation, engine readiness and their detail texts are REST's; results are copied into messages. SynthesizeOnline streams each
  * sentence as s16le PCM as soon as the engine yields it.
  */
 import type * as grpc from "@grpc/grpc-js";
-import type { AppContext } from "../app/context.ts";
-import { AppError, Detail } from "../errors/taxonomy.ts";
-import type { SpeechResolution, TtsService, VoiceInfo } from "../tts/types.ts";
+import { AppError } from "../errors/taxonomy.ts";
+import { readyTts } from "../http/engines.ts";
+import { parseSpeech } from "../tts/http.ts";
+import type { SpeechResolution, VoiceInfo } from "../tts/types.ts";
 import { metadataHeaders, streamingMethod, unaryMethod, writeMessage } from "./call.ts";
 import { toS16le } from "./pcm.ts";
 import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
@@ -52,11 +53,6 @@ function voiceMessage(voice: VoiceInfo) {
   return { ...voice, dialects: [...voice.dialects], status: voice.status ?? "" };
 }
 
-function ttsService(ctx: AppContext): TtsService {
-  if (!ctx.tts) throw new AppError("unavailable", Detail.ttsNotReady, { retryAfter: 5 });
-  return ctx.tts;
-}
-
 /** The dialect header REST reads (X-TTS-Dialect), as metadata. */
 function headerDialect(call: { metadata: grpc.Metadata }): string | null {
   return metadataHeaders(call.metadata).get("x-tts-dialect");
@@ -68,8 +64,8 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
   const implementation = {
     Synthesize: (call: grpc.ServerUnaryCall<SynthesizeRequestMessage, unknown>, callback: grpc.sendUnaryData<unknown>) =>
       unaryMethod<SynthesizeRequestMessage, unknown>(ctx, "tts.Synthesize", async (message, scope) => {
-        const tts = ttsService(ctx);
-        const result = await tts.synthesize(tts.parseRequest(speechBody(message), headerDialect(call)), scope.options);
+        const request = parseSpeech(ctx, speechBody(message), headerDialect(call));
+        const result = await readyTts(ctx).synthesize(request, scope.options);
         return {
           audio: result.audio,
           content_type: result.contentType,
@@ -81,15 +77,14 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
       })(call, callback),
 
     SynthesizeOnline: streamingMethod<grpc.ServerWritableStream<SynthesizeRequestMessage, unknown>>(ctx, "tts.SynthesizeOnline", async (call, scope) => {
-      const tts = ttsService(ctx);
       const body = speechBody(call.request);
       body.response_format ??= "pcm";
-      const request = tts.parseRequest(body, headerDialect(call));
+      const request = parseSpeech(ctx, body, headerDialect(call));
       if (request.responseFormat !== "pcm") {
         throw new AppError("bad_request", "SynthesizeOnline streams pcm only; use Synthesize for other formats");
       }
       const { signal } = scope.options;
-      const { resolution, chunks } = tts.synthesizeStream(request, scope.options);
+      const { resolution, chunks } = readyTts(ctx).synthesizeStream(request, scope.options);
       let first = true;
       for await (const chunk of chunks) {
         const rate = request.sampleRate ?? chunk.sampleRate;
@@ -114,7 +109,7 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
     }),
 
     ListVoices: unaryMethod<unknown, unknown>(ctx, "tts.ListVoices", async (_message, scope) => ({
-      voices: ttsService(ctx).listVoices(scope.options.keyId).map(voiceMessage),
+      voices: readyTts(ctx).listVoices(scope.options.keyId).map(voiceMessage),
     })),
   };
   server.addService(serviceDefinition(loadProtos().tts, SERVICE.tts), implementation);

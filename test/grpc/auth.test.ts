@@ -95,7 +95,7 @@ describe("grpc authentication", () => {
 describe("grpc request errors", () => {
   test("does answer INVALID_ARGUMENT with REST's detail texts when a recognition request is malformed", async () => {
     const cases: Array<[object, string]> = [
-      [{ config: { container: "wav", language: "en" }, audio: Buffer.from("x") }, "Request validation failed: config.language: Only 'ar' is supported"],
+      [{ config: { container: "wav", language: "en" }, audio: Buffer.from("x") }, "Request validation failed: config.language: Only ar is supported; the dialect is detected automatically"],
       [{ config: { container: "exe" }, audio: Buffer.from("MZ") }, "Invalid file type"],
       [{ config: { container: "" }, audio: Buffer.from("RIFF") }, "Invalid file type"],
       [{ config: { container: "wav" } }, "No selected file"],

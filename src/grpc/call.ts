@@ -17,6 +17,8 @@ export interface CallScope {
   /** Options for the engine services (signal, caller's key id, deadline as timeoutMs). */
   readonly options: CallOptions & { readonly signal: AbortSignal };
   readonly requestId: string;
+  /** The authenticated key's id (never the key itself). */
+  readonly keyId: string;
 }
 
 /** What every kind of server call offers that {@link open} needs. */
@@ -64,7 +66,7 @@ function open(ctx: AppContext, call: AnyCall, requestId: string): { scope: CallS
     timer = setTimeout(() => controller.abort(new DOMException("The call's deadline passed", "TimeoutError")), timeoutMs);
   }
   return {
-    scope: { requestId, options: { signal: controller.signal, keyId: caller.key.id, timeoutMs } },
+    scope: { requestId, keyId: caller.key.id, options: { signal: controller.signal, keyId: caller.key.id, timeoutMs } },
     dispose() {
       clearTimeout(timer);
       call.removeListener("cancelled", onCancel);

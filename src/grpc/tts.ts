@@ -8,7 +8,8 @@ import type * as grpc from "@grpc/grpc-js";
 import { AppError } from "../errors/taxonomy.ts";
 import { readyTts } from "../http/engines.ts";
 import { parseSpeech } from "../tts/http.ts";
-import type { SpeechResolution, VoiceInfo } from "../tts/types.ts";
+import type { SpeechResolution } from "../tts/types.ts";
+import { voicesFor } from "../voices/http.ts";
 import { metadataHeaders, streamingMethod, unaryMethod, writeMessage } from "./call.ts";
 import { toS16le } from "./pcm.ts";
 import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
@@ -49,8 +50,18 @@ function resolutionMessage(resolution: SpeechResolution): ResolutionMessage {
   return { voice: resolution.voice, dialect: resolution.dialect, engine: resolution.engine, fallback: resolution.fallback ?? "" };
 }
 
-function voiceMessage(voice: VoiceInfo) {
-  return { ...voice, dialects: [...voice.dialects], status: voice.status ?? "" };
+/** A listed voice as a Voice message (the library's cloned-voice views carry no language, dialects or engine). */
+function voiceMessage(voice: ReturnType<typeof voicesFor>[number]) {
+  const info = "language" in voice ? voice : undefined;
+  return {
+    voice_id: voice.voice_id,
+    name: voice.name,
+    type: voice.type,
+    language: info?.language ?? "",
+    dialects: info ? [...info.dialects] : [],
+    engine: info?.engine ?? "cloned",
+    status: voice.status ?? "",
+  };
 }
 
 /** The dialect header REST reads (X-TTS-Dialect), as metadata. */
@@ -109,7 +120,7 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
     }),
 
     ListVoices: unaryMethod<unknown, unknown>(ctx, "tts.ListVoices", async (_message, scope) => ({
-      voices: readyTts(ctx).listVoices(scope.options.keyId).map(voiceMessage),
+      voices: voicesFor(ctx, scope.keyId).map(voiceMessage),
     })),
   };
   server.addService(serviceDefinition(loadProtos().tts, SERVICE.tts), implementation);

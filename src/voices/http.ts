@@ -23,6 +23,11 @@ const STATIC_BUILTINS: readonly VoiceInfo[] = VOICES.map((name) => ({
   engine: "espeak-ng",
 }));
 
+/** What GET /v1/tts/voices and gRPC ListVoices list for a key: built-in voices, then its cloned voices. */
+export function voicesFor(ctx: AppContext, keyId: string): ReturnType<AppContext["voices"]["list"]> {
+  return ctx.voices.list(keyId, ctx.tts?.listVoices(keyId) ?? STATIC_BUILTINS);
+}
+
 const VOICE_EXAMPLE = { voice_id: "voice_Q2x9bL0aZk1m", name: "وكيلة خدمة العملاء", type: "cloned", status: "training", created_at: "2026-11-22T09:00:00.000Z" };
 
 function json(body: unknown, status = 200): Response {
@@ -39,7 +44,7 @@ export function voicesRoutes(ctx: AppContext) {
       "/v1/tts/voices",
       ({ request, set }) => {
         const caller = authorize(ctx, request, set);
-        return json({ voices: ctx.voices.list(caller.key.id, ctx.tts?.listVoices(caller.key.id) ?? STATIC_BUILTINS) });
+        return json({ voices: voicesFor(ctx, caller.key.id) });
       },
       {
         detail: authedOperation({

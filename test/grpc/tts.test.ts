@@ -61,6 +61,22 @@ describe("grpc TTS without an engine", () => {
     expect(outcome.error?.metadata.get("retry-after")).toEqual(["5"]);
     const streamed = await online({ text: "مرحبا" });
     expect(streamed.error?.code).toBe(grpc.status.UNAVAILABLE);
-    expect((await unary(port.tts, "ListVoices", {}, bearer(key))).error?.code).toBe(grpc.status.UNAVAILABLE);
+  });
+});
+
+describe("grpc ListVoices", () => {
+  test("does list the four built-in voices with their dialects when no engine or cloned voice exists", async () => {
+    const outcome = await unary(port.tts, "ListVoices", {}, bearer(key));
+    expect(outcome.error).toBeUndefined();
+    const voices = outcome.response.voices;
+    expect(voices.map((v: { voice_id: string }) => v.voice_id)).toEqual(["Yara", "Sherine", "Myriam", "Yara_en"]);
+    expect(voices[0]).toMatchObject({ type: "builtin", language: "ar", dialects: ["ar-najdi", "ar-hijazi", "ar-qassimi"], status: "" });
+    expect(voices[3]).toMatchObject({ language: "en", dialects: [] });
+  });
+
+  test("does list the same voices as GET /v1/tts/voices when asked with the same key", async () => {
+    const rest = (await (await fetch(`${sawt.baseUrl}/v1/tts/voices`, { headers: { "x-api-key": key } })).json()) as { voices: Array<{ voice_id: string; type: string }> };
+    const grpcVoices = (await unary(port.tts, "ListVoices", {}, bearer(key))).response.voices;
+    expect(grpcVoices.map((v: { voice_id: string; type: string }) => [v.voice_id, v.type])).toEqual(rest.voices.map((v) => [v.voice_id, v.type]));
   });
 });

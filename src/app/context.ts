@@ -12,6 +12,7 @@ import { EngineState } from "../runtime/engine-state.ts";
 import { openDatabase } from "../store/database.ts";
 import { KeyStore } from "../store/keys.ts";
 import { RateLimiter } from "../store/rate-limits.ts";
+import type { TtsService } from "../tts/types.ts";
 
 /** Shared state of one Sawt process. */
 export interface AppContext {
@@ -22,6 +23,8 @@ export interface AppContext {
   readonly engines: { readonly tts: EngineState; readonly asr: EngineState };
   readonly admission: { readonly tts: Admission; readonly asr: Admission };
   readonly log: Logger;
+  /** The TTS service, set once the TTS engine has started. */
+  tts?: TtsService;
   /** Set when shutdown begins. */
   shuttingDown: boolean;
 }

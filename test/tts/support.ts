@@ -23,10 +23,11 @@ export function idMap(symbols: string): Record<string, number> {
 }
 
 /**
- * Arabic letters, harakat (tanween included), digits and punctuation for text-phoneme voices.
+ * Arabic letters, harakat (tanween included), the madda/hamza marks NFD splits off آ أ إ ؤ ئ,
+ * digits and punctuation for text-phoneme voices.
  * Digits have ids on purpose: if "150" ever reached the model unread, its ids would show.
  */
-export const ARABIC_TEXT_SYMBOLS = "ءآأؤإئابةتثجحخدذرزسشصضطظعغفقكلمنهوىي" + "\u064B\u064C\u064D\u064E\u064F\u0650\u0651\u0652" + "0123456789" + ".,،?؟!";
+export const ARABIC_TEXT_SYMBOLS = "ءآأؤإئابةتثجحخدذرزسشصضطظعغفقكلمنهوىي" + "\u064B\u064C\u064D\u064E\u064F\u0650\u0651\u0652\u0653\u0654\u0655" + "0123456789" + ".,،?؟!";
 
 /**
  * IPA symbols espeak's Arabic voice uses, without the stress marks ˈ ˌ: those must be skipped as

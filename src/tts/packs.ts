@@ -31,6 +31,8 @@ export interface VoicePackSummary {
   readonly sampleRate: number;
   readonly phonemeType: VoiceConfig["phonemeType"];
   readonly speakers: number;
+  /** Size of the speaker embedding the model accepts (cloning, D17); undefined when none. */
+  readonly embeddingDim: number | undefined;
 }
 
 /** The loaded packs of one engine start. */
@@ -97,8 +99,8 @@ function tashkeelFolder(modelsDir: string): string | undefined {
   return name === undefined ? undefined : join(modelsDir, name);
 }
 
-function summary(name: string, voice: BuiltinVoice, config: VoiceConfig): VoicePackSummary {
-  return { name, voice, family: config.family, sampleRate: config.sampleRate, phonemeType: config.phonemeType, speakers: config.numSpeakers };
+function summary(name: string, voice: BuiltinVoice, config: VoiceConfig, embeddingDim: number | undefined): VoicePackSummary {
+  return { name, voice, family: config.family, sampleRate: config.sampleRate, phonemeType: config.phonemeType, speakers: config.numSpeakers, embeddingDim };
 }
 
 /**
@@ -111,9 +113,9 @@ export function inspectTtsPacks(modelsDir: string): { loaded: VoicePackSummary[]
   for (const { name, dir, voice } of voiceFolders(modelsDir)) {
     try {
       const config = readVoicePack(dir);
-      checkVoiceGraph(readOnnxModelInfoFile(config.modelPath), config.numSpeakers);
+      const graph = checkVoiceGraph(readOnnxModelInfoFile(config.modelPath), config.numSpeakers);
       if (loaded.some((l) => l.voice === voice)) throw new PackError(`another folder already serves ${voice}`);
-      loaded.push(summary(name, voice, config));
+      loaded.push(summary(name, voice, config, graph.embeddingDim));
     } catch (error) {
       broken.push({ name, reason: errorText(error) });
     }
@@ -150,7 +152,7 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger): Promise<T
       const config = readVoicePack(dir);
       const model = await VoiceModel.load(config);
       voices.set(voice, new PiperVoice(config, model, tashkeel));
-      loaded.push(summary(name, voice, config));
+      loaded.push(summary(name, voice, config, model.embeddingDim));
       logger.info("tts pack loaded", { pack: name, voice, family: config.family, sample_rate: config.sampleRate, phoneme_type: config.phonemeType, speakers: config.numSpeakers, provider: model.provider });
     } catch (error) {
       reportBroken(name, error);

@@ -91,7 +91,7 @@ async function ttsPacksCheck(config: SawtConfig): Promise<CheckResult> {
     status: broken.length > 0 ? "warn" : "ok",
     detail:
       `${loaded.length > 0 ? `neural packs: ${serving}` : "no neural voice pack: espeak-ng speaks every voice"}${tashkeel ? "; tashkeel installed" : ""}` +
-      (broken.length > 0 ? `; broken (skipped): ${broken.map((b) => `${b.name}: ${b.reason}`).join("; ")}` : ""),
+      (broken.length > 0 ? `; broken (skipped): ${broken.map((b) => `${b.pack}: ${b.reason}`).join("; ")}` : ""),
     fix: broken.length > 0 ? "fix or remove the broken pack folders; voices without a pack fall back to Yara's pack, then espeak-ng" : undefined,
     data: { packs: loaded, broken, tashkeel },
   };

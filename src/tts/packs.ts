@@ -19,7 +19,8 @@ import { builtinVoice } from "./voices.ts";
 
 /** A pack folder that could not be used, and why. */
 export interface BrokenPack {
-  readonly name: string;
+  /** The folder name under the models directory. */
+  readonly pack: string;
   readonly reason: string;
 }
 
@@ -117,11 +118,11 @@ export function inspectTtsPacks(modelsDir: string): { loaded: VoicePackSummary[]
       if (loaded.some((l) => l.voice === voice)) throw new PackError(`another folder already serves ${voice}`);
       loaded.push(summary(name, voice, config, graph.embeddingDim));
     } catch (error) {
-      broken.push({ name, reason: errorText(error) });
+      broken.push({ pack: name, reason: errorText(error) });
     }
   }
   const tashkeelDir = tashkeelFolder(modelsDir);
-  if (tashkeelDir !== undefined && !isTashkeelPack(tashkeelDir)) broken.push({ name: "tashkeel", reason: "needs model.onnx, input_id_map.json and target_id_map.json" });
+  if (tashkeelDir !== undefined && !isTashkeelPack(tashkeelDir)) broken.push({ pack: "tashkeel", reason: "needs model.onnx, input_id_map.json and target_id_map.json" });
   return { loaded, broken, tashkeel: tashkeelDir !== undefined && isTashkeelPack(tashkeelDir) };
 }
 
@@ -130,7 +131,7 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger): Promise<T
   const broken: BrokenPack[] = [];
   const reportBroken = (name: string, error: unknown): void => {
     const reason = errorText(error);
-    broken.push({ name, reason });
+    broken.push({ pack: name, reason });
     logger.warn("tts pack broken, skipped", { pack: name, reason });
   };
   let tashkeel: Tashkeel | undefined;

@@ -38,6 +38,8 @@ export interface TtsServiceDeps {
   readonly log: Logger;
   /** When given, work is refused with 503 until it is ready. */
   readonly engine?: EngineState;
+  /** Reports each synthesis: seconds spent rendering and seconds of audio produced (metrics). */
+  readonly observeInference?: (seconds: number, audioSeconds: number) => void;
 }
 
 /** One sentence's audio as the core loop produces it (levelled, no trailing silence). */
@@ -46,6 +48,8 @@ interface SentenceAudio {
   readonly index: number;
   readonly last: boolean;
   readonly sentenceChars: number;
+  /** Time spent rendering it (front-end, phonemes, model), for metrics. */
+  readonly seconds: number;
 }
 
 /** The TTS service over loaded packs and the embedded espeak-ng engine. */
@@ -66,7 +70,7 @@ export class SawtTtsService implements TtsService {
     this.assertReady();
     const resolution = this.resolveInternal(request);
     const renderer = this.renderer(resolution);
-    const started = performance.now();
+    let synthSeconds = 0;
     const pcm = await this.deps.admission.run(async () => {
       const buffer = new PcmBuffer();
       const silence = sentenceSilenceSamples(renderer.sampleRate);
@@ -77,6 +81,7 @@ export class SawtTtsService implements TtsService {
         buffer.append(sentence.pcm);
         if (!sentence.last && sentence.pcm.length > 0) buffer.appendSilence(silence);
         charsDone += sentence.sentenceChars;
+        synthSeconds += sentence.seconds;
         // Size the buffer once from the first sentences' samples per character: an hour of audio
         // then grows in place instead of being copied at every ×1.5 step.
         if (!estimated && buffer.length > 0 && charsDone > 0) {
@@ -86,7 +91,7 @@ export class SawtTtsService implements TtsService {
       }
       return buffer.view();
     }, { signal: options.signal, timeoutMs: options.timeoutMs });
-    const synthSeconds = (performance.now() - started) / 1000;
+    this.deps.observeInference?.(synthSeconds, pcm.length / renderer.sampleRate);
     const encoded = await encodeAudio(pcm, renderer.sampleRate, request.responseFormat, { targetSampleRate: request.sampleRate, signal: options.signal });
     const durationSeconds = pcm.length / renderer.sampleRate;
     this.deps.log.info("speech synthesized", {
@@ -117,14 +122,19 @@ export class SawtTtsService implements TtsService {
     const self = this;
     async function* chunks(): AsyncGenerator<SpeechChunk> {
       const slot = await holdSlot(self.deps.admission, options);
+      let seconds = 0;
+      let samples = 0;
       try {
         const silence = new Float32Array(sentenceSilenceSamples(renderer.sampleRate));
         for await (const sentence of self.sentences(renderer, request, resolution, options.signal)) {
+          seconds += sentence.seconds;
           if (!sentence.last && sentence.pcm.length === 0) continue;
           const pcm = sentence.last ? sentence.pcm : concat(sentence.pcm, silence);
+          samples += pcm.length;
           yield { pcm, sampleRate: renderer.sampleRate, index: sentence.index, last: sentence.last };
         }
       } finally {
+        self.deps.observeInference?.(seconds, samples / renderer.sampleRate);
         slot.release();
         await slot.done;
       }
@@ -179,8 +189,10 @@ export class SawtTtsService implements TtsService {
     for (let index = 0; index < sentences.length; index++) {
       signal?.throwIfAborted();
       const sentence = sentences[index]!;
+      const started = performance.now();
       const pcm = levelSentence(await renderer.render(sentence, options));
-      yield { pcm, index, last: index === sentences.length - 1, sentenceChars: codePointLength(sentence.text) };
+      const seconds = (performance.now() - started) / 1000;
+      yield { pcm, index, last: index === sentences.length - 1, sentenceChars: codePointLength(sentence.text), seconds };
     }
   }
 }

@@ -51,7 +51,7 @@ describe("broken packs", () => {
   });
 
   test("does report each broken pack with its reason and keep the good one serving", async () => {
-    const broken = Object.fromEntries((engine.details.broken_packs as { name: string; reason: string }[]).map((b) => [b.name, b.reason]));
+    const broken = Object.fromEntries((engine.details.broken_packs as { pack: string; reason: string }[]).map((b) => [b.pack, b.reason]));
     expect(Object.keys(broken).sort()).toEqual(["myriam", "sherine", "yara_en"]);
     expect(broken.sherine).toContain('no id for "$"');
     expect(broken.myriam).toContain("not a valid ONNX model");
@@ -70,6 +70,6 @@ describe("broken packs", () => {
   test("does find the same broken packs without opening sessions when the doctor inspects", () => {
     const report = inspectTtsPacks(models);
     expect(report.loaded.map((p) => p.name)).toEqual(["yara"]);
-    expect(report.broken.map((b) => b.name).sort()).toEqual(["myriam", "sherine", "yara_en"]);
+    expect(report.broken.map((b) => b.pack).sort()).toEqual(["myriam", "sherine", "yara_en"]);
   });
 });

@@ -27,7 +27,7 @@ describe("TTS engine in sawt serve", () => {
     expect(body.status).toBe("healthy");
     expect(body.voices).toEqual({ Yara: "piper", Sherine: "piper", Myriam: "piper", Yara_en: "espeak-ng" });
     expect(body.packs).toEqual([{ name: "Yara", voice: "Yara", family: "piper", sampleRate: 16000, phonemeType: "text", speakers: 1 }]);
-    expect(body.broken_packs).toEqual([{ name: "myriam", reason: "espeak.voice is required for phoneme_type espeak" }]);
+    expect(body.broken_packs).toEqual([{ pack: "myriam", reason: "espeak.voice is required for phoneme_type espeak" }]);
     expect((body.espeak as { available: boolean }).available).toBe(true);
     const broken = sawt.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === "tts pack broken, skipped");
     expect(broken.map((l) => l.pack)).toEqual(["myriam"]);

@@ -13,7 +13,7 @@ import type { VoiceRenderer } from "./engine.ts";
 import { codePointLength } from "./frontend/index.ts";
 import type { TtsPacks } from "./packs.ts";
 import { levelSentence, PcmBuffer, sentenceSilenceSamples } from "./pcm.ts";
-import { clampSpeed, type RequestParser } from "./request.ts";
+import { SPEED_MAX, SPEED_MIN } from "./schema.ts";
 import {
   VOICES,
   type BuiltinVoice,
@@ -30,7 +30,8 @@ import { resolveVoice, VOICE_SPECS, type VoiceResolution } from "./voices.ts";
 /** What the service is built from. */
 export interface TtsServiceDeps {
   readonly strictVoices: boolean;
-  readonly parseRequest: RequestParser;
+  /** The one speech-request validation (src/tts/schema.ts), bound to the config. */
+  readonly parseRequest: (body: unknown, headerDialect?: string | null) => SpeechRequest;
   readonly admission: Admission;
   readonly packs: Pick<TtsPacks, "voices">;
   /** espeak-ng's output rate (probeEspeak), for the embedded engine. */
@@ -185,7 +186,9 @@ export class SawtTtsService implements TtsService {
   /** The core loop: sentences rendered one at a time, levelled; stops when the caller goes away. */
   private async *sentences(renderer: VoiceRenderer, request: SpeechRequest, resolution: VoiceResolution, signal: AbortSignal | undefined): AsyncGenerator<SentenceAudio> {
     const sentences = renderer.sentences(request.input);
-    const options = { speed: clampSpeed(request.speed), voice: resolution.voice, dialect: resolution.dialect };
+    // Parsed requests are clamped already; callers building a SpeechRequest themselves may not be.
+    const speed = Number.isFinite(request.speed) ? Math.min(SPEED_MAX, Math.max(SPEED_MIN, request.speed)) : 1;
+    const options = { speed, voice: resolution.voice, dialect: resolution.dialect };
     for (let index = 0; index < sentences.length; index++) {
       signal?.throwIfAborted();
       const sentence = sentences[index]!;

@@ -11,7 +11,7 @@ import type { EngineState } from "../runtime/engine-state.ts";
 import { ESPEAK_SAMPLE_RATE } from "./embedded.ts";
 import { probeEspeak, type EspeakStatus } from "./espeak/library.ts";
 import { loadTtsPacks, type TtsPacks } from "./packs.ts";
-import { createRequestParser } from "./request.ts";
+import { parseSpeechRequest } from "./schema.ts";
 import { SawtTtsService } from "./service.ts";
 
 /** A built TTS engine. */
@@ -34,7 +34,7 @@ export async function createTtsEngine(config: SawtConfig, deps: { admission: Adm
   const packs = await loadTtsPacks(config.paths.models_dir, logger);
   const service = new SawtTtsService({
     strictVoices: config.tts.strict_voices,
-    parseRequest: createRequestParser(config.tts),
+    parseRequest: (body, headerDialect) => parseSpeechRequest(body, headerDialect, config),
     admission: deps.admission,
     packs,
     espeakSampleRate: espeak.available ? espeak.sampleRate : ESPEAK_SAMPLE_RATE,

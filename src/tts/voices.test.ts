@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { AppError } from "../errors/taxonomy.ts";
 import type { BuiltinVoice } from "./types.ts";
-import { builtinVoice, INVALID_VOICE_DETAIL, knownDialect, resolveVoice, type InstalledPacks } from "./voices.ts";
+import { builtinVoice, INVALID_VOICE_DETAIL, resolveVoice, type InstalledPacks } from "./voices.ts";
 
 const packs = (...voices: BuiltinVoice[]): InstalledPacks => (voice) => (voices.includes(voice) ? { engine: "piper" } : undefined);
 const all = packs("Yara", "Sherine", "Myriam", "Yara_en");
@@ -75,11 +75,8 @@ describe("resolveVoice", () => {
 });
 
 describe("name lookups", () => {
-  test("does match voices and dialects case-insensitively and reject unknown ones", () => {
+  test("does match voices case-insensitively and reject unknown ones", () => {
     expect(builtinVoice(" YARA_EN ")).toBe("Yara_en");
     expect(builtinVoice("Nouf")).toBeUndefined();
-    expect(knownDialect("AR-Najdi")).toBe("ar-najdi");
-    expect(knownDialect("ar-moroccan")).toBeUndefined();
-    expect(knownDialect(null)).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@
  * testable without models and the same answer serves REST, gRPC, WebSocket and `sawt tts`.
  */
 import { AppError } from "../errors/taxonomy.ts";
-import { DIALECTS, VOICES, type BuiltinVoice, type Dialect, type SpeechRequest, type TtsEngineName } from "./types.ts";
+import { VOICES, type BuiltinVoice, type Dialect, type SpeechRequest, type TtsEngineName } from "./types.ts";
 
 /** What the registry knows about one built-in voice. */
 export interface VoiceSpec {
@@ -44,12 +44,6 @@ export const INVALID_VOICE_DETAIL = `Invalid voice. Allowed: ${VOICES.join(", ")
 export function builtinVoice(name: string): BuiltinVoice | undefined {
   const wanted = name.trim().toLowerCase();
   return VOICES.find((voice) => voice.toLowerCase() === wanted);
-}
-
-/** A dialect by value, case-insensitively; undefined when unknown (D3: unknown = omitted). */
-export function knownDialect(value: string | null | undefined): Dialect | undefined {
-  const wanted = value?.trim().toLowerCase();
-  return DIALECTS.find((dialect) => dialect === wanted);
 }
 
 /** Which neural packs are installed and working, by the voice they serve. */

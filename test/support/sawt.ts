@@ -82,7 +82,8 @@ export async function startSawt(options: StartOptions = {}): Promise<SawtProcess
     stderr: "pipe",
   });
   const logs: string[] = [];
-  (async () => {
+  // Read to the end of stderr; stop() waits for it so a test sees the last lines before exit.
+  const logsDone = (async () => {
     const decoder = new TextDecoder();
     let pending = "";
     for await (const chunk of proc.stderr) {
@@ -127,7 +128,9 @@ export async function startSawt(options: StartOptions = {}): Promise<SawtProcess
     },
     async stop(signal = "SIGTERM") {
       if (proc.exitCode === null) proc.kill(signal);
-      return await proc.exited;
+      const code = await proc.exited;
+      await logsDone;
+      return code;
     },
   };
 }

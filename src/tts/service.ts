@@ -214,7 +214,7 @@ function concat(a: Float32Array, b: Float32Array): Float32Array {
 /**
  * Takes an admission slot and keeps it until `release`: a stream holds its slot for as long as
  * it produces audio, however slowly the client reads. Rejects as `Admission.run` does (503/504,
- * or the caller's abort).
+ * or the caller's abort). An abort also frees the slot, even if the consumer never ends its loop.
  */
 async function holdSlot(admission: Admission, options: CallOptions): Promise<{ release(): void; done: Promise<void> }> {
   let release!: () => void;
@@ -229,5 +229,6 @@ async function holdSlot(admission: Admission, options: CallOptions): Promise<{ r
     { signal: options.signal, timeoutMs: options.timeoutMs },
   );
   await Promise.race([started, done]);
+  options.signal?.addEventListener("abort", release, { once: true });
   return { release, done };
 }

@@ -86,4 +86,16 @@ describe("streaming synthesis", () => {
     expect((error as Error).message).toBe("client went away");
     expect(engine.admission.stats.running).toBe(0);
   });
+
+  test("does free the slot on abort even when the consumer never resumes the stream", async () => {
+    const controller = new AbortController();
+    const request = engine.service.parseRequest({ input: INPUT, response_format: "pcm" });
+    const iterator = engine.service.synthesizeStream(request, { signal: controller.signal }).chunks[Symbol.asyncIterator]();
+    expect((await iterator.next()).done).toBe(false);
+    expect(engine.admission.stats.running).toBe(1);
+    controller.abort(new Error("client went away"));
+    for (let i = 0; i < 50 && engine.admission.stats.running > 0; i++) await Bun.sleep(1);
+    expect(engine.admission.stats.running).toBe(0);
+    expect((await engine.service.synthesize(request)).audio.length).toBeGreaterThan(0);
+  });
 });

@@ -27,7 +27,10 @@ export interface TtsEngine {
 }
 
 /** Loads packs and espeak-ng and builds the service. */
-export async function createTtsEngine(config: SawtConfig, deps: { admission: Admission; log: Logger; engine?: EngineState }): Promise<TtsEngine> {
+export async function createTtsEngine(
+  config: SawtConfig,
+  deps: { admission: Admission; log: Logger; engine?: EngineState; observeInference?: (seconds: number, audioSeconds: number) => void },
+): Promise<TtsEngine> {
   const logger = deps.log.child({ component: "tts" });
   const espeak = await probeEspeak();
   if (!espeak.available) logger.warn("espeak-ng unavailable: the embedded engine and espeak-phoneme packs cannot speak", { reason: espeak.reason });
@@ -40,6 +43,7 @@ export async function createTtsEngine(config: SawtConfig, deps: { admission: Adm
     espeakSampleRate: espeak.available ? espeak.sampleRate : ESPEAK_SAMPLE_RATE,
     log: logger,
     engine: deps.engine,
+    observeInference: deps.observeInference,
   });
   const textPacks = packs.loaded.filter((p) => p.phonemeType === "text");
   const unusable = espeak.available || textPacks.length > 0 ? undefined : `libespeak-ng unavailable (${espeak.reason}) and no text-phoneme voice pack installed`;

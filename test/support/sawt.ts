@@ -82,8 +82,7 @@ export async function startSawt(options: StartOptions = {}): Promise<SawtProcess
     stderr: "pipe",
   });
   const logs: string[] = [];
-  // Read to the end of stderr; stop() waits for it so a test sees the last lines before exit.
-  const logsDone = (async () => {
+  const logsDrained = (async () => {
     const decoder = new TextDecoder();
     let pending = "";
     for await (const chunk of proc.stderr) {
@@ -129,7 +128,7 @@ export async function startSawt(options: StartOptions = {}): Promise<SawtProcess
     async stop(signal = "SIGTERM") {
       if (proc.exitCode === null) proc.kill(signal);
       const code = await proc.exited;
-      await logsDone;
+      await logsDrained; // the last log lines may still be in the pipe when the process exits
       return code;
     },
   };

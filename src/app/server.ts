@@ -46,7 +46,7 @@ export async function startServer(config: SawtConfig): Promise<RunningServer> {
         ctx.engines.tts.set("draining", "shutting down");
         ctx.engines.asr.set("draining", "shutting down");
         const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.server.drain_timeout_ms));
-        await Promise.race([Promise.all([ctx.admission.tts.drain(), ctx.admission.asr.drain()]), deadline]);
+        await Promise.race([Promise.all([ctx.admission.tts.drain(), ctx.admission.asr.drain(), ctx.voices.idle()]), deadline]);
         await Promise.all([app.stop(false), stopGrpcServer(asr, 2000), stopGrpcServer(tts, 2000)]);
         await settleRequestLogs();
         await engines.catch(() => undefined);

@@ -152,7 +152,7 @@ export class SawtTtsService implements TtsService {
         name: voice,
         type: "builtin",
         language: spec.language,
-        dialects: spec.dialects.length > 0 ? [...spec.dialects] : ["en"],
+        dialects: [...spec.dialects],
         engine: served.engine,
         status: "ready",
       };

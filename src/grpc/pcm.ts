@@ -1,10 +1,10 @@
 /**
- * Raw PCM at the gRPC edge: the wire carries signed 16-bit little-endian mono (Riva's and
- * telephony's LINEAR_PCM), the engines float samples. Conversions and resampling are src/audio's;
- * this file only fits them to the two directions gRPC needs.
+ * LINEAR_PCM at the ASR edge: the wire carries signed 16-bit little-endian mono (Riva's and
+ * telephony's), the ASR engine 16 kHz float samples. Conversions and resampling are src/audio's;
+ * this file only fits them to whole recordings and live streams.
  */
 import { encodeAudio, encodeAudioStream } from "../audio/encode.ts";
-import { bytesToInt16, floatToInt16, int16ToBytes, int16ToFloat } from "../audio/wav.ts";
+import { bytesToInt16, int16ToFloat } from "../audio/wav.ts";
 
 /** The rate the ASR engines take. */
 export const ASR_SAMPLE_RATE = 16000;
@@ -12,12 +12,6 @@ export const ASR_SAMPLE_RATE = 16000;
 /** s16le bytes → float samples (a trailing odd byte is ignored). */
 export function s16leToFloat(bytes: Uint8Array): Float32Array {
   return int16ToFloat(bytesToInt16(bytes));
-}
-
-/** Synthesised float samples at `rate` → s16le at `target` (resampled when they differ). */
-export async function toS16le(samples: Float32Array, rate: number, target: number, signal: AbortSignal): Promise<Uint8Array> {
-  if (rate === target) return int16ToBytes(floatToInt16(samples));
-  return (await encodeAudio(samples, rate, "pcm", { targetSampleRate: target, signal })).bytes;
 }
 
 /** A whole LINEAR_PCM recording at `rate` → 16 kHz float for the ASR engine. */

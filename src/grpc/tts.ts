@@ -2,16 +2,15 @@
  * sawt.tts.v1.TextToSpeech on the TTS port: a thin adapter over the same TtsService REST calls.
  * Requests become the REST body shape and go through REST's `parseSpeech` and `readyTts` gate, so
  * validation, engine readiness and their detail texts are REST's; results are copied into messages. SynthesizeOnline streams each
- * sentence as s16le PCM as soon as the engine yields it.
+ * sentence as soon as the engine yields it, encoded as one continuous stream (as the WebSocket).
  */
 import type * as grpc from "@grpc/grpc-js";
-import { AppError } from "../errors/taxonomy.ts";
+import { describeEncoding, encodeAudioStream } from "../audio/encode.ts";
 import { readyTts } from "../http/engines.ts";
 import { parseSpeech } from "../tts/http.ts";
 import type { SpeechResolution } from "../tts/types.ts";
 import { voicesFor } from "../voices/http.ts";
 import { metadataHeaders, streamingMethod, unaryMethod, writeMessage } from "./call.ts";
-import { toS16le } from "./pcm.ts";
 import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
 import type { GrpcRegistrar } from "./server.ts";
 
@@ -91,30 +90,29 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
       const body = speechBody(call.request);
       body.response_format ??= "pcm";
       const request = parseSpeech(ctx, body, headerDialect(call));
-      if (request.responseFormat !== "pcm") {
-        throw new AppError("bad_request", "SynthesizeOnline streams pcm only; use Synthesize for other formats");
-      }
       const { signal } = scope.options;
       const { resolution, chunks } = readyTts(ctx).synthesizeStream(request, scope.options);
-      let first = true;
-      for await (const chunk of chunks) {
-        const rate = request.sampleRate ?? chunk.sampleRate;
-        const bytes = await toS16le(chunk.pcm, chunk.sampleRate, rate, signal);
-        for (let offset = 0; offset < bytes.length || offset === 0; offset += MAX_STREAM_AUDIO_BYTES) {
-          const end = Math.min(bytes.length, offset + MAX_STREAM_AUDIO_BYTES);
-          await writeMessage(
-            call,
-            {
-              audio: bytes.subarray(offset, end),
-              sample_rate_hz: rate,
-              sentence_index: chunk.index,
-              sentence_end: end === bytes.length,
-              resolution: first ? resolutionMessage(resolution) : undefined,
-            },
-            signal,
-          );
-          first = false;
-          if (bytes.length === 0) break;
+      // The first sentence fixes the rate the stream is encoded from (as the WebSocket does).
+      const sentences = chunks[Symbol.asyncIterator]();
+      const first = await sentences.next();
+      if (first.done) return;
+      const encoding = describeEncoding(request.responseFormat, first.value.sampleRate, { targetSampleRate: request.sampleRate });
+      async function* pcm(): AsyncGenerator<Float32Array> {
+        yield first.value!.pcm;
+        for (let step = await sentences.next(); !step.done; step = await sentences.next()) yield step.value.pcm;
+      }
+      const stream = encodeAudioStream(pcm(), first.value.sampleRate, request.responseFormat, { targetSampleRate: request.sampleRate, signal });
+      let firstMessage = true;
+      for await (const part of stream) {
+        for (let offset = 0; offset < part.byteLength; offset += MAX_STREAM_AUDIO_BYTES) {
+          const message = {
+            audio: part.subarray(offset, offset + MAX_STREAM_AUDIO_BYTES),
+            sample_rate_hz: encoding.sampleRate,
+            content_type: encoding.contentType,
+            resolution: firstMessage ? resolutionMessage(resolution) : undefined,
+          };
+          firstMessage = false;
+          await writeMessage(call, message, signal);
         }
       }
     }),

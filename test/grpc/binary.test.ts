@@ -33,6 +33,12 @@ describe("grpc in the compiled binary", () => {
       const key = (await sawt.createKey({ name: "binary" })).key;
       const invalid = await unary(asr.asr, "Recognize", { config: { container: "exe" }, audio: Buffer.from("MZ") }, bearer(key));
       expect([invalid.error?.code, invalid.error?.details]).toEqual([grpc.status.INVALID_ARGUMENT, "Invalid file type"]);
+      const spoken = await unary(tts.tts, "Synthesize", { text: "مرحبا بكم", response_format: "wav" }, bearer(key));
+      expect(spoken.error).toBeUndefined();
+      expect(Buffer.from(spoken.response.audio).subarray(0, 4).toString("latin1")).toBe("RIFF");
+      const streamed = await collect(tts.tts.SynthesizeOnline({ text: "مرحبا بكم. شكرا لكم." }, bearer(key)));
+      expect(streamed.error).toBeUndefined();
+      expect(streamed.messages.length).toBeGreaterThan(0);
     } finally {
       tts.close();
       asr.close();

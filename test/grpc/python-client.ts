@@ -16,7 +16,7 @@ export function pythonGrpcAvailable(): boolean {
 }
 
 const SCRIPT = String.raw`
-import json, sys
+import hashlib, json, sys
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, json_format
 
@@ -79,7 +79,7 @@ request = Request(text=text, voice="Yara", response_format="wav")
 try:
     response = synthesize(request, metadata=[("authorization", "Bearer " + key)], timeout=60)
     out["synthesize"] = {"code": "OK", "content_type": response.content_type, "sample_rate_hz": response.sample_rate_hz,
-                         "audio_head": response.audio[:4].decode("latin-1"), "audio_bytes": len(response.audio),
+                         "audio_head": response.audio[:4].decode("latin-1"), "audio_sha256": hashlib.sha256(response.audio).hexdigest(),
                          "resolution": json_format.MessageToDict(response.resolution, preserving_proto_field_name=True)}
 except grpc.RpcError as error:
     out["synthesize"] = {"code": error.code().name, "details": error.details()}

@@ -1,0 +1,122 @@
+/**
+ * Admission control seen through gRPC: a full queue is UNAVAILABLE with retry-after, a queue wait
+ * over the limit is DEADLINE_EXCEEDED, a client deadline or cancellation takes the call out of the
+ * queue (the freed place is observable: the next call queues instead of being refused busy), and a
+ * draining server refuses new work. The slot is held by a SynthesizeOnline whose client stops
+ * reading: HTTP/2 flow control then blocks the server's writes, so the synthesis keeps its slot.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import * as grpc from "@grpc/grpc-js";
+import { join } from "node:path";
+import { writePiperPack } from "../support/models/tone-voice.ts";
+import { startSawt, tempDir, type SawtProcess } from "../support/sawt.ts";
+import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
+import { bearer, clients, unary, waitBothServing } from "./client.ts";
+
+/** About 10 MB of tone-voice PCM: far more than every buffer between server and client. */
+const LONG_TEXT = "مرحبا بكم في خدمة العملاء. ".repeat(80);
+const dir = tempDir("sawt-grpc-admission-");
+const models = join(dir.path, "models");
+
+beforeAll(async () => {
+  await writePiperPack(join(models, "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS), phonemeType: "text" });
+});
+
+afterAll(() => dir.remove());
+
+/** Starts a server with one TTS slot and the given queue settings; resolves with a keyed client. */
+async function oneSlotServer(env: Record<string, string>) {
+  const sawt = await startSawt({ env: { SAWT_MODELS_DIR: models, SAWT_TTS_CONCURRENCY: "1", SAWT_DRAIN_TIMEOUT_MS: "10000", ...env } });
+  await waitBothServing(sawt.ports);
+  const port = clients(sawt.ports.grpc_tts);
+  const { key } = await sawt.createKey({ name: "admission", rpm: 1000 });
+  return { sawt, port, metadata: () => bearer(key) };
+}
+
+/** Starts a long stream and stops reading after its first message: the synthesis holds the slot. */
+function holdSlot(port: ReturnType<typeof clients>, metadata: grpc.Metadata): Promise<grpc.ClientReadableStream<unknown>> {
+  return new Promise((resolve, reject) => {
+    const call = port.tts.SynthesizeOnline({ text: LONG_TEXT }, metadata) as grpc.ClientReadableStream<unknown>;
+    call.once("data", () => {
+      call.pause();
+      resolve(call);
+    });
+    call.on("error", (error: grpc.ServiceError) => (error.code === grpc.status.CANCELLED ? undefined : reject(error)));
+  });
+}
+
+const withDeadline = (ms: number) => ({ deadline: Date.now() + ms });
+
+/**
+ * Calls Synthesize with a short deadline until the server stops refusing it as busy (the server
+ * learns of a cancellation or deadline a moment after the client does); at most `tries` times.
+ */
+async function queueProbe(server: Awaited<ReturnType<typeof oneSlotServer>>, tries = 20): Promise<grpc.ServiceError | undefined> {
+  let outcome = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(300));
+  for (let i = 1; i < tries && outcome.error?.code === grpc.status.UNAVAILABLE; i++) {
+    await Bun.sleep(50);
+    outcome = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(300));
+  }
+  return outcome.error;
+}
+
+describe("grpc TTS admission with one slot and one queue place", () => {
+  let server: Awaited<ReturnType<typeof oneSlotServer>>;
+  let holder: grpc.ClientReadableStream<unknown>;
+
+  beforeAll(async () => {
+    server = await oneSlotServer({ SAWT_TTS_MAX_QUEUE: "1", SAWT_TTS_QUEUE_TIMEOUT_MS: "60000" });
+    holder = await holdSlot(server.port, server.metadata());
+  });
+
+  afterAll(async () => {
+    holder?.cancel();
+    server.port.close();
+    await server.sawt.stop("SIGKILL");
+  });
+
+  test("does take a call out of the queue when its client deadline passes", async () => {
+    const expired = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(300));
+    expect(expired.error?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+    // Had the expired call stayed queued (60 s queue timeout), every probe would be refused busy.
+    expect((await queueProbe(server))?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+  });
+
+  test("does refuse busy with retry-after when the queue is full, and free the place when the queued client cancels", async () => {
+    const queued = server.port.tts.Synthesize({ text: "مرحبا" }, server.metadata(), () => undefined) as grpc.ClientUnaryCall;
+    // Once the first call is queued, the next one finds the queue full.
+    let busy = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(100));
+    for (let i = 0; i < 20 && busy.error?.code !== grpc.status.UNAVAILABLE; i++) busy = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(100));
+    expect([busy.error?.code, busy.error?.details]).toEqual([grpc.status.UNAVAILABLE, "Service busy, please try again later"]);
+    expect(Number(busy.error?.metadata.get("retry-after")[0])).toBeGreaterThanOrEqual(1);
+    queued.cancel();
+    expect((await queueProbe(server))?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+  });
+
+  test("does refuse new work as UNAVAILABLE while draining after SIGTERM, then exit once the slot frees", async () => {
+    const watch = server.port.health.Watch({ service: "" }) as grpc.ClientReadableStream<{ status: string }>;
+    const notServing = new Promise<void>((resolve) => watch.on("data", (m: { status: string }) => m.status === "NOT_SERVING" && resolve()));
+    watch.on("error", () => undefined);
+    server.sawt.proc.kill("SIGTERM");
+    await notServing;
+    const refused = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata());
+    expect([refused.error?.code, refused.error?.details]).toEqual([grpc.status.UNAVAILABLE, "TTS engine is shutting down"]);
+    holder.cancel();
+    expect(await server.sawt.proc.exited).toBe(0);
+  });
+});
+
+describe("grpc TTS queue timeout", () => {
+  test("does answer DEADLINE_EXCEEDED 'Request timeout waiting for GPU' when the queue wait passes the limit", async () => {
+    const server = await oneSlotServer({ SAWT_TTS_MAX_QUEUE: "4", SAWT_TTS_QUEUE_TIMEOUT_MS: "300" });
+    const holder = await holdSlot(server.port, server.metadata());
+    try {
+      const waited = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(20_000));
+      expect([waited.error?.code, waited.error?.details]).toEqual([grpc.status.DEADLINE_EXCEEDED, "Request timeout waiting for GPU"]);
+    } finally {
+      holder.cancel();
+      server.port.close();
+      await server.sawt.stop("SIGKILL");
+    }
+  });
+});

@@ -114,6 +114,9 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
           firstMessage = false;
           await writeMessage(call, message, signal);
         }
+        // Synthesis runs synchronously between awaits that are only microtasks, so without a
+        // macrotask turn the socket would not be written until several sentences later.
+        await new Promise((resolve) => setImmediate(resolve));
       }
     }),
 

@@ -27,11 +27,15 @@ const packages = {
 };
 
 const credentials = grpc.credentials.createInsecure();
-const clientOptions: grpc.ClientOptions = { "grpc.max_receive_message_length": 512 * 1024 * 1024, "grpc.max_send_message_length": 200 * 1024 * 1024 };
+const sharedOptions: grpc.ClientOptions = { "grpc.max_receive_message_length": 512 * 1024 * 1024, "grpc.max_send_message_length": 200 * 1024 * 1024 };
 
-/** Stubs for one port. */
-export function clients(port: number) {
+/**
+ * Stubs for one port. Clients share one connection per address unless `ownConnection`: a stream
+ * whose reader stopped (flow control) would otherwise stall every other call on that connection.
+ */
+export function clients(port: number, ownConnection = false) {
   const address = `127.0.0.1:${port}`;
+  const clientOptions: grpc.ClientOptions = ownConnection ? { ...sharedOptions, "grpc.use_local_subchannel_pool": 1 } : sharedOptions;
   return {
     tts: new (stubClass(packages.tts, "sawt.tts.v1.TextToSpeech"))(address, credentials, clientOptions),
     asr: new (stubClass(packages.asr, "sawt.asr.v1.SpeechRecognition"))(address, credentials, clientOptions),

@@ -33,10 +33,15 @@ async function oneSlotServer(env: Record<string, string>) {
   return { sawt, port, metadata: () => bearer(key) };
 }
 
-/** Starts a long stream and stops reading after its first message: the synthesis holds the slot. */
-function holdSlot(port: ReturnType<typeof clients>, metadata: grpc.Metadata): Promise<grpc.ClientReadableStream<unknown>> {
+/**
+ * Starts a long stream and stops reading after its first message: the synthesis holds the slot.
+ * It gets its own connection, whose flow-control window it exhausts.
+ */
+function holdSlot(server: Awaited<ReturnType<typeof oneSlotServer>>): Promise<grpc.ClientReadableStream<unknown>> {
+  const own = clients(server.sawt.ports.grpc_tts, true);
   return new Promise((resolve, reject) => {
-    const call = port.tts.SynthesizeOnline({ text: LONG_TEXT }, metadata) as grpc.ClientReadableStream<unknown>;
+    const call = own.tts.SynthesizeOnline({ text: LONG_TEXT }, server.metadata()) as grpc.ClientReadableStream<unknown>;
+    call.on("close", () => own.close());
     call.once("data", () => {
       call.pause();
       resolve(call);
@@ -66,7 +71,7 @@ describe("grpc TTS admission with one slot and one queue place", () => {
 
   beforeAll(async () => {
     server = await oneSlotServer({ SAWT_TTS_MAX_QUEUE: "1", SAWT_TTS_QUEUE_TIMEOUT_MS: "60000" });
-    holder = await holdSlot(server.port, server.metadata());
+    holder = await holdSlot(server);
   });
 
   afterAll(async () => {
@@ -109,7 +114,7 @@ describe("grpc TTS admission with one slot and one queue place", () => {
 describe("grpc TTS queue timeout", () => {
   test("does answer DEADLINE_EXCEEDED 'Request timeout waiting for GPU' when the queue wait passes the limit", async () => {
     const server = await oneSlotServer({ SAWT_TTS_MAX_QUEUE: "4", SAWT_TTS_QUEUE_TIMEOUT_MS: "300" });
-    const holder = await holdSlot(server.port, server.metadata());
+    const holder = await holdSlot(server);
     try {
       const waited = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(20_000));
       expect([waited.error?.code, waited.error?.details]).toEqual([grpc.status.DEADLINE_EXCEEDED, "Request timeout waiting for GPU"]);

@@ -13,6 +13,7 @@ import { probeEspeak, type EspeakStatus } from "./espeak/library.ts";
 import { loadTtsPacks, type TtsPacks } from "./packs.ts";
 import { parseSpeechRequest } from "./schema.ts";
 import { SawtTtsService } from "./service.ts";
+import { readSpeakerEncoderConfig, SpeakerEncoder } from "../voices/encoder.ts";
 
 /** A built TTS engine. */
 export interface TtsEngine {
@@ -29,7 +30,13 @@ export interface TtsEngine {
 /** Loads packs and espeak-ng and builds the service. */
 export async function createTtsEngine(
   config: SawtConfig,
-  deps: { admission: Admission; log: Logger; engine?: EngineState; observeInference?: (seconds: number, audioSeconds: number) => void },
+  deps: {
+    admission: Admission;
+    log: Logger;
+    engine?: EngineState;
+    observeInference?: (seconds: number, audioSeconds: number) => void;
+    clonedEmbedding?: (keyId: string, voiceId: string) => Float32Array | undefined;
+  },
 ): Promise<TtsEngine> {
   const logger = deps.log.child({ component: "tts" });
   const espeak = await probeEspeak();
@@ -44,6 +51,7 @@ export async function createTtsEngine(
     log: logger,
     engine: deps.engine,
     observeInference: deps.observeInference,
+    clonedEmbedding: deps.clonedEmbedding,
   });
   const textPacks = packs.loaded.filter((p) => p.phonemeType === "text");
   const unusable = espeak.available || textPacks.length > 0 ? undefined : `libespeak-ng unavailable (${espeak.reason}) and no text-phoneme voice pack installed`;
@@ -62,8 +70,14 @@ const running = new WeakMap<AppContext, TtsEngine>();
 /** Starts TTS for a server: `ctx.tts`, engine details, ready (or failed with the reason). */
 export async function startTtsEngine(ctx: AppContext): Promise<void> {
   try {
-    const engine = await createTtsEngine(ctx.config, { admission: ctx.admission.tts, log: ctx.log, engine: ctx.engines.tts });
+    const engine = await createTtsEngine(ctx.config, {
+      admission: ctx.admission.tts,
+      log: ctx.log,
+      engine: ctx.engines.tts,
+      clonedEmbedding: (keyId, voiceId) => ctx.voices.embedding(keyId, voiceId),
+    });
     running.set(ctx, engine);
+    engine.details.cloning = await configureCloning(ctx, engine);
     ctx.tts = engine.service;
     ctx.engines.tts.setDetails(engine.details);
     if (engine.unusable) ctx.engines.tts.set("failed", engine.unusable);
@@ -74,8 +88,33 @@ export async function startTtsEngine(ctx: AppContext): Promise<void> {
   }
 }
 
+/**
+ * Enables voice cloning (D17) when a speaker-encoder pack is installed and a voice pack takes an
+ * embedding of its size; returns the health detail saying whether and why not.
+ */
+async function configureCloning(ctx: AppContext, engine: TtsEngine): Promise<Record<string, unknown>> {
+  const ttsEmbeddingDim = engine.packs.loaded.find((p) => p.embeddingDim !== undefined)?.embeddingDim;
+  let encoder: SpeakerEncoder | undefined;
+  let problem: string | undefined;
+  try {
+    const config = readSpeakerEncoderConfig(ctx.config.paths.models_dir);
+    if (config) encoder = await SpeakerEncoder.load(config);
+  } catch (error) {
+    problem = `speaker-encoder pack broken: ${(error as Error).message.split("\n")[0]}`;
+    ctx.log.warn("speaker-encoder pack skipped", { reason: problem });
+  }
+  if (encoder) encoders.set(ctx, encoder);
+  ctx.voices.configure({ encoder, ttsEmbeddingDim });
+  const reason = problem ?? ctx.voices.unavailableReason();
+  return reason ? { available: false, reason } : { available: true, embedding_dim: ttsEmbeddingDim };
+}
+
+const encoders = new WeakMap<AppContext, SpeakerEncoder>();
+
 /** Frees the TTS sessions at shutdown. */
 export async function stopTtsEngine(ctx: AppContext): Promise<void> {
   await running.get(ctx)?.release();
   running.delete(ctx);
+  await encoders.get(ctx)?.close();
+  encoders.delete(ctx);
 }

@@ -42,10 +42,11 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
       Object.assign(set.headers, errorHeaders(appError), { "content-type": "application/json" });
       return errorBody(appError);
     })
-    .onAfterResponse(({ request, set, path, route }) => {
+    .onAfterResponse(({ request, set, path, route, responseValue }) => {
       const begin = started.get(request);
       const seconds = begin === undefined ? 0 : (performance.now() - begin) / 1000;
-      const status = typeof set.status === "number" ? set.status : 200;
+      // A handler that returns a Response sets its status there, not in `set`.
+      const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
       const routeName = typeof route === "string" && route.length > 0 ? route : "unmatched";
       observe?.({ method: request.method, route: routeName, status, seconds });
       ctx.log.info("request", {

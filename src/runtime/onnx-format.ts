@@ -9,8 +9,6 @@ export const ModelField = {
   IR_VERSION: 1,
   PRODUCER_NAME: 2,
   PRODUCER_VERSION: 3,
-  DOMAIN: 4,
-  MODEL_VERSION: 5,
   DOC_STRING: 6,
   GRAPH: 7,
   OPSET_IMPORT: 8,
@@ -28,10 +26,8 @@ export const GraphField = {
   NODE: 1,
   NAME: 2,
   INITIALIZER: 5,
-  DOC_STRING: 10,
   INPUT: 11,
   OUTPUT: 12,
-  VALUE_INFO: 13,
 } as const;
 
 /** NodeProto field numbers. */
@@ -46,7 +42,6 @@ export const AttributeField = {
   T: 5,
   FLOATS: 7,
   INTS: 8,
-  STRINGS: 9,
   TYPE: 20,
 } as const;
 
@@ -58,7 +53,6 @@ export const AttributeType = {
   TENSOR: 4,
   FLOATS: 6,
   INTS: 7,
-  STRINGS: 8,
 } as const;
 
 /** TensorProto field numbers. */

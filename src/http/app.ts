@@ -33,6 +33,7 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
         const other = routeTable.some((r) => r.method !== request.method && r.pattern.test(path));
         appError = other ? new AppError("method_not_allowed", "Method Not Allowed") : new AppError("not_found", "Not Found");
       } else if (code === "PARSE") appError = new AppError("bad_request", "Malformed request body");
+      else if (request.signal.aborted) appError = new AppError("client_closed", "Client closed request");
       else if (code === "VALIDATION") appError = new AppError("validation", "Request validation failed", { fields: [{ field: "body", message: "invalid request" }] });
       else {
         ctx.log.error("unhandled error", { request_id: set.headers["x-request-id"], error: error instanceof Error ? error : String(error) });

@@ -91,7 +91,9 @@ export async function openPackModel(pack: string, file: string, label = file.spl
   try {
     return await createSession(file, { label: `${pack}/${label}` });
   } catch (error) {
-    throw new BrokenPackError(pack, `${label}: ${(error as Error).message.split("\n")[0]}`);
+    // onnxruntime names the full path; health endpoints are open, so only the file name is kept.
+    const why = (error as Error).message.split("\n")[0]!.replaceAll(file, label);
+    throw new BrokenPackError(pack, `${label}: ${why}`);
   }
 }
 

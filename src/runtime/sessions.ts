@@ -31,7 +31,7 @@ export interface Session {
   run(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<Record<string, Tensor>>;
   /** Like {@link run}, plus the time `session.run` itself took inside the worker (for metrics). */
   runTimed(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<{ outputs: Record<string, Tensor>; seconds: number }>;
-  /** Frees the session and ends its worker; later runs reject. */
+  /** Frees the session and ends its worker; runs in flight and later runs reject. */
   release(): Promise<void>;
 }
 
@@ -116,7 +116,8 @@ class WorkerSession implements Session {
 
   release(): Promise<void> {
     this.releasing ??= (async () => {
-      if (!this.dead) {
+      // With runs still in flight (shutdown past its deadline) nobody waits for them: end now.
+      if (!this.dead && this.pending.size === 0) {
         const done = new Promise<void>((resolve) => {
           const listener = (event: MessageEvent<FromWorker>) => event.data.op === "released" && resolve();
           this.worker.addEventListener("message", listener);

@@ -1,7 +1,7 @@
 /**
  * Engine start-up. Each engine (TTS, ASR) is loaded by an {@link EngineLoader} registered in
  * src/app/engine-loaders.ts: it reads its model packs, opens and warms sessions, and returns the
- * transport-free service. Start-up runs every loader concurrently after the ports are bound
+ * transport-free service, which start-up puts on the context (`ctx.tts`, `ctx.asr`). Start-up runs every loader concurrently after the ports are bound
  * (health answers 503 "… engine not initialized" meanwhile) and moves each engine's state
  * initializing → ready, or → failed with the reason. A broken pack never takes other engines
  * down: a loader skips it and reports it (`brokenPacks`), or — when the engine cannot serve at all
@@ -10,7 +10,6 @@
 import type { AsrService } from "../asr/types.ts";
 import type { Logger } from "../log/logger.ts";
 import { chooseDevice, deviceDetails, type DeviceChoice } from "../runtime/devices.ts";
-import type { EngineState } from "../runtime/engine-state.ts";
 import { createSession, useDevice, type CreatedSession } from "../runtime/sessions.ts";
 import type { TtsService } from "../tts/types.ts";
 import type { AppContext } from "./context.ts";
@@ -111,30 +110,34 @@ function brokenPacksOf(error: unknown): BrokenPack[] {
   return [];
 }
 
-async function startOne<K extends EngineName>(ctx: AppContext, state: EngineState<EngineServices[K]>, loader: EngineLoader<K> | undefined, device: DeviceChoice, loaded: Array<LoadedEngine<unknown>>): Promise<void> {
+async function startOne<K extends EngineName>(ctx: AppContext, name: K, loader: EngineLoader<K> | undefined, device: DeviceChoice, loaded: Array<LoadedEngine<unknown>>): Promise<void> {
+  const state = ctx.engines[name];
   if (!loader) {
-    // No loader registered yet for this engine (the engine is not built into this version):
-    // nothing to load, nothing to serve; routes of such an engine do not exist either.
-    state.ready(undefined as never, { loaded: false });
+    // No loader registered for this engine in this build: nothing to load. The state turns
+    // ready so /ready reflects the engines that exist; with no service set, its routes answer
+    // 503 "… engine not initialized" (src/http/engines.ts).
+    state.ready({ loaded: false });
     return;
   }
   const started = performance.now();
   try {
     const result = await loader.load({ app: ctx, device, log: ctx.log });
     const broken = [...(result.brokenPacks ?? [])];
-    for (const b of broken) ctx.log.warn("broken model pack skipped", { engine: state.name, pack: b.pack, reason: b.reason });
+    for (const b of broken) ctx.log.warn("broken model pack skipped", { engine: name, pack: b.pack, reason: b.reason });
     if (state.state === "draining") {
       await result.close?.(); // shutdown began while loading: never serve
       return;
     }
     loaded.push(result);
-    state.ready(result.service, { ...result.details, broken_packs: broken });
-    ctx.log.info("engine ready", { engine: state.name, ms: Math.round(performance.now() - started) });
+    // The service first, then the state: a request that sees "ready" always finds the service.
+    (ctx as { [P in EngineName]?: EngineServices[P] })[name] = result.service;
+    state.ready({ ...result.details, broken_packs: broken });
+    ctx.log.info("engine ready", { engine: name, ms: Math.round(performance.now() - started) });
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0]! : String(error);
     const broken = brokenPacksOf(error);
     state.fail(reason, { broken_packs: broken });
-    ctx.log.error("engine failed", { engine: state.name, reason, broken_packs: broken.map((b) => `${b.pack}: ${b.reason}`).join("; ") || undefined });
+    ctx.log.error("engine failed", { engine: name, reason, broken_packs: broken.map((b) => `${b.pack}: ${b.reason}`).join("; ") || undefined });
   }
 }
 
@@ -151,7 +154,7 @@ export function startEngines(ctx: AppContext, loaders: readonly AnyEngineLoader[
     for (const state of [ctx.engines.tts, ctx.engines.asr]) state.setDetails(deviceDetails(device));
     const tts = loaders.find((l): l is EngineLoader<"tts"> => l.engine === "tts");
     const asr = loaders.find((l): l is EngineLoader<"asr"> => l.engine === "asr");
-    await Promise.all([startOne(ctx, ctx.engines.tts, tts, device, loaded), startOne(ctx, ctx.engines.asr, asr, device, loaded)]);
+    await Promise.all([startOne(ctx, "tts", tts, device, loaded), startOne(ctx, "asr", asr, device, loaded)]);
   })();
   return {
     settled,

@@ -5,20 +5,22 @@
  *
  * Shutdown ({@link RunningServer.stop}), bounded by `server.drain_timeout_ms`:
  *  1. Drain: engines turn `draining` — /health, /ready and engine health answer 503, gRPC health
- *     NOT_SERVING, and new speech requests get 503 from `engines.*.require()` — while the ports
+ *     NOT_SERVING, and new speech requests get 503 (src/http/engines.ts gate) — while the ports
  *     stay open, so monitoring sees the drain. Work already admitted or queued runs to the end,
- *     and so do requests that were already in flight (an upload still streaming in).
+ *     and so do requests that were already in flight (an upload still streaming in) and
+ *     cloned-voice training jobs.
  *  2. Close: the HTTP port stops listening (new connections are refused); Bun's
  *     `server.stop(false)` resolves once in-flight responses are sent (idle keep-alive
  *     connections do not hold it). gRPC shuts down the same way. What is still running at the
  *     deadline is cut (`stop(true)`, gRPC forceShutdown).
- *  3. Engines release their sessions and worker threads; SQLite checkpoints its WAL and closes.
+ *  3. The last request log lines are written, engines release their sessions and worker
+ *     threads, SQLite checkpoints its WAL and closes.
  */
 import type { Server } from "bun";
 import type { SawtConfig } from "../config/config.ts";
 import { grpcRegistrars } from "../grpc/registrars.ts";
 import { startGrpcServer, stopGrpcServer, type BoundGrpcServer, type GrpcRegistrar } from "../grpc/server.ts";
-import { createHttpApp, type FeaturePlugin } from "../http/app.ts";
+import { createHttpApp, httpListenOptions, settleRequestLogs, type FeaturePlugin } from "../http/app.ts";
 import { httpPlugins } from "../http/plugins.ts";
 import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
@@ -46,7 +48,7 @@ export interface ServerOptions {
 export async function startServer(config: SawtConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const ctx = createAppContext(config);
   const app = createHttpApp(ctx, options.httpPlugins ?? httpPlugins, (request) => ctx.metrics.observeRequest(request));
-  app.listen({ hostname: config.server.host, port: config.server.http_port, maxRequestBodySize: 101 * 1024 * 1024 });
+  app.listen(httpListenOptions(config));
   const http = app.server as Server<unknown>;
   const registrars = options.grpcRegistrars ?? grpcRegistrars;
   let asr: BoundGrpcServer;
@@ -82,11 +84,13 @@ async function shutdown(ctx: AppContext, http: Server<unknown>, grpcServers: rea
   ctx.engines.asr.drain();
   void ctx.admission.tts.drain();
   void ctx.admission.asr.drain();
+  let voicesIdle = false;
+  void ctx.voices.idle().then(() => (voicesIdle = true));
   const { tts, asr } = { tts: ctx.admission.tts.stats, asr: ctx.admission.asr.stats };
   ctx.log.info("draining", { in_flight_http: http.pendingRequests, tts_running: tts.running, tts_queued: tts.queued, asr_running: asr.running, asr_queued: asr.queued, deadline_ms: ctx.config.server.drain_timeout_ms });
 
   // Phase 1: ports open, new work refused by the draining engines, admitted work finishes.
-  while (busy(ctx, http) && left() > 0) await Bun.sleep(20);
+  while ((busy(ctx, http) || !voicesIdle) && left() > 0) await Bun.sleep(20);
 
   // Phase 2: close the ports; responses still being written get what is left of the deadline.
   const httpClosed = http.stop(false).then(() => true);
@@ -99,6 +103,7 @@ async function shutdown(ctx: AppContext, http: Server<unknown>, grpcServers: rea
   await Promise.all(grpcServers.map((server) => stopGrpcServer(server, Math.max(500, left()))));
 
   // Phase 3: release engines (loads still running get a short grace) and close the store.
+  await settleRequestLogs();
   await engines.close(Math.min(2000, left()));
   closeDatabase(ctx.db);
 }

@@ -29,5 +29,6 @@ export function metricsRoutes(ctx: AppContext) {
     set.headers["content-type"] = METRICS_CONTENT_TYPE;
     set.headers["cache-control"] = "no-store";
     return ctx.metrics.render();
-  });
+    // An operator endpoint (README "Running it"), not part of the client API reference.
+  }, { detail: { hide: true } });
 }

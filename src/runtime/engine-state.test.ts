@@ -13,48 +13,47 @@ const errorOf = (fn: () => unknown): AppError => {
 
 describe("EngineState", () => {
   test("does answer 503 with the spec's detail while initializing", () => {
-    const tts = new EngineState<string>("tts");
-    const asr = new EngineState<string>("asr");
-    expect(errorOf(() => tts.require())).toMatchObject({ status: 503, detail: "TTS engine not initialized" });
-    expect(errorOf(() => requireReady(asr))).toMatchObject({ status: 503, detail: "ASR engine not initialized" });
+    expect(errorOf(() => new EngineState("tts").assertReady())).toMatchObject({ status: 503, detail: "TTS engine not initialized" });
+    expect(errorOf(() => requireReady(new EngineState("asr")))).toMatchObject({ status: 503, detail: "ASR engine not initialized" });
   });
 
-  test("does hand out the service once ready", () => {
-    const tts = new EngineState<string>("tts");
-    tts.ready("service", { packs: ["yara"] });
-    expect(tts.require()).toBe("service");
+  test("does let work through once ready, with its details", () => {
+    const tts = new EngineState("tts");
+    tts.ready({ packs: ["yara"] });
+    expect(() => tts.assertReady()).not.toThrow();
     expect(tts.snapshot()).toMatchObject({ status: "ready", details: { packs: ["yara"] } });
   });
 
   test("does keep the failure reason out of the client's error but in the snapshot", () => {
-    const asr = new EngineState<string>("asr");
+    const asr = new EngineState("asr");
     asr.fail("no ASR pack installed", { broken_packs: [{ pack: "whisper", reason: "bad" }] });
-    expect(errorOf(() => asr.require())).toMatchObject({ status: 503, detail: "ASR engine not initialized" });
+    expect(errorOf(() => asr.assertReady())).toMatchObject({ status: 503, detail: "ASR engine not initialized" });
     expect(asr.snapshot()).toMatchObject({ status: "failed", reason: "no ASR pack installed", details: { broken_packs: [{ pack: "whisper" }] } });
   });
 
   test("does refuse work with Retry-After once draining, and stay draining", () => {
-    const tts = new EngineState<string>("tts");
-    tts.ready("service");
+    const tts = new EngineState("tts");
+    tts.ready();
     tts.drain();
-    expect(errorOf(() => tts.require())).toMatchObject({ status: 503, retryAfter: 5 });
-    tts.ready("late load"); // a load finishing after shutdown began
+    expect(errorOf(() => tts.assertReady())).toMatchObject({ status: 503, detail: "TTS engine is shutting down", retryAfter: 5 });
+    tts.ready(); // a load finishing after shutdown began
     tts.fail("late failure");
+    tts.set("ready");
     expect(tts.state).toBe("draining");
   });
 
   test("does reject moves the lifecycle does not allow", () => {
-    const tts = new EngineState<string>("tts");
+    const tts = new EngineState("tts");
     tts.fail("broken");
-    expect(() => tts.ready("service")).toThrow(/failed → ready/);
+    expect(() => tts.ready()).toThrow(/failed → ready/);
     expect(() => tts.set("initializing")).toThrow(/failed → initializing/);
   });
 
   test("does tell listeners about every change", () => {
-    const tts = new EngineState<string>("tts");
+    const tts = new EngineState("tts");
     const seen: string[] = [];
     const off = tts.onChange((s) => seen.push(s.status));
-    tts.ready("service");
+    tts.ready();
     tts.drain();
     off();
     tts.setDetails({ x: 1 });

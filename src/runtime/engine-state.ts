@@ -1,8 +1,9 @@
 /**
  * Engine lifecycle (D15): initializing → ready → draining, or failed with a reason. REST health,
  * readiness, gRPC health, metrics and sd_notify all read this one state; listeners hear every
- * change. The state also holds the engine's service once it is ready, so a front door gets the
- * service and the 503 for "not ready" from one call: {@link EngineState.require}.
+ * change. The engine's service itself lives on the context (`ctx.tts`, `ctx.asr`), set by
+ * startEngines before the state turns ready; {@link requireReady} gives front doors the 503 a
+ * client should see when it is not.
  *
  * Allowed moves: initializing → ready | failed | draining; ready → failed | draining;
  * failed → draining. Draining is final: an engine whose loading finishes after shutdown began
@@ -40,12 +41,11 @@ function notReadyDetail(name: string): string {
   return `${name.toUpperCase()} engine not initialized`;
 }
 
-/** Observable state of one engine (`tts` or `asr`), holding its service `S` once ready. */
-export class EngineState<S = unknown> {
+/** Observable state of one engine (`tts` or `asr`). */
+export class EngineState {
   private status: EngineStatus = "initializing";
   private reason: string | undefined;
   private details: Record<string, unknown> = {};
-  private current: S | undefined;
   private readonly listeners = new Set<(snapshot: EngineSnapshot) => void>();
 
   constructor(readonly name: string) {}
@@ -66,20 +66,19 @@ export class EngineState<S = unknown> {
   }
 
   /**
-   * The service, when the engine is ready. Otherwise throws the 503 AppError a client should see:
+   * Throws the 503 AppError a client should see unless the engine is ready:
    * `TTS engine not initialized` / `ASR engine not initialized` while initializing or failed (the
    * reason stays in health details and logs), a shutting-down detail with Retry-After when draining.
    */
-  require(): S {
-    if (this.status === "ready" && this.current !== undefined) return this.current;
+  assertReady(): void {
+    if (this.status === "ready") return;
     if (this.status === "draining") throw new AppError("unavailable", `${this.name.toUpperCase()} engine is shutting down`, { retryAfter: 5 });
     throw new AppError("unavailable", notReadyDetail(this.name), { retryAfter: this.status === "failed" ? 60 : 5 });
   }
 
-  /** Marks the engine ready with its service and health details. Ignored once draining. */
-  ready(service: S, details: Record<string, unknown> = {}): void {
+  /** Marks the engine ready with its health details. Ignored once draining. */
+  ready(details: Record<string, unknown> = {}): void {
     if (this.status === "draining") return;
-    this.current = service;
     this.details = { ...this.details, ...details };
     this.move("ready", undefined);
   }
@@ -87,7 +86,6 @@ export class EngineState<S = unknown> {
   /** Marks the engine failed with a reason (and details naming what broke). Ignored once draining. */
   fail(reason: string, details: Record<string, unknown> = {}): void {
     if (this.status === "draining") return;
-    this.current = undefined;
     this.details = { ...this.details, ...details };
     this.move("failed", reason);
   }
@@ -97,10 +95,10 @@ export class EngineState<S = unknown> {
     if (this.status !== "draining") this.move("draining", reason);
   }
 
-  /** Moves to `status` (see the allowed moves above); prefer {@link ready}, {@link fail}, {@link drain}. */
+  /** Moves to `status` (see the allowed moves above); {@link ready}, {@link fail}, {@link drain} say more. */
   set(status: EngineStatus, reason?: string): void {
-    if (status === "ready") throw new Error("use ready(service) to make an engine ready");
-    if (status === "failed") this.fail(reason ?? "failed");
+    if (status === "ready") this.ready();
+    else if (status === "failed") this.fail(reason ?? "failed");
     else if (status === "draining") this.drain(reason);
     else if (this.status !== status) this.move(status, reason);
   }
@@ -133,7 +131,7 @@ export class EngineState<S = unknown> {
   }
 }
 
-/** Throws the right 503 AppError unless `state` is ready; returns its service. */
-export function requireReady<S>(state: EngineState<S>): S {
-  return state.require();
+/** Throws the right 503 AppError unless `state` is ready (see {@link EngineState.assertReady}). */
+export function requireReady(state: EngineState): void {
+  state.assertReady();
 }

@@ -17,7 +17,7 @@ export type MetricsEngine = "tts" | "asr";
 
 /** What the metrics read at scrape time. */
 export interface MetricsSources {
-  readonly engines: Readonly<Record<MetricsEngine, EngineState<unknown>>>;
+  readonly engines: Readonly<Record<MetricsEngine, EngineState>>;
   readonly admission: Readonly<Record<MetricsEngine, Admission>>;
 }
 

@@ -45,6 +45,7 @@ describe("admission over HTTP", () => {
       expect(engine.runs()).toBe(2); // the request that timed out in the queue never ran
 
       // The metrics count exactly what happened, and promtool accepts the exposition.
+      await until(() => sawt.server.ctx.metrics.requestCount("POST", "/test/slow", 200) === 2, "the answered requests to be counted");
       const admin = sawt.server.ctx.keys.create({ name: "ops", rpm: 60, admin: true });
       const user = sawt.server.ctx.keys.create({ name: "app", rpm: 60 });
       expect((await fetch(`${sawt.baseUrl}/metrics`)).status).toBe(401);
@@ -77,7 +78,8 @@ describe("admission over HTTP", () => {
       expect(m.get('sawt_engine_state{engine="tts",state="initializing"}')).toBe(0);
       expect(m.get("process_resident_memory_bytes")).toBeGreaterThan(0);
 
-      // The scrape itself is counted once it has been answered.
+      // The scrape itself is counted once answered (Bun runs the hook after the response is sent).
+      await until(() => sawt.server.ctx.metrics.requestCount("GET", "/metrics", 200) === 1, "the first scrape to be counted");
       const again = parseMetrics(await (await fetch(`${sawt.baseUrl}/metrics`, { headers: { "x-api-key": admin.key } })).text());
       expect(again.get('sawt_http_requests_total{method="GET",route="/metrics",status="200"}')).toBe(1);
     } finally {

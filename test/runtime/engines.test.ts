@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AsrService } from "../../src/asr/types.ts";
 import { BrokenPackError, EngineLoadError, openPackModel, type BrokenPack, type EngineLoader } from "../../src/app/engines.ts";
+import type { Session } from "../../src/runtime/sessions.ts";
 import type { TtsService } from "../../src/tts/types.ts";
 import { startInProcess } from "../support/in-process.ts";
 import { ROOT, startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
@@ -31,7 +32,7 @@ function ttsLoader(packs: Record<string, string>): EngineLoader<"tts"> {
     async load() {
       const opened: string[] = [];
       const broken: BrokenPack[] = [];
-      const sessions = [];
+      const sessions: Session[] = [];
       for (const [pack, file] of Object.entries(packs)) {
         try {
           sessions.push((await openPackModel(pack, file)).session);

@@ -3,7 +3,8 @@
  * contract). The TTS and ASR features register theirs here, e.g.
  * `export const engineLoaders: readonly AnyEngineLoader[] = [ttsEngineLoader, asrEngineLoader];`.
  */
+import { ttsEngineLoader } from "../tts/start.ts";
 import type { AnyEngineLoader } from "./engines.ts";
 
 /** Every engine loader started by `sawt serve`. */
-export const engineLoaders: readonly AnyEngineLoader[] = [];
+export const engineLoaders: readonly AnyEngineLoader[] = [ttsEngineLoader];

@@ -1,8 +1,9 @@
 /**
  * Engine start-up. Each engine (TTS, ASR) is loaded by an {@link EngineLoader} registered in
  * src/app/engine-loaders.ts: it reads its model packs, opens and warms sessions, and returns the
- * transport-free service, which start-up puts on the context (`ctx.tts`, `ctx.asr`). Start-up runs every loader concurrently after the ports are bound
- * (health answers 503 "… engine not initialized" meanwhile) and moves each engine's state
+ * transport-free service, which start-up puts on the context (`ctx.tts`, `ctx.asr`). Start-up
+ * runs every loader concurrently after the ports are bound (health answers 503 "… engine not
+ * initialized" meanwhile) and moves each engine's state
  * initializing → ready, or → failed with the reason. A broken pack never takes other engines
  * down: a loader skips it and reports it (`brokenPacks`), or — when the engine cannot serve at all
  * — throws, and the reason and broken packs land in that engine's health details and the log.
@@ -66,7 +67,12 @@ export type AnyEngineLoader = EngineLoader<"tts"> | EngineLoader<"asr">;
 
 /** The engine cannot serve; `message` is the reason shown in health, `brokenPacks` what broke. */
 export class EngineLoadError extends Error {
-  constructor(message: string, readonly brokenPacks: readonly BrokenPack[] = []) {
+  constructor(
+    message: string,
+    readonly brokenPacks: readonly BrokenPack[] = [],
+    /** Health details worth showing even though the engine failed (what was found, versions…). */
+    readonly details: Readonly<Record<string, unknown>> = {},
+  ) {
     super(message);
     this.name = "EngineLoadError";
   }
@@ -123,7 +129,6 @@ async function startOne<K extends EngineName>(ctx: AppContext, name: K, loader: 
   try {
     const result = await loader.load({ app: ctx, device, log: ctx.log });
     const broken = [...(result.brokenPacks ?? [])];
-    for (const b of broken) ctx.log.warn("broken model pack skipped", { engine: name, pack: b.pack, reason: b.reason });
     if (state.state === "draining") {
       await result.close?.(); // shutdown began while loading: never serve
       return;
@@ -132,11 +137,12 @@ async function startOne<K extends EngineName>(ctx: AppContext, name: K, loader: 
     // The service first, then the state: a request that sees "ready" always finds the service.
     (ctx as { [P in EngineName]?: EngineServices[P] })[name] = result.service;
     state.ready({ ...result.details, broken_packs: broken });
-    ctx.log.info("engine ready", { engine: name, ms: Math.round(performance.now() - started) });
+    // Loaders log each broken pack as they skip it; this line sums up what serves without it.
+    ctx.log.info("engine ready", { engine: name, ms: Math.round(performance.now() - started), broken_packs: broken.map((b) => b.pack).join(", ") || undefined });
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0]! : String(error);
     const broken = brokenPacksOf(error);
-    state.fail(reason, { broken_packs: broken });
+    state.fail(reason, { ...(error instanceof EngineLoadError ? error.details : {}), broken_packs: broken });
     ctx.log.error("engine failed", { engine: name, reason, broken_packs: broken.map((b) => `${b.pack}: ${b.reason}`).join("; ") || undefined });
   }
 }

@@ -4,6 +4,7 @@
  * running server (start-up sets `ctx.tts`, details and state); `sawt tts` calls
  * {@link createTtsEngine}.
  */
+import type { AppContext } from "../app/context.ts";
 import { EngineLoadError, type EngineLoader } from "../app/engines.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
@@ -14,6 +15,7 @@ import { probeEspeak, type EspeakStatus } from "./espeak/library.ts";
 import { loadTtsPacks, type TtsPacks } from "./packs.ts";
 import { parseSpeechRequest } from "./schema.ts";
 import { SawtTtsService } from "./service.ts";
+import { readSpeakerEncoderConfig, SpeakerEncoder } from "../voices/encoder.ts";
 
 /** A built TTS engine. */
 export interface TtsEngine {
@@ -30,7 +32,13 @@ export interface TtsEngine {
 /** Loads packs and espeak-ng and builds the service. */
 export async function createTtsEngine(
   config: SawtConfig,
-  deps: { admission: Admission; log: Logger; engine?: EngineState; observeInference?: (seconds: number, audioSeconds: number) => void },
+  deps: {
+    admission: Admission;
+    log: Logger;
+    engine?: EngineState;
+    observeInference?: (seconds: number, audioSeconds: number) => void;
+    clonedEmbedding?: (keyId: string, voiceId: string) => Float32Array | undefined;
+  },
 ): Promise<TtsEngine> {
   const logger = deps.log.child({ component: "tts" });
   const espeak = await probeEspeak();
@@ -45,6 +53,7 @@ export async function createTtsEngine(
     log: logger,
     engine: deps.engine,
     observeInference: deps.observeInference,
+    clonedEmbedding: deps.clonedEmbedding,
   });
   const textPacks = packs.loaded.filter((p) => p.phonemeType === "text");
   const unusable = espeak.available || textPacks.length > 0 ? undefined : `libespeak-ng unavailable (${espeak.reason}) and no text-phoneme voice pack installed`;
@@ -59,9 +68,9 @@ export async function createTtsEngine(
 }
 
 /**
- * The TTS engine loader (src/app/engine-loaders.ts): builds the engine for a server. Broken packs
- * are skipped and reported; when nothing can speak at all the engine fails with the reason, its
- * details (espeak, voices, packs) still shown in health.
+ * The TTS engine loader (src/app/engine-loaders.ts): builds the engine for a server and enables
+ * cloning. Broken packs are skipped and reported; when nothing can speak at all the engine fails
+ * with the reason, its details (espeak, voices, packs) still shown in health.
  */
 export const ttsEngineLoader: EngineLoader<"tts"> = {
   engine: "tts",
@@ -70,13 +79,41 @@ export const ttsEngineLoader: EngineLoader<"tts"> = {
       admission: app.admission.tts,
       log: app.log,
       engine: app.engines.tts,
+      clonedEmbedding: (keyId, voiceId) => app.voices.embedding(keyId, voiceId),
       observeInference: (seconds, audioSeconds) => app.metrics.observeInference("tts", seconds, audioSeconds),
     });
-    const { broken_packs: _reportedByStartUp, ...details } = engine.details;
-    if (engine.unusable) {
+    const cloning = await configureCloning(app, engine);
+    const details: Record<string, unknown> = { ...engine.details, cloning: cloning.detail };
+    delete details.broken_packs; // start-up reports them from brokenPacks
+    const close = async () => {
       await engine.release();
+      await cloning.encoder?.close();
+    };
+    if (engine.unusable) {
+      await close();
       throw new EngineLoadError(engine.unusable, engine.packs.broken, details);
     }
-    return { service: engine.service, details, brokenPacks: engine.packs.broken, close: () => engine.release() };
+    return { service: engine.service, details, brokenPacks: engine.packs.broken, close };
   },
 };
+
+/**
+ * Enables voice cloning (D17) when a speaker-encoder pack is installed and a voice pack takes an
+ * embedding of its size; returns the health detail saying whether and why not, and the encoder
+ * to release at shutdown.
+ */
+async function configureCloning(ctx: AppContext, engine: TtsEngine): Promise<{ detail: Record<string, unknown>; encoder: SpeakerEncoder | undefined }> {
+  const ttsEmbeddingDim = engine.packs.loaded.find((p) => p.embeddingDim !== undefined)?.embeddingDim;
+  let encoder: SpeakerEncoder | undefined;
+  let problem: string | undefined;
+  try {
+    const config = readSpeakerEncoderConfig(ctx.config.paths.models_dir);
+    if (config) encoder = await SpeakerEncoder.load(config);
+  } catch (error) {
+    problem = `speaker-encoder pack broken: ${(error as Error).message.split("\n")[0]}`;
+    ctx.log.warn("speaker-encoder pack skipped", { reason: problem });
+  }
+  ctx.voices.configure({ encoder, ttsEmbeddingDim });
+  const reason = problem ?? ctx.voices.unavailableReason();
+  return { detail: reason ? { available: false, reason } : { available: true, embedding_dim: ttsEmbeddingDim }, encoder };
+}

@@ -71,6 +71,8 @@ describe("engine start-up", () => {
       const asr = await fetch(`${sawt.baseUrl}/v1/asr/health`);
       expect(asr.status).toBe(200);
       expect(await asr.json()).toMatchObject({ status: "healthy", packs: ["asr-pack"], broken_packs: [], provider: "cpu" });
+      const failed = sawt.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === "engine failed");
+      expect(failed).toMatchObject({ level: "error", engine: "tts", reason: "no usable TTS model pack", broken_packs: expect.stringContaining("broken-voice: model.onnx") });
       const ready = await fetch(`${sawt.baseUrl}/ready`);
       expect(ready.status).toBe(503);
       expect(await ready.json()).toEqual({ status: "not_ready", engines: { tts: "failed", asr: "ready" } });

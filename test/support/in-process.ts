@@ -12,14 +12,16 @@ import { startServer, type RunningServer, type ServerOptions } from "../../src/a
 import { loadConfig } from "../../src/config/config.ts";
 import type { FeaturePlugin } from "../../src/http/app.ts";
 import { httpPlugins } from "../../src/http/plugins.ts";
-import { setLogLevel } from "../../src/log/logger.ts";
+import { setLogSink } from "../../src/log/logger.ts";
 import { TEST_THREADS } from "./slow-fixture.ts";
 
 /** A started in-process service. */
 export interface InProcessSawt {
   readonly server: RunningServer;
   readonly baseUrl: string;
-  /** Stops the service (drain included) and removes its data dir. */
+  /** Log lines written while it ran (JSON), captured instead of printed. */
+  readonly logs: string[];
+  /** Stops the service (drain included), restores logging and removes its data dir. */
   close(): Promise<void>;
 }
 
@@ -29,20 +31,29 @@ export interface InProcessSawt {
  * same engine.
  */
 export async function startInProcess(env: Record<string, string>, extra: { plugins?: readonly FeaturePlugin[]; loaders?: readonly AnyEngineLoader[] } = {}): Promise<InProcessSawt> {
-  setLogLevel("error");
+  const logs: string[] = [];
+  const previousSink = setLogSink((line) => logs.push(line));
   const dir = mkdtempSync(join(tmpdir(), "sawt-inproc-"));
   const config = loadConfig({
     env: { SAWT_HTTP_PORT: "0", SAWT_GRPC_ASR_PORT: "0", SAWT_GRPC_TTS_PORT: "0", SAWT_DATA_DIR: join(dir, "data"), SAWT_RUNTIME_INTRA_OP_THREADS: String(TEST_THREADS), ...env },
     cwd: dir,
   });
   const options: ServerOptions = { httpPlugins: [...httpPlugins, ...(extra.plugins ?? [])], engineLoaders: [...engineLoaders.filter((l) => !extra.loaders?.some((t) => t.engine === l.engine)), ...(extra.loaders ?? [])] };
-  const server = await startServer(config, options);
+  const server = await startServer(config, options).catch((error: unknown) => {
+    setLogSink(previousSink);
+    throw error;
+  });
   return {
     server,
     baseUrl: `http://127.0.0.1:${server.ports.http}`,
+    logs,
     async close() {
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
+      try {
+        await server.stop();
+      } finally {
+        setLogSink(previousSink);
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }

@@ -1,9 +1,11 @@
 /**
  * Builds the TTS engine: probes libespeak-ng (the embedded engine and the phonemiser), loads the
- * packs, and wraps them in a {@link SawtTtsService}. `startTtsEngine` does this for a running
- * server (sets `ctx.tts`, engine details and state); `sawt tts` calls {@link createTtsEngine}.
+ * packs, and wraps them in a {@link SawtTtsService}. {@link ttsEngineLoader} does this for a
+ * running server (start-up sets `ctx.tts`, details and state); `sawt tts` calls
+ * {@link createTtsEngine}.
  */
 import type { AppContext } from "../app/context.ts";
+import { EngineLoadError, type EngineLoader } from "../app/engines.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
@@ -65,34 +67,42 @@ export async function createTtsEngine(
   return { service, packs, espeak, unusable, details, release: () => packs.release() };
 }
 
-const running = new WeakMap<AppContext, TtsEngine>();
-
-/** Starts TTS for a server: `ctx.tts`, engine details, ready (or failed with the reason). */
-export async function startTtsEngine(ctx: AppContext): Promise<void> {
-  try {
-    const engine = await createTtsEngine(ctx.config, {
-      admission: ctx.admission.tts,
-      log: ctx.log,
-      engine: ctx.engines.tts,
-      clonedEmbedding: (keyId, voiceId) => ctx.voices.embedding(keyId, voiceId),
+/**
+ * The TTS engine loader (src/app/engine-loaders.ts): builds the engine for a server and enables
+ * cloning. Broken packs are skipped and reported; when nothing can speak at all the engine fails
+ * with the reason, its details (espeak, voices, packs) still shown in health.
+ */
+export const ttsEngineLoader: EngineLoader<"tts"> = {
+  engine: "tts",
+  async load({ app }) {
+    const engine = await createTtsEngine(app.config, {
+      admission: app.admission.tts,
+      log: app.log,
+      engine: app.engines.tts,
+      clonedEmbedding: (keyId, voiceId) => app.voices.embedding(keyId, voiceId),
+      observeInference: (seconds, audioSeconds) => app.metrics.observeInference("tts", seconds, audioSeconds),
     });
-    running.set(ctx, engine);
-    engine.details.cloning = await configureCloning(ctx, engine);
-    ctx.tts = engine.service;
-    ctx.engines.tts.setDetails(engine.details);
-    if (engine.unusable) ctx.engines.tts.set("failed", engine.unusable);
-    else ctx.engines.tts.set("ready");
-  } catch (error) {
-    ctx.log.error("tts engine failed to start", { error: error instanceof Error ? error : String(error) });
-    ctx.engines.tts.set("failed", error instanceof Error ? error.message : String(error));
-  }
-}
+    const cloning = await configureCloning(app, engine);
+    const details: Record<string, unknown> = { ...engine.details, cloning: cloning.detail };
+    delete details.broken_packs; // start-up reports them from brokenPacks
+    const close = async () => {
+      await engine.release();
+      await cloning.encoder?.close();
+    };
+    if (engine.unusable) {
+      await close();
+      throw new EngineLoadError(engine.unusable, engine.packs.broken, details);
+    }
+    return { service: engine.service, details, brokenPacks: engine.packs.broken, close };
+  },
+};
 
 /**
  * Enables voice cloning (D17) when a speaker-encoder pack is installed and a voice pack takes an
- * embedding of its size; returns the health detail saying whether and why not.
+ * embedding of its size; returns the health detail saying whether and why not, and the encoder
+ * to release at shutdown.
  */
-async function configureCloning(ctx: AppContext, engine: TtsEngine): Promise<Record<string, unknown>> {
+async function configureCloning(ctx: AppContext, engine: TtsEngine): Promise<{ detail: Record<string, unknown>; encoder: SpeakerEncoder | undefined }> {
   const ttsEmbeddingDim = engine.packs.loaded.find((p) => p.embeddingDim !== undefined)?.embeddingDim;
   let encoder: SpeakerEncoder | undefined;
   let problem: string | undefined;
@@ -103,18 +113,7 @@ async function configureCloning(ctx: AppContext, engine: TtsEngine): Promise<Rec
     problem = `speaker-encoder pack broken: ${(error as Error).message.split("\n")[0]}`;
     ctx.log.warn("speaker-encoder pack skipped", { reason: problem });
   }
-  if (encoder) encoders.set(ctx, encoder);
   ctx.voices.configure({ encoder, ttsEmbeddingDim });
   const reason = problem ?? ctx.voices.unavailableReason();
-  return reason ? { available: false, reason } : { available: true, embedding_dim: ttsEmbeddingDim };
-}
-
-const encoders = new WeakMap<AppContext, SpeakerEncoder>();
-
-/** Frees the TTS sessions at shutdown. */
-export async function stopTtsEngine(ctx: AppContext): Promise<void> {
-  await running.get(ctx)?.release();
-  running.delete(ctx);
-  await encoders.get(ctx)?.close();
-  encoders.delete(ctx);
+  return { detail: reason ? { available: false, reason } : { available: true, embedding_dim: ttsEmbeddingDim }, encoder };
 }

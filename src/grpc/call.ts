@@ -12,6 +12,9 @@ import { requestIdFor } from "../http/request-id.ts";
 import type { CallOptions } from "../tts/types.ts";
 import { isUnexpected, toGrpcError } from "./errors.ts";
 
+/** A cancellation this close to the deadline is counted as the deadline passing (logs, metrics). */
+const DEADLINE_SLACK_MS = 100;
+
 /** Per-call state a method adapter gets. */
 export interface CallScope {
   /** Options for the engine services (signal, caller's key id, deadline as timeoutMs). */
@@ -55,10 +58,14 @@ function open(ctx: AppContext, call: AnyCall, requestId: string): { scope: CallS
   for (const [name, value] of Object.entries(caller.rateHeaders)) initial.set(name, value);
   call.sendMetadata(initial);
   const controller = new AbortController();
-  const onCancel = () => controller.abort(new DOMException("The client cancelled the call", "AbortError"));
-  call.once("cancelled", onCancel);
   const deadline = call.getDeadline();
   const deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
+  const onCancel = () =>
+    controller.abort(
+      // A client cancels its own call when its deadline passes, a moment before ours does.
+      Date.now() >= deadlineMs - DEADLINE_SLACK_MS ? new DOMException("The call's deadline passed", "TimeoutError") : new DOMException("The client cancelled the call", "AbortError"),
+    );
+  call.once("cancelled", onCancel);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timeoutMs: number | undefined;
   if (Number.isFinite(deadlineMs)) {
@@ -74,15 +81,16 @@ function open(ctx: AppContext, call: AnyCall, requestId: string): { scope: CallS
   };
 }
 
-/** Logs the outcome of a call (ids, codes, timings; never content — D18). */
+/** Logs and counts the outcome of a call (ids, codes, timings; never content — D18). */
 function logCall(ctx: AppContext, method: string, requestId: string, started: number, thrown?: unknown): void {
-  const ms = Math.round(performance.now() - started);
+  const seconds = (performance.now() - started) / 1000;
+  const code = grpc.status[thrown === undefined ? grpc.status.OK : toGrpcError(thrown).code];
+  ctx.metrics.observeGrpcCall({ method, code, seconds });
+  const fields = { request_id: requestId, method, code, ms: Math.round(seconds * 1000) };
   if (thrown === undefined) {
-    ctx.log.info("grpc", { request_id: requestId, method, code: grpc.status[grpc.status.OK], ms });
+    ctx.log.info("grpc", fields);
     return;
   }
-  const failure = toGrpcError(thrown);
-  const fields = { request_id: requestId, method, code: grpc.status[failure.code], ms };
   if (isUnexpected(thrown)) ctx.log.error("grpc call failed", { ...fields, error: thrown instanceof Error ? thrown : String(thrown) });
   else ctx.log.info("grpc", fields);
 }

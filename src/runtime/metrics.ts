@@ -1,6 +1,6 @@
 /**
  * Sawt's metrics: what operators graph and alert on. HTTP requests (count and latency by route
- * and status), admission (queue depth, queue wait, running jobs, 503/504 outcomes, requests
+ * and status), gRPC speech calls (by method and status code), admission (queue depth, queue wait, running jobs, 503/504 outcomes, requests
  * dropped because the client left while queued), engine state, inference time and real-time
  * factor per engine, process memory. Rendered at GET /metrics (src/http/metrics.ts).
  *
@@ -21,6 +21,15 @@ export interface MetricsSources {
   readonly admission: Readonly<Record<MetricsEngine, Admission>>;
 }
 
+/** One finished gRPC call. */
+export interface GrpcCallObservation {
+  /** `tts.Synthesize`, `asr.StreamingRecognize`, … */
+  readonly method: string;
+  /** The status code name (`OK`, `INVALID_ARGUMENT`, …). */
+  readonly code: string;
+  readonly seconds: number;
+}
+
 /** One finished HTTP request. */
 export interface RequestObservation {
   readonly method: string;
@@ -39,6 +48,8 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly requests: Counter;
   private readonly latency: Histogram;
+  private readonly grpcCalls: Counter;
+  private readonly grpcLatency: Histogram;
   private readonly queueWait: Histogram;
   private readonly inference: Histogram;
   private readonly audio: Counter;
@@ -52,6 +63,8 @@ export class Metrics {
     r.gauge("sawt_build_info", "Sawt version of this process (always 1).", () => [{ labels: { version: VERSION }, value: 1 }]);
     this.requests = r.counter("sawt_http_requests_total", "HTTP requests answered, by method, route pattern and status.", ["method", "route", "status"]);
     this.latency = r.histogram("sawt_http_request_duration_seconds", "HTTP request latency until the response was sent, by method and route pattern.", ["method", "route"], LATENCY_BUCKETS);
+    this.grpcCalls = r.counter("sawt_grpc_requests_total", "gRPC speech calls finished, by method and status code.", ["method", "code"]);
+    this.grpcLatency = r.histogram("sawt_grpc_request_duration_seconds", "gRPC speech call duration until its status was sent (whole stream for streaming calls), by method.", ["method"], LATENCY_BUCKETS);
     r.gauge("sawt_engine_state", "Engine lifecycle state: 1 for the current state, 0 for the others.", () =>
       engines.flatMap((engine) => {
         const status = sources.engines[engine].state;
@@ -91,6 +104,12 @@ export class Metrics {
   observeRequest(request: RequestObservation): void {
     this.requests.inc({ method: request.method, route: request.route, status: String(request.status) });
     this.latency.observe({ method: request.method, route: request.route }, request.seconds);
+  }
+
+  /** Records a finished gRPC speech call (src/grpc/call.ts). */
+  observeGrpcCall(call: GrpcCallObservation): void {
+    this.grpcCalls.inc({ method: call.method, code: call.code });
+    this.grpcLatency.observe({ method: call.method }, call.seconds);
   }
 
   /**

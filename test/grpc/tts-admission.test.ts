@@ -26,7 +26,7 @@ afterAll(() => dir.remove());
 
 /** Starts a server with one TTS slot and the given queue settings; resolves with a keyed client. */
 async function oneSlotServer(env: Record<string, string>) {
-  const sawt = await startSawt({ env: { SAWT_MODELS_DIR: models, SAWT_TTS_CONCURRENCY: "1", SAWT_DRAIN_TIMEOUT_MS: "10000", ...env } });
+  const sawt = await startSawt({ env: { SAWT_MODELS_DIR: models, SAWT_TTS_CONCURRENCY: "1", SAWT_DRAIN_TIMEOUT_MS: "10000", SAWT_RUNTIME_METRICS_OPEN: "true", ...env } });
   await waitBothServing(sawt.ports);
   const port = clients(sawt.ports.grpc_tts);
   const { key } = await sawt.createKey({ name: "admission", rpm: 1000 });
@@ -51,6 +51,21 @@ function holdSlot(server: Awaited<ReturnType<typeof oneSlotServer>>): Promise<gr
 }
 
 const withDeadline = (ms: number) => ({ deadline: Date.now() + ms });
+
+/** The value of one sample of GET /metrics (0 when absent). */
+async function metric(server: Awaited<ReturnType<typeof oneSlotServer>>, sample: string): Promise<number> {
+  const text = await (await fetch(`${server.sawt.baseUrl}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${sample} `));
+  return line ? Number(line.slice(sample.length + 1)) : 0;
+}
+
+/**
+ * Queued requests that left the queue without running: dropped (client gone) or timed out (a
+ * deadline shortens the queue timeout, whichever timer fires first).
+ */
+async function droppedFromQueue(server: Awaited<ReturnType<typeof oneSlotServer>>): Promise<number> {
+  return (await metric(server, 'sawt_queue_dropped_total{engine="tts"}')) + (await metric(server, 'sawt_admission_rejected_total{engine="tts",reason="timeout"}'));
+}
 
 /**
  * Calls Synthesize with a short deadline until the server stops refusing it as busy (the server
@@ -81,10 +96,14 @@ describe("grpc TTS admission with one slot and one queue place", () => {
   });
 
   test("does take a call out of the queue when its client deadline passes", async () => {
+    const dropped = await droppedFromQueue(server);
     const expired = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(300));
     expect(expired.error?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
     // Had the expired call stayed queued (60 s queue timeout), every probe would be refused busy.
     expect((await queueProbe(server))?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+    // The first call left the queue without running (the probe's own outcome may still be in flight).
+    expect(await droppedFromQueue(server)).toBeGreaterThanOrEqual(dropped + 1);
+    expect(await metric(server, 'sawt_grpc_requests_total{method="tts.Synthesize",code="DEADLINE_EXCEEDED"}')).toBeGreaterThanOrEqual(1);
   });
 
   test("does refuse busy with retry-after when the queue is full, and free the place when the queued client cancels", async () => {
@@ -94,8 +113,11 @@ describe("grpc TTS admission with one slot and one queue place", () => {
     for (let i = 0; i < 20 && busy.error?.code !== grpc.status.UNAVAILABLE; i++) busy = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(100));
     expect([busy.error?.code, busy.error?.details]).toEqual([grpc.status.UNAVAILABLE, "Service busy, please try again later"]);
     expect(Number(busy.error?.metadata.get("retry-after")[0])).toBeGreaterThanOrEqual(1);
+    const dropped = await droppedFromQueue(server);
     queued.cancel();
     expect((await queueProbe(server))?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+    expect(await droppedFromQueue(server)).toBeGreaterThanOrEqual(dropped + 1);
+    expect(await metric(server, 'sawt_grpc_requests_total{method="tts.Synthesize",code="UNAVAILABLE"}')).toBeGreaterThanOrEqual(1);
   });
 
   test("does refuse new work as UNAVAILABLE while draining after SIGTERM, then exit once the slot frees", async () => {

@@ -114,8 +114,8 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
           firstMessage = false;
           await writeMessage(call, message, signal);
         }
-        // Synthesis runs synchronously between awaits that are only microtasks, so without a
-        // macrotask turn the socket would not be written until several sentences later.
+        // Between sentences the pipeline may only await microtasks (and any synchronous stage
+        // blocks the loop); a macrotask turn lets the socket send this sentence before the next.
         await new Promise((resolve) => setImmediate(resolve));
       }
     }),

@@ -1,13 +1,15 @@
 /**
- * `bun run build`: compiles Sawt into one executable, dist/sawt. The onnxruntime native library
- * is embedded as a file asset (see src/runtime/ort.ts) so the binary needs no node_modules.
+ * `bun run build`: compiles Sawt into one executable, dist/sawt (or `--outfile PATH`, which the
+ * bundle uses). The onnxruntime native library is embedded as a file asset (see
+ * src/runtime/ort.ts) so the binary needs no node_modules.
  */
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 const root = join(import.meta.dir, "..");
-const outfile = join(root, "dist", "sawt");
-mkdirSync(join(root, "dist"), { recursive: true });
+const flag = process.argv.indexOf("--outfile");
+const outfile = flag >= 0 && process.argv[flag + 1] ? resolve(process.argv[flag + 1]!) : join(root, "dist", "sawt");
+mkdirSync(dirname(outfile), { recursive: true });
 const proc = Bun.spawnSync(
   [process.execPath, "build", "--compile", "--minify-syntax", "--sourcemap=none", join(root, "src", "main.ts"), "--outfile", outfile],
   { cwd: root, stdout: "inherit", stderr: "inherit" },

@@ -15,6 +15,8 @@ import { startEngines, stopEngines } from "./engines.ts";
 export interface RunningServer {
   readonly ctx: AppContext;
   readonly ports: { readonly http: number; readonly grpc_asr: number; readonly grpc_tts: number };
+  /** Settles once every engine is ready or failed (sd_notify READY=1 waits for it). */
+  readonly engines: Promise<void>;
   /** Drains work (up to the configured deadline), closes ports and the database. */
   stop(): Promise<void>;
 }
@@ -40,6 +42,10 @@ export async function startServer(config: SawtConfig): Promise<RunningServer> {
   return {
     ctx,
     ports: { http: httpPort, grpc_asr: asr.port, grpc_tts: tts.port },
+    engines: engines.then(
+      () => undefined,
+      () => undefined,
+    ),
     stop: () =>
       (stopping ??= (async () => {
         ctx.shuttingDown = true;

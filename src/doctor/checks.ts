@@ -9,6 +9,7 @@ import { chooseDevice } from "../runtime/devices.ts";
 import { loadOrt, ortVersion } from "../runtime/ort.ts";
 import { probeModelBytes } from "../runtime/probe-model.ts";
 import { scanModelsDir } from "../models/scan.ts";
+import { gpuDriverCheck, installChecks, isApplianceInstall } from "./install-checks.ts";
 
 /** Outcome of one check. */
 export interface CheckResult {
@@ -115,5 +116,15 @@ async function diskCheck(config: SawtConfig): Promise<CheckResult> {
   }
 }
 
-/** Every doctor check, in report order. */
-export const DOCTOR_CHECKS: readonly DoctorCheck[] = [deviceCheck, () => onnxRuntimeCheck(), () => ffmpegCheck(), () => espeakCheck(), modelsCheck, portsCheck, diskCheck];
+/** Every doctor check, in report order; the install checks only where install.sh installed Sawt. */
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [
+  deviceCheck,
+  gpuDriverCheck(),
+  () => onnxRuntimeCheck(),
+  () => ffmpegCheck(),
+  () => espeakCheck(),
+  modelsCheck,
+  portsCheck,
+  diskCheck,
+  ...(isApplianceInstall() ? installChecks() : []),
+];

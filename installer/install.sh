@@ -385,21 +385,28 @@ restore_database() {
 
 # ---------------------------------------------------------------- health
 
+# The last log lines of the service's most recent main process (not systemd's messages about it).
+service_log() {
+  pid=$(systemctl show --property=ExecMainPID --value sawt.service)
+  journalctl -u sawt.service "_PID=$pid" -n 5 -o cat --no-pager 2>/dev/null | tr '\n' ' '
+}
+
 # Real install: `sawt health` against the service, until healthy, the unit gives up or time runs out.
 wait_service_healthy() {
   waited=0
   restarts_before=$(systemctl show --property=NRestarts --value sawt.service)
   while [ "$waited" -lt "$HEALTH_TIMEOUT" ]; do
-    if SAWT_CONFIG=$CONF "$OPT/current/sawt" health --quiet --timeout 2000; then return 0; fi
+    if SAWT_CONFIG=$CONF "$OPT/current/sawt" health --quiet --timeout 2000 2>/dev/null; then return 0; fi
     state=$(systemctl is-active sawt.service || true)
+    status=$(systemctl show --property=ExecMainStatus --value sawt.service)
     case $state in
       failed | inactive)
-        REASON="sawt.service is $state: $(journalctl -u sawt.service -n 5 -o cat --no-pager 2>/dev/null | tr '\n' ' ')"
+        REASON="sawt.service is $state (exit status $status); its last log lines: $(service_log)"
         return 1
         ;;
     esac
     if [ "$(systemctl show --property=NRestarts --value sawt.service)" != "$restarts_before" ]; then
-      REASON="sawt.service exited and systemd is restarting it: $(journalctl -u sawt.service -n 5 -o cat --no-pager 2>/dev/null | tr '\n' ' ')"
+      REASON="sawt.service exited with status $status and systemd is restarting it; its last log lines: $(service_log)"
       return 1
     fi
     sleep 1
@@ -407,6 +414,12 @@ wait_service_healthy() {
   done
   REASON="not healthy after ${HEALTH_TIMEOUT}s: $(SAWT_CONFIG=$CONF "$OPT/current/sawt" health --timeout 2000 2>&1 | tr '\n' ' ')"
   return 1
+}
+
+# start_service: starts sawt.service without waiting for READY=1 (wait_service_healthy bounds it).
+start_service() {
+  systemctl reset-failed sawt.service 2>/dev/null || true
+  systemctl start --no-block sawt.service
 }
 
 # Staging root: start BIN serve on free loopback ports with the staged config and data, wait for
@@ -434,7 +447,7 @@ staged_health() {
     if [ -z "$port" ]; then
       port=$(sed -n 's/.*"msg":"listening","http":\([0-9]*\).*/\1/p' "$work/out" | head -n 1)
     fi
-    if [ -n "$port" ] && "$bin" health --quiet --timeout 2000 --url "http://127.0.0.1:$port" </dev/null; then
+    if [ -n "$port" ] && "$bin" health --quiet --timeout 2000 --url "http://127.0.0.1:$port" </dev/null 2>/dev/null; then
       ok=0
       break
     fi
@@ -473,8 +486,7 @@ rollback() {
   if staged; then
     if staged_health "$OPT/$FROM/sawt"; then old="sawt $FROM is running and healthy"; else old="sawt $FROM is not healthy either: $REASON"; fi
   else
-    systemctl reset-failed sawt.service 2>/dev/null || true
-    systemctl start --no-block sawt.service
+    start_service
     if wait_service_healthy; then old="sawt $FROM is running and healthy"; else old="sawt $FROM is not healthy either: $REASON"; fi
   fi
   printf '%s: rolled back: sawt %s failed its health check (%s); %s. The failed version stays in %s for inspection.\n' \
@@ -515,7 +527,7 @@ do_install() {
     install_units "$OPT/$VERSION/systemd"
     if ! staged && ! systemctl is-active --quiet sawt.service; then
       say "starting sawt.service"
-      systemctl start --no-block sawt.service
+      start_service
       wait_service_healthy || die "sawt $VERSION is not healthy: $REASON"
     fi
     staged || systemctl start sawt-healthcheck.timer
@@ -536,8 +548,7 @@ do_install() {
     healthy=0
     staged_health "$OPT/$VERSION/sawt" || healthy=1
   else
-    systemctl reset-failed sawt.service 2>/dev/null || true
-    systemctl start --no-block sawt.service
+    start_service
     healthy=0
     wait_service_healthy || healthy=1
   fi

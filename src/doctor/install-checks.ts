@@ -191,7 +191,7 @@ export function gpuDriverCheck(dev = "/dev"): DoctorCheck {
         ? { name: "gpu-driver", status: "fail", detail: "runtime.provider = cuda, but no NVIDIA driver (no /dev/nvidia0, no nvidia-smi)", fix: "install the NVIDIA driver, or set runtime.provider = \"auto\" or \"cpu\"" }
         : { name: "gpu-driver", status: "ok", detail: "no NVIDIA driver: models run on the CPU" };
     }
-    const ungranted = nodes.filter((n) => Number(n.slice("nvidia".length)) >= GRANTED_GPUS).sort();
+    const ungranted = nodes.filter((n) => Number(n.slice("nvidia".length)) >= GRANTED_GPUS).sort((a, b) => Number(a.slice(6)) - Number(b.slice(6)));
     return ungranted.length > 0
       ? {
           name: "gpu-driver",

@@ -3,10 +3,10 @@
  * {@link TtsService}; none of them re-implements validation, voice resolution or encoding.
  */
 
-/** Output formats (D8). */
-export const AUDIO_FORMATS = ["aac", "flac", "mp3", "opus", "pcm", "wav"] as const;
-/** One output format. */
-export type AudioFormat = (typeof AUDIO_FORMATS)[number];
+import type { AudioFormat } from "../audio/formats.ts";
+
+// Output formats (D8) are declared once, with their content types, in src/audio/formats.ts.
+export { AUDIO_FORMATS, type AudioFormat } from "../audio/formats.ts";
 
 /** The spec's voices (Nouf and Atheer were removed; D1). */
 export const VOICES = ["Yara", "Sherine", "Myriam", "Yara_en"] as const;

@@ -1,0 +1,31 @@
+/**
+ * The text front-end: raw request text → bounded sentences ready for phonemisation or a
+ * character-based model. Order matters: NFKC first (so digits and presentation forms are
+ * canonical), numbers next (they contain "." and "," that must not split sentences), sentence
+ * splitting last.
+ */
+
+import { collapseWhitespace, normalizeText } from "./normalize.ts";
+import { normalizeNumbers, type NumberLanguage } from "./numbers.ts";
+import { DEFAULT_MAX_SENTENCE_CHARS, splitSentences, type Sentence } from "./sentences.ts";
+
+export { codePointLength } from "./length.ts";
+export { normalizeText } from "./normalize.ts";
+export { normalizeNumbers, normalizeNumbersEnglish, type NumberLanguage } from "./numbers.ts";
+export { splitClauses, splitSentences, DEFAULT_MAX_SENTENCE_CHARS, type Clause, type Sentence } from "./sentences.ts";
+export { createContentFilter, isBlockedContent, assertAllowedContent, DEFAULT_BLOCKED_PATTERNS, type ContentFilter } from "./blocked.ts";
+
+/** Options of {@link prepareText}. */
+export interface PrepareOptions {
+  /** Longest sentence handed on, in code points (default {@link DEFAULT_MAX_SENTENCE_CHARS}). */
+  readonly maxSentenceChars?: number;
+}
+
+/**
+ * Runs the whole front-end: normalise → read numbers in `lang` → split into sentences.
+ * Returns no sentences for text that is empty after normalisation.
+ */
+export function prepareText(raw: string, lang: NumberLanguage, options: PrepareOptions = {}): Sentence[] {
+  const text = collapseWhitespace(normalizeNumbers(normalizeText(raw), lang));
+  return splitSentences(text, options.maxSentenceChars ?? DEFAULT_MAX_SENTENCE_CHARS);
+}

@@ -35,6 +35,7 @@ NO_KEY=0
 PURGE=0
 HEALTH_TIMEOUT=${SAWT_INSTALL_HEALTH_TIMEOUT:-180}
 USER_NAME=sawt
+STARTED=""
 
 say() { printf '==> %s\n' "$*"; }
 note() { printf '    %s\n' "$*"; }
@@ -385,10 +386,10 @@ restore_database() {
 
 # ---------------------------------------------------------------- health
 
-# The last log lines of the service's most recent main process (not systemd's messages about it).
+# The service's own last log lines since start_service (not systemd's messages about it).
 service_log() {
-  pid=$(systemctl show --property=ExecMainPID --value sawt.service)
-  journalctl -u sawt.service "_PID=$pid" -n 5 -o cat --no-pager 2>/dev/null | tr '\n' ' '
+  journalctl -u sawt.service --identifier=sawt --since "@$STARTED" -o cat --no-pager 2>/dev/null | tail -n 5 | tr '\n' ' '
+
 }
 
 # Real install: `sawt health` against the service, until healthy, the unit gives up or time runs out.
@@ -398,15 +399,14 @@ wait_service_healthy() {
   while [ "$waited" -lt "$HEALTH_TIMEOUT" ]; do
     if SAWT_CONFIG=$CONF "$OPT/current/sawt" health --quiet --timeout 2000 2>/dev/null; then return 0; fi
     state=$(systemctl is-active sawt.service || true)
-    status=$(systemctl show --property=ExecMainStatus --value sawt.service)
     case $state in
       failed | inactive)
-        REASON="sawt.service is $state (exit status $status); its last log lines: $(service_log)"
+        REASON="sawt.service is $state; its last log lines: $(service_log)"
         return 1
         ;;
     esac
     if [ "$(systemctl show --property=NRestarts --value sawt.service)" != "$restarts_before" ]; then
-      REASON="sawt.service exited with status $status and systemd is restarting it; its last log lines: $(service_log)"
+      REASON="sawt.service exited and systemd is restarting it; its last log lines: $(service_log)"
       return 1
     fi
     sleep 1
@@ -418,6 +418,7 @@ wait_service_healthy() {
 
 # start_service: starts sawt.service without waiting for READY=1 (wait_service_healthy bounds it).
 start_service() {
+  STARTED=$(date +%s.%N)
   systemctl reset-failed sawt.service 2>/dev/null || true
   systemctl start --no-block sawt.service
 }

@@ -105,7 +105,7 @@ describe("bun run bundle", () => {
     const closure = debClosure(["libespeak-ng1", "espeak-ng-data"]);
     for (const name of ["libespeak-ng1", "espeak-ng-data", "libpcaudio0", "libsonic0"]) expect(closure).toContain(name);
     expect(closure).not.toContain("libelogind0"); // an alternative to libsystemd0, which conflicts with it
-  });
+  }, 60_000);
 });
 
 describe("systemd units", () => {

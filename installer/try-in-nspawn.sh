@@ -92,6 +92,18 @@ step "sawt keys list (as root: the CLI switches to the sawt user and the product
 inside sawt keys list
 inside ls -l /var/lib/sawt
 
+step "onnxruntime inside the unit's sandbox: sawt doctor run with every sawt.service setting"
+probe=$machine/etc/systemd/system/sawt-sandbox-probe.service
+sed -e 's/^Type=notify/Type=oneshot/' -e '/^NotifyAccess=/d' -e '/^WatchdogSec=/d' -e '/^Restart/d' \
+  -e 's|^ExecStart=.*|ExecStart=/opt/sawt/current/sawt doctor|' -e '/^\[Install\]/,$d' \
+  "$machine/etc/systemd/system/sawt.service" >"$probe"
+inside systemctl daemon-reload
+inside systemctl start sawt-sandbox-probe.service 2>/dev/null || echo "(doctor exits 1 when a check fails: here ffmpeg, which this bundle does not carry)"
+inside journalctl -u sawt-sandbox-probe.service -o cat --no-pager --identifier=sawt | grep -v telemetry
+echo "onnxruntime written to the unit's CacheDirectory: $(inside find /var/cache/sawt -name 'libonnxruntime*' -printf '%p %u:%g %m\n')"
+rm "$probe"
+inside systemctl daemon-reload
+
 wait_restarted() {
   before=$1
   for _ in $(seq 1 150); do

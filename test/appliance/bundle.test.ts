@@ -108,6 +108,24 @@ describe("bun run bundle", () => {
   }, 60_000);
 });
 
+describe("shell scripts", () => {
+  const scripts = ["installer/install.sh", "installer/sawt-cli.sh", "systemd/sawt-healthcheck", "installer/try-in-nspawn.sh"];
+
+  test("does parse under a strict POSIX shell (dash)", () => {
+    const dash = Bun.which("dash");
+    if (!dash) return console.warn("skipped: dash is not installed");
+    for (const script of scripts) expect(sh([dash, "-n", script]), script).toMatchObject({ code: 0, stderr: "" });
+  });
+
+  test("does pass shellcheck as POSIX sh", () => {
+    const shellcheck = Bun.which("shellcheck");
+    if (!shellcheck) return console.warn("skipped: shellcheck is not installed (Debian package shellcheck)");
+    const result = sh([shellcheck, "--shell=sh", ...scripts]);
+    expect(result.stdout).toBe("");
+    expect(result.code).toBe(0);
+  });
+});
+
 describe("systemd units", () => {
   const analyze = Bun.which("systemd-analyze");
   const stage = tempDir("sawt-units-");

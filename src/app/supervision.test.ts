@@ -20,7 +20,7 @@ function harness() {
   const asr = new EngineState("asr");
   let settle!: () => void;
   const engines = new Promise<void>((resolve) => (settle = resolve));
-  const server = { ctx: { engines: { tts, asr }, log }, engines } as unknown as RunningServer;
+  const server = { ctx: { engines: { tts, asr }, log }, enginesSettled: engines } as unknown as RunningServer;
   return { sent, notifier, tts, asr, settle, server };
 }
 
@@ -32,7 +32,7 @@ test("does send READY=1 only when the engines have settled", async () => {
   h.tts.set("ready");
   h.asr.set("failed", "no ASR pack");
   h.settle();
-  await h.server.engines;
+  await h.server.enginesSettled;
   await Bun.sleep(0);
   expect(h.sent).toEqual(["READY=1\nSTATUS=degraded: tts ready, asr failed (no ASR pack)"]);
   supervision.stopping();
@@ -40,7 +40,7 @@ test("does send READY=1 only when the engines have settled", async () => {
   supervision.close();
 });
 
-test("does withhold WATCHDOG=1 when an engine fails after being ready, but not when it never came up", async () => {
+test("does withhold WATCHDOG=1 when an engine fails after being ready, but not for one that never came up", async () => {
   const h = harness();
   h.tts.set("ready");
   h.asr.set("failed", "no ASR pack");
@@ -52,8 +52,6 @@ test("does withhold WATCHDOG=1 when an engine fails after being ready, but not w
   // Five ping intervals pass without a ping.
   await Bun.sleep(50);
   expect(pings()).toBe(frozen);
-  h.tts.set("ready");
-  await until(() => pings() > frozen);
   supervision.close();
 });
 

@@ -55,12 +55,15 @@ export function superviseServer(server: RunningServer, options: { env?: Record<s
   const stopWatchdog = interval === undefined ? () => {} : startWatchdog(notifier, interval, verdict, (reason) => log.error("watchdog withheld", { reason }));
 
   let stopped = false;
-  server.engines.then(() => {
+  // Ready once the engines settle, whatever the outcome: a failed engine is reported in STATUS= and
+  // health, where waiting would only make `systemctl start` time out.
+  const ready = () => {
     if (stopped) return;
     const status = describeEngines(engines.map((e) => e.snapshot()));
     notifier.notify(`READY=1\nSTATUS=${status}`);
     log.info("notified systemd", { state: "READY=1", status, backend: notifier.backend, watchdog_ms: interval ?? null });
-  });
+  };
+  server.enginesSettled.then(ready, ready);
   return {
     notifier,
     stopping() {

@@ -81,13 +81,25 @@ done
 echo "container systemd: $state ($(inside systemctl --version | head -n 1))"
 
 step "operator: unpack and install (as root, offline)"
-inside sh -c "cd /root && tar -xzf $bundle_name.tar.gz && ./$bundle_name/install.sh"
+inside sh -c "cd /root && tar -xzf $bundle_name.tar.gz && ./$bundle_name/install.sh" | tee "$work/install.out"
+key=$(sed -n 's/.*admin API key: \(sawt_[A-Za-z0-9_-]*\).*/\1/p' "$work/install.out")
+rm -f "$work/install.out"
 
 step "systemctl status sawt"
 inside systemctl status sawt.service --no-pager --lines=0 || true
 step "sawt health; sawt doctor"
 inside sawt health
 inside sawt doctor || true
+step "speak through the installed service (no curl in a minimal Debian: bash's /dev/tcp)"
+body='{"input":"مرحبا بكم في خدمة العملاء","voice":"Yara","response_format":"wav"}'
+length=$(printf '%s' "$body" | wc -c)
+# shellcheck disable=SC2016 # expanded by the bash inside the container
+inside bash -c 'exec 3<>/dev/tcp/127.0.0.1/8080
+  printf "POST /v1/tts/audio/speech HTTP/1.1\r\nHost: localhost\r\nX-API-Key: %s\r\nContent-Type: application/json\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s" "$1" "$2" "$3" >&3
+  cat <&3 >/tmp/speech.http
+  sed -n "1p; /^[Xx]-[Tt][Tt][Ss]-/p; /^[Cc]ontent-[Tt]ype/p" /tmp/speech.http | tr -d "\r"
+  echo "response: $(wc -c </tmp/speech.http) bytes, RIFF/WAVE body: $(grep -c -a "WAVEfmt" /tmp/speech.http)"' speak "$key" "$length" "$body"
+
 step "sawt keys list (as root: the CLI switches to the sawt user and the production config)"
 inside sawt keys list
 inside ls -l /var/lib/sawt

@@ -92,8 +92,9 @@ through Sawt's TTS service in-process (\`pcm\`) and sherpa-onnx-node 1.13.8's \`
 (VITS config, system espeak-ng-data, \`maxNumSentences\` 1), 1 ONNX thread each, median of ${RUNS} runs
 after ${WARMUP} warm-up. Both phonemise Arabic with espeak-ng and run one inference per sentence; the
 audio length columns show they fed the model comparable ids (the tone voice's audio length is
-its id count; Sawt adds 0.2 s of silence between sentences, sherpa-onnx none here). The tone model is nearly free, so
-this compares the two engines' text-to-ids and serving cost, not neural inference.
+its id count; Sawt adds 0.2 s of silence between sentences, sherpa-onnx none here). The tone
+model is nearly free, so this compares the two engines' text-to-ids and serving cost, not
+neural inference.
 `;
   if (!sherpa.ok) {
     console.log(`${head}\nsherpa-onnx-node: not measured: ${sherpa.reason}\n\n| input | Sawt (ms) | Sawt audio (s) |\n|---|---:|---:|\n${INPUTS.map(([name], i) => `| ${name} | ${sawt[i]!.ms.toFixed(2)} | ${sawt[i]!.seconds.toFixed(2)} |`).join("\n")}\n`);

@@ -69,7 +69,7 @@ for (const repeat of [1, 4, 16]) {
 port.close();
 await sawt.stop();
 
-console.log(`## gRPC streaming TTS (SynthesizeOnline)
+console.log(`## gRPC streaming TTS: SynthesizeOnline (grpc-stream.bench.ts)
 
 Arabic IVR sentences over a real gRPC connection to \`sawt serve\` (no packs installed: the built-in
 espeak-ng engine speaks), s16le PCM, median of ${RUNS} runs each. The floor is a unary Synthesize of

@@ -6,12 +6,14 @@
 import type { Database } from "bun:sqlite";
 import type { SawtConfig } from "../config/config.ts";
 import { Detail } from "../errors/taxonomy.ts";
+import type { AsrService } from "../asr/types.ts";
 import { log, type Logger } from "../log/logger.ts";
 import { Admission } from "../runtime/admission.ts";
 import { EngineState } from "../runtime/engine-state.ts";
 import { openDatabase } from "../store/database.ts";
 import { KeyStore } from "../store/keys.ts";
 import { RateLimiter } from "../store/rate-limits.ts";
+import type { TtsService } from "../tts/types.ts";
 
 /** Shared state of one Sawt process. */
 export interface AppContext {
@@ -22,6 +24,10 @@ export interface AppContext {
   readonly engines: { readonly tts: EngineState; readonly asr: EngineState };
   readonly admission: { readonly tts: Admission; readonly asr: Admission };
   readonly log: Logger;
+  /** The TTS service, set by startEngines once it is built; REST answers 503 until then. */
+  tts?: TtsService;
+  /** The ASR service, set by startEngines once it is built; REST answers 503 until then. */
+  asr?: AsrService;
   /** Set when shutdown begins. */
   shuttingDown: boolean;
 }

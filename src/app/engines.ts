@@ -6,17 +6,19 @@
 import type { AppContext } from "./context.ts";
 import { chooseDevice } from "../runtime/devices.ts";
 import { useDevice } from "../runtime/sessions.ts";
+import { startAsrEngine, stopAsrEngine } from "../asr/engine.ts";
 
 /** Starts every engine; resolves when each is ready or failed. */
 export async function startEngines(ctx: AppContext): Promise<void> {
   const device = await chooseDevice(ctx.config.runtime.provider, ctx.config.runtime.intra_op_threads);
   useDevice(device);
   ctx.log.info("device", { provider: device.provider, reason: device.reason, gpus: device.gpus.length, threads: device.intraOpThreads });
-  for (const engine of [ctx.engines.tts, ctx.engines.asr]) {
-    engine.setDetails({ provider: device.provider });
-    engine.set("ready");
-  }
+  ctx.engines.tts.setDetails({ provider: device.provider });
+  ctx.engines.tts.set("ready");
+  await startAsrEngine(ctx);
 }
 
 /** Releases engine resources at shutdown. */
-export async function stopEngines(_ctx: AppContext): Promise<void> {}
+export async function stopEngines(ctx: AppContext): Promise<void> {
+  await stopAsrEngine(ctx);
+}

@@ -1,0 +1,129 @@
+/**
+ * Builds the ASR engine from the installed packs: loads them (broken ones reported and skipped),
+ * picks the default recogniser and the dialect routes from config, warms every session, and hands
+ * back the service plus the details health endpoints show. Used by the server's engine start-up
+ * and by the offline `sawt asr` command alike.
+ */
+import type { AppContext } from "../app/context.ts";
+import { setFfmpegConcurrency } from "../audio/ffmpeg.ts";
+import type { SawtConfig } from "../config/config.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Admission } from "../runtime/admission.ts";
+import { loadAsrPacks, type LoadedAsrPacks } from "./packs.ts";
+import { ASR_SAMPLE_RATE, VAD_WINDOW, type Recognizer } from "./recognizer.ts";
+import { AsrEngineService } from "./service.ts";
+
+/** Why the engine is unavailable when no recogniser pack is installed. */
+export const NO_ASR_PACK = "no ASR model pack installed";
+
+/** A built engine, or why none could be built. */
+export type AsrEngineResult =
+  | { readonly ok: true; readonly service: AsrEngineService; readonly details: Record<string, unknown>; release(): Promise<void> }
+  | { readonly ok: false; readonly reason: string; readonly details: Record<string, unknown> };
+
+/** Parses `dialect=pack` entries of `asr.dialect_packs`. */
+export function parseDialectPacks(entries: readonly string[]): Map<string, string> {
+  const routes = new Map<string, string>();
+  for (const entry of entries) {
+    const [dialect, pack] = entry.split("=", 2);
+    if (dialect && pack) routes.set(dialect.trim(), pack.trim());
+  }
+  return routes;
+}
+
+async function warmUp(packs: LoadedAsrPacks): Promise<void> {
+  // Quiet noise rather than zeros: some exports special-case all-zero input.
+  const audio = new Float32Array(ASR_SAMPLE_RATE / 2);
+  for (let i = 0; i < audio.length; i++) audio[i] = 1e-3 * Math.sin(i * 0.37);
+  for (const recognizer of packs.recognizers.values()) await recognizer.recognize(audio);
+  if (packs.vad) await packs.vad.createStream().probability(audio.subarray(0, VAD_WINDOW));
+  if (packs.dialect) await packs.dialect.identify(audio);
+}
+
+/** Loads packs under `config.paths.models_dir` and builds the service. */
+export async function buildAsrEngine(config: SawtConfig, admission: Admission, log: Logger): Promise<AsrEngineResult> {
+  setFfmpegConcurrency(config.asr.ffmpeg_concurrency);
+  const packs = await loadAsrPacks(config.paths.models_dir);
+  for (const broken of packs.broken) log.warn("asr pack unusable, skipped", { pack: broken.pack, family: broken.family, reason: broken.reason });
+  const details: Record<string, unknown> = {
+    enabled: packs.recognizers.size > 0,
+    packs: packs.packs.map((p) => ({ name: p.name, family: p.family, role: p.role })),
+    vad: packs.vad ? `silero (${packs.vad.name})` : "energy",
+    dialect_id: packs.dialect?.name ?? null,
+    broken_packs: packs.broken,
+  };
+  const fail = async (reason: string): Promise<AsrEngineResult> => {
+    await packs.release();
+    return { ok: false, reason, details };
+  };
+  if (packs.recognizers.size === 0) return fail(NO_ASR_PACK);
+  const wanted = config.asr.pack;
+  const fallback = packs.recognizers.values().next().value as Recognizer;
+  const defaultRecognizer = wanted === "" ? fallback : packs.recognizers.get(wanted);
+  if (defaultRecognizer === undefined) return fail(`asr.pack ${JSON.stringify(wanted)} is not an installed recogniser pack`);
+  const dialectRoutes = new Map<string, Recognizer>();
+  const ignored: string[] = [];
+  for (const [dialect, pack] of parseDialectPacks(config.asr.dialect_packs)) {
+    const recognizer = packs.recognizers.get(pack);
+    if (recognizer) dialectRoutes.set(dialect, recognizer);
+    else ignored.push(`${dialect}=${pack}`);
+  }
+  if (ignored.length > 0) log.warn("asr dialect routes to packs that are not installed, ignored", { routes: ignored });
+  if (dialectRoutes.size > 0 && !packs.dialect) log.warn("asr dialect routes configured but no dialect-id pack is installed");
+  Object.assign(details, {
+    recognizer: defaultRecognizer.name,
+    provider: defaultRecognizer.provider,
+    dialect_packs: Object.fromEntries([...dialectRoutes].map(([d, r]) => [d, r.name])),
+    ...(ignored.length > 0 ? { dialect_packs_ignored: ignored } : {}),
+  });
+  try {
+    await warmUp(packs);
+  } catch (error) {
+    log.error("asr warm-up failed", { error: error instanceof Error ? error.message.split("\n")[0] : String(error) });
+    return fail("ASR model warm-up failed");
+  }
+  const service = new AsrEngineService({
+    packs,
+    defaultRecognizer,
+    dialectRoutes,
+    admission,
+    decode: { maxDurationSeconds: config.asr.max_duration_s, timeoutMs: config.asr.ffmpeg_timeout_ms },
+  });
+  return { ok: true, service, details, release: () => packs.release() };
+}
+
+const running = new WeakMap<AppContext, () => Promise<void>>();
+
+/**
+ * Starts the ASR engine of a running server: sets `ctx.asr` and the engine state to ready, or
+ * marks the engine failed with the reason. Without any recogniser pack the engine reports
+ * `enabled: false`, so readiness does not wait for it.
+ */
+export async function startAsrEngine(ctx: AppContext): Promise<void> {
+  const state = ctx.engines.asr;
+  let result: AsrEngineResult;
+  try {
+    result = await buildAsrEngine(ctx.config, ctx.admission.asr, ctx.log.child({ engine: "asr" }));
+  } catch (error) {
+    ctx.log.error("asr engine failed to start", { error: error instanceof Error ? error.message.split("\n")[0] : String(error) });
+    state.set("failed", "ASR engine failed to start");
+    return;
+  }
+  state.setDetails(result.details);
+  if (!result.ok) {
+    ctx.log.warn("asr engine unavailable", { reason: result.reason });
+    state.set("failed", result.reason);
+    return;
+  }
+  running.set(ctx, result.release);
+  ctx.asr = result.service;
+  ctx.log.info("asr engine ready", { recognizer: result.details.recognizer, vad: result.details.vad, broken: (result.details.broken_packs as unknown[]).length });
+  state.set("ready");
+}
+
+/** Releases the ASR engine's sessions. */
+export async function stopAsrEngine(ctx: AppContext): Promise<void> {
+  const release = running.get(ctx);
+  running.delete(ctx);
+  await release?.();
+}

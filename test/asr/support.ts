@@ -67,7 +67,7 @@ export const ENCODINGS: Readonly<Record<string, readonly string[]>> = {
   mpga: ["-c:a", "libmp3lame", "-b:a", "128k", "-f", "mp3"],
   mp4: ["-c:a", "aac", "-b:a", "128k", "-f", "mp4"],
   m4a: ["-c:a", "aac", "-b:a", "128k", "-f", "ipod"],
-  mpeg: ["-c:a", "mp2", "-b:a", "192k", "-f", "mpeg"],
+  mpeg: ["-c:a", "mp2", "-b:a", "128k", "-f", "mpeg"],
   ogg: ["-c:a", "libvorbis", "-q:a", "6", "-f", "ogg"],
   webm: ["-c:a", "libopus", "-b:a", "96k", "-f", "webm"],
   flac: ["-c:a", "flac", "-f", "flac"],

@@ -35,6 +35,8 @@ export interface WhisperScript {
   readonly nMels?: 80 | 128;
   readonly nTextCtx?: number;
   readonly chunkBytes?: number;
+  /** Encoder metadata replacing the defaults (e.g. an English-only export). */
+  readonly metadata?: Readonly<Record<string, string | number>>;
 }
 
 /** The pair's vocabulary: byte pieces, then Whisper's special tokens in their usual order. */
@@ -140,6 +142,7 @@ export function whisperMetadata(script: WhisperScript, vocab: WhisperVocab): Rec
     sot_prev: vocab.sotPrev,
     sot_lm: vocab.sotLm,
     no_timestamps: vocab.noTimestamps,
+    ...script.metadata,
   };
 }
 

@@ -5,7 +5,7 @@
 import type { SawtConfig } from "../config/config.ts";
 import { grpcRegistrars } from "../grpc/registrars.ts";
 import { startGrpcServer, stopGrpcServer, type BoundGrpcServer } from "../grpc/server.ts";
-import { createHttpApp } from "../http/app.ts";
+import { createHttpApp, httpListenOptions } from "../http/app.ts";
 import { httpPlugins } from "../http/plugins.ts";
 import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
@@ -23,7 +23,7 @@ export interface RunningServer {
 export async function startServer(config: SawtConfig): Promise<RunningServer> {
   const ctx = createAppContext(config);
   const app = createHttpApp(ctx, httpPlugins);
-  app.listen({ hostname: config.server.host, port: config.server.http_port, maxRequestBodySize: 101 * 1024 * 1024 });
+  app.listen(httpListenOptions(config));
   const httpPort = app.server!.port!;
   let asr: BoundGrpcServer;
   let tts: BoundGrpcServer;

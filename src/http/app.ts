@@ -1,11 +1,15 @@
 /**
  * The Elysia application: request ids, error mapping, request logging and the feature plugins.
  * Each feature contributes a plugin (`src/<feature>/http.ts`); this file only composes them and
- * owns what is shared by every route.
+ * owns what is shared by every route: an `X-Request-ID` on every response (D9), errors rendered
+ * once in the spec's shapes (404 and 405 included, D12), and one log line per request that names
+ * the key by id only (D18).
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../app/context.ts";
-import { AppError } from "../errors/taxonomy.ts";
+import type { SawtConfig } from "../config/config.ts";
+import { AppError, Detail } from "../errors/taxonomy.ts";
+import { requestKeyId } from "./auth.ts";
 import { errorBody, errorHeaders } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
 import { requestIdFor } from "./request-id.ts";
@@ -16,11 +20,22 @@ export type FeaturePlugin = (ctx: AppContext) => Elysia<any, any, any, any, any,
 /** Observes each finished request (metrics). */
 export type RequestObserver = (info: { method: string; route: string; status: number; seconds: number }) => void;
 
+/**
+ * Options for `app.listen`. Bun's own body-size limit would answer 413 itself, without the
+ * request id or the spec's body, so it is lifted: every route reads its body through a limit of
+ * its own (JSON: server.max_json_bytes; uploads: asr.max_upload_mb, checked while streaming).
+ * `development: false` keeps Bun from ever serving its error page with a stack trace.
+ */
+export function httpListenOptions(config: SawtConfig) {
+  return { hostname: config.server.host, port: config.server.http_port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, development: false };
+}
+
 const started = new WeakMap<Request, number>();
 
 /** Builds the HTTP app from the shared context and feature plugins. */
 export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[] = [], observe?: RequestObserver) {
   const routeTable: Array<{ method: string; pattern: RegExp }> = [];
+  const allowed = (path: string) => [...new Set(routeTable.filter((r) => r.pattern.test(path)).map((r) => r.method))];
   const app = new Elysia({ name: "sawt" })
     .onRequest(({ request, set }) => {
       started.set(request, performance.now());
@@ -30,13 +45,18 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
       let appError: AppError;
       if (error instanceof AppError) appError = error;
       else if (code === "NOT_FOUND") {
-        const other = routeTable.some((r) => r.method !== request.method && r.pattern.test(path));
-        appError = other ? new AppError("method_not_allowed", "Method Not Allowed") : new AppError("not_found", "Not Found");
+        const methods = allowed(path);
+        if (methods.length > 0 && !methods.includes(request.method)) {
+          if (methods.includes("GET")) methods.push("HEAD");
+          set.headers["allow"] = methods.join(", ");
+          appError = new AppError("method_not_allowed", "Method Not Allowed");
+        } else appError = new AppError("not_found", "Not Found");
       } else if (code === "PARSE") appError = new AppError("bad_request", "Malformed request body");
-      else if (code === "VALIDATION") appError = new AppError("validation", "Request validation failed", { fields: [{ field: "body", message: "invalid request" }] });
+      else if (code === "VALIDATION") appError = new AppError("validation", Detail.validationFailed, { fields: [{ field: "body", message: "invalid request" }] });
       else {
+        // The detail never carries the message: it may name paths or echo input. The log has it.
         ctx.log.error("unhandled error", { request_id: set.headers["x-request-id"], error: error instanceof Error ? error : String(error) });
-        appError = new AppError("internal", "Internal server error");
+        appError = new AppError("internal", Detail.internal);
       }
       set.status = appError.status;
       Object.assign(set.headers, errorHeaders(appError), { "content-type": "application/json" });
@@ -54,13 +74,14 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
         route: routeName,
         path: routeName === "unmatched" ? undefined : path,
         status,
+        key_id: requestKeyId(request),
         ms: Math.round(seconds * 1000),
       });
     })
     .use(healthRoutes(ctx));
   for (const plugin of plugins) app.use(plugin(ctx));
   for (const route of app.routes) {
-    const pattern = new RegExp(`^${route.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}$`);
+    const pattern = new RegExp(`^${route.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`);
     routeTable.push({ method: route.method, pattern });
   }
   return app;

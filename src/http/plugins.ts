@@ -1,5 +1,9 @@
 /** The feature plugins mounted on the HTTP app, in order. */
+import { asrRoutes } from "../asr/http.ts";
+import { ttsRoutes } from "../tts/http.ts";
 import type { FeaturePlugin } from "./app.ts";
+import { docsRoutes } from "./docs.ts";
+import { legacyRoutes } from "./legacy.ts";
 
 /** Every feature's HTTP plugin. */
-export const httpPlugins: readonly FeaturePlugin[] = [];
+export const httpPlugins: readonly FeaturePlugin[] = [ttsRoutes, asrRoutes, legacyRoutes, docsRoutes];

@@ -1,0 +1,65 @@
+import { describe, expect, test } from "bun:test";
+import { renderSrt, renderTranscript, renderVtt, subtitleTime } from "./formats.ts";
+import type { Transcript } from "./types.ts";
+
+const TRANSCRIPT: Transcript = {
+  text: "السلام عليكم كيف أقدر أساعدك",
+  language: "ar",
+  dialect: "ar-najdi",
+  duration: 4.25,
+  segments: [
+    { id: 0, start: 0, end: 1.5004, text: " السلام عليكم " },
+    { id: 1, start: 1.5, end: 4.2496, text: "كيف أقدر\n\n أساعدك", words: [{ word: "كيف", start: 1.5, end: 2 }] },
+  ],
+};
+
+describe("subtitle times", () => {
+  test("does format hours, minutes, seconds and rounded milliseconds", () => {
+    expect(subtitleTime(0, ",")).toBe("00:00:00,000");
+    expect(subtitleTime(3661.0006, ",")).toBe("01:01:01,001");
+    expect(subtitleTime(59.9996, ".")).toBe("00:01:00.000");
+    expect(subtitleTime(360000, ".")).toBe("100:00:00.000");
+    expect(subtitleTime(-1, ".")).toBe("00:00:00.000");
+  });
+});
+
+describe("srt and vtt", () => {
+  test("does number SRT cues and keep each cue free of blank lines", () => {
+    expect(renderSrt(TRANSCRIPT)).toBe(
+      "1\n00:00:00,000 --> 00:00:01,500\nالسلام عليكم\n\n2\n00:00:01,500 --> 00:00:04,250\nكيف أقدر\nأساعدك\n",
+    );
+  });
+
+  test("does write a WEBVTT header and escape markup characters", () => {
+    const withMarkup: Transcript = { ...TRANSCRIPT, segments: [{ id: 0, start: 0, end: 1, text: "a < b & c > d" }] };
+    expect(renderVtt(withMarkup)).toBe("WEBVTT\n\n00:00:00.000 --> 00:00:01.000\na &lt; b &amp; c &gt; d\n");
+  });
+
+  test("does make one cue over the whole audio when there are no segments", () => {
+    const flat: Transcript = { ...TRANSCRIPT, segments: [] };
+    expect(renderSrt(flat)).toBe(`1\n00:00:00,000 --> 00:00:04,250\n${TRANSCRIPT.text}\n`);
+    expect(renderVtt({ ...flat, text: "" })).toBe("WEBVTT\n");
+  });
+});
+
+describe("renderTranscript", () => {
+  test("does render json with exactly text, language, dialect and duration", () => {
+    const out = renderTranscript(TRANSCRIPT, "json");
+    expect(out.contentType).toBe("application/json");
+    expect(JSON.parse(out.body)).toEqual({ text: TRANSCRIPT.text, language: "ar", dialect: "ar-najdi", duration: 4.25 });
+  });
+
+  test("does add segments with words to verbose_json", () => {
+    const body = JSON.parse(renderTranscript(TRANSCRIPT, "verbose_json").body);
+    expect(body.segments).toHaveLength(2);
+    expect(body.segments[1].words).toEqual([{ word: "كيف", start: 1.5, end: 2 }]);
+    expect(body.segments[0].words).toBeUndefined();
+    expect(body.dialect).toBe("ar-najdi");
+  });
+
+  test("does answer text, srt and vtt with their content types", () => {
+    expect(renderTranscript(TRANSCRIPT, "text")).toEqual({ body: `${TRANSCRIPT.text}\n`, contentType: "text/plain; charset=utf-8" });
+    expect(renderTranscript(TRANSCRIPT, "srt").contentType).toStartWith("application/x-subrip");
+    expect(renderTranscript(TRANSCRIPT, "vtt").contentType).toStartWith("text/vtt");
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * Renders a {@link Transcript} in the response formats of D14: json, text, verbose_json, srt and
+ * vtt. Transport-free, so REST and the CLI render alike. Subtitle cues come from the transcript's
+ * segments; a transcript without segments becomes one cue over the whole audio.
+ */
+import type { Transcript, TranscriptFormat, TranscriptSegment } from "./types.ts";
+
+/** A rendered transcript. */
+export interface RenderedTranscript {
+  readonly body: string;
+  readonly contentType: string;
+}
+
+/** `HH:MM:SS<sep>mmm` for a time in seconds (hours grow past 99 when they must). */
+export function subtitleTime(seconds: number, separator: "," | "."): string {
+  const totalMs = Math.max(0, Math.round((Number.isFinite(seconds) ? seconds : 0) * 1000));
+  const ms = totalMs % 1000;
+  const s = Math.floor(totalMs / 1000) % 60;
+  const m = Math.floor(totalMs / 60_000) % 60;
+  const h = Math.floor(totalMs / 3_600_000);
+  const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+  return `${pad(h)}:${pad(m)}:${pad(s)}${separator}${pad(ms, 3)}`;
+}
+
+/** Cue text: no blank lines (they end a cue), no surrounding whitespace. */
+function cueText(text: string): string {
+  return text
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0)
+    .join("\n");
+}
+
+function cues(transcript: Transcript): TranscriptSegment[] {
+  const segments = transcript.segments.length > 0 ? transcript.segments : [{ id: 0, start: 0, end: transcript.duration, text: transcript.text }];
+  return segments.filter((segment) => cueText(segment.text).length > 0);
+}
+
+/** SubRip: numbered cues, `00:00:01,500 --> 00:00:03,000`, blank line between cues. */
+export function renderSrt(transcript: Transcript): string {
+  return cues(transcript)
+    .map((cue, index) => `${index + 1}\n${subtitleTime(cue.start, ",")} --> ${subtitleTime(Math.max(cue.start, cue.end), ",")}\n${cueText(cue.text)}\n`)
+    .join("\n");
+}
+
+/** WebVTT: `WEBVTT` header, `00:00:01.500 --> 00:00:03.000` cues; `&`, `<`, `>` escaped as the format requires. */
+export function renderVtt(transcript: Transcript): string {
+  const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const body = cues(transcript)
+    .map((cue) => `${subtitleTime(cue.start, ".")} --> ${subtitleTime(Math.max(cue.start, cue.end), ".")}\n${escape(cueText(cue.text))}\n`)
+    .join("\n");
+  return body.length > 0 ? `WEBVTT\n\n${body}` : "WEBVTT\n";
+}
+
+/** The json body of D14: `{text, language, dialect, duration}`. */
+export function transcriptJson(transcript: Transcript): Record<string, unknown> {
+  return { text: transcript.text, language: transcript.language, dialect: transcript.dialect, duration: transcript.duration };
+}
+
+/** The verbose_json body: json plus segments (with words when the model gave them). */
+export function transcriptVerboseJson(transcript: Transcript): Record<string, unknown> {
+  return {
+    task: "transcribe",
+    ...transcriptJson(transcript),
+    segments: transcript.segments.map((segment) => ({
+      id: segment.id,
+      start: segment.start,
+      end: segment.end,
+      text: segment.text,
+      ...(segment.words ? { words: segment.words.map((w) => ({ word: w.word, start: w.start, end: w.end })) } : {}),
+    })),
+  };
+}
+
+/** Renders `transcript` in `format`. */
+export function renderTranscript(transcript: Transcript, format: TranscriptFormat): RenderedTranscript {
+  switch (format) {
+    case "json":
+      return { body: JSON.stringify(transcriptJson(transcript)), contentType: "application/json" };
+    case "verbose_json":
+      return { body: JSON.stringify(transcriptVerboseJson(transcript)), contentType: "application/json" };
+    case "text":
+      return { body: `${transcript.text}\n`, contentType: "text/plain; charset=utf-8" };
+    case "srt":
+      return { body: renderSrt(transcript), contentType: "application/x-subrip; charset=utf-8" };
+    case "vtt":
+      return { body: renderVtt(transcript), contentType: "text/vtt; charset=utf-8" };
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * REST front door of ASR: POST /v1/asr/audio/transcriptions, POST /v1/asr/transcribe (the same,
+ * D14) and the alias /v1/audio/transcriptions (D16). The upload streams to a private temp file
+ * (./upload.ts), the form fields are validated by the one schema, the engine gate admits, the
+ * service transcribes, the result is rendered in the requested format. The temp file is deleted
+ * in every outcome (D18).
+ */
+import { Elysia } from "elysia";
+import type { OpenAPIV3 } from "openapi-types";
+import type { AppContext } from "../app/context.ts";
+import { authorize } from "../http/auth.ts";
+import { readyAsr } from "../http/engines.ts";
+import { authedOperation, AUTHED_HEADERS, ref } from "../http/openapi.ts";
+import { renderTranscript } from "./formats.ts";
+import { parseTranscriptionForm } from "./schema.ts";
+import type { TranscriptFormat } from "./types.ts";
+import { receiveUpload, sweepStaleUploads } from "./upload.ts";
+
+/** How a transcription route reads its request. */
+export interface TranscribeOptions {
+  /** Names the file part may have (legacy v1 also accepts `audio`). */
+  readonly fileFields?: readonly string[];
+  /** Format to answer in regardless of the form (legacy v1 answers json). */
+  readonly format?: TranscriptFormat;
+  /** Headers every response of the route carries (deprecation notices). */
+  readonly headers?: Record<string, string>;
+}
+
+/** Handles one transcription request end to end; shared by the current and legacy routes. */
+export async function transcribeRequest(ctx: AppContext, request: Request, set: { headers: Record<string, unknown> }, options: TranscribeOptions = {}): Promise<Response> {
+  Object.assign(set.headers, options.headers);
+  const caller = authorize(ctx, request, set);
+  const upload = await receiveUpload(request, { dataDir: ctx.config.paths.data_dir, maxUploadMb: ctx.config.asr.max_upload_mb, fileFields: options.fileFields });
+  try {
+    const form = parseTranscriptionForm(upload.fields);
+    const transcript = await readyAsr(ctx).transcribeFile(upload.path, { signal: request.signal, keyId: caller.key.id });
+    const rendered = renderTranscript(transcript, options.format ?? form.responseFormat);
+    return new Response(rendered.body, { headers: { "content-type": rendered.contentType, "cache-control": "no-store" } });
+  } finally {
+    await upload.remove();
+  }
+}
+
+const EXAMPLE_TRANSCRIPT = { text: "السلام عليكم، أبي أعرف وين وصل طلبي", language: "ar", dialect: "ar-najdi", duration: 3.2 };
+
+/** The multipart request body of the transcription routes. */
+export const TRANSCRIPTION_BODY: OpenAPIV3.RequestBodyObject = {
+  required: true,
+  content: {
+    "multipart/form-data": {
+      schema: ref("schemas", "TranscriptionRequest"),
+      encoding: { file: { contentType: "audio/*" } },
+    },
+  },
+};
+
+const TRANSCRIPTION_SUCCESS: OpenAPIV3.ResponseObject = {
+  description: "The transcript in the requested format (json by default). Dialectal spelling is kept.",
+  headers: AUTHED_HEADERS,
+  content: {
+    "application/json": {
+      schema: { oneOf: [ref("schemas", "Transcription"), ref("schemas", "VerboseTranscription")] },
+      example: EXAMPLE_TRANSCRIPT,
+    },
+    "text/plain": { schema: { type: "string" }, example: `${EXAMPLE_TRANSCRIPT.text}\n` },
+    "application/x-subrip": { schema: { type: "string" }, example: `1\n00:00:00,000 --> 00:00:03,200\n${EXAMPLE_TRANSCRIPT.text}\n` },
+    "text/vtt": { schema: { type: "string" }, example: `WEBVTT\n\n00:00:00.000 --> 00:00:03.200\n${EXAMPLE_TRANSCRIPT.text}\n` },
+  },
+};
+
+function transcriptionOperation(operationId: string, summary: string, note: string): OpenAPIV3.OperationObject {
+  return authedOperation({
+    operationId,
+    summary,
+    description:
+      `${note}Upload one audio file (${"flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm"}; at most 100 MB, refused with 413 while it streams). ` +
+      "The dialect (Najdi, Hejazi, Qassimi, Egyptian, Levantine) is detected; `language` may only be `ar`. " +
+      "Corrupt or unreadable audio is 400 `Couldn't transcribe the file: <reason>`. Audio is deleted after processing.",
+    tags: ["ASR"],
+    requestBody: TRANSCRIPTION_BODY,
+    success: { "200": TRANSCRIPTION_SUCCESS },
+    errors: [400, 413, 422, 503, 504],
+  });
+}
+
+/** The ASR REST plugin. Deletes uploads a previous process left behind. */
+export function asrRoutes(ctx: AppContext) {
+  const removed = sweepStaleUploads(ctx.config.paths.data_dir);
+  if (removed > 0) ctx.log.warn("removed stale uploads", { count: removed });
+  return new Elysia({ name: "asr-http" })
+    .post("/v1/asr/audio/transcriptions", ({ request, set }) => transcribeRequest(ctx, request, set), {
+      parse: "none",
+      detail: transcriptionOperation("createTranscription", "Transcribe audio", ""),
+    })
+    .post("/v1/asr/transcribe", ({ request, set }) => transcribeRequest(ctx, request, set), {
+      parse: "none",
+      detail: transcriptionOperation("transcribe", "Transcribe audio (second route)", "Behaves exactly like POST /v1/asr/audio/transcriptions.\n\n"),
+    })
+    .post("/v1/audio/transcriptions", ({ request, set }) => transcribeRequest(ctx, request, set), {
+      parse: "none",
+      detail: transcriptionOperation("createTranscriptionAlias", "Transcribe audio (released v2 path, alias)", "Alias of POST /v1/asr/audio/transcriptions.\n\n"),
+    });
+}

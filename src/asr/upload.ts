@@ -1,0 +1,154 @@
+/**
+ * Receives an audio upload (multipart `file` part plus small form fields) straight to a private
+ * temporary file under `<data_dir>/tmp/`: random name, mode 0600, written chunk by chunk as the
+ * socket delivers it, never held whole in memory. Limits are enforced while streaming: a declared
+ * Content-Length over the limit is refused before reading, the file part is refused (413) as soon
+ * as it crosses the limit, and a disallowed extension is refused when its part headers arrive.
+ * Whatever happens, the caller's `remove()` (or a failure here) deletes the file (D18).
+ */
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { rm, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { extname, join } from "node:path";
+import { AppError, Detail } from "../errors/taxonomy.ts";
+import { declaredLength, formatCount } from "../http/body.ts";
+import { multipartBoundary, readMultipart, type PartSink } from "../http/multipart.ts";
+import { UPLOAD_EXTENSIONS } from "./types.ts";
+
+const MB = 1024 * 1024;
+/** Room for form fields and multipart framing on top of the file limit. */
+const FORM_OVERHEAD_BYTES = MB;
+const MAX_FIELD_BYTES = 64 * 1024;
+const TEMP_PREFIX = "upload-";
+
+/** A received upload; `remove()` must be called in every outcome. */
+export interface Upload {
+  /** Path of the private temporary file. */
+  readonly path: string;
+  readonly filename: string;
+  /** Lower-case extension without the dot. */
+  readonly extension: string;
+  readonly bytes: number;
+  /** Form fields other than the file (last value wins). */
+  readonly fields: Readonly<Record<string, string>>;
+  remove(): Promise<void>;
+}
+
+/** How to receive an upload. */
+export interface UploadOptions {
+  /** Sawt's data directory; files go to `<dataDir>/tmp/`. */
+  readonly dataDir: string;
+  readonly maxUploadMb: number;
+  /** Names of the file part, first preferred (legacy v1 also accepted `audio`). */
+  readonly fileFields?: readonly string[];
+}
+
+/** The 413 for an upload over the limit. */
+export function uploadTooLarge(maxUploadMb: number): AppError {
+  return new AppError("payload_too_large", `File exceeds maximum size of ${formatCount(maxUploadMb)} MB`);
+}
+
+/** The private temp directory for uploads (created 0700). */
+export function uploadDir(dataDir: string): string {
+  const dir = join(dataDir, "tmp");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/** Deletes uploads left behind by a process that died mid-request; returns how many. */
+export function sweepStaleUploads(dataDir: string): number {
+  const dir = uploadDir(dataDir);
+  let removed = 0;
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(TEMP_PREFIX)) continue;
+    rmSync(join(dir, name), { force: true });
+    removed++;
+  }
+  return removed;
+}
+
+/** The allowed extension of `filename`, or undefined. */
+export function allowedExtension(filename: string): string | undefined {
+  const ext = extname(filename).slice(1).toLowerCase();
+  return (UPLOAD_EXTENSIONS as readonly string[]).includes(ext) ? ext : undefined;
+}
+
+/** Streams the request's multipart body to a temp file. Throws AppError 400/413 (file removed). */
+export async function receiveUpload(request: Request, options: UploadOptions): Promise<Upload> {
+  const maxFileBytes = options.maxUploadMb * MB;
+  const fileFields = options.fileFields ?? ["file"];
+  const boundary = multipartBoundary(request.headers.get("content-type"));
+  if (boundary === undefined) throw new AppError("bad_request", "Content-Type must be multipart/form-data");
+  const declared = declaredLength(request);
+  if (declared !== undefined && declared > maxFileBytes + FORM_OVERHEAD_BYTES) throw uploadTooLarge(options.maxUploadMb);
+  if (request.body === null) throw new AppError("bad_request", Detail.noFile);
+
+  const dir = uploadDir(options.dataDir);
+  const fields: Record<string, string> = {};
+  let file: { path: string; filename: string; extension: string; bytes: number } | undefined;
+  let writer: ReturnType<ReturnType<typeof Bun.file>["writer"]> | undefined;
+  let fieldBytes = 0;
+
+  const fileSink = async (filename: string): Promise<PartSink> => {
+    if (file !== undefined) throw new AppError("bad_request", "Only one file may be uploaded");
+    if (filename.trim().length === 0) throw new AppError("bad_request", Detail.noFile);
+    const extension = allowedExtension(filename);
+    if (extension === undefined) throw new AppError("bad_request", Detail.invalidFileType);
+    const path = join(dir, `${TEMP_PREFIX}${randomBytes(16).toString("hex")}.${extension}`);
+    // Created 0600 first (the writer would use the umask's mode), then written through a Bun
+    // FileSink flushed per chunk: node's FileHandle.write retains each chunk until it completes,
+    // which let a 100 MB upload grow the heap by about half its size.
+    await writeFile(path, "", { flag: "wx", mode: 0o600 });
+    const current = (file = { path, filename, extension, bytes: 0 });
+    const sink = (writer = Bun.file(path).writer({ highWaterMark: 1024 * 1024 }));
+    return {
+      write: async (chunk) => {
+        current.bytes += chunk.byteLength;
+        if (current.bytes > maxFileBytes) throw uploadTooLarge(options.maxUploadMb);
+        sink.write(chunk);
+        await sink.flush();
+      },
+      end: async () => {
+        writer = undefined;
+        await sink.end();
+      },
+    };
+  };
+
+  const fieldSink = (name: string): PartSink => {
+    // Field values are small by nature (language, response_format, model); caps keep them so.
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    return {
+      write: (chunk) => {
+        size += chunk.byteLength;
+        fieldBytes += chunk.byteLength;
+        if (size > MAX_FIELD_BYTES || fieldBytes > FORM_OVERHEAD_BYTES) throw new AppError("payload_too_large", "A form field is too large");
+        chunks.push(new Uint8Array(chunk)); // copy: the parser reuses its buffer
+      },
+      end: () => {
+        fields[name] = Buffer.concat(chunks).toString("utf8");
+      },
+    };
+  };
+
+  try {
+    await readMultipart(request.body, boundary, (part) => {
+      if (fileFields.includes(part.name) && part.filename !== undefined) return fileSink(part.filename);
+      if (fileFields.includes(part.name)) throw new AppError("bad_request", Detail.noFile);
+      // Other parts (unknown fields, other files) are kept as fields; together they are capped small.
+      return fieldSink(part.name);
+    });
+  } catch (error) {
+    try {
+      await writer?.end();
+    } catch {
+      // the file is removed below either way
+    }
+    if (file) await rm(file.path, { force: true });
+    throw error;
+  }
+  if (file === undefined) throw new AppError("bad_request", Detail.noFile);
+  const done = file;
+  return { ...done, fields, remove: () => rm(done.path, { force: true }) };
+}

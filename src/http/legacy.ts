@@ -1,0 +1,97 @@
+/**
+ * The v1 endpoints (D16): POST /synthesize (`text`, `speaker`, WAV by default) and POST /transcribe
+ * still work, translated onto the current services, and every response — errors included — says
+ * they are deprecated: `Deprecation` (RFC 9745), `Sunset` (RFC 8594), `Link` to the successor and
+ * the spec's `X-Deprecation-Warning`.
+ */
+import { Elysia } from "elysia";
+import type { AppContext } from "../app/context.ts";
+import { TRANSCRIPTION_BODY, transcribeRequest } from "../asr/http.ts";
+import { AppError } from "../errors/taxonomy.ts";
+import { parseSpeech, speechResponse, synthesizeFor } from "../tts/http.ts";
+import { authorize } from "./auth.ts";
+import { readJsonBody } from "./body.ts";
+import { authedOperation, ref } from "./openapi.ts";
+
+/** When v1 was deprecated (release 2.1.0, 2026-07) and when it goes (six months later, per the deprecation policy). */
+const DEPRECATED_AT = Date.UTC(2026, 6, 1);
+const SUNSET_AT = Date.UTC(2027, 0, 1);
+
+/** The deprecation headers of the v1 route `POST <route>` whose successor is `POST <successor>`. */
+export function deprecationHeaders(route: string, successor: string): Record<string, string> {
+  const sunset = new Date(SUNSET_AT).toUTCString();
+  return {
+    deprecation: `@${DEPRECATED_AT / 1000}`,
+    sunset,
+    link: `<${successor}>; rel="successor-version"`,
+    "x-deprecation-warning": `POST ${route} is deprecated and will be removed after ${sunset}; use POST ${successor}`,
+  };
+}
+
+const SYNTHESIZE_HEADERS = deprecationHeaders("/synthesize", "/v1/tts/audio/speech");
+const TRANSCRIBE_HEADERS = deprecationHeaders("/transcribe", "/v1/asr/audio/transcriptions");
+
+/** Maps a v1 body (`text`, `speaker`, WAV default) onto the current speech body. */
+export function fromV1Body(body: unknown): unknown {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
+  const { text, speaker, response_format, ...rest } = body as Record<string, unknown>;
+  return { ...rest, input: text ?? rest.input, voice: speaker ?? rest.voice, response_format: response_format ?? "wav" };
+}
+
+/** Reports 422 fields under their v1 names. */
+function v1Fields(error: unknown): unknown {
+  if (!(error instanceof AppError) || error.kind !== "validation") return error;
+  const names: Record<string, string> = { "body.input": "body.text", "body.voice": "body.speaker" };
+  return new AppError("validation", error.detail, { fields: error.fields.map((f) => ({ field: names[f.field] ?? f.field, message: f.message })) });
+}
+
+/** The legacy v1 plugin. */
+export function legacyRoutes(ctx: AppContext) {
+  return new Elysia({ name: "legacy-http" })
+    .post(
+      "/synthesize",
+      async ({ request, set }) => {
+        Object.assign(set.headers, SYNTHESIZE_HEADERS);
+        const caller = authorize(ctx, request, set);
+        const body = fromV1Body(await readJsonBody(request, ctx.config.server.max_json_bytes));
+        let speech;
+        try {
+          speech = parseSpeech(ctx, body, request.headers.get("x-tts-dialect"));
+        } catch (error) {
+          throw v1Fields(error);
+        }
+        return speechResponse(await synthesizeFor(ctx, request, speech, caller.key.id));
+      },
+      {
+        parse: "none",
+        detail: authedOperation({
+          operationId: "synthesizeV1",
+          summary: "Generate speech (v1, deprecated)",
+          description:
+            "Deprecated v1 endpoint; use POST /v1/tts/audio/speech. Takes `text` and `speaker` (any field of the current body is accepted too) and answers WAV unless `response_format` says otherwise. Responses carry `Deprecation`, `Sunset`, `Link` and `X-Deprecation-Warning`.",
+          tags: ["Legacy v1"],
+          deprecated: true,
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: ref("schemas", "SynthesizeV1Request"), example: { text: "مرحبا بكم", speaker: "Yara" } } },
+          },
+          success: { "200": { description: "The audio (WAV by default).", content: { "audio/wav": { schema: { type: "string", format: "binary" } } } } },
+          errors: [400, 413, 422, 503, 504],
+        }),
+      },
+    )
+    .post("/transcribe", ({ request, set }) => transcribeRequest(ctx, request, set, { fileFields: ["file", "audio"], format: "json", headers: TRANSCRIBE_HEADERS }), {
+      parse: "none",
+      detail: authedOperation({
+        operationId: "transcribeV1",
+        summary: "Transcribe audio (v1, deprecated)",
+        description:
+          "Deprecated v1 endpoint; use POST /v1/asr/audio/transcriptions. Multipart with the audio in `file` (or `audio`); answers json. Responses carry `Deprecation`, `Sunset`, `Link` and `X-Deprecation-Warning`.",
+        tags: ["Legacy v1"],
+        deprecated: true,
+        requestBody: TRANSCRIPTION_BODY,
+        success: { "200": { description: "The transcript.", content: { "application/json": { schema: ref("schemas", "Transcription") } } } },
+        errors: [400, 413, 422, 503, 504],
+      }),
+    });
+}

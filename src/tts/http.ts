@@ -1,0 +1,104 @@
+/**
+ * REST front door of TTS: POST /v1/tts/audio/speech and its alias /v1/audio/speech (D16). Auth and
+ * rate limit, a size-capped JSON body, validation by the one speech schema, the engine gate, then
+ * the service. The response reports what was actually used (D2) and the sample rate (D8).
+ */
+import { Elysia } from "elysia";
+import type { OpenAPIV3 } from "openapi-types";
+import type { AppContext } from "../app/context.ts";
+import { authorize } from "../http/auth.ts";
+import { readJsonBody } from "../http/body.ts";
+import { readyTts } from "../http/engines.ts";
+import { authedOperation, AUTHED_HEADERS, ref } from "../http/openapi.ts";
+import { parseSpeechRequest } from "./schema.ts";
+import type { SpeechRequest, SpeechResult } from "./types.ts";
+
+/** A header value made safe for the wire (printable ASCII; anything else becomes `?`). */
+export function headerValue(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, "?").slice(0, 256);
+}
+
+/** The audio response for a finished synthesis, with the X-TTS-* headers of D2 and D8. */
+export function speechResponse(result: SpeechResult, extraHeaders: Record<string, string> = {}): Response {
+  const headers: Record<string, string> = {
+    "content-type": result.contentType,
+    "cache-control": "no-store",
+    "x-tts-voice": headerValue(result.voice),
+    "x-tts-dialect": headerValue(result.dialect),
+    "x-tts-engine": headerValue(result.engine),
+    "x-sample-rate": String(result.sampleRate),
+    ...extraHeaders,
+  };
+  if (result.fallback) headers["x-tts-fallback"] = headerValue(result.fallback);
+  return new Response(result.audio, { headers });
+}
+
+/** Validates a decoded body with the service's parser (or the same schema while no engine is wired). */
+export function parseSpeech(ctx: AppContext, body: unknown, headerDialect: string | null): SpeechRequest {
+  return ctx.tts ? ctx.tts.parseRequest(body, headerDialect) : parseSpeechRequest(body, headerDialect, ctx.config);
+}
+
+/** Synthesises a validated request for an authorised caller; the request's signal drops work for a gone client. */
+export async function synthesizeFor(ctx: AppContext, request: Request, speech: SpeechRequest, keyId: string): Promise<SpeechResult> {
+  return await readyTts(ctx).synthesize(speech, { signal: request.signal, keyId });
+}
+
+const SPEECH_SUCCESS: OpenAPIV3.ResponseObject = {
+  description: "The audio, in the requested format. Headers report what was actually used.",
+  headers: {
+    ...AUTHED_HEADERS,
+    "X-TTS-Voice": ref("headers", "X-TTS-Voice"),
+    "X-TTS-Dialect": ref("headers", "X-TTS-Dialect"),
+    "X-TTS-Engine": ref("headers", "X-TTS-Engine"),
+    "X-TTS-Fallback": ref("headers", "X-TTS-Fallback"),
+    "X-Sample-Rate": ref("headers", "X-Sample-Rate"),
+  },
+  content: Object.fromEntries(
+    ["audio/mpeg", "audio/wav", "audio/ogg", "audio/flac", "audio/aac", "audio/pcm"].map((type) => [type, { schema: { type: "string", format: "binary" } }]),
+  ),
+};
+
+/** The OpenAPI operation of a speech route. */
+function speechOperation(operationId: string, alias: boolean): OpenAPIV3.OperationObject {
+  return authedOperation({
+    operationId,
+    summary: alias ? "Generate speech (released v2 path, alias)" : "Generate speech",
+    description:
+      (alias ? "Alias of POST /v1/tts/audio/speech, kept for clients of the 2.0.0 path.\n\n" : "") +
+      "Synthesises `input` with a voice and dialect. The dialect comes from the body, else the `X-TTS-Dialect` header; " +
+      "an unknown value counts as omitted. An unknown or removed voice (Nouf, Atheer) falls back to Yara and `X-TTS-Fallback` says why. " +
+      "Every request counts against the key's rate limit, whatever its outcome.",
+    tags: ["TTS"],
+    parameters: [
+      { name: "X-TTS-Dialect", in: "header", required: false, description: "Dialect when the body has none.", schema: { type: "string", example: "ar-egyptian" } },
+    ],
+    requestBody: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: ref("schemas", "SpeechRequest"),
+          examples: {
+            najdi: { summary: "Najdi (Yara)", value: { input: "هلا والله، وش أقدر أخدمك فيه اليوم؟", voice: "Yara", dialect: "ar-najdi", response_format: "mp3" } },
+            egyptian: { summary: "Egyptian (Sherine)", value: { input: "أهلاً بيك، إزاي أقدر أساعدك النهارده؟", dialect: "ar-egyptian", response_format: "wav" } },
+            telephony: { summary: "8 kHz PCM for an IVR", value: { input: "رقم طلبك هو ١٢٣٤٥", response_format: "pcm", sample_rate: 8000, speed: 1.1 } },
+          },
+        },
+      },
+    },
+    success: { "200": SPEECH_SUCCESS },
+    errors: [400, 413, 422, 503, 504],
+  });
+}
+
+/** The TTS REST plugin. */
+export function ttsRoutes(ctx: AppContext) {
+  const speak = async (request: Request, set: { headers: Record<string, unknown> }): Promise<Response> => {
+    const caller = authorize(ctx, request, set);
+    const body = await readJsonBody(request, ctx.config.server.max_json_bytes);
+    const speech = parseSpeech(ctx, body, request.headers.get("x-tts-dialect"));
+    return speechResponse(await synthesizeFor(ctx, request, speech, caller.key.id));
+  };
+  return new Elysia({ name: "tts-http" })
+    .post("/v1/tts/audio/speech", ({ request, set }) => speak(request, set), { parse: "none", detail: speechOperation("createSpeech", false) })
+    .post("/v1/audio/speech", ({ request, set }) => speak(request, set), { parse: "none", detail: speechOperation("createSpeechAlias", true) });
+}

@@ -1,5 +1,6 @@
 /** Commands contributed by features (offline `tts`, `asr`). */
+import { asrCommand } from "./asr.ts";
 import type { Command } from "./command.ts";
 
 /** Feature commands appended to the CLI. */
-export const extraCommands: readonly Command[] = [];
+export const extraCommands: readonly Command[] = [asrCommand];

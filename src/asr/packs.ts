@@ -73,20 +73,20 @@ export interface BrokenPack {
 
 /** Result of validating every pack folder without loading models. */
 export interface AsrPackScan {
-  readonly usable: readonly (AsrPackInfo & { readonly config: unknown })[];
+  readonly usable: readonly (AsrPackInfo & { readonly dir: string; readonly config: unknown })[];
   readonly broken: readonly BrokenPack[];
 }
 
 /** Validates the ASR packs under `modelsDir` from their files and headers (no sessions). */
 export function inspectAsrPacks(modelsDir: string): AsrPackScan {
-  const usable: (AsrPackInfo & { config: unknown })[] = [];
+  const usable: (AsrPackInfo & { dir: string; config: unknown })[] = [];
   const broken: BrokenPack[] = [];
   for (const folder of scanModelsDir(modelsDir)) {
     const pack = packFiles(folder.name, folder.dir, folder.files);
     const owner = FAMILIES.find((f) => f.claims(pack));
     if (owner === undefined) continue;
     try {
-      usable.push({ name: folder.name, family: owner.family, role: owner.role, config: owner.configure(pack) });
+      usable.push({ name: folder.name, dir: folder.dir, family: owner.family, role: owner.role, config: owner.configure(pack) });
     } catch (error) {
       if (!(error instanceof PackError)) throw error;
       broken.push({ pack: folder.name, family: owner.family, reason: error.reason });
@@ -116,22 +116,23 @@ export async function loadAsrPacks(modelsDir: string): Promise<LoadedAsrPacks> {
   const packs: AsrPackInfo[] = [];
   let vad: VoiceActivityDetector | null = null;
   let dialect: DialectIdentifier | null = null;
-  const extra: { release(): Promise<void> }[] = [];
   for (const entry of scan.usable) {
+    // One VAD and one dialect identifier serve the engine; further ones are not loaded.
+    if ((entry.role === "vad" && vad !== null) || (entry.role === "dialect" && dialect !== null)) continue;
     const owner = FAMILIES.find((f) => f.family === entry.family)!;
     let loaded: Loaded[PackRole];
     try {
       loaded = await owner.load(entry.config, entry.name);
     } catch (error) {
-      const first = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+      // onnxruntime names the file by its absolute path; health details need only the pack's own name for it.
+      const first = ((error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "").replaceAll(`${entry.dir}/`, "");
       broken.push({ pack: entry.name, family: entry.family, reason: `cannot load the model: ${first}` });
       continue;
     }
     packs.push({ name: entry.name, family: entry.family, role: entry.role });
     if (entry.role === "recognizer") recognizers.set(entry.name, loaded as Recognizer);
-    else if (entry.role === "vad" && vad === null) vad = loaded as VoiceActivityDetector;
-    else if (entry.role === "dialect" && dialect === null) dialect = loaded as DialectIdentifier;
-    else extra.push(loaded);
+    else if (entry.role === "vad") vad = loaded as VoiceActivityDetector;
+    else dialect = loaded as DialectIdentifier;
   }
   return {
     recognizers,
@@ -140,7 +141,7 @@ export async function loadAsrPacks(modelsDir: string): Promise<LoadedAsrPacks> {
     packs,
     broken,
     async release() {
-      await Promise.allSettled([...recognizers.values(), ...(vad ? [vad] : []), ...(dialect ? [dialect] : []), ...extra].map((r) => r.release()));
+      await Promise.allSettled([...recognizers.values(), ...(vad ? [vad] : []), ...(dialect ? [dialect] : [])].map((r) => r.release()));
     },
   };
 }

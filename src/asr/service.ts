@@ -7,6 +7,7 @@
  * results are the segments a file upload of the same audio yields.
  */
 import { decodeAudioFile } from "../audio/decode.ts";
+import { AppError } from "../errors/taxonomy.ts";
 import type { Admission } from "../runtime/admission.ts";
 import type { CallOptions } from "../tts/types.ts";
 import type { LoadedAsrPacks } from "./packs.ts";
@@ -61,16 +62,18 @@ export class AsrEngineService implements AsrService {
     const tracker = new SpeechTracker(this.detector, this.options.segmenter);
     const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
     let interimAt = 0;
+    let interimGap = INTERIM_SECONDS * ASR_SAMPLE_RATE;
     for await (const chunk of chunks) {
       signal?.throwIfAborted();
       yield* this.finals(await tracker.push(chunk, signal), state, options);
       const active = tracker.activeStart;
-      if (active === null || tracker.received - Math.max(active, interimAt) < INTERIM_SECONDS * ASR_SAMPLE_RATE) continue;
+      if (active === null || tracker.received - Math.max(active, interimAt) < interimGap) continue;
       interimAt = tracker.received;
-      const audio = tracker.slice(active, interimAt);
-      const result = await this.admitted(() => state.recognizer.recognize(audio, signal), options);
-      const text = result.text.trim();
-      if (text !== "") yield { text, isFinal: false, start: seconds(active), end: seconds(interimAt), dialect: state.dialect ?? null };
+      const started = performance.now();
+      const interim = await this.interim(tracker.slice(active, interimAt), state, options);
+      // A recogniser slower than the audio would fall ever further behind: space interims out.
+      interimGap = Math.max(INTERIM_SECONDS, (2 * (performance.now() - started)) / 1000) * ASR_SAMPLE_RATE;
+      if (interim !== "") yield { text: interim, isFinal: false, start: seconds(active), end: seconds(interimAt), dialect: state.dialect ?? null };
     }
     yield* this.finals(await tracker.end(signal), state, options);
   }
@@ -78,6 +81,16 @@ export class AsrEngineService implements AsrService {
   /** Streams are admitted per recognition, so a long call never holds an inference slot while idle. */
   private admitted<T>(job: () => Promise<T>, options: CallOptions): Promise<T> {
     return this.options.admission.run(job, { signal: options.signal, timeoutMs: options.timeoutMs });
+  }
+
+  /** An interim hypothesis; skipped (empty) rather than failing the stream when the engine is saturated. */
+  private async interim(audio: Float32Array, state: Session, options: CallOptions): Promise<string> {
+    try {
+      return (await this.admitted(() => state.recognizer.recognize(audio, options.signal), options)).text.trim();
+    } catch (error) {
+      if (error instanceof AppError && (error.kind === "unavailable" || error.kind === "timeout") && !options.signal?.aborted) return "";
+      throw error;
+    }
   }
 
   private async *finals(pieces: readonly SpeechPiece[], state: Session, options: CallOptions): AsyncIterable<StreamingResult> {

@@ -8,7 +8,7 @@
  *
  * Graph (NeMo's export contract): `audio_signal` float [N, 80, T], `length` int64 [N] →
  * `logprobs` [N, ceil(T/4), V]: per frame the logit of token t is the log-mel energy of its tone's
- * bin, the blank's is max(energy floor, energies of the pad/bos/eos bins); every 4th frame is kept
+ * bin relative to that tone's full level, the blank's is max(floor, the same for pad/bos/eos); every 4th frame is kept
  * (subsampling_factor 4) and frames at or past `length` are forced to blank, so a wrong length
  * input shows. Features must not be normalised (metadata normalize_type is empty).
  */
@@ -37,31 +37,38 @@ export const BLANK_TONES = [0, 1, 2] as const;
 export const CTC_FEAT_DIM = 80;
 /** Output frames keep one input frame in four. */
 export const CTC_SUBSAMPLING = 4;
-/** A log-mel energy below this is silence (tones at amplitude 0.3 sit near 0; silence near −16.6). */
-export const CTC_ENERGY_FLOOR = -7;
+/** Blank's logit when no tone sounds: a tone's own bin sits near 0 of it, silence ~15 below. */
+export const CTC_ENERGY_FLOOR = -6;
 
 /** The CTC vocabulary: `▁`, the letters, then `<blk>` last as NeMo exports it. */
 export function ctcTokens(): string[] {
   return ["▁", ...LETTER_TONES.map(([letter]) => letter), "<blk>"];
 }
 
-const peakBins = new Map<number, number>();
+const peaks = new Map<number, { bin: number; level: number }>();
 
-/** The 80-bin fbank filter where a tone of `frequency` Hz is loudest (measured, not assumed). */
-export function peakMelBin(frequency: number): number {
-  let bin = peakBins.get(frequency);
-  if (bin !== undefined) return bin;
+/**
+ * The 80-bin fbank filter where a tone of `frequency` Hz (at the voice's amplitude) is loudest,
+ * and its log energy there: measured, not assumed (preemphasis makes low tones 15 dB quieter).
+ */
+export function tonePeak(frequency: number): { bin: number; level: number } {
+  let peak = peaks.get(frequency);
+  if (peak !== undefined) return peak;
   const audio = new Float32Array(4000);
   for (let i = 0; i < audio.length; i++) audio[i] = TONE.AMPLITUDE * Math.sin((2 * Math.PI * frequency * i) / 16000);
   const { data, nFrames } = nemoFbank(audio, { normalize: "none" });
-  let best = -Infinity;
-  bin = 0;
+  peak = { bin: 0, level: -Infinity };
   for (let m = 0; m < CTC_FEAT_DIM; m++) {
     const value = data[m * nFrames + 10]!;
-    if (value > best) [best, bin] = [value, m];
+    if (value > peak.level) peak = { bin: m, level: value };
   }
-  peakBins.set(frequency, bin);
-  return bin;
+  peaks.set(frequency, peak);
+  return peak;
+}
+
+/** The 80-bin fbank filter where a tone of `frequency` Hz is loudest. */
+export function peakMelBin(frequency: number): number {
+  return tonePeak(frequency).bin;
 }
 
 /** Builds the recogniser as ONNX bytes. */
@@ -70,11 +77,16 @@ export function buildToneCtc(): Uint8Array {
   const features = g.input("audio_signal", "float32", ["audio_signal_dynamic_axes_1", CTC_FEAT_DIM, "audio_signal_dynamic_axes_2"]);
   const length = g.input("length", "int64", ["length_dynamic_axes_1"]);
   const tokenTones = [SPACE_TONE, ...LETTER_TONES.map(([, id]) => id)];
-  const tokenBins = g.int64(tokenTones.map((id) => peakMelBin(toneFrequency(id))));
-  const blankBins = g.int64(BLANK_TONES.map((id) => peakMelBin(toneFrequency(id))));
-  // [N, K, T] energies of each token's bin; blank = max(floor, pad/bos/eos bins).
-  const tokenEnergy = g.op("Gather", [features, tokenBins], { axis: 1 });
-  const blankEnergy = g.op("Max", [g.op("ReduceMax", [g.op("Gather", [features, blankBins], { axis: 1 })], { axes: [1], keepdims: 1 }), g.float(CTC_ENERGY_FLOOR)]);
+  const blankTones = [...BLANK_TONES];
+  // Energy of each tone's bin relative to that tone at full level: 0 when it sounds, far below otherwise.
+  const relative = (ids: readonly number[]) => {
+    const bins = g.int64(ids.map((id) => tonePeak(toneFrequency(id)).bin));
+    const levels = g.float(ids.map((id) => tonePeak(toneFrequency(id)).level), [1, ids.length, 1]);
+    return g.op("Sub", [g.op("Gather", [features, bins], { axis: 1 }), levels]);
+  };
+  // [N, K, T] per token; blank = max(floor, pad/bos/eos tones).
+  const tokenEnergy = relative(tokenTones);
+  const blankEnergy = g.op("Max", [g.op("ReduceMax", [relative(blankTones)], { axes: [1], keepdims: 1 }), g.float(CTC_ENERGY_FLOOR)]);
   const logits = g.op("Transpose", [g.op("Concat", [tokenEnergy, blankEnergy], { axis: 1 })], { perm: [0, 2, 1] });
   const kept = g.op("Slice", [logits, g.int64([0]), g.int64([1 << 30]), g.int64([1]), g.int64([CTC_SUBSAMPLING])]);
   // Frames whose first input frame lies at or past `length` carry no audio: force blank there.

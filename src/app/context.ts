@@ -14,6 +14,8 @@ import { openDatabase } from "../store/database.ts";
 import { KeyStore } from "../store/keys.ts";
 import { RateLimiter } from "../store/rate-limits.ts";
 import type { TtsService } from "../tts/types.ts";
+import { VoiceLibrary } from "../voices/service.ts";
+import { ClonedVoiceStore } from "../voices/store.ts";
 
 /** Shared state of one Sawt process. */
 export interface AppContext {
@@ -24,6 +26,8 @@ export interface AppContext {
   readonly engines: { readonly tts: EngineState; readonly asr: EngineState };
   readonly admission: { readonly tts: Admission; readonly asr: Admission };
   readonly log: Logger;
+  /** Built-in and cloned voices (D17); cloning is configured by the engines at start-up. */
+  readonly voices: VoiceLibrary;
   /** The TTS service, set by startEngines once it is built; REST answers 503 until then. */
   tts?: TtsService;
   /** The ASR service, set by startEngines once it is built; REST answers 503 until then. */
@@ -35,6 +39,9 @@ export interface AppContext {
 /** Opens the store and creates engine states and admission gates from the config. */
 export function createAppContext(config: SawtConfig): AppContext {
   const db = openDatabase(config.paths.data_dir);
+  const voiceStore = new ClonedVoiceStore(db);
+  // A voice still training when the process stopped can never finish: its samples are gone.
+  voiceStore.failInterrupted("training was interrupted by a restart; create the voice again");
   return {
     config,
     db,
@@ -62,6 +69,7 @@ export function createAppContext(config: SawtConfig): AppContext {
       }),
     },
     log,
+    voices: new VoiceLibrary(voiceStore, { encoder: undefined, ttsEmbeddingDim: undefined }, log.child({ component: "voices" })),
     shuttingDown: false,
   };
 }

@@ -5,7 +5,7 @@
 import type { SawtConfig } from "../config/config.ts";
 import { grpcRegistrars } from "../grpc/registrars.ts";
 import { startGrpcServer, stopGrpcServer, type BoundGrpcServer } from "../grpc/server.ts";
-import { createHttpApp, httpListenOptions } from "../http/app.ts";
+import { createHttpApp, settleRequestLogs, httpListenOptions } from "../http/app.ts";
 import { httpPlugins } from "../http/plugins.ts";
 import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
@@ -46,8 +46,9 @@ export async function startServer(config: SawtConfig): Promise<RunningServer> {
         ctx.engines.tts.set("draining", "shutting down");
         ctx.engines.asr.set("draining", "shutting down");
         const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.server.drain_timeout_ms));
-        await Promise.race([Promise.all([ctx.admission.tts.drain(), ctx.admission.asr.drain()]), deadline]);
+        await Promise.race([Promise.all([ctx.admission.tts.drain(), ctx.admission.asr.drain(), ctx.voices.idle()]), deadline]);
         await Promise.all([app.stop(false), stopGrpcServer(asr, 2000), stopGrpcServer(tts, 2000)]);
+        await settleRequestLogs();
         await engines.catch(() => undefined);
         await stopEngines(ctx);
         closeDatabase(ctx.db);

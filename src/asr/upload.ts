@@ -21,14 +21,20 @@ const FORM_OVERHEAD_BYTES = MB;
 const MAX_FIELD_BYTES = 64 * 1024;
 const TEMP_PREFIX = "upload-";
 
-/** A received upload; `remove()` must be called in every outcome. */
-export interface Upload {
+/** One received file. */
+export interface UploadedFile {
   /** Path of the private temporary file. */
   readonly path: string;
   readonly filename: string;
   /** Lower-case extension without the dot. */
   readonly extension: string;
   readonly bytes: number;
+}
+
+/** A received upload (its first file flattened in); `remove()` must be called in every outcome. */
+export interface Upload extends UploadedFile {
+  /** Every file received, in order (one unless `maxFiles` allowed more). */
+  readonly files: readonly UploadedFile[];
   /** Form fields other than the file (last value wins). */
   readonly fields: Readonly<Record<string, string>>;
   remove(): Promise<void>;
@@ -41,6 +47,8 @@ export interface UploadOptions {
   readonly maxUploadMb: number;
   /** Names of the file part, first preferred (legacy v1 also accepted `audio`). */
   readonly fileFields?: readonly string[];
+  /** How many file parts are accepted (voice cloning takes several samples); default 1. The size limit is for all together. */
+  readonly maxFiles?: number;
 }
 
 /** The 413 for an upload over the limit. */
@@ -85,12 +93,14 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
 
   const dir = uploadDir(options.dataDir);
   const fields: Record<string, string> = {};
-  let file: { path: string; filename: string; extension: string; bytes: number } | undefined;
+  const maxFiles = options.maxFiles ?? 1;
+  const files: Array<{ path: string; filename: string; extension: string; bytes: number }> = [];
+  let totalBytes = 0;
   let writer: ReturnType<ReturnType<typeof Bun.file>["writer"]> | undefined;
   let fieldBytes = 0;
 
   const fileSink = async (filename: string): Promise<PartSink> => {
-    if (file !== undefined) throw new AppError("bad_request", "Only one file may be uploaded");
+    if (files.length >= maxFiles) throw new AppError("bad_request", maxFiles === 1 ? "Only one file may be uploaded" : `At most ${maxFiles} files may be uploaded`);
     if (filename.trim().length === 0) throw new AppError("bad_request", Detail.noFile);
     const extension = allowedExtension(filename);
     if (extension === undefined) throw new AppError("bad_request", Detail.invalidFileType);
@@ -99,12 +109,14 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
     // FileSink flushed per chunk: node's FileHandle.write retains each chunk until it completes,
     // which let a 100 MB upload grow the heap by about half its size.
     await writeFile(path, "", { flag: "wx", mode: 0o600 });
-    const current = (file = { path, filename, extension, bytes: 0 });
+    const current = { path, filename, extension, bytes: 0 };
+    files.push(current);
     const sink = (writer = Bun.file(path).writer({ highWaterMark: 1024 * 1024 }));
     return {
       write: async (chunk) => {
         current.bytes += chunk.byteLength;
-        if (current.bytes > maxFileBytes) throw uploadTooLarge(options.maxUploadMb);
+        totalBytes += chunk.byteLength;
+        if (totalBytes > maxFileBytes) throw uploadTooLarge(options.maxUploadMb);
         sink.write(chunk);
         await sink.flush();
       },
@@ -145,10 +157,10 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
     } catch {
       // the file is removed below either way
     }
-    if (file) await rm(file.path, { force: true });
+    await Promise.all(files.map((f) => rm(f.path, { force: true })));
     throw error;
   }
-  if (file === undefined) throw new AppError("bad_request", Detail.noFile);
-  const done = file;
-  return { ...done, fields, remove: () => rm(done.path, { force: true }) };
+  const first = files[0];
+  if (first === undefined) throw new AppError("bad_request", Detail.noFile);
+  return { ...first, files, fields, remove: async () => void (await Promise.all(files.map((f) => rm(f.path, { force: true })))) };
 }

@@ -31,6 +31,15 @@ export function httpListenOptions(config: SawtConfig) {
 }
 
 const started = new WeakMap<Request, number>();
+// Requests whose log line (onAfterResponse) has not been written yet. Bun runs that hook after the
+// response is flushed, so a request answered just before SIGTERM could otherwise go unlogged.
+let unloggedRequests = 0;
+
+/** Waits (bounded) until every answered request has been logged and observed; used at shutdown. */
+export async function settleRequestLogs(timeoutMs = 1000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (unloggedRequests > 0 && performance.now() < deadline) await Bun.sleep(5);
+}
 
 /** Builds the HTTP app from the shared context and feature plugins. */
 export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[] = [], observe?: RequestObserver) {
@@ -38,6 +47,7 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
   const allowed = (path: string) => [...new Set(routeTable.filter((r) => r.pattern.test(path)).map((r) => r.method))];
   const app = new Elysia({ name: "sawt" })
     .onRequest(({ request, set }) => {
+      unloggedRequests++;
       started.set(request, performance.now());
       set.headers["x-request-id"] = requestIdFor(request);
     })
@@ -63,6 +73,7 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
       return errorBody(appError);
     })
     .onAfterResponse(({ request, set, path, route }) => {
+      unloggedRequests = Math.max(0, unloggedRequests - 1);
       const begin = started.get(request);
       const seconds = begin === undefined ? 0 : (performance.now() - begin) / 1000;
       const status = typeof set.status === "number" ? set.status : 200;

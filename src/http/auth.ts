@@ -26,7 +26,7 @@ export interface Caller {
 }
 
 /** Verifies a presented key (401 when missing or wrong). */
-function verify(ctx: AppContext, presented: string | undefined): ApiKeyRecord {
+export function verify(ctx: AppContext, presented: string | undefined): ApiKeyRecord {
   if (!presented) throw new AppError("unauthorized", Detail.apiKeyMissing);
   const key = ctx.keys.verify(presented);
   if (!key) throw new AppError("unauthorized", Detail.apiKeyInvalid);
@@ -34,7 +34,7 @@ function verify(ctx: AppContext, presented: string | undefined): ApiKeyRecord {
 }
 
 /** Consumes one request of the key's rate limit (429 with Retry-After when none is left). */
-function admit(ctx: AppContext, key: ApiKeyRecord): Caller {
+export function admit(ctx: AppContext, key: ApiKeyRecord): Caller {
   const decision = ctx.rateLimiter.consume(key.id, key.rpm);
   const rateHeaders = {
     "x-ratelimit-limit": String(decision.limit),

@@ -4,6 +4,7 @@ import { ttsRoutes } from "../tts/http.ts";
 import type { FeaturePlugin } from "./app.ts";
 import { docsRoutes } from "./docs.ts";
 import { legacyRoutes } from "./legacy.ts";
+import { voicesRoutes } from "../voices/http.ts";
 
 /** Every feature's HTTP plugin. */
-export const httpPlugins: readonly FeaturePlugin[] = [ttsRoutes, asrRoutes, legacyRoutes, docsRoutes];
+export const httpPlugins: readonly FeaturePlugin[] = [ttsRoutes, asrRoutes, voicesRoutes, legacyRoutes, docsRoutes];

@@ -4,6 +4,7 @@
  * text, transcripts, audio or keys; `redact` strips fields that must never be written even if a
  * caller slips.
  */
+import { writeSync } from "node:fs";
 
 /** Log levels in increasing severity. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -24,7 +25,15 @@ export interface Logger {
 }
 
 let threshold: LogLevel = parseLevel(process.env.SAWT_LOG_LEVEL) ?? "info";
-let sink: (line: string) => void = (line) => process.stderr.write(line + "\n");
+// Synchronous writes: a line logged just before process.exit (the last request before SIGTERM,
+// the shutdown line) must not be lost in a pipe buffer, and lines never interleave.
+let sink: (line: string) => void = (line) => {
+  try {
+    writeSync(2, line + "\n");
+  } catch {
+    // stderr closed: nowhere left to report
+  }
+};
 
 /** Parses a level name; undefined when it is not one. */
 export function parseLevel(value: string | undefined): LogLevel | undefined {

@@ -51,9 +51,14 @@ export class VoiceLibrary {
 
   constructor(
     private readonly store: ClonedVoiceStore,
-    private readonly deps: CloningDeps,
+    private deps: CloningDeps,
     private readonly log: Logger,
   ) {}
+
+  /** Sets what cloning depends on once the engines have loaded their packs. */
+  configure(deps: CloningDeps): void {
+    this.deps = deps;
+  }
 
   /** Why cloning is unavailable, or undefined when it is available. */
   unavailableReason(): string | undefined {

@@ -82,7 +82,7 @@ export async function startSawt(options: StartOptions = {}): Promise<SawtProcess
     stderr: "pipe",
   });
   const logs: string[] = [];
-  (async () => {
+  const logsDrained = (async () => {
     const decoder = new TextDecoder();
     let pending = "";
     for await (const chunk of proc.stderr) {
@@ -127,7 +127,9 @@ export async function startSawt(options: StartOptions = {}): Promise<SawtProcess
     },
     async stop(signal = "SIGTERM") {
       if (proc.exitCode === null) proc.kill(signal);
-      return await proc.exited;
+      const code = await proc.exited;
+      await logsDrained; // the last log lines may still be in the pipe when the process exits
+      return code;
     },
   };
 }

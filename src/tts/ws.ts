@@ -1,0 +1,119 @@
+/**
+ * TTS over WebSocket (spec: "a WebSocket interface for TTS exists and accepts the dialect
+ * parameter"), at GET /v1/tts/ws. The key is checked at the upgrade (X-API-Key or Bearer, as REST).
+ * Protocol, one request at a time per connection:
+ *
+ *   client → text  {"input": "…", "voice"?, "dialect"?, "response_format"? (default pcm), "speed"?, "sample_rate"?}
+ *   server → text  {"type":"start","voice","dialect","engine","fallback"?,"format","content_type","sample_rate"}
+ *   server → binary audio, sentence by sentence as it is synthesised (pcm: s16le mono)
+ *   server → text  {"type":"end","bytes":N}
+ *   server → text  {"type":"error","status","error","detail","code"?} — the REST error body, plus status
+ *
+ * Each synthesis counts against the key's rate limit (as a REST request would). Closing the socket
+ * aborts the synthesis in progress; queued work for it never runs.
+ */
+import { Elysia } from "elysia";
+import type { AppContext } from "../app/context.ts";
+import { describeEncoding, encodeAudioStream } from "../audio/encode.ts";
+import { AppError, toAppError } from "../errors/taxonomy.ts";
+import { admit, presentedKey, verify } from "../http/auth.ts";
+import { readyTts } from "../http/engines.ts";
+import { errorBody } from "../http/errors.ts";
+import type { ApiKeyRecord } from "../store/keys.ts";
+import { parseSpeech } from "./http.ts";
+
+/** Largest text frame a client may send (JSON with up to 51,200 code points of input). */
+export const WS_MAX_MESSAGE_BYTES = 512 * 1024;
+
+interface Connection {
+  key: ApiKeyRecord;
+  busy: boolean;
+  abort: AbortController;
+}
+
+interface SocketLike {
+  readonly id: string;
+  send(data: string | Uint8Array): unknown;
+}
+
+function sendJson(ws: SocketLike, body: Record<string, unknown>): void {
+  ws.send(JSON.stringify(body));
+}
+
+function sendError(ws: SocketLike, thrown: unknown): void {
+  const error = toAppError(thrown);
+  sendJson(ws, { type: "error", status: error.status, ...errorBody(error), ...(error.retryAfter !== undefined ? { retry_after: error.retryAfter } : {}) });
+}
+
+async function synthesizeOver(ctx: AppContext, ws: SocketLike, connection: Connection, message: unknown): Promise<void> {
+  admit(ctx, connection.key);
+  const raw = typeof message === "object" && message !== null ? { response_format: "pcm", ...message } : message;
+  const speech = parseSpeech(ctx, raw, null);
+  const tts = readyTts(ctx);
+  const { resolution, chunks } = tts.synthesizeStream(speech, { signal: connection.abort.signal, keyId: connection.key.id });
+  // The first sentence fixes the sample rate the start message reports.
+  const iterator = chunks[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  if (first.done) throw new AppError("internal", "Synthesis produced no audio");
+  const rate = first.value.sampleRate;
+  const encoding = describeEncoding(speech.responseFormat, rate, { targetSampleRate: speech.sampleRate });
+  sendJson(ws, {
+    type: "start",
+    voice: resolution.voice,
+    dialect: resolution.dialect,
+    engine: resolution.engine,
+    ...(resolution.fallback ? { fallback: resolution.fallback } : {}),
+    format: speech.responseFormat,
+    content_type: encoding.contentType,
+    sample_rate: encoding.sampleRate,
+  });
+  async function* pcm(): AsyncGenerator<Float32Array> {
+    yield first.value!.pcm;
+    for (let step = await iterator.next(); !step.done; step = await iterator.next()) yield step.value.pcm;
+  }
+  let bytes = 0;
+  const stream = encodeAudioStream(pcm(), rate, speech.responseFormat, { targetSampleRate: speech.sampleRate, signal: connection.abort.signal });
+  for await (const part of stream) {
+    bytes += part.byteLength;
+    ws.send(part);
+  }
+  sendJson(ws, { type: "end", bytes });
+}
+
+/** The TTS WebSocket plugin. */
+export function ttsWebSocketRoutes(ctx: AppContext) {
+  const connections = new Map<string, Connection>();
+  return new Elysia({ name: "tts-ws" }).ws("/v1/tts/ws", {
+    maxPayloadLength: WS_MAX_MESSAGE_BYTES,
+    idleTimeout: 120,
+    // The key is checked before the upgrade: a refused client gets the REST 401 response.
+    beforeHandle({ request }) {
+      verify(ctx, presentedKey(request.headers));
+    },
+    open(ws) {
+      const key = verify(ctx, presentedKey(ws.data.request.headers));
+      connections.set(ws.id, { key, busy: false, abort: new AbortController() });
+    },
+    async message(ws, message) {
+      const connection = connections.get(ws.id);
+      if (!connection) return;
+      if (connection.busy) {
+        sendError(ws, new AppError("bad_request", "One request at a time: wait for the end message"));
+        return;
+      }
+      connection.busy = true;
+      try {
+        await synthesizeOver(ctx, ws, connection, message);
+      } catch (error) {
+        if (!connection.abort.signal.aborted) sendError(ws, error);
+      } finally {
+        connection.busy = false;
+      }
+    },
+    close(ws) {
+      const connection = connections.get(ws.id);
+      connection?.abort.abort(new Error("client closed the WebSocket"));
+      connections.delete(ws.id);
+    },
+  });
+}

@@ -7,6 +7,7 @@ import type { AppContext } from "./context.ts";
 import { chooseDevice } from "../runtime/devices.ts";
 import { useDevice } from "../runtime/sessions.ts";
 import { startAsrEngine, stopAsrEngine } from "../asr/engine.ts";
+import { startTtsEngine, stopTtsEngine } from "../tts/start.ts";
 
 /** Starts every engine; resolves when each is ready or failed. */
 export async function startEngines(ctx: AppContext): Promise<void> {
@@ -14,11 +15,10 @@ export async function startEngines(ctx: AppContext): Promise<void> {
   useDevice(device);
   ctx.log.info("device", { provider: device.provider, reason: device.reason, gpus: device.gpus.length, threads: device.intraOpThreads });
   ctx.engines.tts.setDetails({ provider: device.provider });
-  ctx.engines.tts.set("ready");
-  await startAsrEngine(ctx);
+  await Promise.all([startTtsEngine(ctx), startAsrEngine(ctx)]);
 }
 
 /** Releases engine resources at shutdown. */
 export async function stopEngines(ctx: AppContext): Promise<void> {
-  await stopAsrEngine(ctx);
+  await Promise.all([stopTtsEngine(ctx), stopAsrEngine(ctx)]);
 }

@@ -9,6 +9,7 @@ import { chooseDevice } from "../runtime/devices.ts";
 import { loadOrt, ortVersion } from "../runtime/ort.ts";
 import { probeModelBytes } from "../runtime/probe-model.ts";
 import { scanModelsDir } from "../models/scan.ts";
+import { inspectTtsPacks } from "../tts/packs.ts";
 
 /** Outcome of one check. */
 export interface CheckResult {
@@ -82,6 +83,20 @@ async function modelsCheck(config: SawtConfig): Promise<CheckResult> {
   };
 }
 
+async function ttsPacksCheck(config: SawtConfig): Promise<CheckResult> {
+  const { loaded, broken, tashkeel } = inspectTtsPacks(config.paths.models_dir);
+  const serving = loaded.map((p) => `${p.voice} (${p.family}, ${p.sampleRate} Hz)`).join(", ");
+  return {
+    name: "tts voices",
+    status: broken.length > 0 ? "warn" : "ok",
+    detail:
+      `${loaded.length > 0 ? `neural packs: ${serving}` : "no neural voice pack: espeak-ng speaks every voice"}${tashkeel ? "; tashkeel installed" : ""}` +
+      (broken.length > 0 ? `; broken (skipped): ${broken.map((b) => `${b.pack}: ${b.reason}`).join("; ")}` : ""),
+    fix: broken.length > 0 ? "fix or remove the broken pack folders; voices without a pack fall back to Yara's pack, then espeak-ng" : undefined,
+    data: { packs: loaded, broken, tashkeel },
+  };
+}
+
 function portFree(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = createServer();
@@ -116,4 +131,4 @@ async function diskCheck(config: SawtConfig): Promise<CheckResult> {
 }
 
 /** Every doctor check, in report order. */
-export const DOCTOR_CHECKS: readonly DoctorCheck[] = [deviceCheck, () => onnxRuntimeCheck(), () => ffmpegCheck(), () => espeakCheck(), modelsCheck, portsCheck, diskCheck];
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [deviceCheck, () => onnxRuntimeCheck(), () => ffmpegCheck(), () => espeakCheck(), modelsCheck, ttsPacksCheck, portsCheck, diskCheck];

@@ -75,7 +75,8 @@ async function synthesizeOver(ctx: AppContext, ws: SocketLike, connection: Conne
   const stream = encodeAudioStream(pcm(), rate, speech.responseFormat, { targetSampleRate: speech.sampleRate, signal: connection.abort.signal });
   for await (const part of stream) {
     bytes += part.byteLength;
-    ws.send(part);
+    // Elysia's send JSON-encodes any object that is not a Buffer, a Uint8Array included.
+    ws.send(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
   }
   sendJson(ws, { type: "end", bytes });
 }

@@ -1,0 +1,29 @@
+/**
+ * What every speaking engine offers the service: the front-end split of a text into bounded
+ * sentences, and one sentence → PCM at the engine's own rate. The service adds sentence silence,
+ * level and encoding, so Piper, sherpa-onnx VITS and espeak-ng packs differ only here.
+ */
+import type { Sentence } from "./frontend/index.ts";
+import type { BuiltinVoice, Dialect, TtsEngineName } from "./types.ts";
+
+/** Knobs of one sentence's synthesis. */
+export interface RenderOptions {
+  /** Already clamped to [0.5, 2.0]. */
+  readonly speed: number;
+  /** The voice and dialect resolution settled on (a multi-speaker pack may pick a speaker by them). */
+  readonly voice: BuiltinVoice;
+  readonly dialect: Dialect | "en";
+}
+
+/** One engine speaking one voice. */
+export interface VoiceRenderer {
+  readonly engine: TtsEngineName;
+  /** Rate of the PCM {@link render} returns. */
+  readonly sampleRate: number;
+  /** Text → sentences (normalised, numbers read out, bounded in length). */
+  sentences(text: string): Sentence[];
+  /** One sentence → mono float PCM at {@link sampleRate}; empty when there is nothing to say. */
+  render(sentence: Sentence, options: RenderOptions): Promise<Float32Array>;
+  /** Frees sessions. */
+  release(): Promise<void>;
+}

@@ -1,0 +1,115 @@
+/**
+ * Owns a Piper/VITS ONNX session. The graph is checked before any session exists (from the file
+ * header, cheaply) and again on the session: inputs `input` int64 [1,N], `input_lengths` int64
+ * [1], `scales` float32 [3], `sid` int64 [1] when the voice has several speakers; the audio is
+ * the first output (`output` when so named) with time as its last dim.
+ */
+import type { Tensor } from "onnxruntime-node";
+import { readOnnxModelInfoFile, type OnnxModelInfo } from "../../runtime/onnx-metadata.ts";
+import { loadOrt } from "../../runtime/ort.ts";
+import { createSession, type CreatedSession } from "../../runtime/sessions.ts";
+import { PackError, type VoiceConfig } from "./config.ts";
+
+/** Inputs a Piper graph must take. */
+const REQUIRED_INPUTS = { input: "int64", input_lengths: "int64", scales: "float32" } as const;
+/**
+ * Optional input of voices that accept a speaker embedding (cloned voices, D17): float32 [1, D]
+ * with D fixed. Built-in voices feed zeros, the embedding of "no particular speaker".
+ */
+export const EMBEDDING_INPUT = "speaker_embedding";
+
+/** Per-inference knobs. */
+export interface InferOptions {
+  /** Already divided by speed. */
+  readonly lengthScale: number;
+  readonly sid: number;
+  /** A cloned voice's speaker embedding (length {@link VoiceModel.embeddingDim}). */
+  readonly embedding?: Float32Array;
+}
+
+/**
+ * Checks a model's declared inputs/outputs against the Piper contract. Returns the audio output's
+ * name and whether the graph takes `sid`; throws {@link PackError}.
+ */
+export function checkVoiceGraph(info: Pick<OnnxModelInfo, "inputs" | "outputs">, numSpeakers: number): { output: string; hasSid: boolean; embeddingDim: number | undefined } {
+  const inputs = new Map(info.inputs.map((i) => [i.name, i.elemType]));
+  for (const [name, type] of Object.entries(REQUIRED_INPUTS)) {
+    if (!inputs.has(name)) throw new PackError(`model has no input "${name}" (inputs: ${[...inputs.keys()].join(", ") || "none"})`);
+    const actual = inputs.get(name);
+    if (actual !== null && actual !== type) throw new PackError(`model input "${name}" is ${actual}, expected ${type}`);
+  }
+  const hasSid = inputs.has("sid");
+  const embedding = info.inputs.find((i) => i.name === EMBEDDING_INPUT);
+  const dim = embedding?.dims?.[embedding.dims.length - 1];
+  if (embedding && embedding.dims !== null && (typeof dim !== "number" || dim <= 0)) throw new PackError(`model input "${EMBEDDING_INPUT}" needs a fixed last dim (the embedding size)`);
+  const extra = [...inputs.keys()].filter((name) => !(name in REQUIRED_INPUTS) && name !== "sid" && name !== EMBEDDING_INPUT);
+  if (extra.length > 0) throw new PackError(`model needs inputs Sawt does not feed: ${extra.join(", ")}`);
+  if (numSpeakers > 1 && !hasSid) throw new PackError(`config has ${numSpeakers} speakers but the model takes no "sid"`);
+  const output = info.outputs.find((o) => o.name === "output") ?? info.outputs[0];
+  if (!output) throw new PackError("model has no output");
+  if (output.elemType !== null && output.elemType !== "float32") throw new PackError(`model output "${output.name}" is ${output.elemType}, expected float32 audio`);
+  return { output: output.name, hasSid, embeddingDim: typeof dim === "number" ? dim : undefined };
+}
+
+/** A loaded voice model. */
+export class VoiceModel {
+  private constructor(
+    private readonly session: CreatedSession["session"],
+    readonly provider: "cpu" | "cuda",
+    private readonly ort: typeof import("onnxruntime-node"),
+    private readonly output: string,
+    private readonly hasSid: boolean,
+    private readonly config: VoiceConfig,
+    /** Size of the speaker embedding the graph takes; undefined when it takes none. */
+    readonly embeddingDim: number | undefined,
+  ) {}
+
+  /** Validates the graph from the file header, then opens the session and checks it again. */
+  static async load(config: VoiceConfig): Promise<VoiceModel> {
+    let info: OnnxModelInfo;
+    try {
+      info = readOnnxModelInfoFile(config.modelPath);
+    } catch (error) {
+      throw new PackError(error instanceof Error ? error.message : String(error));
+    }
+    const { output, hasSid, embeddingDim } = checkVoiceGraph(info, config.numSpeakers);
+    const created = await createSession(config.modelPath);
+    const session = created.session;
+    const declared = { inputs: session.inputNames.map((name) => ({ name, elemType: null, dims: null })), outputs: session.outputNames.map((name) => ({ name, elemType: null, dims: null })) };
+    try {
+      checkVoiceGraph(declared, config.numSpeakers);
+    } catch (error) {
+      await session.release();
+      throw error;
+    }
+    return new VoiceModel(session, created.provider, await loadOrt(), output, hasSid, config, embeddingDim);
+  }
+
+  /** Runs one utterance of ids; returns its audio (model level, not normalised). */
+  async infer(ids: readonly number[], options: InferOptions): Promise<Float32Array> {
+    const { Tensor } = this.ort;
+    const { noiseScale, noiseW } = this.config.inference;
+    const feeds: Record<string, Tensor> = {
+      input: new Tensor("int64", BigInt64Array.from(ids, BigInt), [1, ids.length]),
+      input_lengths: new Tensor("int64", BigInt64Array.of(BigInt(ids.length)), [1]),
+      scales: new Tensor("float32", Float32Array.of(noiseScale, options.lengthScale, noiseW), [3]),
+    };
+    if (this.hasSid) feeds.sid = new Tensor("int64", BigInt64Array.of(BigInt(options.sid)), [1]);
+    if (this.embeddingDim !== undefined) {
+      const embedding = options.embedding ?? new Float32Array(this.embeddingDim);
+      if (embedding.length !== this.embeddingDim) throw new Error(`speaker embedding has ${embedding.length} values, the voice takes ${this.embeddingDim}`);
+      feeds[EMBEDDING_INPUT] = new Tensor("float32", embedding, [1, this.embeddingDim]);
+    }
+    const outputs = (await this.session.run(feeds)) as Record<string, Tensor | undefined>;
+    const audio = outputs[this.output];
+    if (!audio || !(audio.data instanceof Float32Array)) throw new Error(`voice model returned no float32 "${this.output}"`);
+    // Time is the last dim; with batch 1 every leading dim is 1, so the first T values are the audio.
+    const samples = audio.dims.length > 0 ? Number(audio.dims[audio.dims.length - 1]) : audio.data.length;
+    return samples === audio.data.length ? audio.data : audio.data.subarray(0, samples);
+  }
+
+  /** Frees the session. */
+  release(): Promise<void> {
+    return this.session.release();
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Text → speech for one Piper/VITS voice: front-end sentences → (tashkeel for Arabic espeak
+ * voices) → phonemes (libespeak-ng IPA with the pack's espeak voice, or the text's NFD code
+ * points) → ids `^ _ (p _)* $` through the pack's id map → one inference per sentence with
+ * scales [noise_scale, length_scale / speed, noise_w] and the speaker's sid.
+ */
+import { log } from "../../log/logger.ts";
+import type { RenderOptions, VoiceRenderer } from "../engine.ts";
+import { phonemizeSentences } from "../espeak/phonemes.ts";
+import { prepareText, type Sentence } from "../frontend/index.ts";
+import type { Tashkeel } from "../tashkeel.ts";
+import type { VoiceConfig } from "./config.ts";
+import type { VoiceModel } from "./model.ts";
+
+const logger = log.child({ component: "tts" });
+
+/** Ids of a phoneme sequence and how many phonemes the map lacked. */
+export interface PhonemeIds {
+  readonly ids: number[];
+  /** Phonemes skipped because the voice has no id for them (count only: they could spell the text). */
+  readonly missing: number;
+}
+
+/**
+ * Piper's id sequence: `^`, `_`, then each phoneme's ids followed by `_`, then `$`. Piper's
+ * phoneme_map substitutions apply first; phonemes without an id are skipped.
+ */
+export function phonemesToIds(phonemes: readonly string[], config: Pick<VoiceConfig, "phonemeIdMap" | "phonemeMap">): PhonemeIds {
+  const map = config.phonemeIdMap;
+  const pad = map.get("_")!;
+  const ids: number[] = [...map.get("^")!, ...pad];
+  let missing = 0;
+  for (const original of phonemes) {
+    for (const phoneme of config.phonemeMap.get(original) ?? [original]) {
+      const symbol = map.get(phoneme);
+      if (symbol === undefined) {
+        missing++;
+        continue;
+      }
+      ids.push(...symbol, ...pad);
+    }
+  }
+  ids.push(...map.get("$")!);
+  return { ids, missing };
+}
+
+/**
+ * The sid for a request: a speaker named after the dialect ("ar-hijazi" or "hijazi") or the voice
+ * ("Yara"), case-insensitively, else speaker 0. This is how one multi-speaker pack carries
+ * several dialects.
+ */
+export function speakerFor(speakerIdMap: Readonly<Record<string, number>>, options: Pick<RenderOptions, "voice" | "dialect">): number {
+  const names = new Map(Object.entries(speakerIdMap).map(([name, sid]) => [name.toLowerCase(), sid]));
+  for (const wanted of [options.dialect, options.dialect.replace(/^ar-/, ""), options.voice.toLowerCase()]) {
+    const sid = names.get(wanted);
+    if (sid !== undefined) return sid;
+  }
+  return 0;
+}
+
+/** A Piper or sherpa-onnx VITS voice ready to speak. */
+export class PiperVoice implements VoiceRenderer {
+  readonly engine;
+  readonly sampleRate: number;
+  private readonly diacritize: ((text: string) => Promise<string>) | undefined;
+
+  constructor(
+    readonly config: VoiceConfig,
+    private readonly model: VoiceModel,
+    tashkeel?: Tashkeel,
+  ) {
+    this.engine = config.family;
+    this.sampleRate = config.sampleRate;
+    // Piper diacritises only for its Arabic espeak voices: text voices read letters as written.
+    const arabicEspeak = config.phonemeType === "espeak" && /^ar\b/i.test(config.espeakVoice);
+    this.diacritize = tashkeel && arabicEspeak ? (text) => tashkeel.diacritize(text) : undefined;
+  }
+
+  sentences(text: string): Sentence[] {
+    return prepareText(text, this.config.language);
+  }
+
+  async render(sentence: Sentence, options: RenderOptions): Promise<Float32Array> {
+    const phonemes = await this.phonemes(sentence);
+    const { ids, missing } = phonemesToIds(phonemes, this.config);
+    if (missing > 0) logger.debug("phonemes without an id skipped", { count: missing });
+    if (ids.length <= 3) return new Float32Array(0);
+    return this.model.infer(ids, {
+      lengthScale: this.config.inference.lengthScale / options.speed,
+      sid: speakerFor(this.config.speakerIdMap, options),
+    });
+  }
+
+  /** The sentence's phonemes as Piper would produce them. */
+  async phonemes(sentence: Sentence): Promise<string[]> {
+    let input = sentence;
+    if (this.diacritize) {
+      const clauses = await Promise.all(sentence.clauses.map(async (clause) => ({ ...clause, text: await this.diacritize!(clause.text) })));
+      input = { ...sentence, clauses, text: clauses.map((c) => c.text).join(" ") };
+    }
+    if (this.config.phonemeType === "text") return Array.from(input.text.normalize("NFD"));
+    return (await phonemizeSentences([input], this.config.espeakVoice))[0] ?? [];
+  }
+
+  release(): Promise<void> {
+    return this.model.release();
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * The TTS service every front door calls (REST, WebSocket, gRPC, `sawt tts`): validation, voice
+ * resolution (D1–D5), admission-controlled synthesis sentence by sentence, level, sentence
+ * silence and encoding (D8). Engines differ only behind {@link VoiceRenderer}.
+ */
+import { encodeAudio } from "../audio/encode.ts";
+import { AppError, Detail } from "../errors/taxonomy.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Admission } from "../runtime/admission.ts";
+import type { EngineState } from "../runtime/engine-state.ts";
+import { EspeakVoice } from "./embedded.ts";
+import type { VoiceRenderer } from "./engine.ts";
+import { codePointLength } from "./frontend/index.ts";
+import type { TtsPacks } from "./packs.ts";
+import { levelSentence, PcmBuffer, sentenceSilenceSamples } from "./pcm.ts";
+import { SPEED_MAX, SPEED_MIN } from "./schema.ts";
+import {
+  VOICES,
+  type BuiltinVoice,
+  type CallOptions,
+  type SpeechChunk,
+  type SpeechRequest,
+  type SpeechResolution,
+  type SpeechResult,
+  type TtsService,
+  type VoiceInfo,
+} from "./types.ts";
+import { resolveVoice, VOICE_SPECS, type VoiceResolution } from "./voices.ts";
+
+/** What the service is built from. */
+export interface TtsServiceDeps {
+  readonly strictVoices: boolean;
+  /** The one speech-request validation (src/tts/schema.ts), bound to the config. */
+  readonly parseRequest: (body: unknown, headerDialect?: string | null) => SpeechRequest;
+  readonly admission: Admission;
+  readonly packs: Pick<TtsPacks, "voices">;
+  /** espeak-ng's output rate (probeEspeak), for the embedded engine. */
+  readonly espeakSampleRate: number;
+  readonly log: Logger;
+  /** When given, work is refused with 503 until it is ready. */
+  readonly engine?: EngineState;
+  /** Reports each synthesis: seconds spent rendering and seconds of audio produced (metrics). */
+  readonly observeInference?: (seconds: number, audioSeconds: number) => void;
+}
+
+/** One sentence's audio as the core loop produces it (levelled, no trailing silence). */
+interface SentenceAudio {
+  readonly pcm: Float32Array;
+  readonly index: number;
+  readonly last: boolean;
+  readonly sentenceChars: number;
+  /** Time spent rendering it (front-end, phonemes, model), for metrics. */
+  readonly seconds: number;
+}
+
+/** The TTS service over loaded packs and the embedded espeak-ng engine. */
+export class SawtTtsService implements TtsService {
+  private readonly espeak = new Map<BuiltinVoice, EspeakVoice>();
+
+  constructor(private readonly deps: TtsServiceDeps) {}
+
+  parseRequest(body: unknown, headerDialect?: string | null): SpeechRequest {
+    return this.deps.parseRequest(body, headerDialect);
+  }
+
+  resolve(request: SpeechRequest, _options?: CallOptions): SpeechResolution {
+    return publicResolution(this.resolveInternal(request));
+  }
+
+  async synthesize(request: SpeechRequest, options: CallOptions = {}): Promise<SpeechResult> {
+    this.assertReady();
+    const resolution = this.resolveInternal(request);
+    const renderer = this.renderer(resolution);
+    let synthSeconds = 0;
+    const pcm = await this.deps.admission.run(async () => {
+      const buffer = new PcmBuffer();
+      const silence = sentenceSilenceSamples(renderer.sampleRate);
+      const totalChars = codePointLength(request.input);
+      let charsDone = 0;
+      let estimated = false;
+      for await (const sentence of this.sentences(renderer, request, resolution, options.signal)) {
+        buffer.append(sentence.pcm);
+        if (!sentence.last && sentence.pcm.length > 0) buffer.appendSilence(silence);
+        charsDone += sentence.sentenceChars;
+        synthSeconds += sentence.seconds;
+        // Size the buffer once from the first sentences' samples per character: an hour of audio
+        // then grows in place instead of being copied at every ×1.5 step.
+        if (!estimated && buffer.length > 0 && charsDone > 0) {
+          buffer.reserve((buffer.length / charsDone) * totalChars * 1.1);
+          estimated = true;
+        }
+      }
+      return buffer.view();
+    }, { signal: options.signal, timeoutMs: options.timeoutMs });
+    this.deps.observeInference?.(synthSeconds, pcm.length / renderer.sampleRate);
+    const encoded = await encodeAudio(pcm, renderer.sampleRate, request.responseFormat, { targetSampleRate: request.sampleRate, signal: options.signal });
+    const durationSeconds = pcm.length / renderer.sampleRate;
+    this.deps.log.info("speech synthesized", {
+      voice: resolution.voice,
+      dialect: resolution.dialect,
+      engine: resolution.engine,
+      fallback: resolution.fallback,
+      key_id: options.keyId,
+      chars: codePointLength(request.input),
+      format: request.responseFormat,
+      audio_seconds: Number(durationSeconds.toFixed(3)),
+      synth_seconds: Number(synthSeconds.toFixed(3)),
+    });
+    return {
+      ...publicResolution(resolution),
+      audio: encoded.bytes,
+      format: request.responseFormat,
+      contentType: encoded.contentType,
+      sampleRate: encoded.sampleRate,
+      durationSeconds,
+    };
+  }
+
+  synthesizeStream(request: SpeechRequest, options: CallOptions = {}): { resolution: SpeechResolution; chunks: AsyncIterable<SpeechChunk> } {
+    this.assertReady();
+    const resolution = this.resolveInternal(request);
+    const renderer = this.renderer(resolution);
+    const self = this;
+    async function* chunks(): AsyncGenerator<SpeechChunk> {
+      const slot = await holdSlot(self.deps.admission, options);
+      let seconds = 0;
+      let samples = 0;
+      try {
+        const silence = new Float32Array(sentenceSilenceSamples(renderer.sampleRate));
+        for await (const sentence of self.sentences(renderer, request, resolution, options.signal)) {
+          seconds += sentence.seconds;
+          if (!sentence.last && sentence.pcm.length === 0) continue;
+          const pcm = sentence.last ? sentence.pcm : concat(sentence.pcm, silence);
+          samples += pcm.length;
+          yield { pcm, sampleRate: renderer.sampleRate, index: sentence.index, last: sentence.last };
+        }
+      } finally {
+        self.deps.observeInference?.(seconds, samples / renderer.sampleRate);
+        slot.release();
+        await slot.done;
+      }
+    }
+    return { resolution: publicResolution(resolution), chunks: chunks() };
+  }
+
+  listVoices(_keyId?: string): VoiceInfo[] {
+    return VOICES.map((voice) => {
+      const spec = VOICE_SPECS[voice];
+      const served = resolveVoice({ voice, dialect: undefined }, this.installed, false);
+      return {
+        voice_id: voice,
+        name: voice,
+        type: "builtin",
+        language: spec.language,
+        dialects: [...spec.dialects],
+        engine: served.engine,
+        status: "ready",
+      };
+    });
+  }
+
+  /** The renderer a resolution names: the pack's voice, else espeak-ng speaking the voice itself. */
+  private renderer(resolution: VoiceResolution): VoiceRenderer {
+    if (resolution.pack !== undefined) {
+      const voice = this.deps.packs.voices.get(resolution.pack);
+      if (voice) return voice;
+    }
+    let espeak = this.espeak.get(resolution.voice);
+    if (!espeak) this.espeak.set(resolution.voice, (espeak = new EspeakVoice(resolution.voice, this.deps.espeakSampleRate)));
+    return espeak;
+  }
+
+  private readonly installed = (voice: BuiltinVoice) => {
+    const pack = this.deps.packs.voices.get(voice);
+    return pack ? { engine: pack.engine } : undefined;
+  };
+
+  private resolveInternal(request: Pick<SpeechRequest, "voice" | "dialect">): VoiceResolution {
+    return resolveVoice(request, this.installed, this.deps.strictVoices);
+  }
+
+  private assertReady(): void {
+    if (this.deps.engine && !this.deps.engine.isReady()) throw new AppError("unavailable", Detail.ttsNotReady, { retryAfter: 5 });
+  }
+
+  /** The core loop: sentences rendered one at a time, levelled; stops when the caller goes away. */
+  private async *sentences(renderer: VoiceRenderer, request: SpeechRequest, resolution: VoiceResolution, signal: AbortSignal | undefined): AsyncGenerator<SentenceAudio> {
+    const sentences = renderer.sentences(request.input);
+    // Parsed requests are clamped already; callers building a SpeechRequest themselves may not be.
+    const speed = Number.isFinite(request.speed) ? Math.min(SPEED_MAX, Math.max(SPEED_MIN, request.speed)) : 1;
+    const options = { speed, voice: resolution.voice, dialect: resolution.dialect };
+    for (let index = 0; index < sentences.length; index++) {
+      signal?.throwIfAborted();
+      const sentence = sentences[index]!;
+      const started = performance.now();
+      const pcm = levelSentence(await renderer.render(sentence, options));
+      const seconds = (performance.now() - started) / 1000;
+      yield { pcm, index, last: index === sentences.length - 1, sentenceChars: codePointLength(sentence.text), seconds };
+    }
+  }
+}
+
+function publicResolution(resolution: VoiceResolution): SpeechResolution {
+  return { voice: resolution.voice, dialect: resolution.dialect, engine: resolution.engine, fallback: resolution.fallback };
+}
+
+function concat(a: Float32Array, b: Float32Array): Float32Array {
+  const out = new Float32Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
+/**
+ * Takes an admission slot and keeps it until `release`: a stream holds its slot for as long as
+ * it produces audio, however slowly the client reads. Rejects as `Admission.run` does (503/504,
+ * or the caller's abort). An abort also frees the slot, even if the consumer never ends its loop.
+ */
+async function holdSlot(admission: Admission, options: CallOptions): Promise<{ release(): void; done: Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let admitted!: () => void;
+  const started = new Promise<void>((resolve) => (admitted = resolve));
+  const done = admission.run(
+    async () => {
+      admitted();
+      await released;
+    },
+    { signal: options.signal, timeoutMs: options.timeoutMs },
+  );
+  await Promise.race([started, done]);
+  options.signal?.addEventListener("abort", release, { once: true });
+  return { release, done };
+}

@@ -1,9 +1,11 @@
 /**
  * Speech segmentation: the segmenter's rules on exact probability sequences, and the real Silero
  * VAD v5 model splitting a three-minute spoken recording (espeak-ng speech with pauses) into
- * ≤ 30 s segments whose transcript timestamps are ordered and inside the audio.
+ * ≤ 30 s segments whose verbose_json timestamps (through the running service) are ordered and
+ * inside the audio.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadAsrPacks } from "../../src/asr/packs.ts";
 import { createEnergyDetector } from "../../src/asr/vad/energy.ts";
@@ -13,7 +15,8 @@ import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { synthesizeEspeak } from "../../src/tts/espeak/synth.ts";
 import { ffmpegSync } from "../support/audio.ts";
 import { writeWhisperPack } from "../support/models/whisper.ts";
-import { concat, encodeFile, ENCODINGS, installSilero, modelsDir, readyEngine, silence, sileroModel, sine } from "./support.ts";
+import { startSawt } from "../support/sawt.ts";
+import { concat, encodeFile, ENCODINGS, installSilero, modelsDir, silence, sileroModel, sine } from "./support.ts";
 
 const W = 512;
 
@@ -134,14 +137,26 @@ describe("Silero VAD v5 (real model)", () => {
     }
   });
 
-  test("does give a transcript whose segments are ordered, within the audio and at most 30 s", async () => {
+  test("does give verbose_json segments over HTTP that are ordered, within the audio and at most 30 s", async () => {
     installSilero(models.dir);
     await writeWhisperPack(join(models.dir, "whisper"), { rows: ["نعم", "لا", "ربما"], bands: [[0, 700], [700, 2000], [2000, 8000]] });
-    const engine = await readyEngine(models.dir);
+    const mp3 = readFileSync(encodeFile(recording, 16000, join(models.dir, "call.mp3"), ENCODINGS.mp3!));
+    const sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.dir } });
     try {
-      expect(engine.details.vad).toBe("silero (silero-vad)");
-      const path = encodeFile(recording, 16000, join(models.dir, "call.mp3"), ENCODINGS.mp3!);
-      const transcript = await engine.service.transcribeFile(path);
+      const healthOf = async () => (await (await fetch(`${sawt.baseUrl}/v1/asr/health`)).json()) as Record<string, unknown>;
+      let health = await healthOf();
+      for (let i = 0; i < 300 && health.status !== "healthy"; i++) {
+        await Bun.sleep(100);
+        health = await healthOf();
+      }
+      expect(health.vad).toBe("silero (silero-vad)");
+      const { key } = await sawt.createKey({ name: "vad" });
+      const form = new FormData();
+      form.append("file", new Blob([mp3]), "call.mp3");
+      form.append("response_format", "verbose_json");
+      const res = await fetch(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, { method: "POST", headers: { "X-API-Key": key }, body: form });
+      expect(res.status).toBe(200);
+      const transcript = (await res.json()) as { duration: number; segments: { id: number; start: number; end: number; text: string }[] };
       expect(transcript.duration).toBeCloseTo(recording.length / 16000, 1);
       expect(transcript.segments.length).toBeGreaterThanOrEqual(utterances.length);
       let previousEnd = 0;
@@ -155,7 +170,7 @@ describe("Silero VAD v5 (real model)", () => {
       }
       expect(transcript.segments.map((s) => s.id)).toEqual(transcript.segments.map((_, i) => i));
     } finally {
-      await engine.release();
+      await sawt.stop();
     }
   });
 

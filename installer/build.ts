@@ -1,6 +1,9 @@
 /**
  * `bun run build`: compiles Sawt into one executable, dist/sawt. The onnxruntime native library
- * is embedded as a file asset (see src/runtime/ort.ts) so the binary needs no node_modules.
+ * is embedded as a file asset (see src/runtime/ort.ts) so the binary needs no node_modules. The
+ * session worker (src/runtime/session-worker.ts) and the espeak worker
+ * (src/tts/espeak/espeak-worker.ts) are further entry points: Bun only embeds worker scripts that
+ * are listed as entry points, under their path relative to the entries' common root (src/).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -9,7 +12,18 @@ const root = join(import.meta.dir, "..");
 const outfile = join(root, "dist", "sawt");
 mkdirSync(join(root, "dist"), { recursive: true });
 const proc = Bun.spawnSync(
-  [process.execPath, "build", "--compile", "--minify-syntax", "--sourcemap=none", join(root, "src", "main.ts"), "--outfile", outfile],
+  [
+    process.execPath,
+    "build",
+    "--compile",
+    "--minify-syntax",
+    "--sourcemap=none",
+    join(root, "src", "main.ts"),
+    join(root, "src", "runtime", "session-worker.ts"),
+    join(root, "src", "tts", "espeak", "espeak-worker.ts"),
+    "--outfile",
+    outfile,
+  ],
   { cwd: root, stdout: "inherit", stderr: "inherit" },
 );
 if (proc.exitCode !== 0) {

@@ -10,6 +10,7 @@ import type { AsrService } from "../asr/types.ts";
 import { log, type Logger } from "../log/logger.ts";
 import { Admission } from "../runtime/admission.ts";
 import { EngineState } from "../runtime/engine-state.ts";
+import { Metrics } from "../runtime/metrics.ts";
 import { openDatabase } from "../store/database.ts";
 import { KeyStore } from "../store/keys.ts";
 import { RateLimiter } from "../store/rate-limits.ts";
@@ -25,6 +26,8 @@ export interface AppContext {
   readonly rateLimiter: RateLimiter;
   readonly engines: { readonly tts: EngineState; readonly asr: EngineState };
   readonly admission: { readonly tts: Admission; readonly asr: Admission };
+  /** Prometheus metrics; engines call `metrics.observeInference(engine, seconds, audioSeconds)`. */
+  readonly metrics: Metrics;
   readonly log: Logger;
   /** Built-in and cloned voices (D17); cloning is configured by the engines at start-up. */
   readonly voices: VoiceLibrary;
@@ -42,32 +45,33 @@ export function createAppContext(config: SawtConfig): AppContext {
   const voiceStore = new ClonedVoiceStore(db);
   // A voice still training when the process stopped can never finish: its samples are gone.
   voiceStore.failInterrupted("training was interrupted by a restart; create the voice again");
+  const engines = { tts: new EngineState("tts"), asr: new EngineState("asr") };
+  const admission = {
+    tts: new Admission({
+      name: "tts",
+      concurrency: config.tts.concurrency,
+      maxQueue: config.tts.max_queue,
+      queueTimeoutMs: config.tts.queue_timeout_ms,
+      busyDetail: Detail.ttsBusy,
+      timeoutDetail: Detail.ttsTimeout,
+    }),
+    asr: new Admission({
+      name: "asr",
+      concurrency: config.asr.concurrency,
+      maxQueue: config.asr.max_queue,
+      queueTimeoutMs: config.asr.queue_timeout_ms,
+      busyDetail: Detail.asrBusy,
+      timeoutDetail: Detail.asrTimeout,
+    }),
+  };
   return {
     config,
     db,
     keys: new KeyStore(db),
     rateLimiter: new RateLimiter(db),
-    engines: { tts: new EngineState("tts"), asr: new EngineState("asr") },
-    admission: {
-      tts: new Admission({
-        name: "tts",
-        concurrency: config.tts.concurrency,
-        maxQueue: config.tts.max_queue,
-        queueTimeoutMs: config.tts.queue_timeout_ms,
-        busyDetail: Detail.ttsBusy,
-        timeoutDetail: Detail.ttsTimeout,
-        drainingDetail: "TTS engine is shutting down",
-      }),
-      asr: new Admission({
-        name: "asr",
-        concurrency: config.asr.concurrency,
-        maxQueue: config.asr.max_queue,
-        queueTimeoutMs: config.asr.queue_timeout_ms,
-        busyDetail: Detail.asrBusy,
-        timeoutDetail: Detail.asrTimeout,
-        drainingDetail: "ASR engine is shutting down",
-      }),
-    },
+    engines,
+    admission,
+    metrics: new Metrics({ engines, admission }),
     log,
     voices: new VoiceLibrary(voiceStore, { encoder: undefined, ttsEmbeddingDim: undefined }, log.child({ component: "voices" })),
     shuttingDown: false,

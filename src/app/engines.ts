@@ -1,24 +1,172 @@
 /**
- * Engine start-up: loads model packs and warms sessions for each engine, moving its state to
- * ready (or failed with a reason). Engines start after the ports are bound, so health answers
- * 503 "… engine not initialized" meanwhile.
+ * Engine start-up. Each engine (TTS, ASR) is loaded by an {@link EngineLoader} registered in
+ * src/app/engine-loaders.ts: it reads its model packs, opens and warms sessions, and returns the
+ * transport-free service, which start-up puts on the context (`ctx.tts`, `ctx.asr`). Start-up
+ * runs every loader concurrently after the ports are bound (health answers 503 "… engine not
+ * initialized" meanwhile) and moves each engine's state
+ * initializing → ready, or → failed with the reason. A broken pack never takes other engines
+ * down: a loader skips it and reports it (`brokenPacks`), or — when the engine cannot serve at all
+ * — throws, and the reason and broken packs land in that engine's health details and the log.
  */
+import type { AsrService } from "../asr/types.ts";
+import type { Logger } from "../log/logger.ts";
+import { chooseDevice, deviceDetails, type DeviceChoice } from "../runtime/devices.ts";
+import { createSession, useDevice, type CreatedSession } from "../runtime/sessions.ts";
+import type { TtsService } from "../tts/types.ts";
 import type { AppContext } from "./context.ts";
-import { chooseDevice } from "../runtime/devices.ts";
-import { useDevice } from "../runtime/sessions.ts";
-import { startAsrEngine, stopAsrEngine } from "../asr/engine.ts";
-import { startTtsEngine, stopTtsEngine } from "../tts/start.ts";
 
-/** Starts every engine; resolves when each is ready or failed. */
-export async function startEngines(ctx: AppContext): Promise<void> {
-  const device = await chooseDevice(ctx.config.runtime.provider, ctx.config.runtime.intra_op_threads);
-  useDevice(device);
-  ctx.log.info("device", { provider: device.provider, reason: device.reason, gpus: device.gpus.length, threads: device.intraOpThreads });
-  ctx.engines.tts.setDetails({ provider: device.provider });
-  await Promise.all([startTtsEngine(ctx), startAsrEngine(ctx)]);
+/** The engines a loader can load. */
+export type EngineName = "tts" | "asr";
+
+/** The service type each engine serves. */
+export interface EngineServices {
+  readonly tts: TtsService;
+  readonly asr: AsrService;
 }
 
-/** Releases engine resources at shutdown. */
-export async function stopEngines(ctx: AppContext): Promise<void> {
-  await Promise.all([stopTtsEngine(ctx), stopAsrEngine(ctx)]);
+/** A model pack that could not be used, and why (shown in health details, doctor and logs). */
+export interface BrokenPack {
+  /** The pack folder name under the models directory. */
+  readonly pack: string;
+  /** One line, no secrets: e.g. `model.onnx: Failed to load model because protobuf parsing failed.` */
+  readonly reason: string;
+}
+
+/** What a loader hands back. */
+export interface LoadedEngine<S> {
+  readonly service: S;
+  /** Health details of the engine (packs, voices, models…); device details are added for you. */
+  readonly details?: Readonly<Record<string, unknown>>;
+  /** Packs skipped because they are broken; the engine serves with the rest. */
+  readonly brokenPacks?: readonly BrokenPack[];
+  /** Releases sessions (and their worker threads) at shutdown. */
+  close?(): Promise<void>;
+}
+
+/** What a loader gets. */
+export interface EngineLoadContext {
+  readonly app: AppContext;
+  /** The execution provider decision; sessions from `createSession` already use it. */
+  readonly device: DeviceChoice;
+  readonly log: Logger;
+}
+
+/** Loads one engine. Register instances in src/app/engine-loaders.ts. */
+export interface EngineLoader<K extends EngineName = EngineName> {
+  readonly engine: K;
+  /**
+   * Loads packs, creates and warms sessions (`createSession`, `warmUp`, {@link openPackModel}).
+   * Throw (preferably {@link EngineLoadError} with the broken packs) when the engine cannot serve;
+   * a broken pack the engine can do without goes into `brokenPacks` instead.
+   */
+  load(context: EngineLoadContext): Promise<LoadedEngine<EngineServices[K]>>;
+}
+
+/** Any registered loader. */
+export type AnyEngineLoader = EngineLoader<"tts"> | EngineLoader<"asr">;
+
+/** The engine cannot serve; `message` is the reason shown in health, `brokenPacks` what broke. */
+export class EngineLoadError extends Error {
+  constructor(
+    message: string,
+    readonly brokenPacks: readonly BrokenPack[] = [],
+    /** Health details worth showing even though the engine failed (what was found, versions…). */
+    readonly details: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message);
+    this.name = "EngineLoadError";
+  }
+}
+
+/** One pack is unusable; `reason` is one line saying why. */
+export class BrokenPackError extends Error {
+  constructor(readonly pack: string, readonly reason: string) {
+    super(`model pack ${pack}: ${reason}`);
+    this.name = "BrokenPackError";
+  }
+
+  /** As a {@link BrokenPack} record. */
+  toBrokenPack(): BrokenPack {
+    return { pack: this.pack, reason: this.reason };
+  }
+}
+
+/** Opens `file` of pack `pack` as a session; a file onnxruntime cannot load becomes a BrokenPackError. */
+export async function openPackModel(pack: string, file: string, label = file.split("/").pop() ?? file): Promise<CreatedSession> {
+  try {
+    return await createSession(file, { label: `${pack}/${label}` });
+  } catch (error) {
+    // onnxruntime names the full path; health endpoints are open, so only the file name is kept.
+    const why = (error as Error).message.split("\n")[0]!.replaceAll(file, label);
+    throw new BrokenPackError(pack, `${label}: ${why}`);
+  }
+}
+
+/** Loaded engines of a running service. */
+export interface RunningEngines {
+  /** Settles when every engine is ready or failed. */
+  readonly settled: Promise<void>;
+  /** Releases every loaded engine (waits for loads still in progress, up to `waitMs`). */
+  close(waitMs?: number): Promise<void>;
+}
+
+function brokenPacksOf(error: unknown): BrokenPack[] {
+  if (error instanceof EngineLoadError) return [...error.brokenPacks];
+  if (error instanceof BrokenPackError) return [error.toBrokenPack()];
+  return [];
+}
+
+async function startOne<K extends EngineName>(ctx: AppContext, name: K, loader: EngineLoader<K> | undefined, device: DeviceChoice, loaded: Array<LoadedEngine<unknown>>): Promise<void> {
+  const state = ctx.engines[name];
+  if (!loader) {
+    // No loader registered for this engine in this build: nothing to load. The state turns
+    // ready so /ready reflects the engines that exist; with no service set, its routes answer
+    // 503 "… engine not initialized" (src/http/engines.ts).
+    state.ready({ loaded: false });
+    return;
+  }
+  const started = performance.now();
+  try {
+    const result = await loader.load({ app: ctx, device, log: ctx.log });
+    const broken = [...(result.brokenPacks ?? [])];
+    if (state.state === "draining") {
+      await result.close?.(); // shutdown began while loading: never serve
+      return;
+    }
+    loaded.push(result);
+    // The service first, then the state: a request that sees "ready" always finds the service.
+    (ctx as { [P in EngineName]?: EngineServices[P] })[name] = result.service;
+    state.ready({ ...result.details, broken_packs: broken });
+    // Loaders log each broken pack as they skip it; this line sums up what serves without it.
+    ctx.log.info("engine ready", { engine: name, ms: Math.round(performance.now() - started), broken_packs: broken.map((b) => b.pack).join(", ") || undefined });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split("\n")[0]! : String(error);
+    const broken = brokenPacksOf(error);
+    state.fail(reason, { ...(error instanceof EngineLoadError ? error.details : {}), broken_packs: broken });
+    ctx.log.error("engine failed", { engine: name, reason, broken_packs: broken.map((b) => `${b.pack}: ${b.reason}`).join("; ") || undefined });
+  }
+}
+
+/** Chooses the device, then loads every engine concurrently with the registered loaders. */
+export function startEngines(ctx: AppContext, loaders: readonly AnyEngineLoader[]): RunningEngines {
+  for (const name of ["tts", "asr"] as const) {
+    if (loaders.filter((l) => l.engine === name).length > 1) throw new Error(`more than one engine loader registered for ${name}`);
+  }
+  const loaded: Array<LoadedEngine<unknown>> = [];
+  const settled = (async () => {
+    const device = await chooseDevice(ctx.config.runtime.provider, ctx.config.runtime.intra_op_threads);
+    useDevice(device);
+    ctx.log.info("device", { provider: device.provider, reason: device.reason, gpus: device.gpus.map((g) => g.model).join(", ") || undefined, threads: device.intraOpThreads });
+    for (const state of [ctx.engines.tts, ctx.engines.asr]) state.setDetails(deviceDetails(device));
+    const tts = loaders.find((l): l is EngineLoader<"tts"> => l.engine === "tts");
+    const asr = loaders.find((l): l is EngineLoader<"asr"> => l.engine === "asr");
+    await Promise.all([startOne(ctx, "tts", tts, device, loaded), startOne(ctx, "asr", asr, device, loaded)]);
+  })();
+  return {
+    settled,
+    async close(waitMs = 0) {
+      await Promise.race([settled.catch(() => undefined), Bun.sleep(waitMs)]);
+      await Promise.all(loaded.splice(0).map((engine) => engine.close?.().catch((error: unknown) => ctx.log.warn("engine close failed", { error: String(error) }))));
+    },
+  };
 }

@@ -1,57 +1,109 @@
 /**
  * Starts and stops a whole Sawt service: context, engines, HTTP and both gRPC ports. Used by
- * `sawt serve` and by tests that need the real thing in-process.
+ * `sawt serve` and by tests that need the real thing in-process (they may add plugins and
+ * engine loaders of their own through {@link ServerOptions}).
+ *
+ * Shutdown ({@link RunningServer.stop}), bounded by `server.drain_timeout_ms`:
+ *  1. Drain: engines turn `draining` — /health, /ready and engine health answer 503, gRPC health
+ *     NOT_SERVING, and new speech requests get 503 (src/http/engines.ts gate) — while the ports
+ *     stay open, so monitoring sees the drain. Work already admitted or queued runs to the end,
+ *     and so do requests that were already in flight (an upload still streaming in) and
+ *     cloned-voice training jobs.
+ *  2. Close: the HTTP port stops listening (new connections are refused); Bun's
+ *     `server.stop(false)` resolves once in-flight responses are sent (idle keep-alive
+ *     connections do not hold it). gRPC shuts down the same way. What is still running at the
+ *     deadline is cut (`stop(true)`, gRPC forceShutdown).
+ *  3. The last request log lines are written, engines release their sessions and worker
+ *     threads, SQLite checkpoints its WAL and closes.
  */
+import type { Server } from "bun";
 import type { SawtConfig } from "../config/config.ts";
 import { grpcRegistrars } from "../grpc/registrars.ts";
-import { startGrpcServer, stopGrpcServer, type BoundGrpcServer } from "../grpc/server.ts";
-import { createHttpApp, settleRequestLogs, httpListenOptions } from "../http/app.ts";
+import { startGrpcServer, stopGrpcServer, type BoundGrpcServer, type GrpcRegistrar } from "../grpc/server.ts";
+import { createHttpApp, httpListenOptions, settleRequestLogs, type FeaturePlugin } from "../http/app.ts";
 import { httpPlugins } from "../http/plugins.ts";
 import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
-import { startEngines, stopEngines } from "./engines.ts";
+import { engineLoaders } from "./engine-loaders.ts";
+import { startEngines, type AnyEngineLoader, type RunningEngines } from "./engines.ts";
 
 /** A running service. */
 export interface RunningServer {
   readonly ctx: AppContext;
   readonly ports: { readonly http: number; readonly grpc_asr: number; readonly grpc_tts: number };
-  /** Drains work (up to the configured deadline), closes ports and the database. */
+  /** Settles when every engine is ready or failed. */
+  readonly enginesSettled: Promise<void>;
+  /** Drains work (up to the configured deadline), closes ports, engines and the database. */
   stop(): Promise<void>;
 }
 
+/** What a service is built from; defaults are this build's registered features. */
+export interface ServerOptions {
+  readonly httpPlugins?: readonly FeaturePlugin[];
+  readonly engineLoaders?: readonly AnyEngineLoader[];
+  readonly grpcRegistrars?: readonly GrpcRegistrar[];
+}
+
 /** Starts the service; resolves once every port is bound (engines may still be initializing). */
-export async function startServer(config: SawtConfig): Promise<RunningServer> {
+export async function startServer(config: SawtConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const ctx = createAppContext(config);
-  const app = createHttpApp(ctx, httpPlugins);
+  const app = createHttpApp(ctx, options.httpPlugins ?? httpPlugins, (request) => ctx.metrics.observeRequest(request));
   app.listen(httpListenOptions(config));
-  const httpPort = app.server!.port!;
+  const http = app.server as Server<unknown>;
+  const registrars = options.grpcRegistrars ?? grpcRegistrars;
   let asr: BoundGrpcServer;
   let tts: BoundGrpcServer;
   try {
-    asr = await startGrpcServer(ctx, "asr", config.server.grpc_asr_port, grpcRegistrars);
-    tts = await startGrpcServer(ctx, "tts", config.server.grpc_tts_port, grpcRegistrars);
+    asr = await startGrpcServer(ctx, "asr", config.server.grpc_asr_port, registrars);
+    tts = await startGrpcServer(ctx, "tts", config.server.grpc_tts_port, registrars);
   } catch (error) {
-    await app.stop(true);
+    await http.stop(true);
     closeDatabase(ctx.db);
     throw error;
   }
-  const engines = startEngines(ctx);
+  const engines = startEngines(ctx, options.engineLoaders ?? engineLoaders);
   let stopping: Promise<void> | undefined;
   return {
     ctx,
-    ports: { http: httpPort, grpc_asr: asr.port, grpc_tts: tts.port },
-    stop: () =>
-      (stopping ??= (async () => {
-        ctx.shuttingDown = true;
-        ctx.engines.tts.set("draining", "shutting down");
-        ctx.engines.asr.set("draining", "shutting down");
-        const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.server.drain_timeout_ms));
-        await Promise.race([Promise.all([ctx.admission.tts.drain(), ctx.admission.asr.drain(), ctx.voices.idle()]), deadline]);
-        await Promise.all([app.stop(false), stopGrpcServer(asr, 2000), stopGrpcServer(tts, 2000)]);
-        await settleRequestLogs();
-        await engines.catch(() => undefined);
-        await stopEngines(ctx);
-        closeDatabase(ctx.db);
-      })()),
+    ports: { http: http.port!, grpc_asr: asr.port, grpc_tts: tts.port },
+    enginesSettled: engines.settled,
+    stop: () => (stopping ??= shutdown(ctx, http, [asr, tts], engines)),
   };
+}
+
+function busy(ctx: AppContext, http: Server<unknown>): boolean {
+  const work = [ctx.admission.tts.stats, ctx.admission.asr.stats];
+  return http.pendingRequests > 0 || work.some((s) => s.running > 0 || s.queued > 0);
+}
+
+async function shutdown(ctx: AppContext, http: Server<unknown>, grpcServers: readonly BoundGrpcServer[], engines: RunningEngines): Promise<void> {
+  const deadline = performance.now() + ctx.config.server.drain_timeout_ms;
+  const left = () => Math.max(0, deadline - performance.now());
+  ctx.shuttingDown = true;
+  ctx.engines.tts.drain();
+  ctx.engines.asr.drain();
+  void ctx.admission.tts.drain();
+  void ctx.admission.asr.drain();
+  let voicesIdle = false;
+  void ctx.voices.idle().then(() => (voicesIdle = true));
+  const { tts, asr } = { tts: ctx.admission.tts.stats, asr: ctx.admission.asr.stats };
+  ctx.log.info("draining", { in_flight_http: http.pendingRequests, tts_running: tts.running, tts_queued: tts.queued, asr_running: asr.running, asr_queued: asr.queued, deadline_ms: ctx.config.server.drain_timeout_ms });
+
+  // Phase 1: ports open, new work refused by the draining engines, admitted work finishes.
+  while ((busy(ctx, http) || !voicesIdle) && left() > 0) await Bun.sleep(20);
+
+  // Phase 2: close the ports; responses still being written get what is left of the deadline.
+  const httpClosed = http.stop(false).then(() => true);
+  const closedInTime = await Promise.race([httpClosed, Bun.sleep(left()).then(() => false)]);
+  if (!closedInTime) {
+    ctx.log.warn("drain deadline passed, closing remaining connections", { in_flight_http: http.pendingRequests });
+    await http.stop(true);
+  }
+  // gRPC health watchers are long-lived streams: give them a moment to see NOT_SERVING, then cut.
+  await Promise.all(grpcServers.map((server) => stopGrpcServer(server, Math.max(500, left()))));
+
+  // Phase 3: release engines (loads still running get a short grace) and close the store.
+  await settleRequestLogs();
+  await engines.close(Math.min(2000, left()));
+  closeDatabase(ctx.db);
 }

@@ -2,16 +2,16 @@
  * Builds the ASR engine from the installed packs: loads them (broken ones reported and skipped),
  * picks the default recogniser and the dialect routes from config, warms every session, and hands
  * back the service plus the details health endpoints show. Used by the server's engine start-up
- * and by the offline `sawt asr` command alike.
+ * (through {@link asrEngineLoader}) and by the offline `sawt asr` command alike.
  */
-import type { AppContext } from "../app/context.ts";
+import { EngineLoadError, type EngineLoader } from "../app/engines.ts";
 import { setFfmpegConcurrency } from "../audio/ffmpeg.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
-import { loadAsrPacks, type LoadedAsrPacks } from "./packs.ts";
+import { loadAsrPacks, type BrokenPack, type LoadedAsrPacks } from "./packs.ts";
 import { ASR_SAMPLE_RATE, VAD_WINDOW, type Recognizer } from "./recognizer.ts";
-import { AsrEngineService } from "./service.ts";
+import { AsrEngineService, type InferenceObserver } from "./service.ts";
 
 /** Why the engine is unavailable when no recogniser pack is installed. */
 export const NO_ASR_PACK = "no ASR model pack installed";
@@ -40,8 +40,8 @@ async function warmUp(packs: LoadedAsrPacks): Promise<void> {
   if (packs.dialect) await packs.dialect.identify(audio);
 }
 
-/** Loads packs under `config.paths.models_dir` and builds the service. */
-export async function buildAsrEngine(config: SawtConfig, admission: Admission, log: Logger): Promise<AsrEngineResult> {
+/** Loads packs under `config.paths.models_dir` and builds the service; `observe` hears each inference's time. */
+export async function buildAsrEngine(config: SawtConfig, admission: Admission, log: Logger, observe?: InferenceObserver): Promise<AsrEngineResult> {
   setFfmpegConcurrency(config.asr.ffmpeg_concurrency);
   const packs = await loadAsrPacks(config.paths.models_dir);
   for (const broken of packs.broken) log.warn("asr pack unusable, skipped", { pack: broken.pack, family: broken.family, reason: broken.reason });
@@ -88,42 +88,22 @@ export async function buildAsrEngine(config: SawtConfig, admission: Admission, l
     dialectRoutes,
     admission,
     decode: { maxDurationSeconds: config.asr.max_duration_s, timeoutMs: config.asr.ffmpeg_timeout_ms },
+    ...(observe ? { observe } : {}),
   });
   return { ok: true, service, details, release: () => packs.release() };
 }
 
-const running = new WeakMap<AppContext, () => Promise<void>>();
-
 /**
- * Starts the ASR engine of a running server: sets `ctx.asr` and the engine state to ready, or
- * marks the engine failed with the reason. Without any recogniser pack the engine reports
- * `enabled: false`, so readiness does not wait for it.
+ * The ASR engine of a running server. Without any recogniser pack it fails with
+ * {@link NO_ASR_PACK} and `enabled: false`, so readiness does not wait for it.
  */
-export async function startAsrEngine(ctx: AppContext): Promise<void> {
-  const state = ctx.engines.asr;
-  let result: AsrEngineResult;
-  try {
-    result = await buildAsrEngine(ctx.config, ctx.admission.asr, ctx.log.child({ engine: "asr" }));
-  } catch (error) {
-    ctx.log.error("asr engine failed to start", { error: error instanceof Error ? error.message.split("\n")[0] : String(error) });
-    state.set("failed", "ASR engine failed to start");
-    return;
-  }
-  state.setDetails(result.details);
-  if (!result.ok) {
-    ctx.log.warn("asr engine unavailable", { reason: result.reason });
-    state.set("failed", result.reason);
-    return;
-  }
-  running.set(ctx, result.release);
-  ctx.asr = result.service;
-  ctx.log.info("asr engine ready", { recognizer: result.details.recognizer, vad: result.details.vad, broken: (result.details.broken_packs as unknown[]).length });
-  state.set("ready");
-}
-
-/** Releases the ASR engine's sessions. */
-export async function stopAsrEngine(ctx: AppContext): Promise<void> {
-  const release = running.get(ctx);
-  running.delete(ctx);
-  await release?.();
-}
+export const asrEngineLoader: EngineLoader<"asr"> = {
+  engine: "asr",
+  async load({ app, log }) {
+    const result = await buildAsrEngine(app.config, app.admission.asr, log.child({ engine: "asr" }), (seconds, audioSeconds) => app.metrics.observeInference("asr", seconds, audioSeconds));
+    const { broken_packs: broken, ...details } = result.details;
+    const brokenPacks = broken as BrokenPack[];
+    if (!result.ok) throw new EngineLoadError(result.reason, brokenPacks, details);
+    return { service: result.service, details, brokenPacks, close: result.release };
+  },
+};

@@ -8,7 +8,7 @@ import type { OnnxModelInfo } from "../runtime/onnx-metadata.ts";
 import { loadOrt, type Ort } from "../runtime/ort.ts";
 import { createSession } from "../runtime/sessions.ts";
 
-/** What a runner needs from a session (onnxruntime's InferenceSession and Sawt's worker session both fit). */
+/** What a runner needs from a session (Sawt's worker sessions from createSession). */
 export interface RunnerSession {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
@@ -22,10 +22,10 @@ export interface OpenedSession {
   readonly provider: "cpu" | "cuda";
 }
 
-/** Opens `path` through the one session factory (provider, threads and fallback decided there). */
-export async function openSession(path: string): Promise<OpenedSession> {
-  const created = await createSession(path);
-  return { session: created.session as unknown as RunnerSession, provider: created.provider };
+/** Opens `path` through the one session factory (provider, threads, worker and fallback decided there). */
+export async function openSession(path: string, label?: string): Promise<OpenedSession> {
+  const created = await createSession(path, label === undefined ? {} : { label });
+  return { session: created.session, provider: created.provider };
 }
 
 let ort: Ort | undefined;

@@ -20,6 +20,9 @@ import type { SegmenterOptions } from "./vad/segmenter.ts";
 /** Audio between two interim results of a stream. */
 export const INTERIM_SECONDS = 1;
 
+/** Hears the inference time (seconds, queue wait excluded) and the audio seconds of each transcription. */
+export type InferenceObserver = (seconds: number, audioSeconds: number) => void;
+
 /** What the service is built from. */
 export interface AsrServiceOptions {
   readonly packs: LoadedAsrPacks;
@@ -30,6 +33,7 @@ export interface AsrServiceOptions {
   readonly admission: Admission;
   readonly decode: { readonly maxDurationSeconds: number; readonly timeoutMs: number };
   readonly segmenter?: Partial<SegmenterOptions>;
+  readonly observe?: InferenceObserver;
 }
 
 const seconds = (samples: number) => Math.round((samples / ASR_SAMPLE_RATE) * 1000) / 1000;
@@ -54,7 +58,12 @@ export class AsrEngineService implements AsrService {
   }
 
   transcribeSamples(samples: Float32Array, options: CallOptions = {}): Promise<Transcript> {
-    return this.options.admission.run(() => this.transcribe(samples, options.signal), { signal: options.signal, timeoutMs: options.timeoutMs });
+    return this.options.admission.run(async () => {
+      const started = performance.now();
+      const transcript = await this.transcribe(samples, options.signal);
+      this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
+      return transcript;
+    }, { signal: options.signal, timeoutMs: options.timeoutMs });
   }
 
   async *transcribeStream(chunks: AsyncIterable<Float32Array>, options: CallOptions = {}): AsyncIterable<StreamingResult> {
@@ -95,7 +104,12 @@ export class AsrEngineService implements AsrService {
 
   private async *finals(pieces: readonly SpeechPiece[], state: Session, options: CallOptions): AsyncIterable<StreamingResult> {
     for (const piece of pieces) {
-      const segment = await this.admitted(() => this.recognizePiece(piece, state, options.signal), options);
+      const segment = await this.admitted(async () => {
+        const started = performance.now();
+        const recognized = await this.recognizePiece(piece, state, options.signal);
+        this.options.observe?.((performance.now() - started) / 1000, piece.samples.length / ASR_SAMPLE_RATE);
+        return recognized;
+      }, options);
       if (segment.text !== "") yield { text: segment.text, isFinal: true, start: segment.start, end: segment.end, dialect: state.dialect ?? null };
     }
   }

@@ -47,7 +47,7 @@ Exit 0 on success; 1 when the file cannot be transcribed or no ASR pack is insta
       process.stderr.write(`sawt asr: no such file: ${file}\n`);
       return 1;
     }
-    const admission = new Admission({ name: "asr", concurrency: 1, maxQueue: 1, queueTimeoutMs: config.asr.queue_timeout_ms, busyDetail: Detail.asrBusy, timeoutDetail: Detail.asrTimeout, drainingDetail: "ASR engine is shutting down" });
+    const admission = new Admission({ name: "asr", concurrency: 1, maxQueue: 1, queueTimeoutMs: config.asr.queue_timeout_ms, busyDetail: Detail.asrBusy, timeoutDetail: Detail.asrTimeout });
     const engine = await buildAsrEngine(config, admission, log.child({ command: "asr" }));
     if (!engine.ok) {
       process.stderr.write(`sawt asr: ${engine.reason} (models dir ${config.paths.models_dir})\n`);

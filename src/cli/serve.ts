@@ -15,8 +15,10 @@ export const serveCommand: Command = {
   usage: `Usage: sawt serve [--config FILE]
 
 Runs Sawt. Prints one JSON line {"msg":"listening","http":P,"grpc_asr":P,"grpc_tts":P} on stdout
-once every port is bound; logs go to stderr as JSON lines. SIGTERM or SIGINT drains in-flight
-work (server.drain_timeout_ms) and exits 0.
+once every port is bound; logs go to stderr as JSON lines. SIGTERM or SIGINT drains: health
+turns 503 (draining), new speech requests get 503, in-flight and queued work finishes (up to
+server.drain_timeout_ms), ports close, the database is closed cleanly, exit 0. A second signal
+exits at once with 1.
 
 Options:
   --config FILE   TOML config (default: $SAWT_CONFIG, else built-in defaults)`,
@@ -29,8 +31,21 @@ Options:
     process.stdout.write(JSON.stringify({ msg: "listening", http: server.ports.http, grpc_asr: server.ports.grpc_asr, grpc_tts: server.ports.grpc_tts }) + "\n");
     log.info("started", { version: VERSION, host: config.server.host, ...server.ports });
     return await new Promise<number>((resolve) => {
+      let stopping = false;
       const shutdown = (signal: string) => {
-        log.info("shutdown", { signal });
+        if (stopping) {
+          // A second signal (an impatient operator's second Ctrl-C): stop waiting for the drain.
+          log.warn("second signal, exiting without finishing the drain", { signal });
+          resolve(1);
+          return;
+        }
+        stopping = true;
+        log.info("shutdown", { signal, drain_timeout_ms: config.server.drain_timeout_ms });
+        // Should closing hang past the drain deadline, do not outlive it by much.
+        setTimeout(() => {
+          log.error("shutdown did not finish in time, exiting");
+          resolve(1);
+        }, config.server.drain_timeout_ms + 10_000).unref();
         server.stop().then(
           () => {
             log.info("stopped");
@@ -42,8 +57,8 @@ Options:
           },
         );
       };
-      process.once("SIGTERM", () => shutdown("SIGTERM"));
-      process.once("SIGINT", () => shutdown("SIGINT"));
+      process.on("SIGTERM", () => shutdown("SIGTERM"));
+      process.on("SIGINT", () => shutdown("SIGINT"));
     });
   },
 };

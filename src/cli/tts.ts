@@ -84,7 +84,7 @@ Exit codes: 0 written, 2 bad arguments or input (the same 400/422 rules as the A
 
     const device = await chooseDevice(config.runtime.provider, config.runtime.intra_op_threads);
     useDevice(device);
-    const admission = new Admission({ name: "tts", concurrency: 1, maxQueue: 0, queueTimeoutMs: config.tts.queue_timeout_ms, busyDetail: Detail.ttsBusy, timeoutDetail: Detail.ttsTimeout, drainingDetail: Detail.ttsBusy });
+    const admission = new Admission({ name: "tts", concurrency: 1, maxQueue: 0, queueTimeoutMs: config.tts.queue_timeout_ms, busyDetail: Detail.ttsBusy, timeoutDetail: Detail.ttsTimeout });
     const engine = await createTtsEngine(config, { admission, log });
     try {
       if (engine.unusable) throw new Error(`TTS cannot speak: ${engine.unusable}`);

@@ -5,9 +5,10 @@
 import { existsSync, statfsSync } from "node:fs";
 import { createServer } from "node:net";
 import type { SawtConfig } from "../config/config.ts";
-import { chooseDevice } from "../runtime/devices.ts";
+import { chooseDevice, CUDA_PROVIDER_LIBRARIES, deviceDetails, type GpuInfo } from "../runtime/devices.ts";
 import { loadOrt, ortVersion } from "../runtime/ort.ts";
 import { probeModelBytes } from "../runtime/probe-model.ts";
+import { createSession, useDevice } from "../runtime/sessions.ts";
 import { scanModelsDir } from "../models/scan.ts";
 import { inspectTtsPacks } from "../tts/packs.ts";
 
@@ -23,10 +24,12 @@ export interface CheckResult {
 /** A check over the loaded config. */
 export type DoctorCheck = (config: SawtConfig) => Promise<CheckResult>;
 
-async function onnxRuntimeCheck(): Promise<CheckResult> {
+async function onnxRuntimeCheck(config: SawtConfig): Promise<CheckResult> {
   try {
     const ort = await loadOrt();
-    const session = await ort.InferenceSession.create(probeModelBytes());
+    // Through the session factory, so the worker thread path that serving uses is proven too.
+    useDevice(await chooseDevice(config.runtime.provider, config.runtime.intra_op_threads));
+    const { session, provider } = await createSession(probeModelBytes(), { label: "doctor probe" });
     const out = await session.run({ x: new ort.Tensor("float32", new Float32Array([42]), [1]) });
     const echoed = (out.y?.data as Float32Array | undefined)?.[0];
     await session.release();
@@ -35,23 +38,33 @@ async function onnxRuntimeCheck(): Promise<CheckResult> {
     return {
       name: "onnxruntime",
       status: echoed === 42 ? "ok" : "fail",
-      detail: `onnxruntime ${await ortVersion()} opened a session and ran it (providers: ${providers.join(", ")})`,
-      data: { version: await ortVersion(), session_ok: echoed === 42, providers, bundled: backends.filter((b) => b.bundled).map((b) => b.name) },
+      detail: `onnxruntime ${await ortVersion()} opened a session on ${provider.toUpperCase()} in a worker thread and ran it (providers: ${providers.join(", ")})`,
+      data: { version: await ortVersion(), session_ok: echoed === 42, session_provider: provider, providers, bundled: backends.filter((b) => b.bundled).map((b) => b.name) },
     };
   } catch (error) {
     return { name: "onnxruntime", status: "fail", detail: `cannot open an ONNX session: ${(error as Error).message.split("\n")[0]}`, fix: "reinstall Sawt; the onnxruntime library ships inside the binary" };
   }
 }
 
+function describeGpus(gpus: readonly GpuInfo[]): string {
+  return gpus.map((g) => `${g.model}${g.memoryMb ? ` ${Math.round(g.memoryMb / 1024)} GiB` : ""}${g.driverVersion ? `, driver ${g.driverVersion}` : ""}`).join("; ");
+}
+
 async function deviceCheck(config: SawtConfig): Promise<CheckResult> {
   const choice = await chooseDevice(config.runtime.provider, config.runtime.intra_op_threads);
   const wantedCuda = config.runtime.provider === "cuda";
+  const gpus = choice.gpus.length > 0 ? ` (GPU: ${describeGpus(choice.gpus)})` : "";
   return {
     name: "device",
-    status: wantedCuda && choice.provider !== "cuda" ? "fail" : "ok",
-    detail: `${choice.provider.toUpperCase()} chosen: ${choice.reason}`,
-    fix: choice.provider === "cpu" && choice.gpus.length > 0 ? "put libonnxruntime_providers_cuda.so and libonnxruntime_providers_shared.so in the bundle's lib/ directory" : undefined,
-    data: { provider: choice.provider, reason: choice.reason, gpus: choice.gpus, intra_op_threads: choice.intraOpThreads },
+    status: wantedCuda && choice.provider !== "cuda" ? "fail" : choice.provider === "cpu" && choice.gpus.length > 0 && config.runtime.provider === "auto" ? "warn" : "ok",
+    detail: `${choice.provider.toUpperCase()} chosen: ${choice.reason}${gpus}; ${choice.intraOpThreads} thread(s) per session`,
+    fix:
+      choice.provider === "cpu" && choice.gpus.length > 0 && config.runtime.provider !== "cpu"
+        ? `put ${CUDA_PROVIDER_LIBRARIES.join(" and ")} (with the CUDA 12 and cuDNN 9 libraries) in the bundle's lib/ directory`
+        : wantedCuda && choice.gpus.length === 0
+          ? "no NVIDIA GPU is visible (check the driver with nvidia-smi), or set runtime.provider = auto"
+          : undefined,
+    data: { ...deviceDetails(choice), reason: choice.reason },
   };
 }
 
@@ -131,4 +144,4 @@ async function diskCheck(config: SawtConfig): Promise<CheckResult> {
 }
 
 /** Every doctor check, in report order. */
-export const DOCTOR_CHECKS: readonly DoctorCheck[] = [deviceCheck, () => onnxRuntimeCheck(), () => ffmpegCheck(), () => espeakCheck(), modelsCheck, ttsPacksCheck, portsCheck, diskCheck];
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [deviceCheck, onnxRuntimeCheck, () => ffmpegCheck(), () => espeakCheck(), modelsCheck, ttsPacksCheck, portsCheck, diskCheck];

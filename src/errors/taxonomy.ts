@@ -39,6 +39,8 @@ const KINDS = {
   method_not_allowed: { http: 405, grpc: GrpcCode.UNIMPLEMENTED, shape: "standard", error: "http_error" },
   payload_too_large: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED, shape: "standard", error: "http_error" },
   validation: { http: 422, grpc: GrpcCode.INVALID_ARGUMENT, shape: "validation", error: "validation_error" },
+  /** The client went away before the answer (nginx's 499); nobody reads the body, metrics count it. */
+  client_closed: { http: 499, grpc: GrpcCode.CANCELLED, shape: "standard", error: "http_error" },
   rate_limited: { http: 429, grpc: GrpcCode.RESOURCE_EXHAUSTED, shape: "auth", error: "rate_limit_exceeded" },
   internal: { http: 500, grpc: GrpcCode.INTERNAL, shape: "standard", error: "internal_error" },
   not_implemented: { http: 501, grpc: GrpcCode.UNIMPLEMENTED, shape: "standard", error: "http_error" },

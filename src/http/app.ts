@@ -62,6 +62,7 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
           appError = new AppError("method_not_allowed", "Method Not Allowed");
         } else appError = new AppError("not_found", "Not Found");
       } else if (code === "PARSE") appError = new AppError("bad_request", "Malformed request body");
+      else if (request.signal.aborted) appError = new AppError("client_closed", "Client closed request");
       else if (code === "VALIDATION") appError = new AppError("validation", Detail.validationFailed, { fields: [{ field: "body", message: "invalid request" }] });
       else {
         // The detail never carries the message: it may name paths or echo input. The log has it.
@@ -72,11 +73,12 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
       Object.assign(set.headers, errorHeaders(appError), { "content-type": "application/json" });
       return errorBody(appError);
     })
-    .onAfterResponse(({ request, set, path, route }) => {
+    .onAfterResponse(({ request, set, path, route, responseValue }) => {
       unloggedRequests = Math.max(0, unloggedRequests - 1);
       const begin = started.get(request);
       const seconds = begin === undefined ? 0 : (performance.now() - begin) / 1000;
-      const status = typeof set.status === "number" ? set.status : 200;
+      // A handler that returns a Response sets its status there, not in `set`.
+      const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
       const routeName = typeof route === "string" && route.length > 0 ? route : "unmatched";
       observe?.({ method: request.method, route: routeName, status, seconds });
       ctx.log.info("request", {

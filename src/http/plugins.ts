@@ -5,7 +5,8 @@ import { ttsWebSocketRoutes } from "../tts/ws.ts";
 import type { FeaturePlugin } from "./app.ts";
 import { docsRoutes } from "./docs.ts";
 import { legacyRoutes } from "./legacy.ts";
+import { metricsRoutes } from "./metrics.ts";
 import { voicesRoutes } from "../voices/http.ts";
 
 /** Every feature's HTTP plugin. */
-export const httpPlugins: readonly FeaturePlugin[] = [ttsRoutes, ttsWebSocketRoutes, asrRoutes, voicesRoutes, legacyRoutes, docsRoutes];
+export const httpPlugins: readonly FeaturePlugin[] = [ttsRoutes, ttsWebSocketRoutes, asrRoutes, voicesRoutes, legacyRoutes, docsRoutes, metricsRoutes];

@@ -1,8 +1,19 @@
 /**
  * Admission control per engine (D13), after Triton's queue policy: at most `concurrency` jobs run,
- * at most `maxQueue` wait; a full queue rejects at once (503 + Retry-After), a wait longer than the
- * queue timeout fails (504). A request may only shorten its timeout. A job whose caller went away
- * (AbortSignal) leaves the queue and never runs.
+ * at most `maxQueue` wait in FIFO order; a full queue rejects at once (503 + Retry-After), a wait
+ * longer than the queue timeout fails (504). A request may only shorten its timeout (gRPC
+ * deadlines). A job whose caller went away (AbortSignal) leaves the queue and never runs.
+ *
+ * Shutdown: {@link Admission.drain} waits for running and queued work. It refuses nothing itself —
+ * new requests are refused earlier, by the engine's draining state (`EngineState.require`), so a
+ * request that was already in flight when shutdown began (an upload still streaming in) is still
+ * admitted and finishes.
+ *
+ * A freed slot is handed to the head of the queue synchronously (the slot is counted as taken
+ * before the waiter resumes), so a request arriving in between can never jump the queue or push
+ * the engine over its concurrency. A waiter whose deadline passed is failed at hand-over time
+ * even when its timer has not fired yet (a busy event loop fires timers late): expiry is decided
+ * by the clock, not by timer order.
  */
 import { AppError } from "../errors/taxonomy.ts";
 
@@ -14,119 +25,172 @@ export interface AdmissionOptions {
   readonly queueTimeoutMs: number;
   readonly busyDetail: string;
   readonly timeoutDetail: string;
-  readonly drainingDetail: string;
 }
 
-/** Counters exposed to metrics. */
+/** Counters exposed to metrics (monotonic, except `running` and `queued`). */
 export interface AdmissionStats {
-  running: number;
-  queued: number;
-  admitted: number;
-  rejectedBusy: number;
-  timedOut: number;
-  abandoned: number;
-  completed: number;
-  /** Sum of queue waits in ms of admitted jobs. */
-  queueWaitMsTotal: number;
+  /** Jobs running now. */
+  readonly running: number;
+  /** Jobs waiting now. */
+  readonly queued: number;
+  readonly admitted: number;
+  /** 503: queue full. */
+  readonly rejectedBusy: number;
+  /** 504: waited past the queue timeout. */
+  readonly timedOut: number;
+  /** The caller went away while queued; the job never ran. */
+  readonly abandoned: number;
+  readonly completed: number;
+  /** Sum of queue waits of admitted jobs, seconds. */
+  readonly queueWaitSecondsTotal: number;
+}
+
+/** Per-call admission options. */
+export interface AdmissionRequest {
+  /** Aborts when the caller goes away; a queued job then leaves the queue without running. */
+  readonly signal?: AbortSignal;
+  /** A shorter queue timeout than the engine's (ignored when longer or not a finite number). */
+  readonly timeoutMs?: number;
 }
 
 interface Waiter {
   readonly enqueuedAt: number;
+  readonly deadline: number;
+  /** Takes the slot already counted for it and resumes the caller. */
   start(): void;
   fail(error: Error): void;
 }
 
 /** A run-to-completion gate with a bounded FIFO queue. */
 export class Admission {
-  readonly stats: AdmissionStats = { running: 0, queued: 0, admitted: 0, rejectedBusy: 0, timedOut: 0, abandoned: 0, completed: 0, queueWaitMsTotal: 0 };
+  private readonly counters = { running: 0, admitted: 0, rejectedBusy: 0, timedOut: 0, abandoned: 0, completed: 0, queueWaitSecondsTotal: 0 };
   private readonly queue: Waiter[] = [];
+  private readonly waitListeners = new Set<(seconds: number) => void>();
   private draining = false;
   private idleResolvers: Array<() => void> = [];
   private recentRunMs = 1000;
 
   constructor(readonly options: AdmissionOptions) {}
 
-  /** Runs `job` when a slot frees. Rejects with AppError unavailable/timeout, or the signal's reason. */
-  async run<T>(job: () => Promise<T>, request: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
-    if (this.draining) throw new AppError("unavailable", this.options.drainingDetail, { retryAfter: 5 });
+  /** A snapshot of the counters. */
+  get stats(): AdmissionStats {
+    return { ...this.counters, queued: this.queue.length };
+  }
+
+  /** True once {@link drain} was called. */
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /** Hears the queue wait (seconds, 0 when admitted at once) of every admitted job; returns unsubscribe. */
+  onAdmitted(listener: (waitSeconds: number) => void): () => void {
+    this.waitListeners.add(listener);
+    return () => this.waitListeners.delete(listener);
+  }
+
+  /**
+   * Runs `job` once a slot is free. Rejects with AppError `unavailable` (queue full, with
+   * Retry-After), `timeout` (waited too long), or the signal's reason when the caller left.
+   */
+  async run<T>(job: () => Promise<T>, request: AdmissionRequest = {}): Promise<T> {
     request.signal?.throwIfAborted();
-    if (this.stats.running >= this.options.concurrency || this.queue.length > 0) {
+    if (this.counters.running < this.options.concurrency && this.queue.length === 0) {
+      this.counters.running++;
+      this.admit(0);
+    } else {
       await this.wait(request);
     }
-    this.stats.running++;
-    this.stats.admitted++;
     const started = performance.now();
     try {
       return await job();
     } finally {
       this.recentRunMs = 0.8 * this.recentRunMs + 0.2 * (performance.now() - started);
-      this.stats.running--;
-      this.stats.completed++;
+      this.counters.running--;
+      this.counters.completed++;
       this.next();
     }
   }
 
-  /** Seconds a rejected client should wait: roughly how long the queue ahead takes to clear. */
+  /** Seconds a rejected client should wait: roughly how long the work ahead takes to clear. */
   retryAfterSeconds(): number {
-    const ahead = this.queue.length + this.stats.running;
+    const ahead = this.queue.length + this.counters.running;
     return Math.min(60, Math.max(1, Math.ceil((ahead * this.recentRunMs) / this.options.concurrency / 1000)));
   }
 
-  /** Stops admitting; resolves when nothing runs or waits. */
+  /** Marks the gate draining; resolves when nothing runs or waits (queued work still runs). */
   drain(): Promise<void> {
     this.draining = true;
-    return this.stats.running === 0 && this.queue.length === 0 ? Promise.resolve() : new Promise((resolve) => this.idleResolvers.push(resolve));
+    if (this.counters.running === 0 && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleResolvers.push(resolve));
   }
 
-  private wait(request: { signal?: AbortSignal; timeoutMs?: number }): Promise<void> {
+  private admit(waitSeconds: number): void {
+    this.counters.admitted++;
+    this.counters.queueWaitSecondsTotal += waitSeconds;
+    for (const listener of this.waitListeners) listener(waitSeconds);
+  }
+
+  private wait(request: AdmissionRequest): Promise<void> {
     if (this.queue.length >= this.options.maxQueue) {
-      this.stats.rejectedBusy++;
-      throw new AppError("unavailable", this.options.busyDetail, { retryAfter: this.retryAfterSeconds() });
+      this.counters.rejectedBusy++;
+      return Promise.reject(new AppError("unavailable", this.options.busyDetail, { retryAfter: this.retryAfterSeconds() }));
     }
-    const timeoutMs = Math.min(this.options.queueTimeoutMs, request.timeoutMs ?? Infinity);
+    const asked = request.timeoutMs;
+    const timeoutMs = asked !== undefined && Number.isFinite(asked) ? Math.max(0, Math.min(this.options.queueTimeoutMs, asked)) : this.options.queueTimeoutMs;
     return new Promise<void>((resolve, reject) => {
-      const cleanup = () => {
+      const enqueuedAt = performance.now();
+      const leave = () => {
         clearTimeout(timer);
         request.signal?.removeEventListener("abort", onAbort);
         const index = this.queue.indexOf(waiter);
         if (index >= 0) this.queue.splice(index, 1);
-        this.stats.queued = this.queue.length;
       };
       const waiter: Waiter = {
-        enqueuedAt: performance.now(),
+        enqueuedAt,
+        deadline: enqueuedAt + timeoutMs,
         start: () => {
-          cleanup();
-          this.stats.queueWaitMsTotal += performance.now() - waiter.enqueuedAt;
+          leave();
+          this.admit((performance.now() - enqueuedAt) / 1000);
           resolve();
         },
         fail: (error) => {
-          cleanup();
+          leave();
           reject(error);
           this.checkIdle();
         },
       };
-      const timer = setTimeout(() => {
-        this.stats.timedOut++;
-        waiter.fail(new AppError("timeout", this.options.timeoutDetail));
-      }, timeoutMs);
       const onAbort = () => {
-        this.stats.abandoned++;
-        waiter.fail(request.signal?.reason instanceof Error ? request.signal.reason : new Error("client went away"));
+        this.counters.abandoned++;
+        const reason: unknown = request.signal?.reason;
+        waiter.fail(reason instanceof Error ? reason : new Error("client went away"));
       };
+      const timer = setTimeout(() => this.expire(waiter), timeoutMs);
       request.signal?.addEventListener("abort", onAbort, { once: true });
       this.queue.push(waiter);
-      this.stats.queued = this.queue.length;
     });
   }
 
+  private expire(waiter: Waiter): void {
+    this.counters.timedOut++;
+    waiter.fail(new AppError("timeout", this.options.timeoutDetail));
+  }
+
+  /** Hands free slots to the oldest live waiters; expired ones are failed on the way. */
   private next(): void {
-    const waiter = this.queue[0];
-    if (waiter && this.stats.running < this.options.concurrency) waiter.start();
-    else this.checkIdle();
+    while (this.counters.running < this.options.concurrency && this.queue.length > 0) {
+      const waiter = this.queue[0]!;
+      if (performance.now() >= waiter.deadline) {
+        this.expire(waiter);
+        continue;
+      }
+      this.counters.running++;
+      waiter.start();
+    }
+    this.checkIdle();
   }
 
   private checkIdle(): void {
-    if (this.stats.running === 0 && this.queue.length === 0) {
+    if (this.counters.running === 0 && this.queue.length === 0) {
       for (const resolve of this.idleResolvers.splice(0)) resolve();
     }
   }

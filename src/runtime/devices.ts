@@ -24,6 +24,8 @@ export interface DeviceChoice {
   readonly gpus: readonly GpuInfo[];
   /** Threads per session. */
   readonly intraOpThreads: number;
+  /** Where the CUDA provider libraries were found (CUDA only). */
+  readonly providerDir?: string;
 }
 
 /** Files the CUDA execution provider needs beside libonnxruntime. */
@@ -57,15 +59,45 @@ export function findCudaProviderDir(): string | undefined {
   return cudaProviderSearchDirs().find((dir) => CUDA_PROVIDER_LIBRARIES.every((lib) => existsSync(join(dir, lib))));
 }
 
-/** Decides the execution provider and thread count for this machine. */
-export async function chooseDevice(preference: "auto" | "cpu" | "cuda", intraOpThreads: number): Promise<DeviceChoice> {
-  const threads = intraOpThreads > 0 ? intraOpThreads : Math.max(1, Math.min(8, availableParallelism()));
-  const gpus = preference === "cpu" ? [] : await detectNvidiaGpus();
-  if (preference === "cpu") return { provider: "cpu", reason: "runtime.provider = cpu", gpus, intraOpThreads: threads };
-  if (gpus.length === 0) return { provider: "cpu", reason: "no NVIDIA GPU detected", gpus, intraOpThreads: threads };
-  const providerDir = findCudaProviderDir();
+/** Hardware probes {@link chooseDevice} uses; tests of the decision pass their own. */
+export interface DeviceProbes {
+  readonly gpus: () => Promise<GpuInfo[]>;
+  readonly providerDir: () => string | undefined;
+  readonly cores: () => number;
+}
+
+const REAL_PROBES: DeviceProbes = { gpus: detectNvidiaGpus, providerDir: findCudaProviderDir, cores: availableParallelism };
+
+/**
+ * Threads per session when not configured: every core up to 8. Beyond 8, ORT's intra-op scaling
+ * flattens for the small sequential graphs of speech models while concurrent requests still need
+ * cores; sessions run in their own worker threads, so two busy sessions share the machine.
+ */
+export function defaultIntraOpThreads(cores: number): number {
+  return Math.max(1, Math.min(8, cores));
+}
+
+/** Decides the execution provider and thread count for this machine (config `runtime.*`). */
+export async function chooseDevice(preference: "auto" | "cpu" | "cuda", intraOpThreads: number, probes: DeviceProbes = REAL_PROBES): Promise<DeviceChoice> {
+  const threads = intraOpThreads > 0 ? intraOpThreads : defaultIntraOpThreads(probes.cores());
+  // GPUs are reported even when CPU is forced: doctor and health show what the machine has.
+  const gpus = await probes.gpus();
+  const cpu = (reason: string): DeviceChoice => ({ provider: "cpu", reason, gpus, intraOpThreads: threads });
+  if (preference === "cpu") return cpu("runtime.provider = cpu");
+  if (gpus.length === 0) return cpu(preference === "cuda" ? "runtime.provider = cuda but no NVIDIA GPU detected" : "no NVIDIA GPU detected");
+  const providerDir = probes.providerDir();
   if (!providerDir) {
-    return { provider: "cpu", reason: `NVIDIA GPU present but CUDA provider libraries (${CUDA_PROVIDER_LIBRARIES.join(", ")}) not found in ${cudaProviderSearchDirs().join(" or ")}`, gpus, intraOpThreads: threads };
+    return cpu(`NVIDIA GPU present but CUDA provider libraries (${CUDA_PROVIDER_LIBRARIES.join(", ")}) not found in ${cudaProviderSearchDirs().join(" or ")}`);
   }
-  return { provider: "cuda", reason: `NVIDIA GPU present, CUDA provider libraries in ${providerDir}`, gpus, intraOpThreads: threads };
+  return { provider: "cuda", reason: `NVIDIA GPU present, CUDA provider libraries in ${providerDir}`, gpus, intraOpThreads: threads, providerDir };
+}
+
+/** The device decision as health/doctor details (snake_case, JSON-ready). */
+export function deviceDetails(choice: DeviceChoice): Record<string, unknown> {
+  return {
+    provider: choice.provider,
+    provider_reason: choice.reason,
+    intra_op_threads: choice.intraOpThreads,
+    gpus: choice.gpus.map((g) => ({ model: g.model, memory_mb: g.memoryMb, driver: g.driverVersion })),
+  };
 }

@@ -5,37 +5,44 @@
  * The compiled binary embeds the `.node` addon but not `libonnxruntime.so.1`, which the addon links
  * dynamically. We embed that library as a file asset, copy it to a private directory at start-up
  * and `dlopen` it before the addon is imported: the dynamic linker then finds the soname already
- * resident and the addon's own lookup succeeds. Every other module imports onnxruntime types only
- * (`import type`) and gets the runtime through {@link loadOrt}.
+ * resident and the addon's own lookup succeeds. The CUDA provider libraries shipped in the
+ * bundle's `<dir of executable>/lib/` are symlinked into that private directory first, because
+ * onnxruntime looks for providers beside the libonnxruntime it runs from
+ * (see {@link linkBundleLibraries}). Every other module imports onnxruntime types only
+ * (`import type`) and gets the runtime through {@link loadOrt}; session workers get the
+ * materialised path from {@link ortLibraryPath}.
  */
-import { dlopen, FFIType } from "bun:ffi";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 // The path resolves to node_modules in a checkout and to the embedded copy (/$bunfs/…) when compiled.
 import embeddedOrtLibrary from "../../node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1" with { type: "file" };
+import { importOrt, linkBundleLibraries, type Ort } from "./ort-native.ts";
 
-/** The onnxruntime-node module type. */
-export type Ort = typeof import("onnxruntime-node");
+export type { Ort } from "./ort-native.ts";
 
-let loading: Promise<Ort> | undefined;
-let residentLibrary: { close(): void } | undefined;
+let preparing: Promise<string | undefined> | undefined;
 
 /** True when running inside a `bun build --compile` executable. */
 export function isCompiledBinary(): boolean {
   return embeddedOrtLibrary.startsWith("/$bunfs/") || embeddedOrtLibrary.startsWith("B:/~BUN/");
 }
 
-/** Directory the embedded native library is written to (private, per user and version). */
-function privateLibraryDir(): string {
+/** The bundle's library directory: `lib/` beside the executable (CUDA provider libraries). */
+export function bundleLibDir(): string {
+  return join(dirname(process.execPath), "lib");
+}
+
+/** Directory the embedded native library is written to (private, per user and library build). */
+export function privateLibraryDir(): string {
   const base = process.env.SAWT_RUNTIME_DIR ?? join(tmpdir(), `sawt-runtime-${process.getuid?.() ?? 0}`);
   const dir = join(base, `ort-${Bun.hash(embeddedOrtLibrary).toString(16)}`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
 }
 
-async function materializeEmbeddedLibrary(): Promise<string> {
-  const target = join(privateLibraryDir(), "libonnxruntime.so.1");
+async function materializeEmbeddedLibrary(dir: string): Promise<string> {
+  const target = join(dir, "libonnxruntime.so.1");
   const bytes = new Uint8Array(await Bun.file(embeddedOrtLibrary).arrayBuffer());
   if (!existsSync(target) || Bun.file(target).size !== bytes.byteLength) {
     // Write under a temporary name and rename so a concurrent start never sees a half file.
@@ -49,26 +56,27 @@ async function materializeEmbeddedLibrary(): Promise<string> {
   return target;
 }
 
-/** Loads (once) and returns onnxruntime-node, preloading the embedded native library when compiled. */
-export function loadOrt(): Promise<Ort> {
-  loading ??= (async () => {
-    if (isCompiledBinary()) {
-      const libraryPath = await materializeEmbeddedLibrary();
-      // Any real exported symbol will do: the point is to make the soname resident.
-      residentLibrary = dlopen(libraryPath, { OrtGetApiBase: { args: [], returns: FFIType.ptr } });
-    }
-    return await import("onnxruntime-node");
+/**
+ * The path of the libonnxruntime to preload: the materialised copy (with the bundle's provider
+ * libraries linked beside it) when compiled, undefined in a checkout (the addon finds its own).
+ */
+export function ortLibraryPath(): Promise<string | undefined> {
+  preparing ??= (async () => {
+    if (!isCompiledBinary()) return undefined;
+    const dir = privateLibraryDir();
+    linkBundleLibraries(dir, bundleLibDir());
+    return await materializeEmbeddedLibrary(dir);
   })();
-  return loading;
+  return preparing;
+}
+
+/** Loads (once) and returns onnxruntime-node, preloading the embedded native library when compiled. */
+export async function loadOrt(): Promise<Ort> {
+  return await importOrt(await ortLibraryPath());
 }
 
 /** Version of the onnxruntime library in use. */
 export async function ortVersion(): Promise<string> {
   const ort = await loadOrt();
   return ort.env.versions.node ?? ort.env.versions.common ?? "unknown";
-}
-
-/** Keeps the preloaded library handle reachable for the life of the process. */
-export function ortResidentLibrary(): unknown {
-  return residentLibrary;
 }

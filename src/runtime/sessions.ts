@@ -1,16 +1,43 @@
 /**
  * The one factory for ONNX sessions. Every engine creates its sessions here, so the execution
- * provider, thread counts and warm-up are the same everywhere. A CUDA session that fails to build
- * falls back to CPU with a logged reason rather than taking the engine down.
+ * provider, thread counts, warm-up and threading are the same everywhere.
+ *
+ * Each session lives in its own worker thread (session-worker.ts): onnxruntime-node runs
+ * inference synchronously on the calling JS thread, which on the main thread would freeze HTTP,
+ * gRPC, health checks and admission timers for the length of every synthesis. Runs on one
+ * session are serialised by its worker; runs on different sessions proceed in parallel; the
+ * engines' admission gates bound how many run at once. The returned {@link Session} has the
+ * shape of onnxruntime's InferenceSession that engines use (`run`, names, metadata, `release`),
+ * with real `ort.Tensor` values in and out.
  */
-import type { InferenceSession } from "onnxruntime-node";
+import type { Tensor } from "onnxruntime-node";
 import { log } from "../log/logger.ts";
 import type { DeviceChoice } from "./devices.ts";
-import { loadOrt } from "./ort.ts";
+import { isCompiledBinary, loadOrt, ortLibraryPath, type Ort } from "./ort.ts";
+import type { FromWorker, ToWorker, WireTensor, WireValueMetadata } from "./session-protocol.ts";
+
+/** Input/output description as onnxruntime reports it (`name`, `isTensor`, `type`, `shape`). */
+export type ValueMetadata = WireValueMetadata;
+
+/** An onnxruntime session running in its own worker thread. */
+export interface Session {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  readonly inputMetadata: readonly ValueMetadata[];
+  readonly outputMetadata: readonly ValueMetadata[];
+  /** Where it runs (CPU when CUDA was chosen but this model could not use it). */
+  readonly provider: "cpu" | "cuda";
+  /** Runs the model; outputs are `ort.Tensor`s. `fetches` limits the outputs computed. */
+  run(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<Record<string, Tensor>>;
+  /** Like {@link run}, plus the time `session.run` itself took inside the worker (for metrics). */
+  runTimed(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<{ outputs: Record<string, Tensor>; seconds: number }>;
+  /** Frees the session and ends its worker; runs in flight and later runs reject. */
+  release(): Promise<void>;
+}
 
 /** A created session and where it actually runs. */
 export interface CreatedSession {
-  readonly session: InferenceSession;
+  readonly session: Session;
   readonly provider: "cpu" | "cuda";
 }
 
@@ -26,26 +53,150 @@ export function currentDevice(): DeviceChoice {
   return device;
 }
 
-function options(provider: "cpu" | "cuda"): InferenceSession.SessionOptions {
-  return {
-    executionProviders: provider === "cuda" ? ["cuda", "cpu"] : ["cpu"],
-    intraOpNumThreads: device.intraOpThreads,
-    interOpNumThreads: 1,
-    graphOptimizationLevel: "all",
-  };
+function toWire(tensor: Tensor): WireTensor {
+  return { type: tensor.type, data: tensor.data as ArrayBufferView | string[], dims: [...tensor.dims] };
 }
 
-/** Creates a session from a model file or bytes on the chosen provider (CPU fallback on failure). */
-export async function createSession(model: string | Uint8Array): Promise<CreatedSession> {
-  const ort = await loadOrt();
-  const create = (provider: "cpu" | "cuda") =>
-    typeof model === "string" ? ort.InferenceSession.create(model, options(provider)) : ort.InferenceSession.create(model, options(provider));
-  if (device.provider === "cuda") {
-    try {
-      return { session: await create("cuda"), provider: "cuda" };
-    } catch (error) {
-      log.warn("cuda session failed, using cpu", { error: (error as Error).message.split("\n")[0] });
-    }
+class WorkerSession implements Session {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (m: { outputs: Record<string, Tensor>; seconds: number }) => void; reject: (e: Error) => void }>();
+  private dead: Error | undefined;
+  private releasing: Promise<void> | undefined;
+  inputNames: readonly string[] = [];
+  outputNames: readonly string[] = [];
+  inputMetadata: readonly ValueMetadata[] = [];
+  outputMetadata: readonly ValueMetadata[] = [];
+  provider: "cpu" | "cuda" = "cpu";
+
+  constructor(
+    private readonly worker: Worker,
+    private readonly ort: Ort,
+    private readonly label: string,
+  ) {
+    worker.addEventListener("message", (event: MessageEvent<FromWorker>) => this.onMessage(event.data));
+    worker.addEventListener("error", (event: ErrorEvent) => this.die(new Error(`session worker for ${label} failed: ${event.message}`)));
+    worker.addEventListener("close", () => this.die(new Error(`session for ${label} is released`)));
   }
-  return { session: await create("cpu"), provider: "cpu" };
+
+  async open(libraryPath: string | undefined, model: string | Uint8Array, provider: "cpu" | "cuda", intraOpThreads: number): Promise<void> {
+    const opened = new Promise<void>((resolve, reject) => {
+      const listener = (event: MessageEvent<FromWorker>) => {
+        const m = event.data;
+        if (m.op === "opened") {
+          Object.assign(this, { inputNames: m.inputNames, outputNames: m.outputNames, inputMetadata: m.inputMetadata, outputMetadata: m.outputMetadata, provider: m.provider });
+          if (m.fallback) log.warn("cuda session failed, using cpu", { model: this.label, reason: m.fallback });
+          resolve();
+        } else if (m.op === "open-failed") reject(new Error(m.message));
+        else return;
+        this.worker.removeEventListener("message", listener);
+      };
+      this.worker.addEventListener("message", listener);
+      this.worker.addEventListener("error", (event: ErrorEvent) => reject(new Error(event.message)), { once: true });
+    });
+    this.post({ op: "open", libraryPath, model, provider, intraOpThreads });
+    await opened;
+  }
+
+  run(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<Record<string, Tensor>> {
+    return this.runTimed(feeds, fetches).then((r) => r.outputs);
+  }
+
+  runTimed(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<{ outputs: Record<string, Tensor>; seconds: number }> {
+    if (this.dead) return Promise.reject(this.dead);
+    const id = this.nextId++;
+    const wire: Record<string, WireTensor> = {};
+    for (const [name, tensor] of Object.entries(feeds)) wire[name] = toWire(tensor);
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      // Keep the process alive only while work is outstanding (offline CLI runs await it).
+      this.worker.ref();
+      this.post({ op: "run", id, feeds: wire, fetches });
+    });
+  }
+
+  release(): Promise<void> {
+    this.releasing ??= (async () => {
+      // With runs still in flight (shutdown past its deadline) nobody waits for them: end now.
+      if (!this.dead && this.pending.size === 0) {
+        const done = new Promise<void>((resolve) => {
+          const listener = (event: MessageEvent<FromWorker>) => event.data.op === "released" && resolve();
+          this.worker.addEventListener("message", listener);
+          this.worker.addEventListener("close", () => resolve(), { once: true });
+        });
+        this.post({ op: "release" });
+        await Promise.race([done, Bun.sleep(5000)]);
+      }
+      this.die(new Error(`session for ${this.label} is released`));
+      this.worker.terminate();
+    })();
+    return this.releasing;
+  }
+
+  private post(message: ToWorker): void {
+    this.worker.postMessage(message);
+  }
+
+  private onMessage(m: FromWorker): void {
+    if (m.op !== "result" && m.op !== "run-failed") return;
+    const waiter = this.pending.get(m.id);
+    if (!waiter) return;
+    this.pending.delete(m.id);
+    if (this.pending.size === 0) this.worker.unref();
+    if (m.op === "run-failed") return waiter.reject(new Error(m.message));
+    const outputs: Record<string, Tensor> = {};
+    for (const [name, t] of Object.entries(m.outputs)) outputs[name] = new this.ort.Tensor(t.type as "float32", t.data as Float32Array, t.dims);
+    waiter.resolve({ outputs, seconds: m.seconds });
+  }
+
+  private die(error: Error): void {
+    this.dead ??= error;
+    for (const waiter of this.pending.values()) waiter.reject(this.dead);
+    this.pending.clear();
+  }
+}
+
+/**
+ * Where the worker script is. In a checkout it sits beside this file. In the compiled binary the
+ * code of this file lives in the main bundle (`/$bunfs/root/<exe>`), and installer/build.ts embeds
+ * the worker entry under its path relative to the entries' common root `src/`:
+ * `/$bunfs/root/runtime/session-worker.ts`. (The binary test's doctor run proves it.)
+ */
+function workerUrl(): string {
+  return isCompiledBinary() ? new URL("./runtime/session-worker.ts", import.meta.url).href : new URL("./session-worker.ts", import.meta.url).href;
+}
+
+/** Options of {@link createSession}. */
+export interface SessionOptions {
+  /** Names the model in logs and errors (e.g. the pack folder). */
+  readonly label?: string;
+  /** Overrides the device decision's provider for this session. */
+  readonly provider?: "cpu" | "cuda";
+}
+
+/**
+ * Creates a session from a model file or bytes on the chosen provider (CPU fallback when a CUDA
+ * session cannot be built). Rejects with onnxruntime's first error line when the model is broken.
+ */
+export async function createSession(model: string | Uint8Array, options: SessionOptions = {}): Promise<CreatedSession> {
+  const [ort, libraryPath] = await Promise.all([loadOrt(), ortLibraryPath()]);
+  const label = options.label ?? (typeof model === "string" ? model : "model bytes");
+  const worker = new Worker(workerUrl());
+  const session = new WorkerSession(worker, ort, label);
+  try {
+    await session.open(libraryPath, model, options.provider ?? device.provider, device.intraOpThreads);
+  } catch (error) {
+    worker.terminate();
+    throw error;
+  }
+  worker.unref();
+  return { session, provider: session.provider };
+}
+
+/**
+ * Runs `session` once on `feeds` and discards the result, so the first real request does not pay
+ * for kernel selection, memory arena growth or CUDA graph capture. Returns the seconds it took.
+ */
+export async function warmUp(session: Session, feeds: Readonly<Record<string, Tensor>>): Promise<number> {
+  const { seconds } = await session.runTimed(feeds);
+  return seconds;
 }

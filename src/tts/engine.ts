@@ -13,6 +13,8 @@ export interface RenderOptions {
   /** The voice and dialect resolution settled on (a multi-speaker pack may pick a speaker by them). */
   readonly voice: BuiltinVoice;
   readonly dialect: Dialect | "en";
+  /** A cloned voice's speaker embedding (D17), for packs that take one. */
+  readonly embedding?: Float32Array;
 }
 
 /** One engine speaking one voice. */

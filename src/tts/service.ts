@@ -25,7 +25,8 @@ import {
   type TtsService,
   type VoiceInfo,
 } from "./types.ts";
-import { resolveVoice, VOICE_SPECS, type VoiceResolution } from "./voices.ts";
+import { CLONED_VOICE_PREFIX } from "../voices/store.ts";
+import { DEFAULT_VOICE, INVALID_VOICE_DETAIL, resolveVoice, VOICE_SPECS, type VoiceResolution } from "./voices.ts";
 
 /** What the service is built from. */
 export interface TtsServiceDeps {
@@ -41,6 +42,8 @@ export interface TtsServiceDeps {
   readonly engine?: EngineState;
   /** Reports each synthesis: seconds spent rendering and seconds of audio produced (metrics). */
   readonly observeInference?: (seconds: number, audioSeconds: number) => void;
+  /** A ready cloned voice's embedding, when `keyId` owns voice `voiceId` (D17). */
+  readonly clonedEmbedding?: (keyId: string, voiceId: string) => Float32Array | undefined;
 }
 
 /** One sentence's audio as the core loop produces it (levelled, no trailing silence). */
@@ -63,13 +66,13 @@ export class SawtTtsService implements TtsService {
     return this.deps.parseRequest(body, headerDialect);
   }
 
-  resolve(request: SpeechRequest, _options?: CallOptions): SpeechResolution {
-    return publicResolution(this.resolveInternal(request));
+  resolve(request: SpeechRequest, options?: CallOptions): SpeechResolution {
+    return publicResolution(this.resolveInternal(request, options?.keyId));
   }
 
   async synthesize(request: SpeechRequest, options: CallOptions = {}): Promise<SpeechResult> {
     this.assertReady();
-    const resolution = this.resolveInternal(request);
+    const resolution = this.resolveInternal(request, options.keyId);
     const renderer = this.renderer(resolution);
     let synthSeconds = 0;
     const pcm = await this.deps.admission.run(async () => {
@@ -118,7 +121,7 @@ export class SawtTtsService implements TtsService {
 
   synthesizeStream(request: SpeechRequest, options: CallOptions = {}): { resolution: SpeechResolution; chunks: AsyncIterable<SpeechChunk> } {
     this.assertReady();
-    const resolution = this.resolveInternal(request);
+    const resolution = this.resolveInternal(request, options.keyId);
     const renderer = this.renderer(resolution);
     const self = this;
     async function* chunks(): AsyncGenerator<SpeechChunk> {
@@ -175,8 +178,31 @@ export class SawtTtsService implements TtsService {
     return pack ? { engine: pack.engine } : undefined;
   };
 
-  private resolveInternal(request: Pick<SpeechRequest, "voice" | "dialect">): VoiceResolution {
+  private resolveInternal(request: Pick<SpeechRequest, "voice" | "dialect">, keyId: string | undefined): VoiceResolution {
+    if (request.voice.startsWith(CLONED_VOICE_PREFIX)) {
+      const cloned = this.resolveCloned(request.voice, keyId);
+      if (cloned) return cloned;
+      // Unknown, not ready, or another key's voice: all look alike (no existence leak) and fall
+      // back like any unknown voice (D1), or are refused under strict_voices.
+      if (this.deps.strictVoices) throw new AppError("bad_request", INVALID_VOICE_DETAIL);
+      const fallback = resolveVoice({ voice: DEFAULT_VOICE, dialect: request.dialect }, this.installed, false);
+      const reason = "cloned voice not found or not ready, default Yara used";
+      return { ...fallback, fallback: fallback.fallback ? `${reason}; ${fallback.fallback}` : reason };
+    }
     return resolveVoice(request, this.installed, this.deps.strictVoices);
+  }
+
+  /** A cloned voice speaks through the pack that takes a speaker embedding of its size. */
+  private resolveCloned(voiceId: string, keyId: string | undefined): VoiceResolution | undefined {
+    const embedding = keyId === undefined ? undefined : this.deps.clonedEmbedding?.(keyId, voiceId);
+    if (!embedding) return undefined;
+    for (const [voice, pack] of this.deps.packs.voices) {
+      if (pack.embeddingDim === embedding.length) {
+        const dialect = VOICE_SPECS[voice].primaryDialect ?? "en";
+        return { voice, dialect, engine: "cloned", pack: voice, fallback: undefined, cloned: { id: voiceId, embedding } };
+      }
+    }
+    return undefined;
   }
 
   private assertReady(): void {
@@ -188,7 +214,7 @@ export class SawtTtsService implements TtsService {
     const sentences = renderer.sentences(request.input);
     // Parsed requests are clamped already; callers building a SpeechRequest themselves may not be.
     const speed = Number.isFinite(request.speed) ? Math.min(SPEED_MAX, Math.max(SPEED_MIN, request.speed)) : 1;
-    const options = { speed, voice: resolution.voice, dialect: resolution.dialect };
+    const options = { speed, voice: resolution.voice, dialect: resolution.dialect, embedding: resolution.cloned?.embedding };
     for (let index = 0; index < sentences.length; index++) {
       signal?.throwIfAborted();
       const sentence = sentences[index]!;
@@ -201,7 +227,7 @@ export class SawtTtsService implements TtsService {
 }
 
 function publicResolution(resolution: VoiceResolution): SpeechResolution {
-  return { voice: resolution.voice, dialect: resolution.dialect, engine: resolution.engine, fallback: resolution.fallback };
+  return { voice: resolution.cloned?.id ?? resolution.voice, dialect: resolution.dialect, engine: resolution.engine, fallback: resolution.fallback };
 }
 
 function concat(a: Float32Array, b: Float32Array): Float32Array {

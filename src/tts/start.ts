@@ -1,9 +1,11 @@
 /**
  * Builds the TTS engine: probes libespeak-ng (the embedded engine and the phonemiser), loads the
- * packs, and wraps them in a {@link SawtTtsService}. `startTtsEngine` does this for a running
- * server (sets `ctx.tts`, engine details and state); `sawt tts` calls {@link createTtsEngine}.
+ * packs, and wraps them in a {@link SawtTtsService}. {@link ttsEngineLoader} does this for a
+ * running server (start-up sets `ctx.tts`, details and state); `sawt tts` calls
+ * {@link createTtsEngine}.
  */
 import type { AppContext } from "../app/context.ts";
+import { EngineLoadError, type EngineLoader } from "../app/engines.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
@@ -13,6 +15,7 @@ import { probeEspeak, type EspeakStatus } from "./espeak/library.ts";
 import { loadTtsPacks, type TtsPacks } from "./packs.ts";
 import { parseSpeechRequest } from "./schema.ts";
 import { SawtTtsService } from "./service.ts";
+import { readSpeakerEncoderConfig, SpeakerEncoder } from "../voices/encoder.ts";
 
 /** A built TTS engine. */
 export interface TtsEngine {
@@ -29,7 +32,13 @@ export interface TtsEngine {
 /** Loads packs and espeak-ng and builds the service. */
 export async function createTtsEngine(
   config: SawtConfig,
-  deps: { admission: Admission; log: Logger; engine?: EngineState; observeInference?: (seconds: number, audioSeconds: number) => void },
+  deps: {
+    admission: Admission;
+    log: Logger;
+    engine?: EngineState;
+    observeInference?: (seconds: number, audioSeconds: number) => void;
+    clonedEmbedding?: (keyId: string, voiceId: string) => Float32Array | undefined;
+  },
 ): Promise<TtsEngine> {
   const logger = deps.log.child({ component: "tts" });
   const espeak = await probeEspeak();
@@ -44,6 +53,7 @@ export async function createTtsEngine(
     log: logger,
     engine: deps.engine,
     observeInference: deps.observeInference,
+    clonedEmbedding: deps.clonedEmbedding,
   });
   const textPacks = packs.loaded.filter((p) => p.phonemeType === "text");
   const unusable = espeak.available || textPacks.length > 0 ? undefined : `libespeak-ng unavailable (${espeak.reason}) and no text-phoneme voice pack installed`;
@@ -57,25 +67,53 @@ export async function createTtsEngine(
   return { service, packs, espeak, unusable, details, release: () => packs.release() };
 }
 
-const running = new WeakMap<AppContext, TtsEngine>();
+/**
+ * The TTS engine loader (src/app/engine-loaders.ts): builds the engine for a server and enables
+ * cloning. Broken packs are skipped and reported; when nothing can speak at all the engine fails
+ * with the reason, its details (espeak, voices, packs) still shown in health.
+ */
+export const ttsEngineLoader: EngineLoader<"tts"> = {
+  engine: "tts",
+  async load({ app }) {
+    const engine = await createTtsEngine(app.config, {
+      admission: app.admission.tts,
+      log: app.log,
+      engine: app.engines.tts,
+      clonedEmbedding: (keyId, voiceId) => app.voices.embedding(keyId, voiceId),
+      observeInference: (seconds, audioSeconds) => app.metrics.observeInference("tts", seconds, audioSeconds),
+    });
+    const cloning = await configureCloning(app, engine);
+    const details: Record<string, unknown> = { ...engine.details, cloning: cloning.detail };
+    delete details.broken_packs; // start-up reports them from brokenPacks
+    const close = async () => {
+      await engine.release();
+      await cloning.encoder?.close();
+    };
+    if (engine.unusable) {
+      await close();
+      throw new EngineLoadError(engine.unusable, engine.packs.broken, details);
+    }
+    return { service: engine.service, details, brokenPacks: engine.packs.broken, close };
+  },
+};
 
-/** Starts TTS for a server: `ctx.tts`, engine details, ready (or failed with the reason). */
-export async function startTtsEngine(ctx: AppContext): Promise<void> {
+/**
+ * Enables voice cloning (D17) when a speaker-encoder pack is installed and a voice pack takes an
+ * embedding of its size; returns the health detail saying whether and why not, and the encoder
+ * to release at shutdown.
+ */
+async function configureCloning(ctx: AppContext, engine: TtsEngine): Promise<{ detail: Record<string, unknown>; encoder: SpeakerEncoder | undefined }> {
+  const ttsEmbeddingDim = engine.packs.loaded.find((p) => p.embeddingDim !== undefined)?.embeddingDim;
+  let encoder: SpeakerEncoder | undefined;
+  let problem: string | undefined;
   try {
-    const engine = await createTtsEngine(ctx.config, { admission: ctx.admission.tts, log: ctx.log, engine: ctx.engines.tts });
-    running.set(ctx, engine);
-    ctx.tts = engine.service;
-    ctx.engines.tts.setDetails(engine.details);
-    if (engine.unusable) ctx.engines.tts.set("failed", engine.unusable);
-    else ctx.engines.tts.set("ready");
+    const config = readSpeakerEncoderConfig(ctx.config.paths.models_dir);
+    if (config) encoder = await SpeakerEncoder.load(config);
   } catch (error) {
-    ctx.log.error("tts engine failed to start", { error: error instanceof Error ? error : String(error) });
-    ctx.engines.tts.set("failed", error instanceof Error ? error.message : String(error));
+    problem = `speaker-encoder pack broken: ${(error as Error).message.split("\n")[0]}`;
+    ctx.log.warn("speaker-encoder pack skipped", { reason: problem });
   }
-}
-
-/** Frees the TTS sessions at shutdown. */
-export async function stopTtsEngine(ctx: AppContext): Promise<void> {
-  await running.get(ctx)?.release();
-  running.delete(ctx);
+  ctx.voices.configure({ encoder, ttsEmbeddingDim });
+  const reason = problem ?? ctx.voices.unavailableReason();
+  return { detail: reason ? { available: false, reason } : { available: true, embedding_dim: ttsEmbeddingDim }, encoder };
 }

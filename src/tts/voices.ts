@@ -60,6 +60,8 @@ export interface VoiceResolution {
   readonly pack: BuiltinVoice | undefined;
   /** Why the result differs from the request (X-TTS-Fallback), reasons joined by "; ". */
   readonly fallback: string | undefined;
+  /** Set when a cloned voice (D17) speaks: its id (reported as the voice) and embedding. */
+  readonly cloned?: { readonly id: string; readonly embedding: Float32Array };
 }
 
 /**

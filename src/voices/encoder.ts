@@ -4,13 +4,12 @@
  * (metadata `output_dim`, `sample_rate` 16000, optional `feature_normalize_type`). Features are
  * NeMo-style fbank, transposed to frames × mels. Embeddings are L2-normalised.
  */
-import type { InferenceSession } from "onnxruntime-node";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { nemoFbank } from "../asr/features/fbank.ts";
 import { readOnnxModelInfoFile } from "../runtime/onnx-metadata.ts";
 import { loadOrt } from "../runtime/ort.ts";
-import { createSession } from "../runtime/sessions.ts";
+import { createSession, type Session } from "../runtime/sessions.ts";
 
 /** Where the speaker-encoder pack lives under the models dir. */
 export const SPEAKER_ENCODER_DIR = "speaker-encoder";
@@ -47,7 +46,7 @@ export function readSpeakerEncoderConfig(modelsDir: string): SpeakerEncoderConfi
 export class SpeakerEncoder {
   private constructor(
     readonly config: SpeakerEncoderConfig,
-    private readonly session: InferenceSession,
+    private readonly session: Session,
   ) {}
 
   /** Opens the pack's session. */

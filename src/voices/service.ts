@@ -82,6 +82,11 @@ export class VoiceLibrary {
     return viewVoice(voice);
   }
 
+  /** The embedding of the key's ready cloned voice, for synthesis. */
+  embedding(keyId: string, id: string): Float32Array | undefined {
+    return this.store.embedding(keyId, id);
+  }
+
   /** Deletes one of the key's cloned voices; 404 otherwise. */
   delete(keyId: string, id: string): void {
     if (!this.store.delete(keyId, id)) throw new AppError("not_found", "Voice not found");

@@ -48,7 +48,6 @@ export async function buildEngine(dir: string, env: Record<string, string> = {})
     queueTimeoutMs: config.asr.queue_timeout_ms,
     busyDetail: "busy",
     timeoutDetail: "timeout",
-    drainingDetail: "draining",
   });
   return buildAsrEngine(config, admission, log.child({ test: "asr" }));
 }

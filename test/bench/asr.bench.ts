@@ -61,7 +61,7 @@ try {
   await writeToneCtcPack(join(dir, "ctc", "tone-ctc"));
   const whisper = await writeWhisperPack(join(dir, "whisper", "whisper"), { rows: ["السلام عليكم ورحمة الله"], bands: [[0, 8000]] });
   await ortModule();
-  const admission = () => new Admission({ name: "asr", concurrency: 1, maxQueue: 4, queueTimeoutMs: 60_000, busyDetail: "busy", timeoutDetail: "timeout", drainingDetail: "draining" });
+  const admission = () => new Admission({ name: "asr", concurrency: 1, maxQueue: 4, queueTimeoutMs: 60_000, busyDetail: "busy", timeoutDetail: "timeout" });
   const engine = async (models: string) => {
     const built = await buildAsrEngine(loadConfig({ env: { SAWT_MODELS_DIR: models, SAWT_DATA_DIR: join(dir, "data") } }), admission(), log);
     if (!built.ok) throw new Error(built.reason);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { BINARY, ROOT, runCli, startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
 
 // Builds dist/sawt once, then runs it from / with no checkout or node_modules beside it.
@@ -38,5 +39,23 @@ describe("compiled binary", () => {
     expect(ort.status).toBe("ok");
     expect(ort.data.session_ok).toBe(true);
     expect(ort.data.providers).toContain("cpu");
+  });
+
+  test("does speak a WAV with espeak-ng from / when no pack is installed", async () => {
+    // espeak runs in its own worker, a further entry point embedded in the binary: this proves it loads.
+    const data = tempDir("sawt-bin-");
+    const models = join(data.path, "models");
+    mkdirSync(models);
+    const out = join(data.path, "x.wav");
+    try {
+      const result = await runCli(["tts", "--text", "مرحبا", "--format", "wav", "--out", out], { binary: true, cwd: "/", env: { SAWT_DATA_DIR: data.path, SAWT_MODELS_DIR: models } });
+      expect(result.stderr).toContain("engine=espeak-ng");
+      expect(result.code).toBe(0);
+      const wav = new Uint8Array(await Bun.file(out).arrayBuffer());
+      expect(new TextDecoder().decode(wav.subarray(0, 4))).toBe("RIFF");
+      expect(wav.byteLength).toBeGreaterThan(44 + 8000); // header plus real audio
+    } finally {
+      data.remove();
+    }
   });
 });

@@ -38,6 +38,8 @@ export interface StartOptions {
   /** Working directory (binary tests run from /). */
   readonly cwd?: string;
   readonly args?: readonly string[];
+  /** A module for `bun --preload` (source runs only), e.g. one registering a test engine. */
+  readonly preload?: string;
 }
 
 /** The command that runs the CLI (source or binary). */
@@ -75,7 +77,8 @@ export async function startSawt(options: StartOptions = {}): Promise<SawtProcess
     SAWT_LOG_LEVEL: "info",
     ...options.env,
   };
-  const proc = Bun.spawn([...cliCommand(options.binary), "serve", ...(options.args ?? [])], {
+  const command = options.preload && !options.binary ? [process.execPath, "--preload", options.preload, join(ROOT, "src", "main.ts")] : cliCommand(options.binary);
+  const proc = Bun.spawn([...command, "serve", ...(options.args ?? [])], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...env },
     stdout: "pipe",

@@ -56,7 +56,6 @@ export async function startEngine(modelsDir: string, env: Record<string, string>
     queueTimeoutMs: 30_000,
     busyDetail: "Service busy, please try again later",
     timeoutDetail: "Request timeout waiting for GPU",
-    drainingDetail: "TTS engine is shutting down",
   });
   const engine = await createTtsEngine(config, { admission: gate, log });
   return { ...engine, config, admission: gate };

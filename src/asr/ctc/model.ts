@@ -18,9 +18,9 @@ export class CtcModel {
   ) {}
 
   /** Opens the pack's model. */
-  static async load(config: CtcConfig): Promise<CtcModel> {
+  static async load(config: CtcConfig, label?: string): Promise<CtcModel> {
     await ortModule();
-    const { session, provider } = await openSession(config.modelPath);
+    const { session, provider } = await openSession(config.modelPath, label);
     return new CtcModel(config, session, provider);
   }
 

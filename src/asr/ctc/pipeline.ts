@@ -75,7 +75,7 @@ export class CtcRecognizer implements Recognizer {
 
   /** Loads the pack's session. */
   static async load(config: CtcConfig, name: string): Promise<CtcRecognizer> {
-    return new CtcRecognizer(name, await CtcModel.load(config));
+    return new CtcRecognizer(name, await CtcModel.load(config, `${name}/${config.modelPath.split("/").pop()}`));
   }
 
   get provider(): "cpu" | "cuda" {

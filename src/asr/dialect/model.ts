@@ -10,9 +10,9 @@ export class DialectModel {
   ) {}
 
   /** Opens the pack's model. */
-  static async load(config: DialectConfig): Promise<DialectModel> {
+  static async load(config: DialectConfig, label?: string): Promise<DialectModel> {
     await ortModule();
-    const { session } = await openSession(config.modelPath);
+    const { session } = await openSession(config.modelPath, label);
     return new DialectModel(config, session);
   }
 

@@ -35,7 +35,7 @@ export class DialectPipeline implements DialectIdentifier {
 
   /** Loads the pack's session. */
   static async load(config: DialectConfig, name: string): Promise<DialectPipeline> {
-    return new DialectPipeline(name, await DialectModel.load(config));
+    return new DialectPipeline(name, await DialectModel.load(config, `${name}/${config.modelPath.split("/").pop()}`));
   }
 
   async identify(samples: Float32Array, signal?: AbortSignal): Promise<string | null> {

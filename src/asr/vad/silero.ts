@@ -57,7 +57,7 @@ class SileroStream implements VadStream {
 /** Opens a Silero pack's model as a voice-activity detector. */
 export async function loadSilero(path: string, name: string): Promise<VoiceActivityDetector> {
   await ortModule();
-  const { session } = await openSession(path);
+  const { session } = await openSession(path, `${name}/${SILERO_FILE}`);
   const sr = i64([ASR_SAMPLE_RATE], []);
   return {
     kind: "silero",

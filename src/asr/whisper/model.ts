@@ -37,11 +37,12 @@ export class WhisperModel {
   ) {}
 
   /** Opens both sessions. */
-  static async load(config: WhisperConfig): Promise<WhisperModel> {
+  static async load(config: WhisperConfig, pack?: string): Promise<WhisperModel> {
     await ortModule();
-    const encoder = await openSession(config.encoderPath);
+    const label = (path: string) => (pack === undefined ? undefined : `${pack}/${path.split("/").pop()}`);
+    const encoder = await openSession(config.encoderPath, label(config.encoderPath));
     try {
-      const decoder = await openSession(config.decoderPath);
+      const decoder = await openSession(config.decoderPath, label(config.decoderPath));
       return new WhisperModel(config, encoder.session, decoder.session, decoder.provider === "cuda" && encoder.provider === "cuda" ? "cuda" : "cpu");
     } catch (error) {
       await encoder.session.release();

@@ -66,7 +66,7 @@ export class WhisperRecognizer implements Recognizer {
 
   /** Loads the pack's sessions. */
   static async load(config: WhisperConfig, name: string): Promise<WhisperRecognizer> {
-    return new WhisperRecognizer(name, await WhisperModel.load(config));
+    return new WhisperRecognizer(name, await WhisperModel.load(config, name));
   }
 
   get provider(): "cpu" | "cuda" {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { AppError } from "../../errors/taxonomy.ts";
-import { EspeakUnavailableError, libraryCandidates, locateLibrary, probeEspeak, resolveDataPath, withEspeak } from "./library.ts";
+import { closeEspeak, EspeakUnavailableError, libraryCandidates, locateLibrary, probeEspeak, resolveDataPath, withEspeak } from "./library.ts";
+import { synthesizeEspeak } from "./synth.ts";
 
 describe("espeak-ng library", () => {
   test("reports version, sample rate and data path when the system library is present", async () => {
@@ -64,5 +65,33 @@ describe("espeak-ng library", () => {
     const next = withEspeak((espeak) => espeak.sampleRate);
     await expect(failing).rejects.toThrow("boom");
     expect(await next).toBe(22050);
+  });
+
+  test("rejects with EspeakUnavailableError from the worker when the library cannot be loaded", async () => {
+    const saved = process.env.SAWT_ESPEAK_LIB;
+    await closeEspeak();
+    process.env.SAWT_ESPEAK_LIB = "/nonexistent/libespeak-ng.so.1";
+    try {
+      const status = await probeEspeak();
+      expect(status.available).toBe(false);
+      if (!status.available) expect(status.tried).toEqual(["/nonexistent/libespeak-ng.so.1"]);
+      const failed = await synthesizeEspeak("hello", "Yara_en").catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(EspeakUnavailableError);
+      expect((failed as EspeakUnavailableError).status).toBe(503);
+    } finally {
+      if (saved === undefined) delete process.env.SAWT_ESPEAK_LIB;
+      else process.env.SAWT_ESPEAK_LIB = saved;
+      await closeEspeak();
+    }
+    expect((await probeEspeak()).available).toBe(true); // a fresh worker loads it again
+  });
+
+  test("starts a new worker when used again after closeEspeak", async () => {
+    const before = await synthesizeEspeak("hello", "Yara_en");
+    await closeEspeak();
+    const after = await synthesizeEspeak("hello", "Yara_en");
+    // Same speech, give or take espeak's per-initialisation noise.
+    expect(after.sampleRate).toBe(before.sampleRate);
+    expect(Math.abs(after.samples.length - before.samples.length)).toBeLessThan(before.samples.length * 0.05);
   });
 });

@@ -1,75 +1,29 @@
 /**
- * libespeak-ng loaded in-process through bun:ffi (DESIGN §1: the same library piper-phonemize
- * wraps). espeak-ng keeps global state (current voice, parameters, one synth callback), so
- * every call goes through {@link withEspeak}, a FIFO queue that runs one task at a time even
- * when tasks await in the middle. The library is located and initialised on first use.
+ * libespeak-ng, in-process through bun:ffi (DESIGN §1: the same library piper-phonemize wraps),
+ * but never on the main thread. espeak's calls are synchronous — a 10,600-character synthesis
+ * held the event loop for a second, stalling HTTP, gRPC, health checks, queue timeouts and the
+ * systemd watchdog — and its state is process-global and not thread-safe. So ONE worker thread
+ * (espeak-worker.ts) owns the library: it is started on first use, initialises espeak, and serves
+ * requests one at a time. Every use goes through {@link withEspeak}, a FIFO queue that also runs
+ * one task at a time even when tasks await in the middle (a task may make several requests).
  */
 
-import { CString, dlopen, JSCallback, toArrayBuffer, type Library, type Pointer } from "bun:ffi";
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { AppError, Detail } from "../../errors/taxonomy.ts";
 import { log } from "../../log/logger.ts";
+import { isCompiledBinary } from "../../runtime/ort.ts";
+import type { Sentence } from "../frontend/sentences.ts";
+import { EspeakUnavailableError } from "./locate.ts";
+import type { EspeakInfo, EspeakRequest, FromEspeakWorker, SynthSettings, ToEspeakWorker, WireFailure } from "./protocol.ts";
 
-/** espeak_AUDIO_OUTPUT: synthesise into the callback, on the calling thread. */
-const AUDIO_OUTPUT_SYNCHRONOUS = 2;
-/** Without this option espeak_Initialize calls exit(1) when its data is missing. */
-const INITIALIZE_DONT_EXIT = 0x8000;
-/** Milliseconds of audio per callback; larger chunks mean fewer JS round trips. */
-const BUFFER_MS = 500;
-const EE_OK = 0;
+export { cstring, DEFAULT_LIBRARY_PATHS, EspeakUnavailableError, libraryCandidates, locateLibrary, resolveDataPath, type LocatedLibrary } from "./locate.ts";
+export type { EspeakInfo, SynthSettings } from "./protocol.ts";
 
-/** Library paths tried when `SAWT_ESPEAK_LIB` is unset (Debian/Ubuntu multiarch, Fedora, source builds). */
-export const DEFAULT_LIBRARY_PATHS: readonly string[] = [
-  "/usr/lib/x86_64-linux-gnu/libespeak-ng.so.1",
-  "/usr/lib/aarch64-linux-gnu/libespeak-ng.so.1",
-  "/usr/lib64/libespeak-ng.so.1",
-  "/usr/lib/libespeak-ng.so.1",
-  "/usr/local/lib/libespeak-ng.so.1",
-];
-
-const SYMBOLS = {
-  espeak_Initialize: { args: ["i32", "i32", "ptr", "i32"], returns: "i32" },
-  espeak_Info: { args: ["ptr"], returns: "ptr" },
-  espeak_SetVoiceByName: { args: ["ptr"], returns: "i32" },
-  espeak_SetParameter: { args: ["i32", "i32", "i32"], returns: "i32" },
-  espeak_SetSynthCallback: { args: ["function"], returns: "void" },
-  espeak_Synth: { args: ["ptr", "usize", "u32", "i32", "u32", "u32", "ptr", "ptr"], returns: "i32" },
-  espeak_TextToPhonemes: { args: ["ptr", "i32", "i32"], returns: "ptr" },
-  espeak_Terminate: { args: [], returns: "i32" },
-} as const;
-
-/** The raw espeak-ng functions. */
-export type EspeakSymbols = Library<typeof SYMBOLS>["symbols"];
-
-/** An initialised espeak-ng. Use only inside {@link withEspeak}. */
-export interface Espeak {
-  readonly symbols: EspeakSymbols;
-  /** Output rate of espeak's own voices (22050 Hz for espeak-ng 1.51). */
-  readonly sampleRate: number;
-  /** e.g. "1.51". */
-  readonly version: string;
-  readonly libraryPath: string;
-  readonly dataPath: string;
-  /** Selects a voice ("ar", "en-us", "ar+f2"), skipping the reload when it is already current. */
-  setVoice(name: string): void;
-  /** Runs `synth` with espeak's audio callback feeding `sink`; returns what `synth` returned. */
-  captureAudio(sink: (chunk: Int16Array) => void, synth: () => number): number;
-}
-
-/** espeak-ng cannot be used: the library or its data is missing. Maps to 503 at the edges. */
-export class EspeakUnavailableError extends AppError {
-  /** Operator-facing reason (for `sawt doctor` and logs); never sent to clients. */
-  readonly reason: string;
-  /** Library paths tried, in order. */
-  readonly tried: readonly string[];
-
-  constructor(reason: string, tried: readonly string[], cause?: unknown) {
-    super("unavailable", Detail.ttsNotReady, { cause });
-    this.name = "EspeakUnavailableError";
-    this.reason = reason;
-    this.tried = tried;
-  }
+/** An initialised espeak-ng in its worker. Use only inside {@link withEspeak}. */
+export interface Espeak extends EspeakInfo {
+  /** Phonemes (code points) per sentence, Piper style, with espeak voice `voice` ("ar", "en-us"). */
+  phonemize(sentences: readonly Sentence[], voice: string): Promise<string[][]>;
+  /** Mono 16-bit PCM of `text` at {@link EspeakInfo.sampleRate}. */
+  synthesize(text: string, settings: SynthSettings): Promise<Int16Array>;
 }
 
 /** What `sawt doctor` and health details report about espeak-ng. */
@@ -77,141 +31,129 @@ export type EspeakStatus =
   | { readonly available: true; readonly version: string; readonly libraryPath: string; readonly dataPath: string; readonly sampleRate: number }
   | { readonly available: false; readonly reason: string; readonly tried: readonly string[] };
 
-interface Loaded extends Espeak {
-  close(): void;
+/**
+ * Where the worker script is. In a checkout it sits beside this file. In the compiled binary this
+ * file's code lives in the main bundle (`/$bunfs/root/<exe>`), and installer/build.ts embeds the
+ * worker entry under its path relative to the entries' common root `src/`:
+ * `/$bunfs/root/tts/espeak/espeak-worker.ts`. (The binary test's tts run proves it.)
+ */
+function workerUrl(): string {
+  return isCompiledBinary() ? new URL("./tts/espeak/espeak-worker.ts", import.meta.url).href : new URL("./espeak-worker.ts", import.meta.url).href;
 }
 
-let loaded: Loaded | undefined;
+function toError(failure: WireFailure): Error {
+  switch (failure.kind) {
+    case "unavailable":
+      return new EspeakUnavailableError(failure.reason, failure.tried);
+    case "voice":
+      return new AppError("internal", Detail.internal, { cause: new Error(failure.message) });
+    case "error":
+      return new Error(failure.message);
+  }
+}
+
+type Reply = FromEspeakWorker & { ok: true };
+
+/** The worker and its outstanding requests. */
+class EspeakWorker {
+  private readonly worker = new Worker(workerUrl());
+  private readonly pending = new Map<number, { resolve: (reply: Reply) => void; reject: (error: Error) => void }>();
+  private nextId = 1;
+  /** Set once the worker is gone; later requests reject with it. */
+  dead: Error | undefined;
+  private handle: Espeak | undefined;
+
+  constructor() {
+    this.worker.addEventListener("message", (event: MessageEvent<FromEspeakWorker>) => this.onMessage(event.data));
+    // A worker that throws outside a request or exits is treated as espeak becoming unavailable;
+    // the next use starts a fresh worker.
+    this.worker.addEventListener("error", (event: ErrorEvent) => this.die(new EspeakUnavailableError(`espeak-ng worker failed: ${event.message}`, [])));
+    this.worker.addEventListener("close", () => this.die(new EspeakUnavailableError("espeak-ng worker exited", [])));
+    this.worker.unref();
+  }
+
+  /** Initialises espeak in the worker (once) and returns the handle tasks use. */
+  async open(): Promise<Espeak> {
+    if (this.handle !== undefined) return this.handle;
+    const { SAWT_ESPEAK_LIB, SAWT_ESPEAK_DATA } = process.env;
+    const reply = await this.request({ op: "open", env: { SAWT_ESPEAK_LIB, SAWT_ESPEAK_DATA } });
+    if (!("info" in reply)) throw new Error("espeak worker answered open without info");
+    const { info } = reply;
+    log.info("espeak-ng loaded", { component: "espeak", version: info.version, library: info.libraryPath, data_path: info.dataPath, sample_rate: info.sampleRate });
+    this.handle = {
+      ...info,
+      phonemize: async (sentences, voice) => {
+        const answer = await this.request({ op: "phonemize", sentences, voice });
+        if (!("phonemes" in answer)) throw new Error("espeak worker answered phonemize without phonemes");
+        return answer.phonemes;
+      },
+      synthesize: async (text, settings) => {
+        const answer = await this.request({ op: "synthesize", text, settings });
+        if (!("samples" in answer)) throw new Error("espeak worker answered synthesize without samples");
+        return answer.samples;
+      },
+    };
+    return this.handle;
+  }
+
+  /** Terminates espeak, then the worker; gives up waiting on a stuck worker after 5 s. */
+  async close(): Promise<void> {
+    if (this.dead === undefined) {
+      let timer: Timer | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, 5000);
+      });
+      await Promise.race([this.request({ op: "close" }).catch(() => undefined), deadline]);
+      clearTimeout(timer);
+    }
+    this.die(new EspeakUnavailableError("espeak-ng is closed", []));
+    this.worker.terminate();
+  }
+
+  private request(request: EspeakRequest): Promise<Reply> {
+    if (this.dead !== undefined) return Promise.reject(this.dead);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      // Keep the process alive only while work is outstanding (offline CLI runs await it).
+      this.worker.ref();
+      this.worker.postMessage({ ...request, id } satisfies ToEspeakWorker);
+    });
+  }
+
+  private onMessage(reply: FromEspeakWorker): void {
+    const waiter = this.pending.get(reply.id);
+    if (waiter === undefined) return;
+    this.pending.delete(reply.id);
+    if (this.pending.size === 0) this.worker.unref();
+    if (reply.ok) waiter.resolve(reply);
+    else waiter.reject(toError(reply.failure));
+  }
+
+  private die(error: Error): void {
+    this.dead ??= error;
+    for (const waiter of this.pending.values()) waiter.reject(this.dead);
+    this.pending.clear();
+    this.worker.unref();
+  }
+}
+
+let current: EspeakWorker | undefined;
 let queue: Promise<unknown> = Promise.resolve();
 
-/** Paths tried for the library: only `SAWT_ESPEAK_LIB` when set, else the usual ones, then the soname. */
-export function libraryCandidates(env: Record<string, string | undefined> = process.env): string[] {
-  const override = env.SAWT_ESPEAK_LIB;
-  if (override !== undefined && override !== "") return [override];
-  return [...DEFAULT_LIBRARY_PATHS.filter((path) => existsSync(path)), "libespeak-ng.so.1"];
+function worker(): EspeakWorker {
+  if (current?.dead !== undefined) current = undefined;
+  current ??= new EspeakWorker();
+  return current;
 }
 
 /**
- * The espeak-ng-data directory to pass: `SAWT_ESPEAK_DATA` when set (it must hold phontab), else
- * the one beside the library (a bundle's lib/, or Debian's multiarch dir), else the usual system
- * dirs, else undefined to let espeak use its compiled-in default.
- */
-export function resolveDataPath(libraryPath: string, env: Record<string, string | undefined> = process.env): string | undefined {
-  const override = env.SAWT_ESPEAK_DATA;
-  if (override !== undefined && override !== "") {
-    // Like espeak itself, accept the data directory or the directory that contains it.
-    const found = [override, join(override, "espeak-ng-data")].find((dir) => existsSync(join(dir, "phontab")));
-    if (found === undefined) throw new EspeakUnavailableError(`SAWT_ESPEAK_DATA=${override} has no phontab`, [libraryPath]);
-    return found;
-  }
-  const candidates = [join(dirname(libraryPath), "espeak-ng-data"), "/usr/lib/x86_64-linux-gnu/espeak-ng-data", "/usr/share/espeak-ng-data"];
-  return candidates.find((dir) => existsSync(join(dir, "phontab")));
-}
-
-/** A NUL-terminated UTF-8 copy; passed as a typed array so it stays alive for the call. */
-export const cstring = (text: string): Buffer => Buffer.from(`${text}\0`, "utf8");
-
-/** A dlopen'ed but not yet initialised libespeak-ng. */
-export interface LocatedLibrary {
-  readonly library: Library<typeof SYMBOLS>;
-  readonly libraryPath: string;
-  readonly tried: readonly string[];
-}
-
-/**
- * Opens the first loadable library among {@link libraryCandidates}; throws
- * {@link EspeakUnavailableError} listing every path and why it failed. Touches no espeak state.
- */
-export function locateLibrary(env: Record<string, string | undefined> = process.env): LocatedLibrary {
-  const tried = libraryCandidates(env);
-  const failures: string[] = [];
-  for (const candidate of tried) {
-    try {
-      return { library: dlopen(candidate, SYMBOLS), libraryPath: candidate, tried };
-    } catch (error) {
-      failures.push(`${candidate}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  throw new EspeakUnavailableError(`libespeak-ng not found (${failures.join("; ")})`, tried);
-}
-
-function open(env: Record<string, string | undefined>): Loaded {
-  const { library, libraryPath, tried } = locateLibrary(env);
-  const symbols = library.symbols;
-  let dataPath: string | undefined;
-  try {
-    dataPath = resolveDataPath(libraryPath, env);
-  } catch (error) {
-    library.close();
-    throw error;
-  }
-  const sampleRate = symbols.espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, BUFFER_MS, dataPath === undefined ? null : cstring(dataPath), INITIALIZE_DONT_EXIT);
-  // With DONT_EXIT a missing data directory still "initialises"; selecting a voice tells the truth.
-  if (sampleRate <= 0 || symbols.espeak_SetVoiceByName(cstring("en")) !== EE_OK) {
-    symbols.espeak_Terminate();
-    library.close();
-    throw new EspeakUnavailableError(`espeak-ng data not usable (${dataPath ?? "built-in default path"})`, tried);
-  }
-  const dataOut = new BigUint64Array(1);
-  const versionPtr = symbols.espeak_Info(dataOut);
-  const version = versionPtr === null ? "unknown" : new CString(versionPtr).toString();
-  const reportedData = dataOut[0] === 0n ? (dataPath ?? "") : new CString(Number(dataOut[0]) as Pointer).toString();
-
-  // One callback for the library's lifetime: espeak keeps a single global pointer to it, so a
-  // per-call JSCallback would leak trampolines or leave espeak holding a freed one.
-  let sink: ((chunk: Int16Array) => void) | undefined;
-  const callback = new JSCallback(
-    (wav: Pointer | null, count: number): number => {
-      if (wav !== null && count > 0 && sink !== undefined) sink(new Int16Array(toArrayBuffer(wav, 0, count * 2)).slice());
-      return 0;
-    },
-    { args: ["ptr", "i32", "ptr"], returns: "i32" },
-  );
-  symbols.espeak_SetSynthCallback(callback.ptr);
-  let currentVoice = "en";
-
-  log.info("espeak-ng loaded", { component: "espeak", version, library: libraryPath, data_path: reportedData, sample_rate: sampleRate });
-  return {
-    symbols,
-    sampleRate,
-    version,
-    libraryPath,
-    dataPath: reportedData,
-    setVoice(name) {
-      if (name === currentVoice) return;
-      const status = symbols.espeak_SetVoiceByName(cstring(name));
-      if (status !== EE_OK) {
-        currentVoice = ""; // unknown what espeak kept: select again next time
-        throw new AppError("internal", Detail.internal, { cause: new Error(`espeak-ng has no voice "${name}" (status ${status})`) });
-      }
-      currentVoice = name;
-    },
-    captureAudio(next, synth) {
-      sink = next;
-      try {
-        return synth();
-      } finally {
-        sink = undefined;
-      }
-    },
-    close() {
-      symbols.espeak_Terminate();
-      callback.close();
-      library.close();
-    },
-  };
-}
-
-/**
- * Runs `task` with exclusive use of espeak-ng, after every task queued before it. Loads and
- * initialises the library on first use; rejects with {@link EspeakUnavailableError} when it
- * cannot. A failing task does not block the queue.
+ * Runs `task` with exclusive use of espeak-ng, after every task queued before it. Starts the
+ * worker and initialises the library on first use; rejects with {@link EspeakUnavailableError}
+ * when it cannot (and tries again on the next use). A failing task does not block the queue.
  */
 export function withEspeak<T>(task: (espeak: Espeak) => T | Promise<T>): Promise<T> {
-  const run = queue.then(() => {
-    loaded ??= open(process.env);
-    return task(loaded);
-  });
+  const run = queue.then(async () => task(await worker().open()));
   queue = run.catch(() => undefined);
   return run;
 }
@@ -226,11 +168,12 @@ export async function probeEspeak(): Promise<EspeakStatus> {
   }
 }
 
-/** Terminates espeak-ng and frees its callback and library (shutdown, tests); the next use reloads. */
+/** Terminates espeak-ng and ends its worker (shutdown, tests); the next use starts a new one. */
 export function closeEspeak(): Promise<void> {
-  const run = queue.then(() => {
-    loaded?.close();
-    loaded = undefined;
+  const run = queue.then(async () => {
+    const closing = current;
+    current = undefined;
+    await closing?.close();
   });
   queue = run.catch(() => undefined);
   return run;

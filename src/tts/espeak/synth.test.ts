@@ -78,6 +78,21 @@ describe("synthesizeEspeak", () => {
     Bun.gc(true);
     expect(process.memoryUsage().rss - before).toBeLessThan(40 * 1024 * 1024);
   });
+
+  test("keeps the event loop free when a 5,000-character synthesis runs", async () => {
+    await synthesizeEspeak("مرحبا", "Yara"); // worker started and espeak loaded beforehand
+    const text = `${ARABIC}، `.repeat(Math.ceil(5000 / (ARABIC.length + 2))).slice(0, 5000);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 20);
+    try {
+      const audio = await synthesizeEspeak(text, "Yara");
+      // On the main thread espeak blocked the loop for the whole call: no tick could fire.
+      expect(ticks).toBeGreaterThanOrEqual(5);
+      expect(audio.samples.length).toBeGreaterThan(22050 * 60); // minutes of speech
+    } finally {
+      clearInterval(timer);
+    }
+  });
 });
 
 describe("espeakRate", () => {

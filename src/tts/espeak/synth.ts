@@ -62,36 +62,14 @@ export function espeakRate(speed = 1): number {
   return Math.min(RATE_LIMITS[1], Math.max(RATE_LIMITS[0], Math.round(ESPEAK_DEFAULT_RATE * clamped)));
 }
 
-function concat(chunks: readonly Int16Array[]): Int16Array {
-  const out = new Int16Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
-
 /**
- * Speaks `text` with an espeak voice profile (or a Sawt voice name). Runs synchronously inside
- * the espeak queue: espeak in AUDIO_OUTPUT_SYNCHRONOUS mode calls back with each audio chunk
- * before espeak_Synth returns.
+ * Speaks `text` with an espeak voice profile (or a Sawt voice name), in its turn in the espeak
+ * queue; the samples' buffer is transferred from the worker, not copied.
  */
 export function synthesizeEspeak(text: string, profile: EspeakVoiceProfile | EspeakVoiceName, options: EspeakSynthOptions = {}): Promise<EspeakAudio> {
   const settings = typeof profile === "string" ? ESPEAK_VOICE_PROFILES[profile] : profile;
-  return withEspeak((espeak) => {
-    espeak.setVoice(settings.voice);
-    const { symbols } = espeak;
-    symbols.espeak_SetParameter(RATE, espeakRate(options.speed), 0);
-    symbols.espeak_SetParameter(PITCH, settings.pitch, 0);
-    symbols.espeak_SetParameter(RANGE, settings.range, 0);
-    const chunks: Int16Array[] = [];
-    const input = cstring(text);
-    const status = espeak.captureAudio(
-      (chunk) => chunks.push(chunk),
-      () => symbols.espeak_Synth(input, input.byteLength, 0, POS_CHARACTER, 0, CHARS_UTF8, null, null),
-    );
-    if (status !== 0) throw new Error(`espeak_Synth failed with status ${status}`);
-    return { samples: concat(chunks), sampleRate: espeak.sampleRate };
+  return withEspeak(async (espeak) => {
+    const samples = await espeak.synthesize(text, { voice: settings.voice, rate: espeakRate(options.speed), pitch: settings.pitch, range: settings.range });
+    return { samples, sampleRate: espeak.sampleRate };
   });
 }

@@ -76,6 +76,11 @@ export class PiperVoice implements VoiceRenderer {
     this.diacritize = tashkeel && arabicEspeak ? (text) => tashkeel.diacritize(text) : undefined;
   }
 
+  /** Size of the speaker embedding the model takes (cloned voices, D17); undefined when none. */
+  get embeddingDim(): number | undefined {
+    return this.model.embeddingDim;
+  }
+
   sentences(text: string): Sentence[] {
     return prepareText(text, this.config.language);
   }
@@ -88,6 +93,7 @@ export class PiperVoice implements VoiceRenderer {
     return this.model.infer(ids, {
       lengthScale: this.config.inference.lengthScale / options.speed,
       sid: speakerFor(this.config.speakerIdMap, options),
+      embedding: options.embedding,
     });
   }
 

@@ -68,7 +68,16 @@ export interface ToneVoiceOptions {
   readonly multiSpeaker?: boolean;
   /** ModelProto metadata (sherpa-onnx packs carry theirs here). */
   readonly metadata?: Readonly<Record<string, string | number>>;
+  /**
+   * Adds a `speaker_embedding` float32 [1, D] input (cloned voices, D17): the amplitude then
+   * becomes AMPLITUDE + EMBEDDING_GAIN · embedding[0], so a test reads the embedding's first value
+   * back from the audio (zeros — a built-in voice — give the plain amplitude).
+   */
+  readonly embeddingDim?: number;
 }
+
+/** How strongly embedding[0] moves the tone amplitude of an embedding voice. */
+export const EMBEDDING_GAIN = 0.4;
 
 /** Builds the tone voice as serialised ONNX bytes. */
 export function buildToneVoice(options: ToneVoiceOptions): Uint8Array {
@@ -79,6 +88,7 @@ export function buildToneVoice(options: ToneVoiceOptions): Uint8Array {
   const inputLengths = g.input("input_lengths", "int64", ["batch_size"]);
   const scales = g.input("scales", "float32", [3]);
   const sid = options.multiSpeaker ? g.input("sid", "int64", [1]) : undefined;
+  const embedding = options.embeddingDim ? g.input("speaker_embedding", "float32", [1, options.embeddingDim]) : undefined;
 
   // L = max(1, round(length_scale · base)) samples per id.
   const lengthScale = g.op("Gather", [scales, g.int64(1)], { axis: 0 });
@@ -103,7 +113,10 @@ export function buildToneVoice(options: ToneVoiceOptions): Uint8Array {
         g.float(TONE.AMPLITUDE),
       ])
     : g.float(TONE.AMPLITUDE);
-  const audio = g.op("Mul", [g.op("Sin", [arg]), amplitude]);
+  const voiced = embedding
+    ? g.op("Add", [amplitude, g.op("Mul", [g.op("Gather", [g.op("Gather", [embedding, g.int64(0)], { axis: 0 }), g.int64(0)], { axis: 0 }), g.float(EMBEDDING_GAIN)])])
+    : amplitude;
+  const audio = g.op("Mul", [g.op("Sin", [arg]), voiced]);
   // Piper's export labels dims loosely; the audio is always the last dim, as Sawt must assume.
   g.output(g.op("Reshape", [audio, g.int64([1, 1, -1])]), "output", "float32", ["batch_size", 1, "time"]);
   return g.toModel({ producerName: "sawt-test-tone-voice", ...(options.metadata ? { metadata: options.metadata } : {}) });
@@ -147,6 +160,8 @@ export interface PiperPackOptions {
   readonly quality?: string;
   /** Default: largest id + 1. */
   readonly numSymbols?: number;
+  /** Makes the voice take a speaker embedding of this size (see ToneVoiceOptions). */
+  readonly embeddingDim?: number;
 }
 
 /** Paths of a written Piper pack, and the config as written. */
@@ -222,7 +237,7 @@ export async function writePiperPack(dir: string, options: PiperPackOptions): Pr
   await mkdir(dir, { recursive: true });
   const modelPath = join(dir, `${options.name}.onnx`);
   const configPath = `${modelPath}.json`;
-  await Bun.write(modelPath, buildToneVoice({ sampleRate: options.sampleRate, multiSpeaker: numSpeakers > 1 }));
+  await Bun.write(modelPath, buildToneVoice({ sampleRate: options.sampleRate, multiSpeaker: numSpeakers > 1, embeddingDim: options.embeddingDim }));
   await Bun.write(configPath, `${JSON.stringify(config, null, 4)}\n`);
   return { modelPath, configPath, config };
 }

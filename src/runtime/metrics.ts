@@ -1,0 +1,117 @@
+/**
+ * Sawt's metrics: what operators graph and alert on. HTTP requests (count and latency by route
+ * and status), admission (queue depth, queue wait, running jobs, 503/504 outcomes, requests
+ * dropped because the client left while queued), engine state, inference time and real-time
+ * factor per engine, process memory. Rendered at GET /metrics (src/http/metrics.ts).
+ *
+ * Engines report each inference with {@link Metrics.observeInference}; the HTTP app reports each
+ * request through its `observe` hook; everything else is read at scrape time.
+ */
+import { VERSION } from "../version.ts";
+import type { Admission } from "./admission.ts";
+import { ENGINE_STATUSES, type EngineState } from "./engine-state.ts";
+import { Registry, type Counter, type Histogram } from "./prometheus.ts";
+
+/** Engine names carried as the `engine` label. */
+export type MetricsEngine = "tts" | "asr";
+
+/** What the metrics read at scrape time. */
+export interface MetricsSources {
+  readonly engines: Readonly<Record<MetricsEngine, EngineState>>;
+  readonly admission: Readonly<Record<MetricsEngine, Admission>>;
+}
+
+/** One finished HTTP request. */
+export interface RequestObservation {
+  readonly method: string;
+  /** The route pattern (`/v1/tts/audio/speech`, `unmatched`), never the raw path. */
+  readonly route: string;
+  readonly status: number;
+  readonly seconds: number;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const RTF_BUCKETS = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5];
+
+/** The metrics of one Sawt process. */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter;
+  private readonly latency: Histogram;
+  private readonly queueWait: Histogram;
+  private readonly inference: Histogram;
+  private readonly audio: Counter;
+  private readonly rtf: Histogram;
+
+  constructor(sources: MetricsSources) {
+    const r = this.registry;
+    const engines = Object.keys(sources.engines) as MetricsEngine[];
+    const perEngine = (read: (a: Admission) => number) => engines.map((engine) => ({ labels: { engine }, value: read(sources.admission[engine]) }));
+
+    r.gauge("sawt_build_info", "Sawt version of this process (always 1).", () => [{ labels: { version: VERSION }, value: 1 }]);
+    this.requests = r.counter("sawt_http_requests_total", "HTTP requests answered, by method, route pattern and status.", ["method", "route", "status"]);
+    this.latency = r.histogram("sawt_http_request_duration_seconds", "HTTP request latency until the response was sent, by method and route pattern.", ["method", "route"], LATENCY_BUCKETS);
+    r.gauge("sawt_engine_state", "Engine lifecycle state: 1 for the current state, 0 for the others.", () =>
+      engines.flatMap((engine) => {
+        const status = sources.engines[engine].state;
+        return ENGINE_STATUSES.map((state) => ({ labels: { engine, state }, value: state === status ? 1 : 0 }));
+      }),
+    );
+    r.gauge("sawt_queue_depth", "Requests waiting for an inference slot.", () => perEngine((a) => a.stats.queued));
+    r.gauge("sawt_running_jobs", "Requests holding an inference slot.", () => perEngine((a) => a.stats.running));
+    this.queueWait = r.histogram("sawt_queue_wait_seconds", "Time admitted requests waited for an inference slot (0 when admitted at once).", ["engine"], WAIT_BUCKETS);
+    r.collectedCounter("sawt_admitted_total", "Requests admitted to an inference slot.", () => perEngine((a) => a.stats.admitted));
+    r.collectedCounter("sawt_admission_rejected_total", "Requests refused by admission: queue_full (503), timeout (504).", () =>
+      engines.flatMap((engine) => {
+        const s = sources.admission[engine].stats;
+        return [
+          { labels: { engine, reason: "queue_full" }, value: s.rejectedBusy },
+          { labels: { engine, reason: "timeout" }, value: s.timedOut },
+        ];
+      }),
+    );
+    r.collectedCounter("sawt_queue_dropped_total", "Queued requests dropped because the client went away; they never ran.", () => perEngine((a) => a.stats.abandoned));
+    this.inference = r.histogram("sawt_inference_seconds", "Compute time of one inference (synthesis or transcription).", ["engine"], LATENCY_BUCKETS);
+    this.audio = r.counter("sawt_inference_audio_seconds_total", "Seconds of audio produced (TTS) or transcribed (ASR).", ["engine"]);
+    this.rtf = r.histogram("sawt_inference_real_time_factor", "Compute time over audio duration per inference (below 1 is faster than real time).", ["engine"], RTF_BUCKETS);
+    r.gauge("process_resident_memory_bytes", "Resident memory of the process, including inference workers.", () => [{ labels: {}, value: process.memoryUsage.rss() }]);
+    r.gauge("sawt_js_heap_used_bytes", "JavaScript heap in use on the main thread.", () => [{ labels: {}, value: process.memoryUsage().heapUsed }]);
+    r.collectedCounter("process_cpu_seconds_total", "CPU time of the process (user + system), all threads.", () => {
+      const usage = process.cpuUsage();
+      return [{ labels: {}, value: (usage.user + usage.system) / 1e6 }];
+    });
+    const startSeconds = Math.floor(Date.now() / 1000 - process.uptime());
+    r.gauge("process_start_time_seconds", "Start time of the process since the Unix epoch.", () => [{ labels: {}, value: startSeconds }]);
+
+    for (const engine of engines) sources.admission[engine].onAdmitted((seconds) => this.queueWait.observe({ engine }, seconds));
+  }
+
+  /** Records a finished HTTP request (the HTTP app's `observe` hook). */
+  observeRequest(request: RequestObservation): void {
+    this.requests.inc({ method: request.method, route: request.route, status: String(request.status) });
+    this.latency.observe({ method: request.method, route: request.route }, request.seconds);
+  }
+
+  /**
+   * Records one inference: compute `seconds` and the `audioSeconds` it produced or consumed.
+   * Engines call this once per synthesis/transcription (not per sentence or session run).
+   */
+  observeInference(engine: MetricsEngine, seconds: number, audioSeconds: number): void {
+    this.inference.observe({ engine }, seconds);
+    if (audioSeconds > 0) {
+      this.audio.inc({ engine }, audioSeconds);
+      this.rtf.observe({ engine }, seconds / audioSeconds);
+    }
+  }
+
+  /** Requests counted for a method, route and status (tests, diagnostics). */
+  requestCount(method: string, route: string, status: number): number {
+    return this.requests.get({ method, route, status: String(status) });
+  }
+
+  /** The Prometheus text exposition. */
+  render(): string {
+    return this.registry.render();
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Messages between the main thread and a session worker (see sessions.ts for why sessions run
+ * in workers). Tensors cross as plain `{ type, data, dims }`; output buffers are transferred.
+ */
+
+/** A tensor as it crosses the thread boundary. */
+export interface WireTensor {
+  readonly type: string;
+  readonly data: ArrayBufferView | readonly string[];
+  readonly dims: readonly number[];
+}
+
+/** Input/output description, as onnxruntime reports it. */
+export type WireValueMetadata = Readonly<Record<string, unknown>> & { readonly name: string };
+
+/** Main → worker. */
+export type ToWorker =
+  | {
+      readonly op: "open";
+      /** Materialised libonnxruntime to make resident first (compiled binary), else undefined. */
+      readonly libraryPath: string | undefined;
+      readonly model: string | Uint8Array;
+      readonly provider: "cpu" | "cuda";
+      readonly intraOpThreads: number;
+    }
+  | { readonly op: "run"; readonly id: number; readonly feeds: Readonly<Record<string, WireTensor>>; readonly fetches?: readonly string[] }
+  | { readonly op: "release" };
+
+/** Worker → main. */
+export type FromWorker =
+  | {
+      readonly op: "opened";
+      readonly provider: "cpu" | "cuda";
+      /** Set when CUDA was asked for but the session had to use CPU. */
+      readonly fallback?: string;
+      readonly inputNames: readonly string[];
+      readonly outputNames: readonly string[];
+      readonly inputMetadata: readonly WireValueMetadata[];
+      readonly outputMetadata: readonly WireValueMetadata[];
+    }
+  | { readonly op: "open-failed"; readonly message: string }
+  | { readonly op: "result"; readonly id: number; readonly outputs: Readonly<Record<string, WireTensor>>; readonly seconds: number }
+  | { readonly op: "run-failed"; readonly id: number; readonly message: string }
+  | { readonly op: "released" };

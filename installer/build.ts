@@ -1,16 +1,18 @@
 /**
- * `bun run build`: compiles Sawt into one executable, dist/sawt. The onnxruntime native library
- * is embedded as a file asset (see src/runtime/ort.ts) so the binary needs no node_modules. The
- * session worker (src/runtime/session-worker.ts) and the espeak worker
- * (src/tts/espeak/espeak-worker.ts) are further entry points: Bun only embeds worker scripts that
- * are listed as entry points, under their path relative to the entries' common root (src/).
+ * `bun run build`: compiles Sawt into one executable, dist/sawt (or `--outfile PATH`, which the
+ * bundle uses). The onnxruntime native library is embedded as a file asset (see
+ * src/runtime/ort.ts) so the binary needs no node_modules. The session worker
+ * (src/runtime/session-worker.ts) and the espeak worker (src/tts/espeak/espeak-worker.ts) are
+ * further entry points: Bun only embeds worker scripts that are listed as entry points, under
+ * their path relative to the entries' common root (src/).
  */
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 const root = join(import.meta.dir, "..");
-const outfile = join(root, "dist", "sawt");
-mkdirSync(join(root, "dist"), { recursive: true });
+const flag = process.argv.indexOf("--outfile");
+const outfile = flag >= 0 && process.argv[flag + 1] ? resolve(process.argv[flag + 1]!) : join(root, "dist", "sawt");
+mkdirSync(dirname(outfile), { recursive: true });
 const proc = Bun.spawnSync(
   [
     process.execPath,

@@ -3,7 +3,7 @@
 # - system packages: ffmpeg, libespeak-ng1, espeak-ng-data (apt-get, only when missing)
 # - with --test, the independent tools the tests check Sawt against: chromium (renders /docs),
 #   promtool (prometheus: validates /metrics), python3-grpcio (a C-core gRPC client),
-#   systemd-analyze (systemd: verifies the units), socat (fake NOTIFY_SOCKET)
+#   systemd-analyze (systemd: verifies the units), socat (fake NOTIFY_SOCKET), shellcheck (installer)
 # - bun (pinned in package.json, from the npm registry) and the locked dependencies.
 # trustedDependencies in package.json lists only "bun": ffmpeg-static's download and
 # onnxruntime-node's CUDA download never run (no outside network here, and none needed).
@@ -21,6 +21,7 @@ if [ "${1:-}" = "--test" ]; then
   /usr/bin/python3 -c "import grpc, google.protobuf" >/dev/null 2>&1 || need_apt="$need_apt python3-grpcio python3-protobuf"
   command -v systemd-analyze >/dev/null 2>&1 || need_apt="$need_apt systemd"
   command -v socat >/dev/null 2>&1 || need_apt="$need_apt socat"
+  command -v shellcheck >/dev/null 2>&1 || need_apt="$need_apt shellcheck"
 fi
 if [ -n "$need_apt" ]; then
   echo "sawt setup: installing system packages:$need_apt" >&2

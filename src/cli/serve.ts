@@ -2,6 +2,7 @@
 import { loadConfig } from "../config/config.ts";
 import { log, setLogLevel } from "../log/logger.ts";
 import { startServer } from "../app/server.ts";
+import { superviseServer } from "../app/supervision.ts";
 import { VERSION } from "../version.ts";
 import { parseArgs, stringFlag } from "./args.ts";
 import type { Command } from "./command.ts";
@@ -30,6 +31,8 @@ Options:
     const server = await startServer(config);
     process.stdout.write(JSON.stringify({ msg: "listening", http: server.ports.http, grpc_asr: server.ports.grpc_asr, grpc_tts: server.ports.grpc_tts }) + "\n");
     log.info("started", { version: VERSION, host: config.server.host, ...server.ports });
+    // systemd (Type=notify): READY=1 after the engines settle, watchdog pings, STOPPING=1 below.
+    const supervision = superviseServer(server);
     return await new Promise<number>((resolve) => {
       let stopping = false;
       const shutdown = (signal: string) => {
@@ -41,6 +44,7 @@ Options:
         }
         stopping = true;
         log.info("shutdown", { signal, drain_timeout_ms: config.server.drain_timeout_ms });
+        supervision.stopping();
         // Should closing hang past the drain deadline, do not outlive it by much.
         setTimeout(() => {
           log.error("shutdown did not finish in time, exiting");
@@ -48,6 +52,7 @@ Options:
         }, config.server.drain_timeout_ms + 10_000).unref();
         server.stop().then(
           () => {
+            supervision.close();
             log.info("stopped");
             resolve(0);
           },

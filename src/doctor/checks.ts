@@ -11,6 +11,7 @@ import { probeModelBytes } from "../runtime/probe-model.ts";
 import { createSession, useDevice } from "../runtime/sessions.ts";
 import { scanModelsDir } from "../models/scan.ts";
 import { inspectTtsPacks } from "../tts/packs.ts";
+import { gpuDriverCheck, installChecks, isApplianceInstall } from "./install-checks.ts";
 
 /** Outcome of one check. */
 export interface CheckResult {
@@ -118,15 +119,29 @@ function portFree(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** True when Sawt itself answers /health on `port` (so busy ports are its own). */
+async function sawtAnswers(host: string, port: number): Promise<boolean> {
+  const target = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "[::1]" : host.includes(":") ? `[${host}]` : host;
+  try {
+    const response = await fetch(`http://${target}:${port}/health`, { signal: AbortSignal.timeout(2000) });
+    const body = (await response.json()) as { status?: unknown };
+    return response.headers.has("x-request-id") && (body.status === "healthy" || body.status === "draining");
+  } catch {
+    return false;
+  }
+}
+
 async function portsCheck(config: SawtConfig): Promise<CheckResult> {
   const ports = { http: config.server.http_port, grpc_asr: config.server.grpc_asr_port, grpc_tts: config.server.grpc_tts_port };
   const busy: string[] = [];
   for (const [name, port] of Object.entries(ports)) {
     if (port !== 0 && !(await portFree(config.server.host, port))) busy.push(`${name} ${port}`);
   }
-  return busy.length === 0
-    ? { name: "ports", status: "ok", detail: `free on ${config.server.host}: ${Object.values(ports).join(", ")}`, data: ports }
-    : { name: "ports", status: "warn", detail: `in use on ${config.server.host}: ${busy.join(", ")} (fine if Sawt itself is running)`, fix: "stop whatever holds them (ss -ltnp) or change server.*_port", data: ports };
+  if (busy.length === 0) return { name: "ports", status: "ok", detail: `free on ${config.server.host}: ${Object.values(ports).join(", ")}`, data: ports };
+  if (ports.http !== 0 && (await sawtAnswers(config.server.host, ports.http))) {
+    return { name: "ports", status: "ok", detail: `in use by the running Sawt on ${config.server.host}: ${busy.join(", ")}`, data: { ...ports, running: true } };
+  }
+  return { name: "ports", status: "warn", detail: `in use on ${config.server.host}: ${busy.join(", ")}, not by a Sawt that answers /health`, fix: "stop whatever holds them (ss -ltnp) or change server.*_port", data: ports };
 }
 
 async function diskCheck(config: SawtConfig): Promise<CheckResult> {
@@ -143,5 +158,16 @@ async function diskCheck(config: SawtConfig): Promise<CheckResult> {
   }
 }
 
-/** Every doctor check, in report order. */
-export const DOCTOR_CHECKS: readonly DoctorCheck[] = [deviceCheck, onnxRuntimeCheck, () => ffmpegCheck(), () => espeakCheck(), modelsCheck, ttsPacksCheck, portsCheck, diskCheck];
+/** Every doctor check, in report order; the install checks only where install.sh installed Sawt. */
+export const DOCTOR_CHECKS: readonly DoctorCheck[] = [
+  deviceCheck,
+  gpuDriverCheck(),
+  onnxRuntimeCheck,
+  () => ffmpegCheck(),
+  () => espeakCheck(),
+  modelsCheck,
+  ttsPacksCheck,
+  portsCheck,
+  diskCheck,
+  ...(isApplianceInstall() ? installChecks() : []),
+];

@@ -1,7 +1,11 @@
-/** `sawt asr FILE`: offline transcription through the real CLI process, every response format. */
+/**
+ * `sawt asr FILE`: offline transcription through the real CLI process, every response format;
+ * and what `sawt doctor` says about ASR packs.
+ */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
+import { writeWhisperPack } from "../support/models/whisper.ts";
 import { runCli } from "../support/sawt.ts";
 import { concat, encodeFile, ENCODINGS, modelsDir, silence } from "./support.ts";
 
@@ -55,5 +59,22 @@ describe("sawt asr", () => {
     expect((await runCli(["asr"], { env })).code).toBe(2);
     expect((await runCli(["asr", file, "--format", "docx"], { env })).code).toBe(2);
     expect((await runCli(["asr", join(models.dir, "notes.txt")], { env })).stderr).toContain("Invalid file type");
+  });
+});
+
+describe("sawt doctor on ASR packs", () => {
+  test("does list the recognisers and name a broken ASR pack with its reason", async () => {
+    const dir = modelsDir();
+    try {
+      await writeToneCtcPack(join(dir.dir, "tone-ctc"));
+      await writeWhisperPack(join(dir.dir, "whisper-en"), { rows: ["x"], bands: [[0, 8000]], metadata: { is_multilingual: 0, all_language_codes: "en", all_language_tokens: "0" } }, "tiny.en");
+      const { stdout } = await runCli(["doctor", "--json"], { env: { SAWT_MODELS_DIR: dir.dir, SAWT_DATA_DIR: join(dir.dir, ".data") } });
+      const check = (JSON.parse(stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find((c) => c.name === "asr packs");
+      expect(check?.status).toBe("warn");
+      expect(check?.detail).toContain("recognisers: tone-ctc (nemo-ctc)");
+      expect(check?.detail).toContain("whisper-en: English-only Whisper model");
+    } finally {
+      dir.remove();
+    }
   });
 });

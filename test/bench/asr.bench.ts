@@ -89,7 +89,7 @@ try {
   const melTime = await median(async () => pieces.map((p) => whisperLogMel(p.samples, { nMels: 80 })));
   const silero = await sileroTime(audio);
 
-  console.log(`## ASR serving overhead
+  console.log(`## ASR serving overhead (asr.bench.ts)
 
 ${seconds.toFixed(1)} s of constructed tone speech in ${pieces.length} VAD segments (energy splitter), median of ${RUNS} runs,
 Bun ${Bun.version}, ${process.arch}, CPU execution provider. "raw" is \`session.run\` alone on precomputed

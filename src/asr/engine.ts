@@ -1,6 +1,6 @@
 /**
- * Builds the ASR engine from the installed packs: loads them (broken ones reported and skipped),
- * picks the default recogniser and the dialect routes from config, warms every session, and hands
+ * Builds the ASR engine from the installed packs: loads and warms them (broken ones reported and
+ * skipped), picks the default recogniser and the dialect routes from config, and hands
  * back the service plus the details health endpoints show. Used by the server's engine start-up
  * (through {@link asrEngineLoader}) and by the offline `sawt asr` command alike.
  */
@@ -10,7 +10,7 @@ import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
 import { loadAsrPacks, type BrokenPack, type LoadedAsrPacks } from "./packs.ts";
-import { ASR_SAMPLE_RATE, VAD_WINDOW, type Recognizer } from "./recognizer.ts";
+import type { Recognizer } from "./recognizer.ts";
 import { AsrEngineService, type InferenceObserver } from "./service.ts";
 
 /** Why the engine is unavailable when no recogniser pack is installed. */
@@ -29,15 +29,6 @@ export function parseDialectPacks(entries: readonly string[]): Map<string, strin
     if (dialect && pack) routes.set(dialect.trim(), pack.trim());
   }
   return routes;
-}
-
-async function warmUp(packs: LoadedAsrPacks): Promise<void> {
-  // Quiet noise rather than zeros: some exports special-case all-zero input.
-  const audio = new Float32Array(ASR_SAMPLE_RATE / 2);
-  for (let i = 0; i < audio.length; i++) audio[i] = 1e-3 * Math.sin(i * 0.37);
-  for (const recognizer of packs.recognizers.values()) await recognizer.recognize(audio);
-  if (packs.vad) await packs.vad.createStream().probability(audio.subarray(0, VAD_WINDOW));
-  if (packs.dialect) await packs.dialect.identify(audio);
 }
 
 /** Loads packs under `config.paths.models_dir` and builds the service; `observe` hears each inference's time. */
@@ -76,12 +67,6 @@ export async function buildAsrEngine(config: SawtConfig, admission: Admission, l
     dialect_packs: Object.fromEntries([...dialectRoutes].map(([d, r]) => [d, r.name])),
     ...(ignored.length > 0 ? { dialect_packs_ignored: ignored } : {}),
   });
-  try {
-    await warmUp(packs);
-  } catch (error) {
-    log.error("asr warm-up failed", { error: error instanceof Error ? error.message.split("\n")[0] : String(error) });
-    return fail("ASR model warm-up failed");
-  }
   const service = new AsrEngineService({
     packs,
     defaultRecognizer,

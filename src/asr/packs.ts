@@ -11,7 +11,7 @@ import { claimsDialect, configureDialect, type DialectConfig } from "./dialect/c
 import { DialectPipeline } from "./dialect/pipeline.ts";
 import { PackError } from "./metadata.ts";
 import { packFiles, type PackFiles } from "./pack-files.ts";
-import type { DialectIdentifier, Recognizer, VoiceActivityDetector } from "./recognizer.ts";
+import { ASR_SAMPLE_RATE, VAD_WINDOW, type DialectIdentifier, type Recognizer, type VoiceActivityDetector } from "./recognizer.ts";
 import { loadSilero, SILERO_FILE, validateSilero } from "./vad/silero.ts";
 import { claimsWhisper, configureWhisper, type WhisperConfig } from "./whisper/config.ts";
 import { WhisperRecognizer } from "./whisper/pipeline.ts";
@@ -95,6 +95,19 @@ export function inspectAsrPacks(modelsDir: string): AsrPackScan {
   return { usable, broken };
 }
 
+/**
+ * Runs a freshly loaded pack once on half a second of quiet noise, so its sessions are warm for
+ * the first request and a model that loads but cannot run is caught at start-up. (Noise, not
+ * zeros: some exports special-case all-zero input.)
+ */
+async function warmUp(role: PackRole, loaded: Loaded[PackRole]): Promise<void> {
+  const audio = new Float32Array(ASR_SAMPLE_RATE / 2);
+  for (let i = 0; i < audio.length; i++) audio[i] = 1e-3 * Math.sin(i * 0.37);
+  if (role === "recognizer") await (loaded as Recognizer).recognize(audio);
+  else if (role === "vad") await (loaded as VoiceActivityDetector).createStream().probability(audio.subarray(0, VAD_WINDOW));
+  else await (loaded as DialectIdentifier).identify(audio);
+}
+
 /** The engine's loaded packs. */
 export interface LoadedAsrPacks {
   /** Recognisers by pack name, in name order. */
@@ -108,7 +121,7 @@ export interface LoadedAsrPacks {
   release(): Promise<void>;
 }
 
-/** Validates and loads every ASR pack under `modelsDir`; unusable ones land in `broken`. */
+/** Validates, loads and warms every ASR pack under `modelsDir`; unusable ones land in `broken`. */
 export async function loadAsrPacks(modelsDir: string): Promise<LoadedAsrPacks> {
   const scan = inspectAsrPacks(modelsDir);
   const broken = [...scan.broken];
@@ -120,13 +133,15 @@ export async function loadAsrPacks(modelsDir: string): Promise<LoadedAsrPacks> {
     // One VAD and one dialect identifier serve the engine; further ones are not loaded.
     if ((entry.role === "vad" && vad !== null) || (entry.role === "dialect" && dialect !== null)) continue;
     const owner = FAMILIES.find((f) => f.family === entry.family)!;
-    let loaded: Loaded[PackRole];
+    let loaded: Loaded[PackRole] | undefined;
     try {
       loaded = await owner.load(entry.config, entry.name);
+      await warmUp(entry.role, loaded);
     } catch (error) {
+      await loaded?.release().catch(() => undefined);
       // onnxruntime names the file by its absolute path; health details need only the pack's own name for it.
       const first = ((error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "").replaceAll(`${entry.dir}/`, "");
-      broken.push({ pack: entry.name, family: entry.family, reason: `cannot load the model: ${first}` });
+      broken.push({ pack: entry.name, family: entry.family, reason: `${loaded ? "cannot run" : "cannot load"} the model: ${first}` });
       continue;
     }
     packs.push({ name: entry.name, family: entry.family, role: entry.role });

@@ -13,6 +13,7 @@ import { UPLOAD_EXTENSIONS } from "../../src/asr/types.ts";
 import { ConfigError, loadConfig } from "../../src/config/config.ts";
 import { AppError } from "../../src/errors/taxonomy.ts";
 import { ffmpegSync } from "../support/audio.ts";
+import { GraphBuilder } from "../support/onnx/builder.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
 import { writeDialectPack } from "../support/models/dialect.ts";
 import { writeWhisperPack } from "../support/models/whisper.ts";
@@ -220,6 +221,30 @@ describe("ASR engine start-up", () => {
         expect(built.details.recognizer).toBe("tone-ctc");
         expect(built.details.broken_packs).toEqual([{ pack: "whisper-broken", family: "whisper", reason: "missing constructed-tokens.txt" }]);
         expect((await built.service.transcribeSamples(letterToneAudio("سلام"))).text).toBe("سلام");
+      } finally {
+        await built.release();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test("does report a pack that loads but cannot run and serve with the others", async () => {
+    const dir = modelsDir();
+    try {
+      await writeToneCtcPack(join(dir.dir, "tone-ctc"));
+      // A CTC graph that declares its vocabulary loosely and returns 3 classes for a 4-token vocabulary.
+      const g = new GraphBuilder("wrong_vocab");
+      const x = g.input("audio_signal", "float32", [1, 80, "T"]);
+      g.input("length", "int64", [1]);
+      const frames = g.op("Transpose", [g.op("Slice", [x, g.int64([0]), g.int64([3]), g.int64([1])])], { perm: [0, 2, 1] });
+      g.output(frames, "logprobs", "float32", [1, "T", "V"]);
+      await Bun.write(join(dir.dir, "wrong-vocab", "model.onnx"), g.toModel());
+      await Bun.write(join(dir.dir, "wrong-vocab", "tokens.txt"), "▁ 0\nا 1\nب 2\n<blk> 3\n");
+      const built = await readyEngine(dir.dir);
+      try {
+        expect(built.details.broken_packs).toEqual([{ pack: "wrong-vocab", family: "nemo-ctc", reason: expect.stringContaining("cannot run the model: logprobs has shape [1,") }]);
+        expect(built.details.recognizer).toBe("tone-ctc");
       } finally {
         await built.release();
       }

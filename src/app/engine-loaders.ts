@@ -3,8 +3,9 @@
  * contract). The TTS and ASR features register theirs here, e.g.
  * `export const engineLoaders: readonly AnyEngineLoader[] = [ttsEngineLoader, asrEngineLoader];`.
  */
+import { asrEngineLoader } from "../asr/engine.ts";
 import { ttsEngineLoader } from "../tts/start.ts";
 import type { AnyEngineLoader } from "./engines.ts";
 
 /** Every engine loader started by `sawt serve`. */
-export const engineLoaders: readonly AnyEngineLoader[] = [ttsEngineLoader];
+export const engineLoaders: readonly AnyEngineLoader[] = [ttsEngineLoader, asrEngineLoader];

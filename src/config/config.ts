@@ -15,7 +15,7 @@ export interface SawtConfig {
   readonly auth: { default_rpm: number };
   readonly runtime: { provider: "auto" | "cpu" | "cuda"; intra_op_threads: number; metrics_open: boolean };
   readonly tts: { strict_voices: boolean; concurrency: number; max_queue: number; queue_timeout_ms: number; max_input_chars: number; blocked_patterns: string[] };
-  readonly asr: { concurrency: number; max_queue: number; queue_timeout_ms: number; max_upload_mb: number; max_duration_s: number; ffmpeg_timeout_ms: number; ffmpeg_concurrency: number };
+  readonly asr: { concurrency: number; max_queue: number; queue_timeout_ms: number; max_upload_mb: number; max_duration_s: number; ffmpeg_timeout_ms: number; ffmpeg_concurrency: number; pack: string; dialect_packs: string[] };
   /** The file the config was read from, if any. */
   readonly source: string | undefined;
 }
@@ -65,6 +65,10 @@ function coerce(spec: SettingSpec, value: unknown, origin: string): unknown {
       const list = fromEnv && typeof value === "string" ? (value === "" ? [] : value.split("\n")) : value;
       if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) fail("must be a list of strings");
       for (const pattern of list as string[]) {
+        if (spec.itemPattern) {
+          if (!spec.itemPattern.regex.test(pattern)) fail(`item ${JSON.stringify(pattern)} must look like ${spec.itemPattern.hint}`);
+          continue;
+        }
         try {
           new RegExp(pattern, "iu");
         } catch {

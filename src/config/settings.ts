@@ -20,6 +20,8 @@ export interface SettingSpec {
   readonly max?: number;
   /** Allowed values for a string setting. */
   readonly oneOf?: readonly string[];
+  /** Form each item of a string[] setting must have; without it the items are regular expressions. */
+  readonly itemPattern?: { readonly regex: RegExp; readonly hint: string };
   readonly doc: string;
 }
 
@@ -53,6 +55,15 @@ export const SETTINGS: readonly SettingSpec[] = [
   { section: "asr", key: "max_duration_s", type: "int", default: 3600, min: 1, max: 86400, doc: "Longest audio decoded; the rest is ignored." },
   { section: "asr", key: "ffmpeg_timeout_ms", type: "int", default: 120000, min: 1000, max: 3600000, doc: "Wall-clock limit of one ffmpeg run." },
   { section: "asr", key: "ffmpeg_concurrency", type: "int", default: 2, min: 1, max: 64, doc: "ffmpeg processes at once." },
+  { section: "asr", key: "pack", type: "string", default: "", doc: "Recogniser pack (folder name) used unless a dialect route applies; empty picks the first Whisper or NeMo CTC pack by name." },
+  {
+    section: "asr",
+    key: "dialect_packs",
+    type: "string[]",
+    default: [],
+    itemPattern: { regex: /^[A-Za-z][A-Za-z0-9_-]*=[^=\s/]+$/, hint: "dialect=pack, e.g. ar-egyptian=whisper-egy" },
+    doc: "Dialect-specific recogniser packs as `dialect=pack` (e.g. `ar-egyptian=whisper-egy`): used when the dialect-id pack detects that dialect.",
+  },
 ];
 
 /** The env variable that overrides a setting. */

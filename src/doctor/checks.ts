@@ -9,6 +9,7 @@ import { chooseDevice, CUDA_PROVIDER_LIBRARIES, deviceDetails, type GpuInfo } fr
 import { loadOrt, ortVersion } from "../runtime/ort.ts";
 import { probeModelBytes } from "../runtime/probe-model.ts";
 import { createSession, useDevice } from "../runtime/sessions.ts";
+import { inspectAsrPacks } from "../asr/packs.ts";
 import { scanModelsDir } from "../models/scan.ts";
 import { inspectTtsPacks } from "../tts/packs.ts";
 import { gpuDriverCheck, installChecks, isApplianceInstall } from "./install-checks.ts";
@@ -111,6 +112,29 @@ async function ttsPacksCheck(config: SawtConfig): Promise<CheckResult> {
   };
 }
 
+async function asrPacksCheck(config: SawtConfig): Promise<CheckResult> {
+  const { usable, broken } = inspectAsrPacks(config.paths.models_dir);
+  const recognizers = usable.filter((p) => p.role === "recognizer");
+  const vad = usable.find((p) => p.role === "vad");
+  const dialect = usable.find((p) => p.role === "dialect");
+  const packs = usable.map(({ name, family, role }) => ({ name, family, role }));
+  const found = recognizers.length > 0
+    ? `recognisers: ${recognizers.map((p) => `${p.name} (${p.family})`).join(", ")}; VAD: ${vad ? vad.name : "built-in energy splitter"}; dialect id: ${dialect ? dialect.name : "none"}`
+    : "no recogniser pack: the ASR engine is disabled";
+  return {
+    name: "asr packs",
+    status: broken.length > 0 || recognizers.length === 0 ? "warn" : "ok",
+    detail: found + (broken.length > 0 ? `; broken (skipped): ${broken.map((b) => `${b.pack}: ${b.reason}`).join("; ")}` : ""),
+    fix:
+      broken.length > 0
+        ? "fix or remove the broken pack folders (see models/README.md for each family's files and metadata)"
+        : recognizers.length === 0
+          ? "install a Whisper (sherpa-onnx export) or NeMo CTC pack in paths.models_dir to enable ASR"
+          : undefined,
+    data: { packs, broken },
+  };
+}
+
 function portFree(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = createServer();
@@ -167,6 +191,7 @@ export const DOCTOR_CHECKS: readonly DoctorCheck[] = [
   () => espeakCheck(),
   modelsCheck,
   ttsPacksCheck,
+  asrPacksCheck,
   portsCheck,
   diskCheck,
   ...(isApplianceInstall() ? installChecks() : []),

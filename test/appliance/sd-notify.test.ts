@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createNotifier, watchdogIntervalMs } from "../../src/runtime/sd-notify.ts";
+import { writeToneCtcPack } from "../support/models/ctc.ts";
 import { startSawt, tempDir } from "../support/sawt.ts";
 import { listenNotifySocket, type NotifyListener } from "./notify-listener.ts";
 
@@ -20,7 +21,11 @@ function listener(abstract = false): NotifyListener {
 describe("sawt serve under a Type=notify service manager", () => {
   test("does send READY=1 once engines are ready, WATCHDOG=1 pings, and STOPPING=1 on SIGTERM", async () => {
     const notify = listener();
-    const server = await startSawt({ env: { NOTIFY_SOCKET: notify.path, WATCHDOG_USEC: "1000000" } });
+    // With a recogniser pack installed the ASR engine loads too, so READY=1 waits for both engines.
+    const models = tempDir("sawt-notify-models-");
+    cleanups.push(() => models.remove());
+    await writeToneCtcPack(join(models.path, "tone-ctc"));
+    const server = await startSawt({ env: { NOTIFY_SOCKET: notify.path, WATCHDOG_USEC: "1000000", SAWT_MODELS_DIR: models.path } });
     cleanups.push(() => server.proc.kill("SIGKILL"));
     const ready = await notify.waitFor((m) => m.split("\n").includes("READY=1"));
     // READY=1 is only sent after the engines settled, so readiness must already be reported.

@@ -57,7 +57,7 @@ export function benchFeatures(runs = 10, warmup = 3): FeatureBenchRow[] {
 }
 
 if (import.meta.main) {
-  console.log(`30 s of 16 kHz audio, Bun ${Bun.version}, ${process.arch}`);
+  console.log(`## ASR feature extraction (features.bench.ts)\n\n30 s of 16 kHz audio, Bun ${Bun.version}, ${process.arch}: median of repeated runs; real-time factor = compute time / audio time.\n`);
   console.log("| features | output | median ms | real-time factor |");
   console.log("|---|---|---:|---:|");
   for (const row of benchFeatures()) {

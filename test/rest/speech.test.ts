@@ -5,15 +5,19 @@
  * does, an engine that fails to start makes them fail, not skip.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { startServer } from "../../src/app/server.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { setLogSink } from "../../src/log/logger.ts";
+import { writeToneCtcPack } from "../support/models/ctc.ts";
 import { tempDir } from "../support/sawt.ts";
 import { call, expectRateHeaders, expectStandard, leftoverUploads, postJson, uploadForm } from "./support.ts";
 
 const data = tempDir("sawt-speech-");
 const previousSink = setLogSink(() => undefined);
-const server = await startServer(loadConfig({ env: { SAWT_HTTP_PORT: "0", SAWT_GRPC_ASR_PORT: "0", SAWT_GRPC_TTS_PORT: "0", SAWT_DATA_DIR: data.path } }));
+// The ASR engine serves only with a recogniser pack: the constructed tone recogniser stands in.
+await writeToneCtcPack(join(data.path, "models", "tone-ctc"));
+const server = await startServer(loadConfig({ env: { SAWT_HTTP_PORT: "0", SAWT_GRPC_ASR_PORT: "0", SAWT_GRPC_TTS_PORT: "0", SAWT_DATA_DIR: data.path, SAWT_MODELS_DIR: join(data.path, "models") } }));
 for (let i = 0; i < 1200 && [server.ctx.engines.tts, server.ctx.engines.asr].some((e) => e.snapshot().status === "initializing"); i++) await Bun.sleep(100);
 const base = `http://127.0.0.1:${server.ports.http}`;
 const key = server.ctx.keys.create({ name: "speech", rpm: 10_000 }).key;

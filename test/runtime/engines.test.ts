@@ -10,6 +10,7 @@ import { BrokenPackError, EngineLoadError, openPackModel, type BrokenPack, type 
 import type { Session } from "../../src/runtime/sessions.ts";
 import type { TtsService } from "../../src/tts/types.ts";
 import { startInProcess } from "../support/in-process.ts";
+import { writeToneCtcPack } from "../support/models/ctc.ts";
 import { ROOT, startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
 import { slowModelFile, TEST_THREADS, type SlowModelFile } from "../support/slow-fixture.ts";
 
@@ -100,10 +101,12 @@ describe("engine start-up", () => {
 
   test("does report a broken pack of a real `sawt serve` in health details and the log while the other engine serves", async () => {
     const data = tempDir("sawt-broken-");
+    // The other engine is the real ASR engine, which serves once it has a recogniser pack.
+    await writeToneCtcPack(join(data.path, "models", "tone-ctc"));
     const server = await startSawt({
       preload: join(ROOT, "test", "support", "slow-engine-preload.ts"),
       dataDir: data.path,
-      env: { SAWT_TEST_SLOW_MODEL: corrupt, SAWT_RUNTIME_INTRA_OP_THREADS: String(TEST_THREADS) },
+      env: { SAWT_TEST_SLOW_MODEL: corrupt, SAWT_RUNTIME_INTRA_OP_THREADS: String(TEST_THREADS), SAWT_MODELS_DIR: join(data.path, "models") },
     });
     try {
       const tts = await waitForStatus(`${server.baseUrl}/v1/tts/health`, 503);
@@ -113,7 +116,7 @@ describe("engine start-up", () => {
         body = (await (await fetch(`${server.baseUrl}/v1/tts/health`)).json()) as Record<string, unknown>;
       }
       expect(body).toMatchObject({ state: "failed", broken_packs: [{ pack: "slow", reason: expect.stringMatching(/^model\.onnx: .*protobuf parsing failed/i) }] });
-      expect((await fetch(`${server.baseUrl}/v1/asr/health`)).status).toBe(200);
+      expect((await waitForStatus(`${server.baseUrl}/v1/asr/health`, 200)).status).toBe(200);
       const failed = server.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === "engine failed");
       expect(failed).toMatchObject({ level: "error", engine: "tts", broken_packs: expect.stringContaining("slow: model.onnx") });
     } finally {

@@ -1,0 +1,94 @@
+/**
+ * Builds the ASR engine from the installed packs: loads and warms them (broken ones reported and
+ * skipped), picks the default recogniser and the dialect routes from config, and hands
+ * back the service plus the details health endpoints show. Used by the server's engine start-up
+ * (through {@link asrEngineLoader}) and by the offline `sawt asr` command alike.
+ */
+import { EngineLoadError, type EngineLoader } from "../app/engines.ts";
+import { setFfmpegConcurrency } from "../audio/ffmpeg.ts";
+import type { SawtConfig } from "../config/config.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Admission } from "../runtime/admission.ts";
+import { loadAsrPacks, type BrokenPack, type LoadedAsrPacks } from "./packs.ts";
+import type { Recognizer } from "./recognizer.ts";
+import { AsrEngineService, type InferenceObserver } from "./service.ts";
+
+/** Why the engine is unavailable when no recogniser pack is installed. */
+export const NO_ASR_PACK = "no ASR model pack installed";
+
+/** A built engine, or why none could be built. */
+export type AsrEngineResult =
+  | { readonly ok: true; readonly service: AsrEngineService; readonly details: Record<string, unknown>; release(): Promise<void> }
+  | { readonly ok: false; readonly reason: string; readonly details: Record<string, unknown> };
+
+/** Parses `dialect=pack` entries of `asr.dialect_packs`. */
+export function parseDialectPacks(entries: readonly string[]): Map<string, string> {
+  const routes = new Map<string, string>();
+  for (const entry of entries) {
+    const [dialect, pack] = entry.split("=", 2);
+    if (dialect && pack) routes.set(dialect.trim(), pack.trim());
+  }
+  return routes;
+}
+
+/** Loads packs under `config.paths.models_dir` and builds the service; `observe` hears each inference's time. */
+export async function buildAsrEngine(config: SawtConfig, admission: Admission, log: Logger, observe?: InferenceObserver): Promise<AsrEngineResult> {
+  setFfmpegConcurrency(config.asr.ffmpeg_concurrency);
+  const packs = await loadAsrPacks(config.paths.models_dir);
+  for (const broken of packs.broken) log.warn("asr pack unusable, skipped", { pack: broken.pack, family: broken.family, reason: broken.reason });
+  const details: Record<string, unknown> = {
+    enabled: packs.recognizers.size > 0,
+    packs: packs.packs.map((p) => ({ name: p.name, family: p.family, role: p.role })),
+    vad: packs.vad ? `silero (${packs.vad.name})` : "energy",
+    dialect_id: packs.dialect?.name ?? null,
+    broken_packs: packs.broken,
+  };
+  const fail = async (reason: string): Promise<AsrEngineResult> => {
+    await packs.release();
+    return { ok: false, reason, details };
+  };
+  if (packs.recognizers.size === 0) return fail(NO_ASR_PACK);
+  const wanted = config.asr.pack;
+  const fallback = packs.recognizers.values().next().value as Recognizer;
+  const defaultRecognizer = wanted === "" ? fallback : packs.recognizers.get(wanted);
+  if (defaultRecognizer === undefined) return fail(`asr.pack ${JSON.stringify(wanted)} is not an installed recogniser pack`);
+  const dialectRoutes = new Map<string, Recognizer>();
+  const ignored: string[] = [];
+  for (const [dialect, pack] of parseDialectPacks(config.asr.dialect_packs)) {
+    const recognizer = packs.recognizers.get(pack);
+    if (recognizer) dialectRoutes.set(dialect, recognizer);
+    else ignored.push(`${dialect}=${pack}`);
+  }
+  if (ignored.length > 0) log.warn("asr dialect routes to packs that are not installed, ignored", { routes: ignored });
+  if (dialectRoutes.size > 0 && !packs.dialect) log.warn("asr dialect routes configured but no dialect-id pack is installed");
+  Object.assign(details, {
+    recognizer: defaultRecognizer.name,
+    provider: defaultRecognizer.provider,
+    dialect_packs: Object.fromEntries([...dialectRoutes].map(([d, r]) => [d, r.name])),
+    ...(ignored.length > 0 ? { dialect_packs_ignored: ignored } : {}),
+  });
+  const service = new AsrEngineService({
+    packs,
+    defaultRecognizer,
+    dialectRoutes,
+    admission,
+    decode: { maxDurationSeconds: config.asr.max_duration_s, timeoutMs: config.asr.ffmpeg_timeout_ms },
+    ...(observe ? { observe } : {}),
+  });
+  return { ok: true, service, details, release: () => packs.release() };
+}
+
+/**
+ * The ASR engine of a running server. Without any recogniser pack it fails with
+ * {@link NO_ASR_PACK} and `enabled: false`, so readiness does not wait for it.
+ */
+export const asrEngineLoader: EngineLoader<"asr"> = {
+  engine: "asr",
+  async load({ app, log }) {
+    const result = await buildAsrEngine(app.config, app.admission.asr, log.child({ engine: "asr" }), (seconds, audioSeconds) => app.metrics.observeInference("asr", seconds, audioSeconds));
+    const { broken_packs: broken, ...details } = result.details;
+    const brokenPacks = broken as BrokenPack[];
+    if (!result.ok) throw new EngineLoadError(result.reason, brokenPacks, details);
+    return { service: result.service, details, brokenPacks, close: result.release };
+  },
+};

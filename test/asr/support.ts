@@ -1,0 +1,103 @@
+/**
+ * Helpers for ASR tests: a private models directory with constructed packs, the engine built from
+ * it exactly as the server builds it, and fixtures encoded by the real ffmpeg.
+ */
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildAsrEngine, type AsrEngineResult } from "../../src/asr/engine.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { log } from "../../src/log/logger.ts";
+import { Admission } from "../../src/runtime/admission.ts";
+import { ffmpegSync } from "../support/audio.ts";
+
+/**
+ * The real Silero VAD v5 model shared beside the checkout (`../shared/models/…`, never
+ * committed): the nearest ancestor holding it, or env SAWT_TEST_SILERO.
+ */
+export function sileroModel(): string {
+  if (process.env.SAWT_TEST_SILERO) return process.env.SAWT_TEST_SILERO;
+  let dir = join(import.meta.dir, "..", "..");
+  for (let i = 0; i < 4; i++) {
+    const candidate = join(dir, "..", "shared", "models", "silero-vad", "silero_vad.onnx");
+    if (existsSync(candidate)) return candidate;
+    dir = join(dir, "..");
+  }
+  throw new Error("the Silero VAD model was not found in ../shared/models/silero-vad (set SAWT_TEST_SILERO)");
+}
+
+/** A temporary models directory. */
+export function modelsDir(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "sawt-asr-models-"));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Copies the real Silero model into `<dir>/<name>/silero_vad.onnx`. */
+export function installSilero(dir: string, name = "silero-vad"): void {
+  mkdirSync(join(dir, name), { recursive: true });
+  copyFileSync(sileroModel(), join(dir, name, "silero_vad.onnx"));
+}
+
+/** Builds the engine over `dir` with optional SAWT_* settings. */
+export async function buildEngine(dir: string, env: Record<string, string> = {}): Promise<AsrEngineResult> {
+  const config = loadConfig({ env: { SAWT_MODELS_DIR: dir, SAWT_DATA_DIR: join(dir, ".data"), ...env } });
+  const admission = new Admission({
+    name: "asr",
+    concurrency: config.asr.concurrency,
+    maxQueue: config.asr.max_queue,
+    queueTimeoutMs: config.asr.queue_timeout_ms,
+    busyDetail: "busy",
+    timeoutDetail: "timeout",
+  });
+  return buildAsrEngine(config, admission, log.child({ test: "asr" }));
+}
+
+/** Builds the engine and fails the test when it could not be built. */
+export async function readyEngine(dir: string, env: Record<string, string> = {}) {
+  const engine = await buildEngine(dir, env);
+  if (!engine.ok) throw new Error(`ASR engine not built: ${engine.reason}`);
+  return engine;
+}
+
+/** ffmpeg output arguments for each allowed upload extension. */
+export const ENCODINGS: Readonly<Record<string, readonly string[]>> = {
+  wav: ["-c:a", "pcm_s16le", "-f", "wav"],
+  mp3: ["-c:a", "libmp3lame", "-b:a", "128k", "-f", "mp3"],
+  mpga: ["-c:a", "libmp3lame", "-b:a", "128k", "-f", "mp3"],
+  mp4: ["-c:a", "aac", "-b:a", "128k", "-f", "mp4"],
+  m4a: ["-c:a", "aac", "-b:a", "128k", "-f", "ipod"],
+  mpeg: ["-c:a", "mp2", "-b:a", "128k", "-f", "mpeg"],
+  ogg: ["-c:a", "libvorbis", "-q:a", "6", "-f", "ogg"],
+  webm: ["-c:a", "libopus", "-b:a", "96k", "-f", "webm"],
+  flac: ["-c:a", "flac", "-f", "flac"],
+};
+
+/** Encodes mono float `samples` at `rate` into `path` with the real ffmpeg. */
+export function encodeFile(samples: Float32Array, rate: number, path: string, args: readonly string[]): string {
+  const pcm = new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
+  ffmpegSync(["-f", "f32le", "-ar", String(rate), "-ac", "1", "-i", "pipe:0", ...args, path], pcm);
+  return path;
+}
+
+/** `seconds` of silence. */
+export function silence(seconds: number, rate = 16000): Float32Array {
+  return new Float32Array(Math.round(seconds * rate));
+}
+
+/** Concatenates sample arrays. */
+export function concat(...parts: readonly Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** A sine of `frequency` Hz. */
+export function sine(frequency: number, seconds: number, rate = 16000, amplitude = 0.3): Float32Array {
+  const out = new Float32Array(Math.round(seconds * rate));
+  for (let i = 0; i < out.length; i++) out[i] = amplitude * Math.sin((2 * Math.PI * frequency * i) / rate);
+  return out;
+}

@@ -90,30 +90,59 @@ async function transcribeContainer(ctx: AppContext, asr: AsrService, audio: Uint
   }
 }
 
-/** The next client message, or the abort reason as soon as the call is cancelled or times out. */
-function nextOrAbort<T>(messages: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {
-  signal.throwIfAborted();
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    messages.next().then(
-      (next) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(next);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
+/** Client messages kept in memory before reading pauses (each at most 128 KiB of audio). */
+const READ_AHEAD = 8;
+
+/**
+ * Reads a call's client messages one at a time, pausing the call while READ_AHEAD are unread.
+ * Events, not the Readable's async iterator: that iterator destroys the stream when the client
+ * half-closes, and with it the response side, so the final results would never be sent.
+ */
+function clientMessages<T>(call: grpc.ServerDuplexStream<T, unknown>, signal: AbortSignal): { next(): Promise<IteratorResult<T>> } {
+  const buffered: T[] = [];
+  let ended = false;
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    wake?.();
+    wake = undefined;
+  };
+  call.on("data", (message: T) => {
+    buffered.push(message);
+    if (buffered.length >= READ_AHEAD) call.pause();
+    notify();
   });
+  call.once("end", () => {
+    ended = true;
+    notify();
+  });
+  call.once("error", (error: unknown) => {
+    failure = error;
+    notify();
+  });
+  signal.addEventListener("abort", notify, { once: true });
+  return {
+    async next() {
+      while (true) {
+        signal.throwIfAborted();
+        if (failure !== undefined) throw failure;
+        const message = buffered.shift();
+        if (message !== undefined) {
+          if (buffered.length < READ_AHEAD / 2 && call.isPaused()) call.resume();
+          return { done: false, value: message };
+        }
+        if (ended) return { done: true, value: undefined };
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    },
+  };
 }
 
 /** Audio chunks of a recognition stream as 16 kHz float, with the chunk-size rule and odd-byte carry. */
-async function* streamAudio(messages: AsyncIterator<StreamingRequestMessage>, signal: AbortSignal): AsyncIterable<Float32Array> {
+async function* streamAudio(messages: { next(): Promise<IteratorResult<StreamingRequestMessage>> }): AsyncIterable<Float32Array> {
   let carry: number | undefined;
   while (true) {
-    const next = await nextOrAbort(messages, signal);
+    const next = await messages.next();
     if (next.done) return;
     const message = next.value;
     if (message.streaming_request !== "audio_content") throw new AppError("bad_request", "Only the first message may carry streaming_config");
@@ -155,8 +184,8 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
 
     StreamingRecognize: streamingMethod<grpc.ServerDuplexStream<StreamingRequestMessage, unknown>>(ctx, "asr.StreamingRecognize", async (call, scope) => {
       const { signal } = scope.options;
-      const messages = (call as AsyncIterable<StreamingRequestMessage>)[Symbol.asyncIterator]();
-      const first = await nextOrAbort(messages, signal);
+      const messages = clientMessages(call, signal);
+      const first = await messages.next();
       if (first.done) return;
       const streaming = first.value.streaming_request === "streaming_config" ? first.value.streaming_config : undefined;
       if (!streaming) throw new AppError("bad_request", "The first message must carry streaming_config");
@@ -164,7 +193,7 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       checkConfig(config, "streaming_config.config");
       if (config.encoding !== "LINEAR_PCM") throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM only");
       const asr = readyAsr(ctx);
-      const audio = streamToAsrRate(streamAudio(messages, signal), config.sample_rate_hz, signal);
+      const audio = streamToAsrRate(streamAudio(messages), config.sample_rate_hz, signal);
       for await (const result of asr.transcribeStream(audio, scope.options)) {
         if (!result.isFinal && !streaming.interim_results) continue;
         const message = { transcript: result.text, is_final: result.isFinal, start_time: result.start, end_time: result.end, dialect: result.dialect ?? "" };

@@ -12,6 +12,13 @@ import { requestIdFor } from "../http/request-id.ts";
 import type { CallOptions } from "../tts/types.ts";
 import { isUnexpected, toGrpcError } from "./errors.ts";
 
+/** How long after a stream's end a late client reset still counts it as cancelled. */
+const CANCEL_SETTLE_MS = 50;
+
+const CANCELLED = new DOMException("The client cancelled the call", "AbortError");
+
+const elapsed = (started: number) => (performance.now() - started) / 1000;
+
 /** A cancellation this close to the deadline is counted as the deadline passing (logs, metrics). */
 const DEADLINE_SLACK_MS = 100;
 
@@ -82,8 +89,7 @@ function open(ctx: AppContext, call: AnyCall, requestId: string): { scope: CallS
 }
 
 /** Logs and counts the outcome of a call (ids, codes, timings; never content — D18). */
-function logCall(ctx: AppContext, method: string, requestId: string, started: number, thrown?: unknown): void {
-  const seconds = (performance.now() - started) / 1000;
+function logCall(ctx: AppContext, method: string, requestId: string, seconds: number, thrown?: unknown): void {
   const code = grpc.status[thrown === undefined ? grpc.status.OK : toGrpcError(thrown).code];
   ctx.metrics.observeGrpcCall({ method, code, seconds });
   const fields = { request_id: requestId, method, code, ms: Math.round(seconds * 1000) };
@@ -107,12 +113,12 @@ export function unaryMethod<Req, Res>(ctx: AppContext, method: string, handler: 
     })().then(
       (response) => {
         opened?.dispose();
-        logCall(ctx, method, requestId, started);
+        logCall(ctx, method, requestId, elapsed(started));
         callback(null, response);
       },
       (thrown) => {
         opened?.dispose();
-        logCall(ctx, method, requestId, started, thrown);
+        logCall(ctx, method, requestId, elapsed(started), thrown);
         callback(toGrpcError(thrown));
       },
     );
@@ -135,12 +141,26 @@ export function streamingMethod<Call extends grpc.ServerWritableStream<any, any>
     })().then(
       () => {
         opened?.dispose();
-        logCall(ctx, method, requestId, started);
-        if (!call.cancelled) call.end();
+        const seconds = elapsed(started);
+        const cancelled = () => call.cancelled || opened?.scope.options.signal.aborted === true;
+        if (cancelled()) {
+          logCall(ctx, method, requestId, seconds, CANCELLED);
+          return;
+        }
+        call.end();
+        // A client's cancel can reach the handler as the end of its input, the reset a few ms
+        // later: log once that settles, so a cancelled stream is not counted as OK.
+        const settle = () => {
+          clearTimeout(timer);
+          call.removeListener("cancelled", settle);
+          logCall(ctx, method, requestId, seconds, cancelled() ? CANCELLED : undefined);
+        };
+        const timer = setTimeout(settle, CANCEL_SETTLE_MS);
+        call.once("cancelled", settle);
       },
       (thrown) => {
         opened?.dispose();
-        logCall(ctx, method, requestId, started, thrown);
+        logCall(ctx, method, requestId, elapsed(started), thrown);
         if (!call.cancelled) call.emit("error", toGrpcError(thrown));
       },
     );

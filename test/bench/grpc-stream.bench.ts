@@ -5,7 +5,7 @@
  * (pcm): streaming cannot beat synthesising that sentence.
  */
 import * as grpc from "@grpc/grpc-js";
-import { bearer, clients, unary, waitBothServing } from "../grpc/client.ts";
+import { bearer, clients, unary, waitPortsServing } from "../grpc/client.ts";
 import { startSawt } from "../support/sawt.ts";
 
 const SENTENCES = [
@@ -21,7 +21,7 @@ const SENTENCES = [
 const RUNS = 5;
 
 const sawt = await startSawt({ env: { SAWT_LOG_LEVEL: "warn" } });
-await waitBothServing(sawt.ports);
+await waitPortsServing(sawt.ports, ["tts"]);
 const { key } = await sawt.createKey({ name: "bench", rpm: 10_000 });
 const port = clients(sawt.ports.grpc_tts);
 

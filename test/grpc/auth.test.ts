@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
 import { runCli, startSawt, type SawtProcess } from "../support/sawt.ts";
-import { bearer, clients, collect, unary, waitBothServing } from "./client.ts";
+import { bearer, clients, collect, unary, waitPortsServing } from "./client.ts";
 
 let sawt: SawtProcess;
 let tts: ReturnType<typeof clients>;
@@ -10,7 +10,7 @@ let key: string;
 
 beforeAll(async () => {
   sawt = await startSawt();
-  await waitBothServing(sawt.ports);
+  await waitPortsServing(sawt.ports, ["tts"]);
   tts = clients(sawt.ports.grpc_tts);
   asr = clients(sawt.ports.grpc_asr);
   key = (await sawt.createKey({ name: "grpc-auth" })).key;

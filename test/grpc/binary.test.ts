@@ -1,20 +1,25 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import { ROOT, startSawt, type SawtProcess } from "../support/sawt.ts";
-import { bearer, clients, collect, unary, waitBothServing } from "./client.ts";
+import { floatToInt16, int16ToBytes } from "../../src/audio/wav.ts";
+import { letterToneAudio } from "../support/models/ctc.ts";
+import { ROOT, startSawt, tempDir, type SawtProcess } from "../support/sawt.ts";
+import { bearer, clients, collect, installTestPacks, unary, waitPortsServing } from "./client.ts";
 
 // The protos must load from the executable's embedded files: run dist/sawt from / with no checkout beside it.
 let sawt: SawtProcess;
+const models = tempDir("sawt-grpc-binary-");
 
 beforeAll(async () => {
   const build = Bun.spawnSync([process.execPath, "installer/build.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
-  sawt = await startSawt({ binary: true, cwd: "/" });
-  await waitBothServing(sawt.ports);
+  await installTestPacks(models.path);
+  sawt = await startSawt({ binary: true, cwd: "/", env: { SAWT_MODELS_DIR: models.path } });
+  await waitPortsServing(sawt.ports);
 }, 180_000);
 
 afterAll(async () => {
   await sawt?.stop("SIGKILL");
+  models.remove();
 });
 
 describe("grpc in the compiled binary", () => {
@@ -39,6 +44,9 @@ describe("grpc in the compiled binary", () => {
       const streamed = await collect(tts.tts.SynthesizeOnline({ text: "مرحبا بكم. شكرا لكم." }, bearer(key)));
       expect(streamed.error).toBeUndefined();
       expect(streamed.messages.length).toBeGreaterThan(0);
+      const pcm = Buffer.from(int16ToBytes(floatToInt16(letterToneAudio("سلام"))));
+      const heard = await unary(asr.asr, "Recognize", { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, audio: pcm }, bearer(key));
+      expect(heard.response?.text).toBe("سلام");
     } finally {
       tts.close();
       asr.close();

@@ -3,7 +3,11 @@
  * with promise helpers for unary calls and stream collection.
  */
 import * as grpc from "@grpc/grpc-js";
+import { join } from "node:path";
 import { loadProtos } from "../../src/grpc/protos.ts";
+import { writeToneCtcPack } from "../support/models/ctc.ts";
+import { writePiperPack } from "../support/models/tone-voice.ts";
+import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
 
 /** A generated client: grpc-js adds one method per RPC (and its lowerCamel alias). */
 export interface Stub extends grpc.Client {
@@ -101,13 +105,22 @@ export function waitServing(health: Stub, service = "", timeoutMs = 30_000): Pro
   });
 }
 
-/** Waits until both ports of a server report SERVING. */
-export async function waitBothServing(ports: { grpc_tts: number; grpc_asr: number }): Promise<void> {
-  const [tts, asr] = [clients(ports.grpc_tts), clients(ports.grpc_asr)];
+/** Waits until the named ports of a server report SERVING (engines start after the ports bind). */
+export async function waitPortsServing(ports: { grpc_tts: number; grpc_asr: number }, which: ReadonlyArray<"tts" | "asr"> = ["tts", "asr"]): Promise<void> {
+  const opened = which.map((w) => clients(w === "tts" ? ports.grpc_tts : ports.grpc_asr));
   try {
-    await Promise.all([waitServing(tts.health), waitServing(asr.health)]);
+    await Promise.all(opened.map((c) => waitServing(c.health)));
   } finally {
-    tts.close();
-    asr.close();
+    for (const c of opened) c.close();
   }
+}
+
+/**
+ * Writes the constructed recogniser (tone CTC) into `modelsDir`, so the ASR engine can serve, and
+ * optionally the constructed tone voice as Yara (deterministic audio); returns `modelsDir`.
+ */
+export async function installTestPacks(modelsDir: string, options: { voice?: boolean } = {}): Promise<string> {
+  await writeToneCtcPack(join(modelsDir, "tone-ctc"));
+  if (options.voice) await writePiperPack(join(modelsDir, "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS), phonemeType: "text" });
+  return modelsDir;
 }

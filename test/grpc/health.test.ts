@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type * as grpc from "@grpc/grpc-js";
-import { startSawt, type SawtProcess } from "../support/sawt.ts";
-import { clients, unary, waitBothServing } from "./client.ts";
+import { startSawt, tempDir, type SawtProcess } from "../support/sawt.ts";
+import { clients, installTestPacks, unary, waitPortsServing } from "./client.ts";
 
+// The constructed recogniser lets the ASR engine serve (without a pack it reports failed).
+const models = tempDir("sawt-grpc-health-");
 let sawt: SawtProcess;
 let tts: ReturnType<typeof clients>;
 let asr: ReturnType<typeof clients>;
@@ -23,8 +25,9 @@ function nextStatus(messages: string[], predicate: (status: string) => boolean, 
 }
 
 beforeAll(async () => {
-  sawt = await startSawt();
-  await waitBothServing(sawt.ports);
+  await installTestPacks(models.path);
+  sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.path } });
+  await waitPortsServing(sawt.ports);
   tts = clients(sawt.ports.grpc_tts);
   asr = clients(sawt.ports.grpc_asr);
 });
@@ -33,6 +36,7 @@ afterAll(async () => {
   tts.close();
   asr.close();
   await sawt.stop("SIGKILL");
+  models.remove();
 });
 
 describe("grpc health", () => {
@@ -78,9 +82,34 @@ describe("grpc health", () => {
   });
 });
 
+describe("grpc health of a failed engine", () => {
+  test("does report NOT_SERVING on the ASR port while TTS serves when no recogniser pack is installed", async () => {
+    const server = await startSawt();
+    const [ttsPort, asrPort] = [clients(server.ports.grpc_tts), clients(server.ports.grpc_asr)];
+    try {
+      await waitPortsServing(server.ports, ["tts"]);
+      // The ASR engine settles as failed; Watch reports its state at once and on every change.
+      const health = async () => (await fetch(`${server.baseUrl}/v1/asr/health`)).json() as Promise<{ state: string }>;
+      for (let i = 0; i < 200 && (await health()).state === "initializing"; i++) await Bun.sleep(50);
+      expect((await health()).state).toBe("failed");
+      for (const service of ["", "sawt.asr.v1.SpeechRecognition"]) {
+        expect((await unary(asrPort.health, "Check", { service })).response).toEqual({ status: "NOT_SERVING" });
+      }
+      expect((await unary(ttsPort.health, "Check", { service: "" })).response).toEqual({ status: "SERVING" });
+      const watch = asrPort.health.Watch({ service: "" }) as grpc.ClientReadableStream<{ status: string }>;
+      expect(await nextStatus([], () => true, watch)).toBe("NOT_SERVING");
+      watch.cancel();
+    } finally {
+      ttsPort.close();
+      asrPort.close();
+      await server.stop("SIGKILL");
+    }
+  });
+});
+
 describe("grpc health on shutdown", () => {
   test("does push NOT_SERVING on both ports and end the Watch streams when SIGTERM starts draining", async () => {
-    const server = await startSawt();
+    const server = await startSawt({ env: { SAWT_MODELS_DIR: models.path } });
     const ports = [clients(server.ports.grpc_tts), clients(server.ports.grpc_asr)];
     try {
       const watches = ports.flatMap((p, i) =>

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { startSawt, tempDir, type SawtProcess } from "../support/sawt.ts";
 import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
-import { waitBothServing } from "./client.ts";
+import { waitPortsServing } from "./client.ts";
 import { pythonGrpcAvailable, runPythonClient, SYSTEM_PYTHON } from "./python-client.ts";
 
 let sawt: SawtProcess;
@@ -15,7 +15,7 @@ beforeAll(async () => {
   if (!pythonGrpcAvailable()) throw new Error(`${SYSTEM_PYTHON} lacks grpc/protobuf: run installer/dev-setup.sh (apt-get install python3-grpcio python3-protobuf)`);
   await writePiperPack(join(dir.path, "models", "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS), phonemeType: "text" });
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: join(dir.path, "models") } });
-  await waitBothServing(sawt.ports);
+  await waitPortsServing(sawt.ports, ["tts"]);
   key = (await sawt.createKey({ name: "python" })).key;
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type * as grpc from "@grpc/grpc-js";
 import { startSawt, type SawtProcess } from "../support/sawt.ts";
-import { clients, collect, type Stub, waitBothServing } from "./client.ts";
+import { clients, collect, type Stub } from "./client.ts";
 
 let sawt: SawtProcess;
 let tts: ReturnType<typeof clients>;
@@ -9,7 +9,6 @@ let asr: ReturnType<typeof clients>;
 
 beforeAll(async () => {
   sawt = await startSawt();
-  await waitBothServing(sawt.ports);
   tts = clients(sawt.ports.grpc_tts);
   asr = clients(sawt.ports.grpc_asr);
 });

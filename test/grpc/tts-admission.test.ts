@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { startSawt, tempDir, type SawtProcess } from "../support/sawt.ts";
 import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
-import { bearer, clients, unary, waitBothServing } from "./client.ts";
+import { bearer, clients, unary, waitPortsServing } from "./client.ts";
 
 /** About 10 MB of tone-voice PCM: far more than every buffer between server and client. */
 const LONG_TEXT = "مرحبا بكم في خدمة العملاء. ".repeat(80);
@@ -27,7 +27,7 @@ afterAll(() => dir.remove());
 /** Starts a server with one TTS slot and the given queue settings; resolves with a keyed client. */
 async function oneSlotServer(env: Record<string, string>) {
   const sawt = await startSawt({ env: { SAWT_MODELS_DIR: models, SAWT_TTS_CONCURRENCY: "1", SAWT_DRAIN_TIMEOUT_MS: "10000", SAWT_RUNTIME_METRICS_OPEN: "true", ...env } });
-  await waitBothServing(sawt.ports);
+  await waitPortsServing(sawt.ports, ["tts"]);
   const port = clients(sawt.ports.grpc_tts);
   const { key } = await sawt.createKey({ name: "admission", rpm: 1000 });
   return { sawt, port, metadata: () => bearer(key) };

@@ -10,7 +10,7 @@ import { prepareText } from "../../src/tts/frontend/index.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { startSawt, tempDir, type SawtProcess } from "../support/sawt.ts";
 import { ARABIC_TEXT_SYMBOLS, decodeSentences, expectedIds, idMap, pcmToFloat, wavToFloat } from "../tts/support.ts";
-import { bearer, clients, collect, unary, waitBothServing } from "./client.ts";
+import { bearer, clients, collect, unary, waitPortsServing } from "./client.ts";
 
 const MAP = idMap(ARABIC_TEXT_SYMBOLS);
 const INPUT = "مرحبا بكم. كيف حالك؟ شكرا لك.";
@@ -23,7 +23,7 @@ let key: string;
 beforeAll(async () => {
   await writePiperPack(join(models, "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: MAP, phonemeType: "text" });
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: models } });
-  await waitBothServing(sawt.ports);
+  await waitPortsServing(sawt.ports, ["tts"]);
   port = clients(sawt.ports.grpc_tts);
   key = (await sawt.createKey({ name: "grpc-tts", rpm: 1000 })).key;
 });

@@ -126,6 +126,18 @@ describe("grpc request errors", () => {
     expect([error?.code, error?.details]).toEqual([grpc.status.INVALID_ARGUMENT, "Request validation failed: streaming_config.config.encoding: StreamingRecognize takes LINEAR_PCM only"]);
   });
 
+  test("does answer UNAVAILABLE 'ASR engine not initialized' with retry-after when no recogniser is installed", async () => {
+    const pcm = { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, audio: Buffer.alloc(3200) };
+    const outcome = await unary(asr.asr, "Recognize", pcm, bearer(key));
+    expect([outcome.error?.code, outcome.error?.details]).toEqual([grpc.status.UNAVAILABLE, "ASR engine not initialized"]);
+    expect(outcome.error?.metadata.get("retry-after")).toEqual(["5"]);
+    const call = asr.asr.StreamingRecognize(bearer(key)) as grpc.ClientDuplexStream<object, unknown>;
+    const done = collect(call);
+    call.write({ streaming_config: { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 } } });
+    call.end();
+    expect((await done).error?.details).toBe("ASR engine not initialized");
+  });
+
   test("does refuse a unary upload larger than the configured limit with RESOURCE_EXHAUSTED", async () => {
     const server = await startSawt({ env: { SAWT_ASR_MAX_UPLOAD_MB: "1" } });
     const port = clients(server.ports.grpc_asr);

@@ -1,8 +1,9 @@
 /**
  * sawt.tts.v1.TextToSpeech on the TTS port: a thin adapter over the same TtsService REST calls.
  * Requests become the REST body shape and go through REST's `parseSpeech` and `readyTts` gate, so
- * validation, engine readiness and their detail texts are REST's; results are copied into messages. SynthesizeOnline streams each
- * sentence as soon as the engine yields it, encoded as one continuous stream (as the WebSocket).
+ * validation, engine readiness and their detail texts are REST's; results are copied into
+ * messages. SynthesizeOnline streams each sentence as soon as the engine yields it, encoded as one
+ * continuous stream (as the WebSocket does); ListVoices lists what GET /v1/tts/voices lists.
  */
 import type * as grpc from "@grpc/grpc-js";
 import { describeEncoding, encodeAudioStream } from "../audio/encode.ts";

@@ -15,26 +15,41 @@ command -v ffmpeg >/dev/null 2>&1 || need_apt="$need_apt ffmpeg"
 command -v ffprobe >/dev/null 2>&1 || need_apt="$need_apt ffmpeg"
 ls /usr/lib/*/libespeak-ng.so.1 >/dev/null 2>&1 || need_apt="$need_apt libespeak-ng1"
 [ -d /usr/lib/x86_64-linux-gnu/espeak-ng-data ] || [ -d /usr/lib/aarch64-linux-gnu/espeak-ng-data ] || [ -d /usr/share/espeak-ng-data ] || need_apt="$need_apt espeak-ng-data"
-if [ "${1:-}" = "--test" ]; then
-  command -v chromium >/dev/null 2>&1 || need_apt="$need_apt chromium"
-  command -v promtool >/dev/null 2>&1 || need_apt="$need_apt prometheus"
-  /usr/bin/python3 -c "import grpc, google.protobuf" >/dev/null 2>&1 || need_apt="$need_apt python3-grpcio python3-protobuf"
-  command -v systemd-analyze >/dev/null 2>&1 || need_apt="$need_apt systemd"
-  command -v socat >/dev/null 2>&1 || need_apt="$need_apt socat"
-  command -v shellcheck >/dev/null 2>&1 || need_apt="$need_apt shellcheck"
-fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+apt_updated=""
+apt_install() {
+  [ -n "$apt_updated" ] || { $SUDO apt-get update -qq && apt_updated=1; }
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
 if [ -n "$need_apt" ]; then
   echo "sawt setup: installing system packages:$need_apt" >&2
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $need_apt >/dev/null
+  # shellcheck disable=SC2086 # the list is meant to split into package names
+  apt_install $need_apt
+fi
+
+# The test tools are best effort, one package at a time: a test whose tool is missing says so and
+# skips, while Sawt's own packages above must install or setup fails.
+if [ "${1:-}" = "--test" ]; then
+  test_apt=""
+  command -v chromium >/dev/null 2>&1 || test_apt="$test_apt chromium"
+  command -v promtool >/dev/null 2>&1 || test_apt="$test_apt prometheus"
+  /usr/bin/python3 -c "import grpc, google.protobuf" >/dev/null 2>&1 || test_apt="$test_apt python3-grpcio python3-protobuf"
+  command -v systemd-analyze >/dev/null 2>&1 || test_apt="$test_apt systemd"
+  command -v socat >/dev/null 2>&1 || test_apt="$test_apt socat"
+  command -v shellcheck >/dev/null 2>&1 || test_apt="$test_apt shellcheck"
+  for pkg in $test_apt; do
+    echo "sawt setup: installing test tool $pkg" >&2
+    apt_install "$pkg" || echo "sawt setup: WARNING: could not install $pkg; the tests that need it will skip" >&2
+  done
 fi
 
 BUN_VERSION=$(node -p "require('./package.json').devDependencies.bun")
+# Reinstall when bun is missing or another version, or when package.json/bun.lock changed since.
+stamp=$(cat package.json bun.lock | cksum)
 if [ ! -x node_modules/.bin/bun ] || [ "$(node_modules/.bin/bun --version 2>/dev/null)" != "$BUN_VERSION" ] \
-   || [ ! -f node_modules/.sawt-installed ] || [ bun.lock -nt node_modules/.sawt-installed ] || [ package.json -nt node_modules/.sawt-installed ]; then
+   || [ "$(cat node_modules/.sawt-installed 2>/dev/null)" != "$stamp" ]; then
   echo "sawt setup: installing bun $BUN_VERSION and dependencies" >&2
   npx -y "bun@$BUN_VERSION" install --frozen-lockfile >&2
-  touch node_modules/.sawt-installed
+  echo "$stamp" > node_modules/.sawt-installed
 fi

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../config/config.ts";
-import { scanModelsDir, type PackFolder } from "../models/scan.ts";
+import { describeModels, type CatalogEntry } from "../models/catalog.ts";
 import { parseArgs, stringFlag, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 
@@ -16,7 +16,7 @@ async function sha256(path: string): Promise<string> {
 }
 
 /** Verifies a pack's files against its SHA256SUMS (when present); returns problems found. */
-async function verifyPack(pack: PackFolder): Promise<{ checked: number; problems: string[]; sums: Record<string, string> }> {
+async function verifyPack(pack: CatalogEntry): Promise<{ checked: number; problems: string[]; sums: Record<string, string> }> {
   const sums: Record<string, string> = {};
   for (const file of pack.files) if (file !== "SHA256SUMS") sums[file] = await sha256(join(pack.dir, file));
   const problems = [...pack.problems];
@@ -43,32 +43,32 @@ export const modelsCommand: Command = {
   sawt models list [--json]
   sawt models verify [--json]
 
-list    shows each pack folder under paths.models_dir and what it is.
+list    shows each pack folder under paths.models_dir and what it serves, as the engines see it.
 verify  computes SHA-256 of every file, checks it against the pack's SHA256SUMS when it has one,
         and reports file-level problems. Exit 1 when any pack has a problem.`,
   flags,
   async run(argv) {
     const args = parseArgs(argv, flags);
     const config = loadConfig({ file: stringFlag(args, "config") });
-    const packs = scanModelsDir(config.paths.models_dir);
+    const packs = describeModels(config.paths.models_dir);
     const action = args.positional[0];
     if (action === "list") {
       if (args.flags.json) process.stdout.write(JSON.stringify({ models_dir: config.paths.models_dir, packs }) + "\n");
       else {
         process.stdout.write(`models dir: ${config.paths.models_dir}\n`);
         if (packs.length === 0) process.stdout.write("no packs installed: TTS speaks with the built-in espeak-ng engine; ASR needs a pack\n");
-        for (const p of packs) process.stdout.write(`${p.name}\t${p.kind}\t${p.files.join(", ")}${p.problems.length ? `\tPROBLEM: ${p.problems.join("; ")}` : ""}\n`);
+        for (const p of packs) process.stdout.write(`${p.name}\t${p.serves ?? "-"}\t${p.files.join(", ")}${p.problems.length ? `\tPROBLEM: ${p.problems.join("; ")}` : ""}\n`);
       }
       return 0;
     }
     if (action === "verify") {
       const results = [];
-      for (const pack of packs) results.push({ name: pack.name, kind: pack.kind, ...(await verifyPack(pack)) });
+      for (const pack of packs) results.push({ name: pack.name, serves: pack.serves ?? null, ...(await verifyPack(pack)) });
       const bad = results.filter((r) => r.problems.length > 0);
       if (args.flags.json) process.stdout.write(JSON.stringify({ ok: bad.length === 0, packs: results }) + "\n");
       else {
         for (const r of results) {
-          process.stdout.write(`${r.problems.length ? "FAIL" : "ok  "}  ${r.name} (${r.kind}): ${Object.keys(r.sums).length} files, ${r.checked} checked against SHA256SUMS${r.problems.length ? ` — ${r.problems.join("; ")}` : ""}\n`);
+          process.stdout.write(`${r.problems.length ? "FAIL" : "ok  "}  ${r.name} (${r.serves ?? "unrecognised"}): ${Object.keys(r.sums).length} files, ${r.checked} checked against SHA256SUMS${r.problems.length ? ` — ${r.problems.join("; ")}` : ""}\n`);
         }
       }
       return bad.length === 0 ? 0 : 1;

@@ -10,7 +10,9 @@ import { loadOrt, ortVersion } from "../runtime/ort.ts";
 import { probeModelBytes } from "../runtime/probe-model.ts";
 import { createSession, useDevice } from "../runtime/sessions.ts";
 import { inspectAsrPacks } from "../asr/packs.ts";
-import { scanModelsDir } from "../models/scan.ts";
+import { describeModels } from "../models/catalog.ts";
+import { ffmpegVersion } from "../audio/ffmpeg.ts";
+import { probeEspeak } from "../tts/espeak/library.ts";
 import { inspectTtsPacks } from "../tts/packs.ts";
 import { gpuDriverCheck, installChecks, isApplianceInstall } from "./install-checks.ts";
 
@@ -70,31 +72,31 @@ async function deviceCheck(config: SawtConfig): Promise<CheckResult> {
   };
 }
 
+// The same lookups the engines use (FFMPEG_BIN → ffmpeg-static → PATH; SAWT_ESPEAK_LIB → the
+// usual library paths), so doctor reports what Sawt will really run.
 async function ffmpegCheck(): Promise<CheckResult> {
-  const bin = process.env.FFMPEG_BIN ?? Bun.which("ffmpeg");
-  if (!bin || !existsSync(bin)) return { name: "ffmpeg", status: "fail", detail: "ffmpeg not found", fix: "apt-get install ffmpeg, or set FFMPEG_BIN to a static ffmpeg" };
-  const proc = Bun.spawnSync([bin, "-hide_banner", "-version"], { stdout: "pipe", stderr: "pipe" });
-  const first = proc.stdout.toString().split("\n")[0] ?? "";
-  return proc.exitCode === 0 ? { name: "ffmpeg", status: "ok", detail: first, data: { path: bin } } : { name: "ffmpeg", status: "fail", detail: `${bin} does not run`, fix: "reinstall ffmpeg" };
+  const found = await ffmpegVersion();
+  return found.ok
+    ? { name: "ffmpeg", status: "ok", detail: `ffmpeg ${found.version} at ${found.binary}`, data: { path: found.binary, version: found.version } }
+    : { name: "ffmpeg", status: "fail", detail: `${found.binary}: ${found.reason}`, fix: "apt-get install ffmpeg, or set FFMPEG_BIN to a static ffmpeg" };
 }
 
 async function espeakCheck(): Promise<CheckResult> {
-  const candidates = [process.env.SAWT_ESPEAK_LIB, "/usr/lib/x86_64-linux-gnu/libespeak-ng.so.1", "/usr/lib/aarch64-linux-gnu/libespeak-ng.so.1", "/usr/lib/libespeak-ng.so.1"];
-  const found = candidates.find((c) => c !== undefined && existsSync(c));
-  return found
-    ? { name: "espeak-ng", status: "ok", detail: `libespeak-ng at ${found}`, data: { path: found } }
-    : { name: "espeak-ng", status: "fail", detail: "libespeak-ng not found", fix: "apt-get install libespeak-ng1 espeak-ng-data (or the .deb files in the bundle)" };
+  const status = await probeEspeak();
+  return status.available
+    ? { name: "espeak-ng", status: "ok", detail: `libespeak-ng ${status.version} at ${status.libraryPath} (data ${status.dataPath})`, data: { path: status.libraryPath, version: status.version } }
+    : { name: "espeak-ng", status: "fail", detail: `libespeak-ng unavailable: ${status.reason}`, fix: "apt-get install libespeak-ng1 espeak-ng-data (or the .deb files in the bundle)", data: { tried: status.tried } };
 }
 
 async function modelsCheck(config: SawtConfig): Promise<CheckResult> {
-  const packs = scanModelsDir(config.paths.models_dir);
+  const packs = describeModels(config.paths.models_dir);
   const broken = packs.filter((p) => p.problems.length > 0);
   return {
     name: "models",
     status: broken.length > 0 ? "warn" : "ok",
-    detail: `${packs.length} pack(s) in ${config.paths.models_dir}${broken.length ? `; broken: ${broken.map((b) => `${b.name} (${b.problems.join("; ")})`).join(", ")}` : ""}${packs.length === 0 ? " (TTS speaks with the built-in espeak-ng engine)" : ""}`,
-    fix: broken.length ? "see `sawt models verify`; fix or remove the broken folders" : undefined,
-    data: { packs: packs.map((p) => ({ name: p.name, kind: p.kind, problems: p.problems })) },
+    detail: `${packs.length} pack(s) in ${config.paths.models_dir}${broken.length ? `; with problems: ${broken.map((b) => `${b.name} (${b.problems.join("; ")})`).join(", ")}` : ""}${packs.length === 0 ? " (TTS speaks with the built-in espeak-ng engine)" : ""}`,
+    fix: broken.length ? "see `sawt models list`; fix or remove those folders" : undefined,
+    data: { packs: packs.map((p) => ({ name: p.name, serves: p.serves ?? null, problems: p.problems })) },
   };
 }
 

@@ -17,7 +17,7 @@ import { fieldErrors } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { readyAsr } from "../http/engines.ts";
 import { streamingMethod, unaryMethod, writeMessage } from "./call.ts";
-import { pcmToAsrRate, s16leToFloat, streamToAsrRate } from "./pcm.ts";
+import { pcmToAsrRate, s16leAligner, s16leToFloat, streamToAsrRate } from "./pcm.ts";
 import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
 import type { GrpcRegistrar } from "./server.ts";
 
@@ -140,25 +140,15 @@ function clientMessages<T>(call: grpc.ServerDuplexStream<T, unknown>, signal: Ab
 
 /** Audio chunks of a recognition stream as 16 kHz float, with the chunk-size rule and odd-byte carry. */
 async function* streamAudio(messages: { next(): Promise<IteratorResult<StreamingRequestMessage>> }): AsyncIterable<Float32Array> {
-  let carry: number | undefined;
+  const align = s16leAligner();
   while (true) {
     const next = await messages.next();
     if (next.done) return;
     const message = next.value;
     if (message.streaming_request !== "audio_content") throw new AppError("bad_request", "Only the first message may carry streaming_config");
-    let bytes: Uint8Array = message.audio_content ?? new Uint8Array(0);
-    if (bytes.length > MAX_STREAM_CHUNK_BYTES) throw new AppError("bad_request", `audio_content exceeds ${MAX_STREAM_CHUNK_BYTES} bytes`);
-    if (carry !== undefined) {
-      const joined = new Uint8Array(bytes.length + 1);
-      joined[0] = carry;
-      joined.set(bytes, 1);
-      bytes = joined;
-      carry = undefined;
-    }
-    if (bytes.length % 2 === 1) {
-      carry = bytes[bytes.length - 1];
-      bytes = bytes.subarray(0, bytes.length - 1);
-    }
+    const content: Uint8Array = message.audio_content ?? new Uint8Array(0);
+    if (content.length > MAX_STREAM_CHUNK_BYTES) throw new AppError("bad_request", `audio_content exceeds ${MAX_STREAM_CHUNK_BYTES} bytes`);
+    const bytes = align(content);
     if (bytes.length > 0) yield s16leToFloat(bytes);
   }
 }

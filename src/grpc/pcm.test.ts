@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { floatToInt16, int16ToBytes } from "../audio/wav.ts";
-import { pcmToAsrRate, s16leToFloat, streamToAsrRate } from "./pcm.ts";
+import { pcmToAsrRate, s16leAligner, s16leToFloat, streamToAsrRate } from "./pcm.ts";
 
 const s16le = (samples: Float32Array) => int16ToBytes(floatToInt16(samples));
 
@@ -45,5 +45,23 @@ describe("gRPC PCM", () => {
     }
     expect(Math.abs(out.length - 16000)).toBeLessThan(160);
     expect(Math.abs(frequency(out, 16000) - 440)).toBeLessThan(5);
+  });
+});
+
+describe("s16leAligner", () => {
+  test("does carry an odd trailing byte into the next chunk so every sample stays whole", () => {
+    const samples = Int16Array.of(1, -2, 300, -32768, 32767);
+    const bytes = new Uint8Array(samples.buffer);
+    const align = s16leAligner();
+    // Split at odd offsets: 3 + 4 + 3 bytes.
+    const parts = [bytes.subarray(0, 3), bytes.subarray(3, 7), bytes.subarray(7)].map(align);
+    expect(parts.map((p) => p.length)).toEqual([2, 4, 4]);
+    const joined = new Uint8Array(10);
+    let offset = 0;
+    for (const p of parts) {
+      joined.set(p, offset);
+      offset += p.length;
+    }
+    expect(Array.from(new Int16Array(joined.buffer))).toEqual(Array.from(samples));
   });
 });

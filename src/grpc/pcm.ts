@@ -14,6 +14,28 @@ export function s16leToFloat(bytes: Uint8Array): Float32Array {
   return int16ToFloat(bytesToInt16(bytes));
 }
 
+/**
+ * Cuts a byte stream into whole 16-bit samples: a chunk may end halfway through a sample, so its
+ * last odd byte is carried to the front of the next chunk. Returns the aligned part of each chunk.
+ */
+export function s16leAligner(): (chunk: Uint8Array) => Uint8Array {
+  let carry: number | undefined;
+  return (chunk) => {
+    let bytes = chunk;
+    if (carry !== undefined) {
+      bytes = new Uint8Array(chunk.length + 1);
+      bytes[0] = carry;
+      bytes.set(chunk, 1);
+      carry = undefined;
+    }
+    if (bytes.length % 2 === 1) {
+      carry = bytes[bytes.length - 1];
+      bytes = bytes.subarray(0, bytes.length - 1);
+    }
+    return bytes;
+  };
+}
+
 /** A whole LINEAR_PCM recording at `rate` → 16 kHz float for the ASR engine. */
 export async function pcmToAsrRate(bytes: Uint8Array, rate: number, signal: AbortSignal): Promise<Float32Array> {
   const samples = s16leToFloat(bytes);
@@ -27,16 +49,9 @@ export async function* streamToAsrRate(chunks: AsyncIterable<Float32Array>, rate
     yield* chunks;
     return;
   }
-  let carry: number | undefined;
-  for await (let bytes of encodeAudioStream(chunks, rate, "pcm", { targetSampleRate: ASR_SAMPLE_RATE, signal })) {
-    if (carry !== undefined) {
-      const joined = new Uint8Array(bytes.length + 1);
-      joined[0] = carry;
-      joined.set(bytes, 1);
-      bytes = joined;
-      carry = undefined;
-    }
-    if (bytes.length % 2 === 1) carry = bytes[bytes.length - 1];
-    if (bytes.length > 1) yield s16leToFloat(bytes);
+  const align = s16leAligner();
+  for await (const chunk of encodeAudioStream(chunks, rate, "pcm", { targetSampleRate: ASR_SAMPLE_RATE, signal })) {
+    const bytes = align(chunk);
+    if (bytes.length > 0) yield s16leToFloat(bytes);
   }
 }

@@ -46,13 +46,7 @@ export async function readBodyCapped(request: Request, maxBytes: number, tooLarg
     await reader.cancel().catch(() => undefined);
     throw error;
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return Buffer.concat(chunks, total);
 }
 
 /** Nesting depth of JSON text (brackets outside strings); stops counting once over `limit`. */

@@ -26,7 +26,7 @@ import {
   type VoiceInfo,
 } from "./types.ts";
 import { CLONED_VOICE_PREFIX } from "../voices/store.ts";
-import { DEFAULT_VOICE, INVALID_VOICE_DETAIL, resolveVoice, VOICE_SPECS, type VoiceResolution } from "./voices.ts";
+import { builtinVoiceInfo, DEFAULT_VOICE, INVALID_VOICE_DETAIL, resolveVoice, VOICE_SPECS, type VoiceResolution } from "./voices.ts";
 
 /** What the service is built from. */
 export interface TtsServiceDeps {
@@ -147,19 +147,7 @@ export class SawtTtsService implements TtsService {
   }
 
   listVoices(_keyId?: string): VoiceInfo[] {
-    return VOICES.map((voice) => {
-      const spec = VOICE_SPECS[voice];
-      const served = resolveVoice({ voice, dialect: undefined }, this.installed, false);
-      return {
-        voice_id: voice,
-        name: voice,
-        type: "builtin",
-        language: spec.language,
-        dialects: [...spec.dialects],
-        engine: served.engine,
-        status: "ready",
-      };
-    });
+    return VOICES.map((voice) => builtinVoiceInfo(voice, resolveVoice({ voice, dialect: undefined }, this.installed, false).engine, "ready"));
   }
 
   /** The renderer a resolution names: the pack's voice, else espeak-ng speaking the voice itself. */

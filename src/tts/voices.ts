@@ -4,7 +4,7 @@
  * testable without models and the same answer serves REST, gRPC, WebSocket and `sawt tts`.
  */
 import { AppError } from "../errors/taxonomy.ts";
-import { VOICES, type BuiltinVoice, type Dialect, type SpeechRequest, type TtsEngineName } from "./types.ts";
+import { VOICES, type BuiltinVoice, type Dialect, type SpeechRequest, type TtsEngineName, type VoiceInfo } from "./types.ts";
 
 /** What the registry knows about one built-in voice. */
 export interface VoiceSpec {
@@ -27,6 +27,12 @@ export const VOICE_SPECS: Readonly<Record<BuiltinVoice, VoiceSpec>> = Object.fre
 
 /** The default voice (D1). */
 export const DEFAULT_VOICE: BuiltinVoice = "Yara";
+
+/** A built-in voice as the voice list shows it, spoken by `engine`. */
+export function builtinVoiceInfo(voice: BuiltinVoice, engine: TtsEngineName, status?: VoiceInfo["status"]): VoiceInfo {
+  const spec = VOICE_SPECS[voice];
+  return { voice_id: voice, name: voice, type: "builtin", language: spec.language, dialects: [...spec.dialects], engine, ...(status ? { status } : {}) };
+}
 
 /** The voice that speaks each dialect (D4). */
 export const DIALECT_VOICE: Readonly<Record<Dialect, BuiltinVoice>> = Object.freeze({

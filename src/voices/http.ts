@@ -11,17 +11,11 @@ import { AppError } from "../errors/taxonomy.ts";
 import { authorize } from "../http/auth.ts";
 import { authedOperation, AUTHED_HEADERS } from "../http/openapi.ts";
 import { VOICES, type VoiceInfo } from "../tts/types.ts";
+import { builtinVoiceInfo } from "../tts/voices.ts";
 import { CLONING_LIMITS } from "./service.ts";
 
 /** Built-in voices when the TTS engine is not up yet (listing never needs it). */
-const STATIC_BUILTINS: readonly VoiceInfo[] = VOICES.map((name) => ({
-  voice_id: name,
-  name,
-  type: "builtin",
-  language: name === "Yara_en" ? "en" : "ar",
-  dialects: name === "Yara" ? ["ar-najdi", "ar-hijazi", "ar-qassimi"] : name === "Sherine" ? ["ar-egyptian"] : name === "Myriam" ? ["ar-levantine"] : [],
-  engine: "espeak-ng",
-}));
+const STATIC_BUILTINS: readonly VoiceInfo[] = VOICES.map((voice) => builtinVoiceInfo(voice, "espeak-ng"));
 
 /** What GET /v1/tts/voices and gRPC ListVoices list for a key: built-in voices, then its cloned voices. */
 export function voicesFor(ctx: AppContext, keyId: string): ReturnType<AppContext["voices"]["list"]> {

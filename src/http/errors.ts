@@ -2,7 +2,7 @@
  * The HTTP edge of the error taxonomy: renders an {@link AppError} in the spec's three body shapes
  * (standard, auth/rate, validation) with its headers. Nothing else builds an error response.
  */
-import { AppError, Detail, toAppError } from "../errors/taxonomy.ts";
+import { AppError, Detail } from "../errors/taxonomy.ts";
 
 /** The JSON body of an error response. */
 export function errorBody(error: AppError): Record<string, unknown> {
@@ -23,13 +23,4 @@ export function errorHeaders(error: AppError): Record<string, string> {
   if (error.status === 429) headers["retry-after"] = String(error.retryAfter ?? 60);
   else if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
   return headers;
-}
-
-/** A complete error Response for anything thrown. */
-export function errorResponse(thrown: unknown, extraHeaders: Record<string, string> = {}): Response {
-  const error = toAppError(thrown);
-  return new Response(JSON.stringify(errorBody(error)), {
-    status: error.status,
-    headers: { "content-type": "application/json", ...extraHeaders, ...errorHeaders(error) },
-  });
 }

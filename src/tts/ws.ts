@@ -84,15 +84,21 @@ async function synthesizeOver(ctx: AppContext, ws: SocketLike, connection: Conne
 /** The TTS WebSocket plugin. */
 export function ttsWebSocketRoutes(ctx: AppContext) {
   const connections = new Map<string, Connection>();
+  // The key verified at the upgrade, handed to `open` (one verification per connection).
+  const upgraded = new WeakMap<Request, ApiKeyRecord>();
   return new Elysia({ name: "tts-ws" }).ws("/v1/tts/ws", {
     maxPayloadLength: WS_MAX_MESSAGE_BYTES,
     idleTimeout: 120,
     // The key is checked before the upgrade: a refused client gets the REST 401 response.
     beforeHandle({ request }) {
-      verify(ctx, presentedKey(request.headers));
+      upgraded.set(request, verify(ctx, presentedKey(request.headers)));
     },
     open(ws) {
-      const key = verify(ctx, presentedKey(ws.data.request.headers));
+      const key = upgraded.get(ws.data.request);
+      if (!key) {
+        ws.close(1008, "unauthorized");
+        return;
+      }
       connections.set(ws.id, { key, busy: false, abort: new AbortController() });
     },
     async message(ws, message) {

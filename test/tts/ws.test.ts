@@ -64,4 +64,22 @@ describe("TTS WebSocket", () => {
     const expected = prepareText(INPUT, "ar").map((s) => expectedIds(Array.from(s.text.normalize("NFD")), MAP));
     expect(decodeSentences(pcmToFloat(new Uint8Array(bytes)), 16000, 1).map((d) => d.ids)).toEqual(expected);
   });
+
+  test("does refuse the upgrade with the REST 401 when the key is missing or wrong", async () => {
+    const url = `${sawt.baseUrl}/v1/tts/ws`;
+    const upgrade = { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==" };
+    const missing = await fetch(url, { headers: upgrade });
+    expect(missing.status).toBe(401);
+    expect(((await missing.json()) as { detail: string }).detail).toBe("X-API-Key header is required");
+    const wrong = await fetch(url, { headers: { ...upgrade, "X-API-Key": `${key}x` } });
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { detail: string }).detail).toBe("Invalid API key");
+  });
+
+  test("does answer a bad request with an error frame carrying the REST body", async () => {
+    const url = `${sawt.baseUrl.replace("http", "ws")}/v1/tts/ws`;
+    const session = await speakOverSocket(url, key, { input: "" });
+    expect(session.audio).toHaveLength(0);
+    expect(session.messages).toEqual([{ type: "error", status: 400, error: "http_error", detail: "Text cannot be empty", code: "HTTP_400" }]);
+  });
 });

@@ -50,7 +50,7 @@ export function clientCancelled(): DOMException {
 }
 
 /** True when `thrown` is neither an AppError nor a cancellation: worth an error log line. */
-export function isUnexpected(thrown: unknown): boolean {
+function isUnexpected(thrown: unknown): boolean {
   if (thrown instanceof AppError) return false;
   return !(thrown instanceof DOMException && (thrown.name === "TimeoutError" || thrown.name === "AbortError"));
 }

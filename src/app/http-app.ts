@@ -8,10 +8,11 @@
 import { Elysia, type AnyElysia } from "elysia";
 import type { SawtConfig } from "../config/config.ts";
 import type { AppContext } from "../core/context.ts";
+import { errorBody } from "../edge/error-body.ts";
 import { requestIdFrom } from "../edge/request-id.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { requestKeyId } from "../http/auth.ts";
-import { errorBody, errorHeaders } from "../http/errors.ts";
+import { errorHeaders } from "../http/errors.ts";
 import { healthRoutes } from "./health-routes.ts";
 
 /** A feature plugin factory: gets the shared context, returns an Elysia instance with routes. */

@@ -17,11 +17,11 @@ import { Elysia } from "elysia";
 import { describeEncoding, encodeAudioStream } from "../audio/encode.ts";
 import type { AppContext } from "../core/context.ts";
 import { presentedKey, verify } from "../edge/auth.ts";
+import { errorBody } from "../edge/error-body.ts";
 import { readyService } from "../edge/readiness.ts";
 import { requestIdFrom } from "../edge/request-id.ts";
 import { openScope, type CallScope } from "../edge/scope.ts";
 import { AppError, toAppError } from "../errors/taxonomy.ts";
-import { errorBody } from "../http/errors.ts";
 import type { ApiKeyRecord } from "../store/keys.ts";
 import { parseSpeech } from "./http.ts";
 

@@ -8,7 +8,7 @@ import * as grpc from "@grpc/grpc-js";
 import type { AnyEngineLoader } from "../../src/app/engines.ts";
 import { Detail } from "../../src/errors/taxonomy.ts";
 import { bearer, clients, unary } from "../grpc/client.ts";
-import { startInProcess, until, type InProcessSawt } from "../support/in-process.ts";
+import { startInProcess, type InProcessSawt } from "../support/in-process.ts";
 
 /** Loaders that fail as an engine without a usable pack does. */
 const failing: AnyEngineLoader[] = [
@@ -30,7 +30,7 @@ let grpcClients: { tts: ReturnType<typeof clients>; asr: ReturnType<typeof clien
 beforeAll(async () => {
   sawt = await startInProcess({}, { loaders: failing });
   await sawt.server.enginesSettled;
-  await until(() => sawt.server.ctx.engines.tts.state === "failed" && sawt.server.ctx.engines.asr.state === "failed", "both engines to fail");
+  expect([sawt.server.ctx.engines.tts.state, sawt.server.ctx.engines.asr.state]).toEqual(["failed", "failed"]);
   key = sawt.server.ctx.keys.create({ name: "gate", rpm: 1000 }).key;
   grpcClients = { tts: clients(sawt.server.ports.grpc_tts), asr: clients(sawt.server.ports.grpc_asr) };
 });

@@ -1,43 +1,23 @@
 /**
  * Everything a running Sawt shares between its front doors (REST, WebSocket, gRPC) and the CLI's
  * offline commands: config, store, engine states and admission gates. Built once by
- * {@link createAppContext}; transports only read it.
+ * {@link createAppContext}; transports only read it. The type itself is src/core/context.ts.
  */
-import type { Database } from "bun:sqlite";
 import type { SawtConfig } from "../config/config.ts";
+import type { AppContext } from "../core/context.ts";
 import { Detail } from "../errors/taxonomy.ts";
-import type { AsrService } from "../asr/types.ts";
-import { log, type Logger } from "../log/logger.ts";
+import { log } from "../log/logger.ts";
 import { Admission } from "../runtime/admission.ts";
 import { EngineState } from "../runtime/engine-state.ts";
 import { Metrics } from "../runtime/metrics.ts";
 import { openDatabase } from "../store/database.ts";
 import { KeyStore } from "../store/keys.ts";
 import { RateLimiter } from "../store/rate-limits.ts";
-import type { TtsService } from "../tts/types.ts";
 import { VoiceLibrary } from "../voices/service.ts";
 import { ClonedVoiceStore } from "../voices/store.ts";
 
-/** Shared state of one Sawt process. */
-export interface AppContext {
-  readonly config: SawtConfig;
-  readonly db: Database;
-  readonly keys: KeyStore;
-  readonly rateLimiter: RateLimiter;
-  readonly engines: { readonly tts: EngineState; readonly asr: EngineState };
-  readonly admission: { readonly tts: Admission; readonly asr: Admission };
-  /** Prometheus metrics; engines call `metrics.observeInference(engine, seconds, audioSeconds)`. */
-  readonly metrics: Metrics;
-  readonly log: Logger;
-  /** Built-in and cloned voices (D17); cloning is configured by the engines at start-up. */
-  readonly voices: VoiceLibrary;
-  /** The TTS service, set by startEngines once it is built; REST answers 503 until then. */
-  tts?: TtsService;
-  /** The ASR service, set by startEngines once it is built; REST answers 503 until then. */
-  asr?: AsrService;
-  /** Set when shutdown begins. */
-  shuttingDown: boolean;
-}
+// The wiring and tests name the context from here; features import it from src/core.
+export type { AppContext } from "../core/context.ts";
 
 /** Opens the store and creates engine states and admission gates from the config. */
 export function createAppContext(config: SawtConfig): AppContext {

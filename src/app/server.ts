@@ -5,7 +5,7 @@
  *
  * Shutdown ({@link RunningServer.stop}), bounded by `server.drain_timeout_ms`:
  *  1. Drain: engines turn `draining` — /health, /ready and engine health answer 503, gRPC health
- *     NOT_SERVING, and new speech requests get 503 (src/http/engines.ts gate) — while the ports
+ *     NOT_SERVING, and new speech requests get 503 (the edge readiness gate, src/edge/readiness.ts) — while the ports
  *     stay open, so monitoring sees the drain. Work already admitted or queued runs to the end,
  *     and so do requests that were already in flight (an upload still streaming in) and
  *     cloned-voice training jobs.
@@ -20,12 +20,12 @@ import type { Server } from "bun";
 import type { SawtConfig } from "../config/config.ts";
 import { grpcRegistrars } from "../grpc/registrars.ts";
 import { startGrpcServer, stopGrpcServer, type BoundGrpcServer, type GrpcRegistrar } from "../grpc/server.ts";
-import { createHttpApp, httpListenOptions, settleRequestLogs, type FeaturePlugin } from "../http/app.ts";
-import { httpPlugins } from "../http/plugins.ts";
 import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
 import { engineLoaders } from "./engine-loaders.ts";
 import { startEngines, type AnyEngineLoader, type RunningEngines } from "./engines.ts";
+import { createHttpApp, httpListenOptions, settleRequestLogs, type FeaturePlugin } from "./http-app.ts";
+import { httpPlugins } from "./http-plugins.ts";
 
 /** A running service. */
 export interface RunningServer {

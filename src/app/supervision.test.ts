@@ -29,8 +29,8 @@ test("does send READY=1 only when the engines have settled", async () => {
   const supervision = superviseServer(h.server, { env: {}, notifier: h.notifier });
   await Bun.sleep(0);
   expect(h.sent).toEqual([]);
-  h.tts.set("ready");
-  h.asr.set("failed", "no ASR pack");
+  h.tts.ready();
+  h.asr.fail("no ASR pack");
   h.settle();
   await h.server.enginesSettled;
   await Bun.sleep(0);
@@ -42,12 +42,12 @@ test("does send READY=1 only when the engines have settled", async () => {
 
 test("does withhold WATCHDOG=1 when an engine fails after being ready, but not for one that never came up", async () => {
   const h = harness();
-  h.tts.set("ready");
-  h.asr.set("failed", "no ASR pack");
+  h.tts.ready();
+  h.asr.fail("no ASR pack");
   const supervision = superviseServer(h.server, { env: { WATCHDOG_USEC: "20000" }, notifier: h.notifier });
   const pings = () => h.sent.filter((s) => s === "WATCHDOG=1").length;
   await until(() => pings() >= 2);
-  h.tts.set("failed", "CUDA context lost");
+  h.tts.fail("CUDA context lost");
   const frozen = pings();
   // Five ping intervals pass without a ping.
   await Bun.sleep(50);
@@ -57,7 +57,7 @@ test("does withhold WATCHDOG=1 when an engine fails after being ready, but not f
 
 test("does describe disabled engines as such", () => {
   const tts = new EngineState("tts");
-  tts.set("ready");
+  tts.ready();
   const asr = new EngineState("asr");
   asr.setDetails({ enabled: false });
   expect(describeEngines([tts.snapshot(), asr.snapshot()])).toBe("serving: tts ready, asr disabled");

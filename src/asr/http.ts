@@ -1,20 +1,21 @@
 /**
  * REST front door of ASR: POST /v1/asr/audio/transcriptions, POST /v1/asr/transcribe (the same,
  * D14) and the alias /v1/audio/transcriptions (D16). The upload streams to a private temp file
- * (./upload.ts), the form fields are validated by the one schema, the engine gate admits, the
+ * (./rest-upload.ts), the form fields are validated by the one schema, the engine gate admits, the
  * service transcribes, the result is rendered in the requested format. The temp file is deleted
  * in every outcome (D18).
  */
 import { Elysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
-import type { AppContext } from "../app/context.ts";
-import { authorize } from "../http/auth.ts";
-import { readyAsr } from "../http/engines.ts";
+import type { AppContext } from "../core/context.ts";
+import { readyService } from "../edge/readiness.ts";
+import { authPlugin, type Caller } from "../http/auth.ts";
 import { authedOperation, AUTHED_HEADERS, ref } from "../http/openapi.ts";
 import { renderTranscript } from "./formats.ts";
 import { parseTranscriptionForm } from "./schema.ts";
 import type { TranscriptFormat } from "./types.ts";
-import { receiveUpload, sweepStaleUploads } from "./upload.ts";
+import { receiveAudioUpload } from "./rest-upload.ts";
+import { sweepStaleUploads } from "./upload.ts";
 
 /** How a transcription route reads its request. */
 export interface TranscribeOptions {
@@ -22,18 +23,17 @@ export interface TranscribeOptions {
   readonly fileFields?: readonly string[];
   /** Format to answer in regardless of the form (legacy v1 answers json). */
   readonly format?: TranscriptFormat;
-  /** Headers every response of the route carries (deprecation notices). */
-  readonly headers?: Record<string, string>;
 }
 
-/** Handles one transcription request end to end; shared by the current and legacy routes. */
-export async function transcribeRequest(ctx: AppContext, request: Request, set: { headers: Record<string, unknown> }, options: TranscribeOptions = {}): Promise<Response> {
-  Object.assign(set.headers, options.headers);
-  const caller = authorize(ctx, request, set);
-  const upload = await receiveUpload(request, { dataDir: ctx.config.paths.data_dir, maxUploadMb: ctx.config.asr.max_upload_mb, fileFields: options.fileFields });
+/**
+ * Handles one authenticated transcription request end to end; shared by the current and legacy
+ * routes (whose `auth: true` checked the key before the upload is read).
+ */
+export async function transcribeRequest(ctx: AppContext, request: Request, caller: Caller, options: TranscribeOptions = {}): Promise<Response> {
+  const upload = await receiveAudioUpload(request, { dataDir: ctx.config.paths.data_dir, maxUploadMb: ctx.config.asr.max_upload_mb, fileFields: options.fileFields });
   try {
     const form = parseTranscriptionForm(upload.fields);
-    const transcript = await readyAsr(ctx).transcribeFile(upload.path, { signal: request.signal, keyId: caller.key.id });
+    const transcript = await readyService(ctx, "asr").transcribeFile(upload.path, { signal: request.signal, keyId: caller.key.id });
     const rendered = renderTranscript(transcript, options.format ?? form.responseFormat);
     return new Response(rendered.body, { headers: { "content-type": rendered.contentType, "cache-control": "no-store" } });
   } finally {
@@ -88,15 +88,19 @@ export function asrRoutes(ctx: AppContext) {
   const removed = sweepStaleUploads(ctx.config.paths.data_dir);
   if (removed > 0) ctx.log.warn("removed stale uploads", { count: removed });
   return new Elysia({ name: "asr-http" })
-    .post("/v1/asr/audio/transcriptions", ({ request, set }) => transcribeRequest(ctx, request, set), {
+    .use(authPlugin(ctx))
+    .post("/v1/asr/audio/transcriptions", ({ request, caller }) => transcribeRequest(ctx, request, caller), {
+      auth: true,
       parse: "none",
       detail: transcriptionOperation("createTranscription", "Transcribe audio", ""),
     })
-    .post("/v1/asr/transcribe", ({ request, set }) => transcribeRequest(ctx, request, set), {
+    .post("/v1/asr/transcribe", ({ request, caller }) => transcribeRequest(ctx, request, caller), {
+      auth: true,
       parse: "none",
       detail: transcriptionOperation("transcribe", "Transcribe audio (second route)", "Behaves exactly like POST /v1/asr/audio/transcriptions.\n\n"),
     })
-    .post("/v1/audio/transcriptions", ({ request, set }) => transcribeRequest(ctx, request, set), {
+    .post("/v1/audio/transcriptions", ({ request, caller }) => transcribeRequest(ctx, request, caller), {
+      auth: true,
       parse: "none",
       detail: transcriptionOperation("createTranscriptionAlias", "Transcribe audio (released v2 path, alias)", "Alias of POST /v1/asr/audio/transcriptions.\n\n"),
     });

@@ -9,7 +9,7 @@
 import { decodeAudioFile } from "../audio/decode.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import type { Admission } from "../runtime/admission.ts";
-import type { CallOptions } from "../tts/types.ts";
+import type { CallOptions } from "../core/call.ts";
 import type { LoadedAsrPacks } from "./packs.ts";
 import { ASR_SAMPLE_RATE, type Recognizer, type VoiceActivityDetector } from "./recognizer.ts";
 import type { AsrService, StreamingResult, Transcript, TranscriptSegment } from "./types.ts";

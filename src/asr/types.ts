@@ -1,7 +1,7 @@
 /**
  * The transport-free ASR contract. REST, gRPC and `sawt asr` call an {@link AsrService}.
  */
-import type { CallOptions } from "../tts/types.ts";
+import type { CallOptions } from "../core/call.ts";
 
 /** Allowed upload extensions (spec). */
 export const UPLOAD_EXTENSIONS = ["flac", "mp3", "mp4", "mpeg", "mpga", "m4a", "ogg", "wav", "webm"] as const;

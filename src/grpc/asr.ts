@@ -9,13 +9,13 @@ import { randomBytes } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as v from "valibot";
-import type { AppContext } from "../app/context.ts";
+import type { AppContext } from "../core/context.ts";
 import { TranscriptionFormSchema } from "../asr/schema.ts";
 import type { AsrService, Transcript } from "../asr/types.ts";
 import { allowedExtension, uploadDir, uploadTooLarge } from "../asr/upload.ts";
+import { readyService } from "../edge/readiness.ts";
 import { fieldErrors } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
-import { readyAsr } from "../http/engines.ts";
 import { streamingMethod, unaryMethod, writeMessage } from "./call.ts";
 import { pcmToAsrRate, s16leAligner, s16leToFloat, streamToAsrRate } from "./pcm.ts";
 import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
@@ -164,10 +164,10 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       if (message.audio.length > ctx.config.asr.max_upload_mb * 1024 * 1024) throw uploadTooLarge(ctx.config.asr.max_upload_mb);
       if (config.encoding !== "LINEAR_PCM") {
         const extension = containerExtension(config.container);
-        return recognizeResponse(await transcribeContainer(ctx, readyAsr(ctx), message.audio, extension, scope.options));
+        return recognizeResponse(await transcribeContainer(ctx, readyService(ctx, "asr"), message.audio, extension, scope.options));
       }
       if (config.container !== "") throw invalid("config.container", "LINEAR_PCM audio has no container");
-      const asr = readyAsr(ctx);
+      const asr = readyService(ctx, "asr");
       const audio = await pcmToAsrRate(message.audio, config.sample_rate_hz, scope.options.signal);
       return recognizeResponse(await asr.transcribeSamples(audio, scope.options));
     }),
@@ -182,7 +182,7 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       const config = streaming.config ?? EMPTY_CONFIG;
       checkConfig(config, "streaming_config.config");
       if (config.encoding !== "LINEAR_PCM") throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM only");
-      const asr = readyAsr(ctx);
+      const asr = readyService(ctx, "asr");
       const audio = streamToAsrRate(streamAudio(messages), config.sample_rate_hz, signal);
       for await (const result of asr.transcribeStream(audio, scope.options)) {
         if (!result.isFinal && !streaming.interim_results) continue;

@@ -1,41 +1,28 @@
 /**
- * What every Sawt speech method shares at the gRPC edge: authentication and the per-key rate
- * limit (the same `authenticate()` as REST), a request id, an AbortSignal that fires when the
- * client cancels or its deadline passes (so queued work is dropped), error mapping, backpressure
- * on writes, and one log line per call. Method adapters (tts.ts, asr.ts) only translate messages.
+ * What every Sawt speech method shares at the gRPC edge: the edge's per-call scope (src/edge:
+ * authentication and the per-key rate limit, a request id from the metadata, an AbortSignal that
+ * fires when the client cancels or its deadline passes, one log line and metrics per call), plus
+ * the gRPC parts: initial metadata, error mapping and backpressure on writes. Method adapters
+ * (tts.ts, asr.ts) only translate messages.
  */
 import * as grpc from "@grpc/grpc-js";
 import type { EventEmitter } from "node:events";
-import type { AppContext } from "../app/context.ts";
-import { authenticate, presentedKey } from "../http/auth.ts";
-import { requestIdFor } from "../http/request-id.ts";
-import type { CallOptions } from "../tts/types.ts";
-import { isUnexpected, toGrpcError } from "./errors.ts";
+import type { AppContext } from "../core/context.ts";
+import type { HeaderGetter } from "../edge/headers.ts";
+import { requestIdFrom } from "../edge/request-id.ts";
+import { clientCancelled, openScope, type CallScope } from "../edge/scope.ts";
+import { toGrpcError } from "./errors.ts";
+
+export type { CallScope } from "../edge/scope.ts";
 
 /** How long after a stream's end a late client reset still counts it as cancelled. */
 const CANCEL_SETTLE_MS = 50;
-
-const CANCELLED = new DOMException("The client cancelled the call", "AbortError");
-
-const elapsed = (started: number) => (performance.now() - started) / 1000;
-
-/** A cancellation this close to the deadline is counted as the deadline passing (logs, metrics). */
-const DEADLINE_SLACK_MS = 100;
-
-/** Per-call state a method adapter gets. */
-export interface CallScope {
-  /** Options for the engine services (signal, caller's key id, deadline as timeoutMs). */
-  readonly options: CallOptions & { readonly signal: AbortSignal };
-  readonly requestId: string;
-  /** The authenticated key's id (never the key itself). */
-  readonly keyId: string;
-}
 
 /** What every kind of server call offers that {@link open} needs. */
 type AnyCall = Pick<grpc.ServerUnaryCall<unknown, unknown>, "metadata" | "sendMetadata" | "getDeadline"> & Pick<EventEmitter, "once" | "removeListener">;
 
 /** Reads metadata like HTTP headers (first string value of a name). */
-export function metadataHeaders(metadata: grpc.Metadata): { get(name: string): string | null } {
+export function metadataHeaders(metadata: grpc.Metadata): HeaderGetter {
   return {
     get(name) {
       const value = metadata.get(name)[0];
@@ -44,81 +31,71 @@ export function metadataHeaders(metadata: grpc.Metadata): { get(name: string): s
   };
 }
 
-/** The call's request id: the client's `x-request-id` metadata when well formed, else a new one (D9). */
-function requestIdOf(call: AnyCall): string {
-  // requestIdFor only reads headers; gRPC metadata follows the same rule.
-  return requestIdFor({ headers: metadataHeaders(call.metadata) } as unknown as Request);
+/** The gRPC status name of an outcome, as logs and metrics name it. */
+function codeName(thrown?: unknown): string {
+  return grpc.status[thrown === undefined ? grpc.status.OK : toGrpcError(thrown).code];
 }
 
-/** Authenticates, sends initial metadata (request id, rate-limit counters) and arms the signal. */
-function open(ctx: AppContext, call: AnyCall, requestId: string): { scope: CallScope; dispose(): void } {
+/** A call's scope and how to let go of its cancel listener. */
+interface Opened {
+  readonly scope: CallScope;
+  release(): void;
+}
+
+/** Opens the edge scope of a call and follows the client's cancel. */
+function begin(ctx: AppContext, call: AnyCall, method: string): Opened {
   const headers = metadataHeaders(call.metadata);
-  const initial = new grpc.Metadata();
-  initial.set("x-request-id", requestId);
-  let caller: ReturnType<typeof authenticate>;
-  try {
-    caller = authenticate(ctx, presentedKey(headers));
-  } catch (error) {
-    call.sendMetadata(initial);
-    throw error;
-  }
-  for (const [name, value] of Object.entries(caller.rateHeaders)) initial.set(name, value);
-  call.sendMetadata(initial);
-  const controller = new AbortController();
   const deadline = call.getDeadline();
-  const deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
-  const onCancel = () =>
-    controller.abort(
-      // A client cancels its own call when its deadline passes, a moment before ours does.
-      Date.now() >= deadlineMs - DEADLINE_SLACK_MS ? new DOMException("The call's deadline passed", "TimeoutError") : new DOMException("The client cancelled the call", "AbortError"),
-    );
+  const scope = openScope(ctx, {
+    event: "grpc",
+    method,
+    requestId: requestIdFrom(headers),
+    deadlineMs: deadline instanceof Date ? deadline.getTime() : deadline,
+    observe: (observation) => ctx.metrics.observeGrpcCall(observation),
+  });
+  const onCancel = () => scope.cancel();
   call.once("cancelled", onCancel);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let timeoutMs: number | undefined;
-  if (Number.isFinite(deadlineMs)) {
-    timeoutMs = Math.max(0, deadlineMs - Date.now());
-    timer = setTimeout(() => controller.abort(new DOMException("The call's deadline passed", "TimeoutError")), timeoutMs);
-  }
   return {
-    scope: { requestId, keyId: caller.key.id, options: { signal: controller.signal, keyId: caller.key.id, timeoutMs } },
-    dispose() {
-      clearTimeout(timer);
+    scope,
+    release() {
+      scope.dispose();
       call.removeListener("cancelled", onCancel);
     },
   };
 }
 
-/** Logs and counts the outcome of a call (ids, codes, timings; never content — D18). */
-function logCall(ctx: AppContext, method: string, requestId: string, seconds: number, thrown?: unknown): void {
-  const code = grpc.status[thrown === undefined ? grpc.status.OK : toGrpcError(thrown).code];
-  ctx.metrics.observeGrpcCall({ method, code, seconds });
-  const fields = { request_id: requestId, method, code, ms: Math.round(seconds * 1000) };
-  if (thrown === undefined) {
-    ctx.log.info("grpc", fields);
-    return;
+/** Authenticates and sends initial metadata (request id, and rate-limit counters once admitted). */
+function authenticate(call: AnyCall, scope: CallScope): void {
+  const initial = new grpc.Metadata();
+  initial.set("x-request-id", scope.requestId);
+  try {
+    const caller = scope.authenticate(metadataHeaders(call.metadata));
+    for (const [name, value] of Object.entries(caller.rateHeaders)) initial.set(name, value);
+  } finally {
+    call.sendMetadata(initial);
   }
-  if (isUnexpected(thrown)) ctx.log.error("grpc call failed", { ...fields, error: thrown instanceof Error ? thrown : String(thrown) });
-  else ctx.log.info("grpc", fields);
 }
 
+/** The scope a method handler gets: authenticated, so its key id is known. */
+type AuthedScope = CallScope & { readonly keyId: string };
+
 /** A unary speech method: authenticated, mapped errors. */
-export function unaryMethod<Req, Res>(ctx: AppContext, method: string, handler: (request: Req, scope: CallScope) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+export function unaryMethod<Req, Res>(ctx: AppContext, method: string, handler: (request: Req, scope: AuthedScope) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    const started = performance.now();
-    const requestId = requestIdOf(call as AnyCall);
-    let opened: ReturnType<typeof open> | undefined;
+    const opened = begin(ctx, call as AnyCall, method);
+    const { scope } = opened;
     (async () => {
-      opened = open(ctx, call as AnyCall, requestId);
-      return await handler(call.request, opened.scope);
+      authenticate(call as AnyCall, scope);
+      return await handler(call.request, scope as AuthedScope);
     })().then(
       (response) => {
-        opened?.dispose();
-        logCall(ctx, method, requestId, elapsed(started));
+        opened.release();
+        scope.finish(codeName());
         callback(null, response);
       },
       (thrown) => {
-        opened?.dispose();
-        logCall(ctx, method, requestId, elapsed(started), thrown);
+        opened.release();
+        scope.finish(codeName(thrown), thrown);
         callback(toGrpcError(thrown));
       },
     );
@@ -129,22 +106,22 @@ export function unaryMethod<Req, Res>(ctx: AppContext, method: string, handler: 
 export function streamingMethod<Call extends grpc.ServerWritableStream<any, any> | grpc.ServerDuplexStream<any, any>>(
   ctx: AppContext,
   method: string,
-  handler: (call: Call, scope: CallScope) => Promise<void>,
+  handler: (call: Call, scope: AuthedScope) => Promise<void>,
 ): (call: Call) => void {
   return (call) => {
-    const started = performance.now();
-    const requestId = requestIdOf(call as AnyCall);
-    let opened: ReturnType<typeof open> | undefined;
+    const opened = begin(ctx, call as AnyCall, method);
+    const { scope } = opened;
     (async () => {
-      opened = open(ctx, call as AnyCall, requestId);
-      await handler(call, opened.scope);
+      authenticate(call as AnyCall, scope);
+      await handler(call, scope as AuthedScope);
     })().then(
       () => {
-        opened?.dispose();
-        const seconds = elapsed(started);
-        const cancelled = () => call.cancelled || opened?.scope.options.signal.aborted === true;
+        opened.release();
+        const seconds = scope.seconds;
+        const cancelled = () => call.cancelled || scope.signal.aborted;
+        const outcome = () => (cancelled() ? clientCancelled() : undefined);
         if (cancelled()) {
-          logCall(ctx, method, requestId, seconds, CANCELLED);
+          scope.finish(codeName(outcome()), outcome(), seconds);
           return;
         }
         call.end();
@@ -153,14 +130,15 @@ export function streamingMethod<Call extends grpc.ServerWritableStream<any, any>
         const settle = () => {
           clearTimeout(timer);
           call.removeListener("cancelled", settle);
-          logCall(ctx, method, requestId, seconds, cancelled() ? CANCELLED : undefined);
+          const thrown = outcome();
+          scope.finish(codeName(thrown), thrown, seconds);
         };
         const timer = setTimeout(settle, CANCEL_SETTLE_MS);
         call.once("cancelled", settle);
       },
       (thrown) => {
-        opened?.dispose();
-        logCall(ctx, method, requestId, elapsed(started), thrown);
+        opened.release();
+        scope.finish(codeName(thrown), thrown);
         if (!call.cancelled) call.emit("error", toGrpcError(thrown));
       },
     );

@@ -43,8 +43,3 @@ export function toGrpcError(thrown: unknown): GrpcFailure {
   }
   return { code: GrpcCode.INTERNAL as grpc.status, details: Detail.internal, metadata: new grpc.Metadata() };
 }
-
-/** True when `thrown` is neither an AppError nor a cancellation: worth an error log line. */
-export function isUnexpected(thrown: unknown): boolean {
-  return !(thrown instanceof AppError) && !(thrown instanceof DOMException && (thrown.name === "TimeoutError" || thrown.name === "AbortError"));
-}

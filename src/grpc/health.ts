@@ -6,7 +6,7 @@
  * protocol asks. Open to everyone: no key needed.
  */
 import * as grpc from "@grpc/grpc-js";
-import type { AppContext } from "../app/context.ts";
+import type { AppContext } from "../core/context.ts";
 import type { EngineState } from "../runtime/engine-state.ts";
 import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
 import type { GrpcRegistrar } from "./server.ts";

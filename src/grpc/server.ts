@@ -3,7 +3,7 @@
  * feature modules; this file owns binding and shutdown.
  */
 import * as grpc from "@grpc/grpc-js";
-import type { AppContext } from "../app/context.ts";
+import type { AppContext } from "../core/context.ts";
 
 /** A bound gRPC server and its port. */
 export interface BoundGrpcServer {

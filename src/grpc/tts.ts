@@ -1,16 +1,16 @@
 /**
  * sawt.tts.v1.TextToSpeech on the TTS port: a thin adapter over the same TtsService REST calls.
- * Requests become the REST body shape and go through REST's `parseSpeech` and `readyTts` gate, so
- * validation, engine readiness and their detail texts are REST's; results are copied into
+ * Requests become the REST body shape and go through REST's `parseSpeech` and the edge's readiness
+ * gate, so validation, engine readiness and their detail texts are REST's; results are copied into
  * messages. SynthesizeOnline streams each sentence as soon as the engine yields it, encoded as one
  * continuous stream (as the WebSocket does); ListVoices lists what GET /v1/tts/voices lists.
  */
 import type * as grpc from "@grpc/grpc-js";
 import { describeEncoding, encodeAudioStream } from "../audio/encode.ts";
-import { readyTts } from "../http/engines.ts";
+import { readyService } from "../edge/readiness.ts";
 import { parseSpeech } from "../tts/http.ts";
 import type { SpeechResolution } from "../tts/types.ts";
-import { voicesFor } from "../voices/http.ts";
+import { voicesFor } from "../voices/listing.ts";
 import { metadataHeaders, streamingMethod, unaryMethod, writeMessage } from "./call.ts";
 import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
 import type { GrpcRegistrar } from "./server.ts";
@@ -76,7 +76,7 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
     Synthesize: (call: grpc.ServerUnaryCall<SynthesizeRequestMessage, unknown>, callback: grpc.sendUnaryData<unknown>) =>
       unaryMethod<SynthesizeRequestMessage, unknown>(ctx, "tts.Synthesize", async (message, scope) => {
         const request = parseSpeech(ctx, speechBody(message), headerDialect(call));
-        const result = await readyTts(ctx).synthesize(request, scope.options);
+        const result = await readyService(ctx, "tts").synthesize(request, scope.options);
         return {
           audio: result.audio,
           content_type: result.contentType,
@@ -92,7 +92,7 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
       body.response_format ??= "pcm";
       const request = parseSpeech(ctx, body, headerDialect(call));
       const { signal } = scope.options;
-      const { resolution, chunks } = readyTts(ctx).synthesizeStream(request, scope.options);
+      const { resolution, chunks } = readyService(ctx, "tts").synthesizeStream(request, scope.options);
       // The first sentence fixes the rate the stream is encoded from (as the WebSocket does).
       const sentences = chunks[Symbol.asyncIterator]();
       const first = await sentences.next();

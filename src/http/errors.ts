@@ -1,20 +1,9 @@
 /**
- * The HTTP edge of the error taxonomy: renders an {@link AppError} in the spec's three body shapes
- * (standard, auth/rate, validation) with its headers. Nothing else builds an error response.
+ * The HTTP edge of the error taxonomy: the headers an {@link AppError} response carries. Its body
+ * is the edge's (src/edge/error-body.ts), shared with the WebSocket's error frames; the HTTP app
+ * (src/app/http-app.ts) puts the two together, and nothing else builds an error response.
  */
-import { AppError, Detail } from "../errors/taxonomy.ts";
-
-/** The JSON body of an error response. */
-export function errorBody(error: AppError): Record<string, unknown> {
-  switch (error.shape) {
-    case "auth":
-      return { error: error.errorField, detail: error.detail };
-    case "validation":
-      return { error: "validation_error", detail: Detail.validationFailed, errors: error.fields.map((f) => ({ field: f.field, message: f.message })) };
-    case "standard":
-      return { error: error.errorField, detail: error.detail, code: error.kind === "internal" ? "INTERNAL_ERROR" : `HTTP_${error.status}` };
-  }
-}
+import type { AppError } from "../errors/taxonomy.ts";
 
 /** Headers an error response carries besides Content-Type. */
 export function errorHeaders(error: AppError): Record<string, string> {

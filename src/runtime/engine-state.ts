@@ -2,15 +2,13 @@
  * Engine lifecycle (D15): initializing → ready → draining, or failed with a reason. REST health,
  * readiness, gRPC health, metrics and sd_notify all read this one state; listeners hear every
  * change. The engine's service itself lives on the context (`ctx.tts`, `ctx.asr`), set by
- * startEngines before the state turns ready; {@link requireReady} gives front doors the 503 a
- * client should see when it is not.
+ * startEngines before the state turns ready; the edge's readiness gate (src/edge/readiness.ts)
+ * gives every front door the 503 a client should see when it is not.
  *
  * Allowed moves: initializing → ready | failed | draining; ready → failed | draining;
  * failed → draining. Draining is final: an engine whose loading finishes after shutdown began
  * stays draining. Anything else is a programming error and throws.
  */
-import { AppError, Detail } from "../errors/taxonomy.ts";
-
 /** Lifecycle of one engine. */
 export type EngineStatus = "initializing" | "ready" | "draining" | "failed";
 
@@ -33,13 +31,6 @@ const MOVES: Record<EngineStatus, readonly EngineStatus[]> = {
   failed: ["draining"],
   draining: [],
 };
-
-/** The spec's "not initialized" detail per engine name. */
-function notReadyDetail(name: string): string {
-  if (name === "tts") return Detail.ttsNotReady;
-  if (name === "asr") return Detail.asrNotReady;
-  return `${name.toUpperCase()} engine not initialized`;
-}
 
 /** Observable state of one engine (`tts` or `asr`). */
 export class EngineState {
@@ -65,17 +56,6 @@ export class EngineState {
     return this.status === "ready";
   }
 
-  /**
-   * Throws the 503 AppError a client should see unless the engine is ready:
-   * `TTS engine not initialized` / `ASR engine not initialized` while initializing or failed (the
-   * reason stays in health details and logs), a shutting-down detail with Retry-After when draining.
-   */
-  assertReady(): void {
-    if (this.status === "ready") return;
-    if (this.status === "draining") throw new AppError("unavailable", `${this.name.toUpperCase()} engine is shutting down`, { retryAfter: 5 });
-    throw new AppError("unavailable", notReadyDetail(this.name), { retryAfter: this.status === "failed" ? 60 : 5 });
-  }
-
   /** Marks the engine ready with its health details. Ignored once draining. */
   ready(details: Record<string, unknown> = {}): void {
     if (this.status === "draining") return;
@@ -93,14 +73,6 @@ export class EngineState {
   /** Starts shutdown: health turns 503 and new work is refused; final. */
   drain(reason = "shutting down"): void {
     if (this.status !== "draining") this.move("draining", reason);
-  }
-
-  /** Moves to `status` (see the allowed moves above); {@link ready}, {@link fail}, {@link drain} say more. */
-  set(status: EngineStatus, reason?: string): void {
-    if (status === "ready") this.ready();
-    else if (status === "failed") this.fail(reason ?? "failed");
-    else if (status === "draining") this.drain(reason);
-    else if (this.status !== status) this.move(status, reason);
   }
 
   /** Merges health details (e.g. packs loaded, provider). */
@@ -129,9 +101,4 @@ export class EngineState {
     const snapshot = this.snapshot();
     for (const listener of this.listeners) listener(snapshot);
   }
-}
-
-/** Throws the right 503 AppError unless `state` is ready (see {@link EngineState.assertReady}). */
-export function requireReady(state: EngineState): void {
-  state.assertReady();
 }

@@ -2,7 +2,7 @@
  * Sawt's metrics: what operators graph and alert on. HTTP requests (count and latency by route
  * and status), gRPC speech calls (by method and status code), admission (queue depth, queue wait, running jobs, 503/504 outcomes, requests
  * dropped because the client left while queued), engine state, inference time and real-time
- * factor per engine, process memory. Rendered at GET /metrics (src/http/metrics.ts).
+ * factor per engine, process memory. Rendered at GET /metrics (src/app/metrics-route.ts).
  *
  * Engines report each inference with {@link Metrics.observeInference}; the HTTP app reports each
  * request through its `observe` hook; everything else is read at scrape time.

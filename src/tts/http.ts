@@ -5,10 +5,10 @@
  */
 import { Elysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
-import type { AppContext } from "../app/context.ts";
-import { authorize } from "../http/auth.ts";
+import type { AppContext } from "../core/context.ts";
+import { readyService } from "../edge/readiness.ts";
+import { authPlugin, type Caller } from "../http/auth.ts";
 import { readJsonBody } from "../http/body.ts";
-import { readyTts } from "../http/engines.ts";
 import { authedOperation, AUTHED_HEADERS, ref } from "../http/openapi.ts";
 import { parseSpeechRequest } from "./schema.ts";
 import type { SpeechRequest, SpeechResult } from "./types.ts";
@@ -40,7 +40,7 @@ export function parseSpeech(ctx: AppContext, body: unknown, headerDialect: strin
 
 /** Synthesises a validated request for an authorised caller; the request's signal drops work for a gone client. */
 export async function synthesizeFor(ctx: AppContext, request: Request, speech: SpeechRequest, keyId: string): Promise<SpeechResult> {
-  return await readyTts(ctx).synthesize(speech, { signal: request.signal, keyId });
+  return await readyService(ctx, "tts").synthesize(speech, { signal: request.signal, keyId });
 }
 
 const SPEECH_SUCCESS: OpenAPIV3.ResponseObject = {
@@ -92,13 +92,13 @@ function speechOperation(operationId: string, alias: boolean): OpenAPIV3.Operati
 
 /** The TTS REST plugin. */
 export function ttsRoutes(ctx: AppContext) {
-  const speak = async (request: Request, set: { headers: Record<string, unknown> }): Promise<Response> => {
-    const caller = authorize(ctx, request, set);
+  const speak = async (request: Request, caller: Caller): Promise<Response> => {
     const body = await readJsonBody(request, ctx.config.server.max_json_bytes);
     const speech = parseSpeech(ctx, body, request.headers.get("x-tts-dialect"));
     return speechResponse(await synthesizeFor(ctx, request, speech, caller.key.id));
   };
   return new Elysia({ name: "tts-http" })
-    .post("/v1/tts/audio/speech", ({ request, set }) => speak(request, set), { parse: "none", detail: speechOperation("createSpeech", false) })
-    .post("/v1/audio/speech", ({ request, set }) => speak(request, set), { parse: "none", detail: speechOperation("createSpeechAlias", true) });
+    .use(authPlugin(ctx))
+    .post("/v1/tts/audio/speech", ({ request, caller }) => speak(request, caller), { auth: true, parse: "none", detail: speechOperation("createSpeech", false) })
+    .post("/v1/audio/speech", ({ request, caller }) => speak(request, caller), { auth: true, parse: "none", detail: speechOperation("createSpeechAlias", true) });
 }

@@ -38,7 +38,10 @@ export interface TtsServiceDeps {
   /** espeak-ng's output rate (probeEspeak), for the embedded engine. */
   readonly espeakSampleRate: number;
   readonly log: Logger;
-  /** When given, work is refused with 503 until it is ready. */
+  /**
+   * Not read: readiness is the edge's one gate (src/edge/readiness.ts). Kept only while
+   * src/tts/start.ts still passes it; drop both together.
+   */
   readonly engine?: EngineState;
   /** Reports each synthesis: seconds spent rendering and seconds of audio produced (metrics). */
   readonly observeInference?: (seconds: number, audioSeconds: number) => void;
@@ -71,7 +74,6 @@ export class SawtTtsService implements TtsService {
   }
 
   async synthesize(request: SpeechRequest, options: CallOptions = {}): Promise<SpeechResult> {
-    this.assertReady();
     const resolution = this.resolveInternal(request, options.keyId);
     const renderer = this.renderer(resolution);
     let synthSeconds = 0;
@@ -120,7 +122,6 @@ export class SawtTtsService implements TtsService {
   }
 
   synthesizeStream(request: SpeechRequest, options: CallOptions = {}): { resolution: SpeechResolution; chunks: AsyncIterable<SpeechChunk> } {
-    this.assertReady();
     const resolution = this.resolveInternal(request, options.keyId);
     const renderer = this.renderer(resolution);
     const self = this;
@@ -191,10 +192,6 @@ export class SawtTtsService implements TtsService {
       }
     }
     return undefined;
-  }
-
-  private assertReady(): void {
-    if (this.deps.engine && !this.deps.engine.isReady()) throw new AppError("unavailable", Detail.ttsNotReady, { retryAfter: 5 });
   }
 
   /** The core loop: sentences rendered one at a time, levelled; stops when the caller goes away. */

@@ -4,6 +4,10 @@
  */
 
 import type { AudioFormat } from "../audio/formats.ts";
+import type { CallOptions } from "../core/call.ts";
+
+// Call options are shared by every engine (src/core/call.ts); re-exported for existing importers.
+export type { CallOptions } from "../core/call.ts";
 
 // Output formats (D8) are declared once, with their content types, in src/audio/formats.ts.
 export { AUDIO_FORMATS, type AudioFormat } from "../audio/formats.ts";
@@ -59,16 +63,6 @@ export interface SpeechChunk {
   readonly sampleRate: number;
   readonly index: number;
   readonly last: boolean;
-}
-
-/** Options every call carries. */
-export interface CallOptions {
-  /** Aborted when the client goes away or its deadline passes; queued work is then dropped. */
-  readonly signal?: AbortSignal;
-  /** Caller's key id (cloned voices are private to it). */
-  readonly keyId?: string;
-  /** A shorter queue timeout than the engine's (gRPC deadlines). */
-  readonly timeoutMs?: number;
 }
 
 /** A voice as listed by GET /v1/tts/voices. */

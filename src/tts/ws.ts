@@ -9,16 +9,19 @@
  *   server → text  {"type":"end","bytes":N}
  *   server → text  {"type":"error","status","error","detail","code"?} — the REST error body, plus status
  *
- * Each synthesis counts against the key's rate limit (as a REST request would). Closing the socket
- * aborts the synthesis in progress; queued work for it never runs.
+ * Each synthesis counts against the key's rate limit (as a REST request would) and is one call
+ * of the edge (src/edge): its own scope, the same readiness gate as REST and gRPC, one log line.
+ * Closing the socket aborts the synthesis in progress; queued work for it never runs.
  */
 import { Elysia } from "elysia";
-import type { AppContext } from "../app/context.ts";
 import { describeEncoding, encodeAudioStream } from "../audio/encode.ts";
+import type { AppContext } from "../core/context.ts";
+import { presentedKey, verify } from "../edge/auth.ts";
+import { errorBody } from "../edge/error-body.ts";
+import { readyService } from "../edge/readiness.ts";
+import { requestIdFrom } from "../edge/request-id.ts";
+import { openScope, type CallScope } from "../edge/scope.ts";
 import { AppError, toAppError } from "../errors/taxonomy.ts";
-import { admit, presentedKey, verify } from "../http/auth.ts";
-import { readyTts } from "../http/engines.ts";
-import { errorBody } from "../http/errors.ts";
 import type { ApiKeyRecord } from "../store/keys.ts";
 import { parseSpeech } from "./http.ts";
 
@@ -27,6 +30,8 @@ export const WS_MAX_MESSAGE_BYTES = 512 * 1024;
 
 interface Connection {
   key: ApiKeyRecord;
+  /** The upgrade request's id (its X-Request-ID); each synthesis logs under it. */
+  requestId: string;
   busy: boolean;
   abort: AbortController;
 }
@@ -45,12 +50,12 @@ function sendError(ws: SocketLike, thrown: unknown): void {
   sendJson(ws, { type: "error", status: error.status, ...errorBody(error), ...(error.retryAfter !== undefined ? { retry_after: error.retryAfter } : {}) });
 }
 
-async function synthesizeOver(ctx: AppContext, ws: SocketLike, connection: Connection, message: unknown): Promise<void> {
-  admit(ctx, connection.key);
+async function synthesizeOver(ctx: AppContext, ws: SocketLike, scope: CallScope, connection: Connection, message: unknown): Promise<void> {
+  scope.admit(connection.key);
   const raw = typeof message === "object" && message !== null ? { response_format: "pcm", ...message } : message;
   const speech = parseSpeech(ctx, raw, null);
-  const tts = readyTts(ctx);
-  const { resolution, chunks } = tts.synthesizeStream(speech, { signal: connection.abort.signal, keyId: connection.key.id });
+  const tts = readyService(ctx, "tts");
+  const { resolution, chunks } = tts.synthesizeStream(speech, scope.options);
   // The first sentence fixes the sample rate the start message reports.
   const iterator = chunks[Symbol.asyncIterator]();
   const first = await iterator.next();
@@ -72,7 +77,7 @@ async function synthesizeOver(ctx: AppContext, ws: SocketLike, connection: Conne
     for (let step = await iterator.next(); !step.done; step = await iterator.next()) yield step.value.pcm;
   }
   let bytes = 0;
-  const stream = encodeAudioStream(pcm(), rate, speech.responseFormat, { targetSampleRate: speech.sampleRate, signal: connection.abort.signal });
+  const stream = encodeAudioStream(pcm(), rate, speech.responseFormat, { targetSampleRate: speech.sampleRate, signal: scope.signal });
   for await (const part of stream) {
     bytes += part.byteLength;
     // Elysia's send JSON-encodes any object that is not a Buffer, a Uint8Array included.
@@ -84,22 +89,24 @@ async function synthesizeOver(ctx: AppContext, ws: SocketLike, connection: Conne
 /** The TTS WebSocket plugin. */
 export function ttsWebSocketRoutes(ctx: AppContext) {
   const connections = new Map<string, Connection>();
-  // The key verified at the upgrade, handed to `open` (one verification per connection).
-  const upgraded = new WeakMap<Request, ApiKeyRecord>();
+  // The key verified at the upgrade and its request id, handed to `open` (one verification per connection).
+  const upgraded = new WeakMap<Request, { key: ApiKeyRecord; requestId: string }>();
   return new Elysia({ name: "tts-ws" }).ws("/v1/tts/ws", {
     maxPayloadLength: WS_MAX_MESSAGE_BYTES,
     idleTimeout: 120,
     // The key is checked before the upgrade: a refused client gets the REST 401 response.
-    beforeHandle({ request }) {
-      upgraded.set(request, verify(ctx, presentedKey(request.headers)));
+    beforeHandle({ request, set }) {
+      const key = verify(ctx, presentedKey(request.headers));
+      const sent = set.headers["x-request-id"];
+      upgraded.set(request, { key, requestId: typeof sent === "string" ? sent : requestIdFrom(request.headers) });
     },
     open(ws) {
-      const key = upgraded.get(ws.data.request);
-      if (!key) {
+      const verified = upgraded.get(ws.data.request);
+      if (!verified) {
         ws.close(1008, "unauthorized");
         return;
       }
-      connections.set(ws.id, { key, busy: false, abort: new AbortController() });
+      connections.set(ws.id, { ...verified, busy: false, abort: new AbortController() });
     },
     async message(ws, message) {
       const connection = connections.get(ws.id);
@@ -109,10 +116,16 @@ export function ttsWebSocketRoutes(ctx: AppContext) {
         return;
       }
       connection.busy = true;
+      const scope = openScope(ctx, { event: "ws", method: "tts.ws", requestId: connection.requestId, parent: connection.abort.signal });
       try {
-        await synthesizeOver(ctx, ws, connection, message);
+        await synthesizeOver(ctx, ws, scope, connection, message);
+        scope.finish("200");
       } catch (error) {
-        if (!connection.abort.signal.aborted) sendError(ws, error);
+        if (connection.abort.signal.aborted) scope.finish("499");
+        else {
+          scope.finish(String(toAppError(error).status), error);
+          sendError(ws, error);
+        }
       } finally {
         connection.busy = false;
       }

@@ -5,22 +5,14 @@
  */
 import { Elysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
-import type { AppContext } from "../app/context.ts";
-import { receiveUpload } from "../asr/upload.ts";
+import { receiveAudioUpload } from "../asr/rest-upload.ts";
+import type { AppContext } from "../core/context.ts";
 import { AppError } from "../errors/taxonomy.ts";
-import { authorize } from "../http/auth.ts";
+import { authPlugin } from "../http/auth.ts";
 import { authedOperation, AUTHED_HEADERS } from "../http/openapi.ts";
-import { VOICES, type VoiceInfo } from "../tts/types.ts";
-import { builtinVoiceInfo } from "../tts/voices.ts";
+import { STATIC_BUILTINS, voicesFor } from "./listing.ts";
 import { CLONING_LIMITS } from "./service.ts";
 
-/** Built-in voices when the TTS engine is not up yet (listing never needs it). */
-const STATIC_BUILTINS: readonly VoiceInfo[] = VOICES.map((voice) => builtinVoiceInfo(voice, "espeak-ng"));
-
-/** What GET /v1/tts/voices and gRPC ListVoices list for a key: built-in voices, then its cloned voices. */
-export function voicesFor(ctx: AppContext, keyId: string): ReturnType<AppContext["voices"]["list"]> {
-  return ctx.voices.list(keyId, ctx.tts?.listVoices(keyId) ?? STATIC_BUILTINS);
-}
 
 const VOICE_EXAMPLE = { voice_id: "voice_Q2x9bL0aZk1m", name: "وكيلة خدمة العملاء", type: "cloned", status: "training", created_at: "2026-11-22T09:00:00.000Z" };
 
@@ -34,13 +26,14 @@ const voiceResponse = (description: string): OpenAPIV3.ResponseObject => ({ desc
 /** The voices REST plugin. */
 export function voicesRoutes(ctx: AppContext) {
   return new Elysia({ name: "voices-http" })
+    .use(authPlugin(ctx))
     .get(
       "/v1/tts/voices",
-      ({ request, set }) => {
-        const caller = authorize(ctx, request, set);
+      ({ caller }) => {
         return json({ voices: voicesFor(ctx, caller.key.id) });
       },
       {
+        auth: true,
         detail: authedOperation({
           operationId: "listVoices",
           summary: "List voices",
@@ -53,11 +46,10 @@ export function voicesRoutes(ctx: AppContext) {
     )
     .post(
       "/v1/tts/voices",
-      async ({ request, set }) => {
-        const caller = authorize(ctx, request, set);
+      async ({ request, set, caller }) => {
         const unavailable = ctx.voices.unavailableReason();
         if (unavailable) throw new AppError("not_implemented", unavailable);
-        const upload = await receiveUpload(request, {
+        const upload = await receiveAudioUpload(request, {
           dataDir: ctx.config.paths.data_dir,
           maxUploadMb: ctx.config.asr.max_upload_mb,
           fileFields: ["files", "file", "samples"],
@@ -74,6 +66,7 @@ export function voicesRoutes(ctx: AppContext) {
         }
       },
       {
+        auth: true,
         parse: "none",
         detail: authedOperation({
           operationId: "createVoice",
@@ -88,11 +81,11 @@ export function voicesRoutes(ctx: AppContext) {
     )
     .get(
       "/v1/tts/voices/:voice_id",
-      ({ request, set, params }) => {
-        const caller = authorize(ctx, request, set);
+      ({ caller, params }) => {
         return json(ctx.voices.get(caller.key.id, params.voice_id));
       },
       {
+        auth: true,
         detail: authedOperation({
           operationId: "getVoice",
           summary: "Poll a cloned voice",
@@ -106,12 +99,12 @@ export function voicesRoutes(ctx: AppContext) {
     )
     .delete(
       "/v1/tts/voices/:voice_id",
-      ({ request, set, params }) => {
-        const caller = authorize(ctx, request, set);
+      ({ caller, params }) => {
         ctx.voices.delete(caller.key.id, params.voice_id);
         return json({ voice_id: params.voice_id, deleted: true });
       },
       {
+        auth: true,
         detail: authedOperation({
           operationId: "deleteVoice",
           summary: "Delete a cloned voice",

@@ -2,7 +2,7 @@
  * HTTP serving overhead: requests/second of Sawt's real HTTP app (request ids, error mapping,
  * logging, health route) over a bare Bun.serve answering the same JSON, with the same client load.
  */
-import { createHttpApp } from "../../src/http/app.ts";
+import { createHttpApp } from "../../src/app/http-app.ts";
 import { createAppContext } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { setLogSink } from "../../src/log/logger.ts";
@@ -25,7 +25,7 @@ async function load(url: string): Promise<number> {
 const dir = tempDir("sawt-bench-");
 setLogSink(() => {});
 const ctx = createAppContext(loadConfig({ env: { SAWT_DATA_DIR: dir.path }, cwd: dir.path }));
-ctx.engines.tts.set("ready");
+ctx.engines.tts.ready();
 const app = createHttpApp(ctx).listen({ hostname: "127.0.0.1", port: 0 });
 const bare = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ status: "healthy", engine: "tts" }) });
 

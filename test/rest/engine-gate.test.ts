@@ -42,7 +42,7 @@ describe("engine gate", () => {
 
   test("does answer 503 with its own detail once the engine is draining", async () => {
     // An engine that is draining (shutdown began) refuses new work with its own detail.
-    app.ctx.engines.tts.set("draining", "shutting down");
+    app.ctx.engines.tts.drain("shutting down");
     const reply = await postJson(app.baseUrl + "/v1/tts/audio/speech", { input: "مرحبا" }, { "X-API-Key": key });
     expectStandard(reply, 503, "TTS engine is shutting down");
   });

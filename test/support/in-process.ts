@@ -10,8 +10,8 @@ import { engineLoaders } from "../../src/app/engine-loaders.ts";
 import type { AnyEngineLoader } from "../../src/app/engines.ts";
 import { startServer, type RunningServer, type ServerOptions } from "../../src/app/server.ts";
 import { loadConfig } from "../../src/config/config.ts";
-import type { FeaturePlugin } from "../../src/http/app.ts";
-import { httpPlugins } from "../../src/http/plugins.ts";
+import type { FeaturePlugin } from "../../src/app/http-app.ts";
+import { httpPlugins } from "../../src/app/http-plugins.ts";
 import { setLogSink } from "../../src/log/logger.ts";
 import { TEST_THREADS } from "./slow-fixture.ts";
 

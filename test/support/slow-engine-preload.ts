@@ -6,8 +6,8 @@
  */
 import type { AnyEngineLoader } from "../../src/app/engines.ts";
 import { engineLoaders } from "../../src/app/engine-loaders.ts";
-import type { FeaturePlugin } from "../../src/http/app.ts";
-import { httpPlugins } from "../../src/http/plugins.ts";
+import type { FeaturePlugin } from "../../src/app/http-app.ts";
+import { httpPlugins } from "../../src/app/http-plugins.ts";
 import { slowEngine } from "./slow-engine.ts";
 
 const modelPath = process.env.SAWT_TEST_SLOW_MODEL;

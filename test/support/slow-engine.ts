@@ -2,15 +2,15 @@
  * A real engine for runtime tests, built on the constructed slow model: a loader that opens and
  * warms the model through the session factory (as a TTS or ASR loader does) and serves it in the
  * TTS engine slot, plus an HTTP route `POST /test/slow` that does what a speech route does —
- * `readyTts(ctx)` (the REST engine gate), then one inference under `ctx.admission.tts` with the request's
+ * `readyService(ctx, "tts")` (the edge gate), then one inference under `ctx.admission.tts` with the request's
  * abort signal, reported to metrics. Real server, real ONNX session, real HTTP clients; only the
  * route is test-specific (the TTS engine is built elsewhere).
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../../src/app/context.ts";
 import { openPackModel, type EngineLoader } from "../../src/app/engines.ts";
-import type { FeaturePlugin } from "../../src/http/app.ts";
-import { readyTts } from "../../src/http/engines.ts";
+import type { FeaturePlugin } from "../../src/app/http-app.ts";
+import { readyService } from "../../src/edge/readiness.ts";
 import { loadOrt } from "../../src/runtime/ort.ts";
 import { warmUp, type Session } from "../../src/runtime/sessions.ts";
 import type { TtsService } from "../../src/tts/types.ts";
@@ -66,8 +66,8 @@ export function slowEngine(modelPath: string, options: SlowEngineOptions = {}) {
   };
   const plugin: FeaturePlugin = (ctx: AppContext) =>
     new Elysia({ name: "test-slow" }).post("/test/slow", async ({ request }) => {
-      // The real REST gate: 503 "TTS engine not initialized" / shutting down unless ready.
-      const service = readyTts(ctx) as unknown as SlowService;
+      // The real edge gate: 503 "TTS engine not initialized" / shutting down unless ready.
+      const service = readyService(ctx, "tts") as unknown as SlowService;
       const { seconds } = await ctx.admission.tts.run(() => service.infer(), { signal: request.signal });
       return { ok: true, seconds };
     });

@@ -8,13 +8,13 @@
 import { swagger } from "@elysiajs/swagger";
 import { Elysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
-import type { AppContext } from "../app/context.ts";
+import type { AppContext } from "../core/context.ts";
 import { TranscriptionFormSchema } from "../asr/schema.ts";
 import { Detail } from "../errors/taxonomy.ts";
 import { SpeechBodySchema } from "../tts/schema.ts";
 import { VERSION } from "../version.ts";
 import viewerScript from "./docs-viewer.browser.js" with { type: "text" };
-import { ref, toOpenApiSchema } from "./openapi.ts";
+import { ref, toOpenApiSchema } from "../http/openapi.ts";
 
 // No double quotes in here: the plugin's page copies it into an HTML attribute unescaped.
 const DESCRIPTION = `Arabic-first text-to-speech and speech recognition, served on-prem. Nothing leaves the box.

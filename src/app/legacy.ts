@@ -5,13 +5,13 @@
  * the spec's `X-Deprecation-Warning`.
  */
 import { Elysia } from "elysia";
-import type { AppContext } from "../app/context.ts";
 import { TRANSCRIPTION_BODY, transcribeRequest } from "../asr/http.ts";
+import type { AppContext } from "../core/context.ts";
 import { AppError } from "../errors/taxonomy.ts";
+import { authPlugin } from "../http/auth.ts";
+import { readJsonBody } from "../http/body.ts";
+import { authedOperation, ref } from "../http/openapi.ts";
 import { parseSpeech, speechResponse, synthesizeFor } from "../tts/http.ts";
-import { authorize } from "./auth.ts";
-import { readJsonBody } from "./body.ts";
-import { authedOperation, ref } from "./openapi.ts";
 
 /** When v1 was deprecated (release 2.1.0, 2026-07) and when it goes (six months later, per the deprecation policy). */
 const DEPRECATED_AT = Date.UTC(2026, 6, 1);
@@ -45,14 +45,18 @@ function v1Fields(error: unknown): unknown {
   return new AppError("validation", error.detail, { fields: error.fields.map((f) => ({ field: names[f.field] ?? f.field, message: f.message })) });
 }
 
+/** Puts a route's deprecation headers on its response; a transform, so before auth and on every error too. */
+function deprecated(headers: Record<string, string>) {
+  return ({ set }: { set: { headers: Record<string, unknown> } }) => void Object.assign(set.headers, headers);
+}
+
 /** The legacy v1 plugin. */
 export function legacyRoutes(ctx: AppContext) {
   return new Elysia({ name: "legacy-http" })
+    .use(authPlugin(ctx))
     .post(
       "/synthesize",
-      async ({ request, set }) => {
-        Object.assign(set.headers, SYNTHESIZE_HEADERS);
-        const caller = authorize(ctx, request, set);
+      async ({ request, caller }) => {
         const body = fromV1Body(await readJsonBody(request, ctx.config.server.max_json_bytes));
         let speech;
         try {
@@ -63,6 +67,8 @@ export function legacyRoutes(ctx: AppContext) {
         return speechResponse(await synthesizeFor(ctx, request, speech, caller.key.id));
       },
       {
+        transform: deprecated(SYNTHESIZE_HEADERS),
+        auth: true,
         parse: "none",
         detail: authedOperation({
           operationId: "synthesizeV1",
@@ -80,7 +86,9 @@ export function legacyRoutes(ctx: AppContext) {
         }),
       },
     )
-    .post("/transcribe", ({ request, set }) => transcribeRequest(ctx, request, set, { fileFields: ["file", "audio"], format: "json", headers: TRANSCRIBE_HEADERS }), {
+    .post("/transcribe", ({ request, caller }) => transcribeRequest(ctx, request, caller, { fileFields: ["file", "audio"], format: "json" }), {
+      transform: deprecated(TRANSCRIBE_HEADERS),
+      auth: true,
       parse: "none",
       detail: authedOperation({
         operationId: "transcribeV1",

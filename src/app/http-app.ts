@@ -1,21 +1,22 @@
 /**
  * The Elysia application: request ids, error mapping, request logging and the feature plugins.
- * Each feature contributes a plugin (`src/<feature>/http.ts`); this file only composes them and
+ * Each feature contributes a plugin (`src/<feature>/http.ts`, listed in ./http-plugins.ts); this file composes them and
  * owns what is shared by every route: an `X-Request-ID` on every response (D9), errors rendered
  * once in the spec's shapes (404 and 405 included, D12), and one log line per request that names
  * the key by id only (D18).
  */
-import { Elysia } from "elysia";
-import type { AppContext } from "../app/context.ts";
+import { Elysia, type AnyElysia } from "elysia";
 import type { SawtConfig } from "../config/config.ts";
+import type { AppContext } from "../core/context.ts";
+import { errorBody } from "../edge/error-body.ts";
+import { requestIdFrom } from "../edge/request-id.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
-import { requestKeyId } from "./auth.ts";
-import { errorBody, errorHeaders } from "./errors.ts";
-import { healthRoutes } from "./health.ts";
-import { requestIdFor } from "./request-id.ts";
+import { requestKeyId } from "../http/auth.ts";
+import { errorHeaders } from "../http/errors.ts";
+import { healthRoutes } from "./health-routes.ts";
 
 /** A feature plugin factory: gets the shared context, returns an Elysia instance with routes. */
-export type FeaturePlugin = (ctx: AppContext) => Elysia<any, any, any, any, any, any, any>;
+export type FeaturePlugin = (ctx: AppContext) => AnyElysia;
 
 /** Observes each finished request (metrics). */
 export type RequestObserver = (info: { method: string; route: string; status: number; seconds: number }) => void;
@@ -49,7 +50,7 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
     .onRequest(({ request, set }) => {
       unloggedRequests++;
       started.set(request, performance.now());
-      set.headers["x-request-id"] = requestIdFor(request);
+      set.headers["x-request-id"] = requestIdFrom(request.headers);
     })
     .onError(({ code, error, request, set, path }) => {
       let appError: AppError;

@@ -3,9 +3,9 @@
  * and per-engine `/v1/tts/health`, `/v1/asr/health`. Open, no key. All read the engine states.
  */
 import { Elysia } from "elysia";
-import type { AppContext } from "../app/context.ts";
+import type { AppContext } from "../core/context.ts";
 import type { EngineState } from "../runtime/engine-state.ts";
-import { ref } from "./openapi.ts";
+import { ref } from "../http/openapi.ts";
 
 /** OpenAPI operation of an open health route. */
 function healthDoc(operationId: string, summary: string, description: string) {

@@ -4,7 +4,7 @@
  * small fields beside it. D14: `language` is `ar` or omitted; `response_format` picks the rendering.
  */
 import * as v from "valibot";
-import { fieldErrors } from "../errors/fields.ts";
+import { fieldErrors, FORM_FIELDS } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from "./types.ts";
 
@@ -39,6 +39,6 @@ export interface TranscriptionOptions {
 export function parseTranscriptionForm(fields: Readonly<Record<string, string>>): TranscriptionOptions {
   const present = Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim().length > 0).map(([k, value]) => [k, value.trim()]));
   const result = v.safeParse(TranscriptionFormSchema, present);
-  if (!result.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, "form") });
+  if (!result.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, FORM_FIELDS) });
   return { responseFormat: result.output.response_format ?? "json" };
 }

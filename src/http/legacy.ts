@@ -8,7 +8,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../app/context.ts";
 import { TRANSCRIPTION_BODY, transcribeRequest } from "../asr/http.ts";
 import { AppError } from "../errors/taxonomy.ts";
-import { parseSpeech, speechResponse, synthesizeFor } from "../tts/http.ts";
+import { parseSpeechBody, speechResponse, synthesizeFor } from "../tts/http.ts";
 import { authorize } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { authedOperation, ref } from "./openapi.ts";
@@ -56,7 +56,7 @@ export function legacyRoutes(ctx: AppContext) {
         const body = fromV1Body(await readJsonBody(request, ctx.config.server.max_json_bytes));
         let speech;
         try {
-          speech = parseSpeech(ctx, body, request.headers.get("x-tts-dialect"));
+          speech = parseSpeechBody(ctx, body, request.headers.get("x-tts-dialect"));
         } catch (error) {
           throw v1Fields(error);
         }

@@ -3,6 +3,7 @@
  * resolution (D1–D5), admission-controlled synthesis sentence by sentence, level, sentence
  * silence and encoding (D8). Engines differ only behind {@link VoiceRenderer}.
  */
+import { concatSamples } from "../audio/concat.ts";
 import { describeEncoding, encodeAudio, encodeAudioStream } from "../audio/encode.ts";
 import { clampSpeed } from "../core/tts.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
@@ -125,7 +126,7 @@ export class SawtTtsService implements TtsService {
         for await (const sentence of self.sentences(renderer, request, resolution, options.signal)) {
           seconds += sentence.seconds;
           if (!sentence.last && sentence.pcm.length === 0) continue;
-          const pcm = sentence.last ? sentence.pcm : joinSamples(sentence.pcm, silence);
+          const pcm = sentence.last ? sentence.pcm : concatSamples([sentence.pcm, silence]);
           samples += pcm.length;
           yield { pcm, sampleRate: renderer.sampleRate, index: sentence.index, last: sentence.last };
         }
@@ -233,13 +234,6 @@ function publicResolution(resolution: VoiceResolution): SpeechResolution {
 
 /** The detail every streaming door reports when a synthesis yields no audio at all. */
 export const NO_AUDIO_DETAIL = "Synthesis produced no audio";
-
-function joinSamples(a: Float32Array, b: Float32Array): Float32Array {
-  const out = new Float32Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
 
 /** The PCM of `first` then of every later sentence; ending it early ends the synthesis (frees its slot). */
 async function* pcmFrom(first: SpeechChunk, rest: AsyncIterator<SpeechChunk>): AsyncGenerator<Float32Array> {

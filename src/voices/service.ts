@@ -6,6 +6,7 @@
  * (D18), whatever the outcome.
  */
 import { rm } from "node:fs/promises";
+import { concatSamples } from "../audio/concat.ts";
 import { decodeAudioFile } from "../audio/decode.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import type { Logger } from "../log/logger.ts";
@@ -147,13 +148,7 @@ export class VoiceLibrary {
       this.store.markFailed(voiceId, `samples too short: ${seconds.toFixed(1)} s of audio, at least ${CLONING_LIMITS.minSeconds} s needed`);
       return;
     }
-    const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-    let offset = 0;
-    for (const part of parts) {
-      all.set(part, offset);
-      offset += part.length;
-    }
-    const embedding = await encoder.embed(all);
+    const embedding = await encoder.embed(concatSamples(parts));
     this.store.markReady(voiceId, embedding);
     this.log.info("voice trained", { voice_id: voiceId, seconds: Math.round(seconds * 10) / 10 });
   }

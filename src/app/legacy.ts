@@ -11,7 +11,7 @@ import { AppError } from "../errors/taxonomy.ts";
 import { authPlugin } from "../http/auth.ts";
 import { readJsonBody } from "../http/body.ts";
 import { authedOperation, ref } from "../http/openapi.ts";
-import { parseSpeech, speechResponse, synthesizeFor } from "../tts/http.ts";
+import { parseSpeechBody, speechResponse, synthesizeFor } from "../tts/http.ts";
 
 /** When v1 was deprecated (release 2.1.0, 2026-07) and when it goes (six months later, per the deprecation policy). */
 const DEPRECATED_AT = Date.UTC(2026, 6, 1);
@@ -60,7 +60,7 @@ export function legacyRoutes(ctx: AppContext) {
         const body = fromV1Body(await readJsonBody(request, ctx.config.server.max_json_bytes));
         let speech;
         try {
-          speech = parseSpeech(ctx, body, request.headers.get("x-tts-dialect"));
+          speech = parseSpeechBody(ctx, body, request.headers.get("x-tts-dialect"));
         } catch (error) {
           throw v1Fields(error);
         }

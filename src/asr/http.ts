@@ -34,7 +34,7 @@ export async function transcribeRequest(ctx: AppContext, request: Request, calle
   try {
     const form = parseTranscriptionForm(upload.fields);
     const transcript = await readyService(ctx, "asr").transcribeFile(upload.path, { signal: request.signal, keyId: caller.key.id });
-    const rendered = renderTranscript(transcript, options.format ?? form.responseFormat);
+    const rendered = renderTranscript(transcript, options.format ?? form.response_format);
     return new Response(rendered.body, { headers: { "content-type": rendered.contentType, "cache-control": "no-store" } });
   } finally {
     await upload.remove();

@@ -4,9 +4,9 @@
  * small fields beside it. D14: `language` is `ar` or omitted; `response_format` picks the rendering.
  */
 import * as v from "valibot";
-import { fieldErrors } from "../errors/fields.ts";
+import { fieldErrors, FORM_FIELDS } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
-import { TRANSCRIPT_FORMATS, type TranscriptFormat } from "./types.ts";
+import { TRANSCRIPT_FORMATS } from "./types.ts";
 
 /** Form fields of POST /v1/asr/audio/transcriptions (besides `file`). Unknown fields are ignored. */
 export const TranscriptionFormSchema = v.object({
@@ -23,22 +23,18 @@ export const TranscriptionFormSchema = v.object({
       v.description("json (default): {text, language, dialect, duration}; text; verbose_json (adds segments); srt; vtt."),
       v.examples(["json"]),
     ),
+    "json",
   ),
   model: v.optional(v.pipe(v.string(), v.description("Accepted for OpenAI-client compatibility and ignored: the installed ASR packs decide."))),
 });
 
-/** The validated form fields. */
-export type TranscriptionForm = v.InferOutput<typeof TranscriptionFormSchema>;
-
-/** What the routes need from the form. */
-export interface TranscriptionOptions {
-  readonly responseFormat: TranscriptFormat;
-}
+/** The validated form fields, defaults applied (`response_format` json). */
+export type TranscriptionForm = Readonly<v.InferOutput<typeof TranscriptionFormSchema>>;
 
 /** Validates the form fields (empty values count as omitted). Throws AppError 422. */
-export function parseTranscriptionForm(fields: Readonly<Record<string, string>>): TranscriptionOptions {
+export function parseTranscriptionForm(fields: Readonly<Record<string, string>>): TranscriptionForm {
   const present = Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim().length > 0).map(([k, value]) => [k, value.trim()]));
   const result = v.safeParse(TranscriptionFormSchema, present);
-  if (!result.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, "form") });
-  return { responseFormat: result.output.response_format ?? "json" };
+  if (!result.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, FORM_FIELDS) });
+  return result.output;
 }

@@ -4,6 +4,7 @@
  * writing to stdout, with fixed arguments from formats.ts.
  */
 import { AppError, Detail } from "../errors/taxonomy.ts";
+import { concatBytes } from "./concat.ts";
 import { log } from "../log/logger.ts";
 import { FfmpegError, runFfmpeg, streamFfmpeg, type FfmpegResult } from "./ffmpeg.ts";
 import { ffmpegEncodeArgs, patchFlacTotalSamples, planEncoding, type AudioFormat, type EncodingPlan } from "./formats.ts";
@@ -55,7 +56,7 @@ export async function encodeAudio(pcm: Float32Array, sampleRate: number, format:
   if (format === "pcm" || format === "wav") {
     const samples = resampling ? await run(ffmpegEncodeArgs(plan, "s16le", false), int16ToBytes(int16), outFrames) : int16ToBytes(int16);
     if (format === "pcm") return result(samples);
-    return result(joinBytes(wavHeader(plan.encoderRate, samples.byteLength), samples));
+    return result(concatBytes([wavHeader(plan.encoderRate, samples.byteLength), samples]));
   }
   if (format === "flac") {
     // Resample first so the exact sample count is known for the STREAMINFO patch.
@@ -126,9 +127,4 @@ function iterableStream(source: AsyncIterable<Uint8Array>): ReadableStream<Uint8
   });
 }
 
-function joinBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.byteLength + b.byteLength);
-  out.set(a, 0);
-  out.set(b, a.byteLength);
-  return out;
-}
+

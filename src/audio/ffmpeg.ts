@@ -4,6 +4,7 @@
  * limiter. ffmpeg's stderr never leaves this module raw: callers get a failure class and a short
  * sanitized reason fit for logs (no paths, no user data).
  */
+import { concatBytes } from "./concat.ts";
 import { existsSync } from "node:fs";
 import ffmpegStaticPath from "ffmpeg-static";
 import { createLimiter, type Limiter } from "./limiter.ts";
@@ -169,17 +170,4 @@ export async function ffmpegVersion(binary: string = resolveFfmpegBinary()): Pro
   const firstLine = new TextDecoder().decode(concatBytes(chunks)).split("\n", 1)[0] ?? "";
   const match = /version\s+(\S+)/.exec(firstLine);
   return match?.[1] ? { ok: true, binary, version: match[1] } : { ok: false, binary, reason: "unrecognised -version output" };
-}
-
-/** Concatenates byte chunks into one fresh (hence 8-byte aligned) array. */
-export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
-  let total = 0;
-  for (const chunk of chunks) total += chunk.byteLength;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }

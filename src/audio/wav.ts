@@ -2,6 +2,7 @@
  * In-process WAV and PCM helpers: 16-bit mono RIFF writing, a chunk-walking header parser, and
  * float/int16 conversion. Everything here is byte-exact and needs no ffmpeg.
  */
+import { concatBytes } from "./concat.ts";
 
 /** `data`/`RIFF` size written by a streamed WAV whose length is not known up front. */
 export const WAV_UNKNOWN_SIZE = 0xffffffff;
@@ -77,10 +78,7 @@ export function wavHeader(sampleRate: number, dataBytes?: number): Uint8Array {
 export function encodeWav(samples: Float32Array | Int16Array, sampleRate: number): Uint8Array {
   const pcm = samples instanceof Int16Array ? samples : floatToInt16(samples);
   const data = int16ToBytes(pcm);
-  const out = new Uint8Array(HEADER_BYTES + data.byteLength);
-  out.set(wavHeader(sampleRate, data.byteLength), 0);
-  out.set(data, HEADER_BYTES);
-  return out;
+  return concatBytes([wavHeader(sampleRate, data.byteLength), data]);
 }
 
 /** What {@link parseWavHeader} found. */

@@ -3,6 +3,8 @@
  * rules (D1–D5) and encoders as the server, and no server. Audio goes to a file or stdout; what
  * was actually used (voice, dialect, engine, fallback) goes to stderr.
  */
+import type { FieldNaming } from "../errors/fields.ts";
+import { parseSpeech } from "../tts/schema.ts";
 import { writeFileSync } from "node:fs";
 import { loadConfig } from "../config/config.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
@@ -41,6 +43,12 @@ async function readText(args: ReturnType<typeof parseArgs>): Promise<string> {
   if (text !== undefined) return text;
   return file === "-" ? await new Response(Bun.stdin.stream()).text() : await Bun.file(file!).text();
 }
+
+/** Speech fields named as this command's flags, for 422 messages. */
+const CLI_FIELDS: FieldNaming = {
+  root: "arguments",
+  rename: { input: "--text", voice: "--voice", dialect: "--dialect", response_format: "--format", speed: "--speed", sample_rate: "--sample-rate" },
+};
 
 /** The tts command. */
 export const ttsCommand: Command = {
@@ -88,7 +96,7 @@ Exit codes: 0 written, 2 bad arguments or input (the same 400/422 rules as the A
     const engine = await createTtsEngine(config, { admission, log });
     try {
       if (engine.unusable) throw new Error(`TTS cannot speak: ${engine.unusable}`);
-      const request = engine.service.parseRequest(body);
+      const request = parseSpeech(body, { naming: CLI_FIELDS }, config);
       const result = await engine.service.synthesize(request);
       if (out === "-") await writeAll(result.audio);
       else writeFileSync(out, result.audio);

@@ -4,7 +4,7 @@
  * (src/app/context.ts) builds it, so features depend on this contract and never on src/app.
  */
 import type { Database } from "bun:sqlite";
-import type { AsrService } from "../asr/types.ts";
+import type { AsrService } from "./asr.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
@@ -12,8 +12,8 @@ import type { EngineState } from "../runtime/engine-state.ts";
 import type { Metrics } from "../runtime/metrics.ts";
 import type { KeyStore } from "../store/keys.ts";
 import type { RateLimiter } from "../store/rate-limits.ts";
-import type { TtsService } from "../tts/types.ts";
-import type { VoiceLibrary } from "../voices/service.ts";
+import type { TtsService } from "./tts.ts";
+import type { VoiceLibraryService } from "./voices.ts";
 
 /** The engines a front door can call. */
 export type EngineName = "tts" | "asr";
@@ -30,7 +30,7 @@ export interface AppContext {
   readonly metrics: Metrics;
   readonly log: Logger;
   /** Built-in and cloned voices (D17); cloning is configured by the engines at start-up. */
-  readonly voices: VoiceLibrary;
+  readonly voices: VoiceLibraryService;
   /** The TTS service, set by startEngines once it is built; front doors answer 503 until then. */
   tts?: TtsService;
   /** The ASR service, set by startEngines once it is built; front doors answer 503 until then. */

@@ -5,10 +5,10 @@
  * stays in health details and logs), or `… engine is shutting down` once draining — both with the
  * same Retry-After, so REST, WebSocket and gRPC clients see the same refusal and back off alike.
  */
-import type { AsrService } from "../asr/types.ts";
+import type { AsrService } from "../core/asr.ts";
 import type { AppContext, EngineName } from "../core/context.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
-import type { TtsService } from "../tts/types.ts";
+import type { TtsService } from "../core/tts.ts";
 
 /** Seconds a client should wait before retrying a call refused because its engine cannot serve. */
 export const ENGINE_RETRY_AFTER_S = 5;

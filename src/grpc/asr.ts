@@ -53,7 +53,7 @@ function invalid(field: string, message: string): AppError {
 function checkConfig(config: RecognitionConfigMessage, location: string): void {
   if (config.language.trim() !== "") {
     const checked = v.safeParse(TranscriptionFormSchema, { language: config.language.trim() });
-    if (!checked.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(checked.issues, location) });
+    if (!checked.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(checked.issues, { prefix: location, root: location }) });
   }
   if (config.encoding === "LINEAR_PCM" && (!Number.isInteger(config.sample_rate_hz) || config.sample_rate_hz < 8000 || config.sample_rate_hz > 48000)) {
     throw invalid(`${location}.sample_rate_hz`, "LINEAR_PCM needs a sample rate between 8000 and 48000");

@@ -1,15 +1,17 @@
 /**
  * sawt.tts.v1.TextToSpeech on the TTS port: a thin adapter over the same TtsService REST calls.
- * Requests become the REST body shape and go through REST's `parseSpeech` and the edge's readiness
- * gate, so validation, engine readiness and their detail texts are REST's; results are copied into
- * messages. SynthesizeOnline streams each sentence as soon as the engine yields it, encoded as one
- * continuous stream (as the WebSocket does); ListVoices lists what GET /v1/tts/voices lists.
+ * A request's fields are mapped onto the shared speech fields and validated by the one speech
+ * schema (src/tts/schema.ts), with 422-style problems named by their proto fields
+ * (`sample_rate_hz`); results are copied into messages. SynthesizeOnline uses the service's shared
+ * streaming start-up (as the WebSocket does) and sends each sentence as soon as it is encoded;
+ * ListVoices lists what GET /v1/tts/voices lists.
  */
 import type * as grpc from "@grpc/grpc-js";
-import { describeEncoding, encodeAudioStream } from "../audio/encode.ts";
+import type { AppContext } from "../core/context.ts";
 import { readyService } from "../edge/readiness.ts";
-import { parseSpeech } from "../tts/http.ts";
-import type { SpeechResolution } from "../tts/types.ts";
+import type { FieldNaming } from "../errors/fields.ts";
+import { parseSpeech } from "../tts/schema.ts";
+import type { SpeechRequest, SpeechResolution } from "../tts/types.ts";
 import { voicesFor } from "../voices/listing.ts";
 import { metadataHeaders, streamingMethod, unaryMethod, writeMessage } from "./call.ts";
 import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
@@ -35,15 +37,21 @@ interface ResolutionMessage {
   fallback: string;
 }
 
-/** The REST body a request stands for; unset fields stay absent so REST defaults apply. */
-export function speechBody(message: SynthesizeRequestMessage): Record<string, unknown> {
-  const body: Record<string, unknown> = { input: message.text };
-  if (message.voice) body.voice = message.voice;
-  if (message.dialect) body.dialect = message.dialect;
-  if (message.response_format) body.response_format = message.response_format;
-  if (message.speed !== undefined && message.speed !== null) body.speed = message.speed;
-  if (message.sample_rate_hz !== undefined && message.sample_rate_hz !== null) body.sample_rate = message.sample_rate_hz;
-  return body;
+/** Speech fields as SynthesizeRequest names them, for INVALID_ARGUMENT details. */
+export const PROTO_FIELDS: FieldNaming = { root: "request", rename: { input: "text", sample_rate: "sample_rate_hz" } };
+
+/**
+ * The shared speech fields a request stands for; unset fields stay absent so the schema's
+ * defaults apply (proto3 sends "" for an unset string).
+ */
+export function speechFields(message: SynthesizeRequestMessage): Record<string, unknown> {
+  const fields: Record<string, unknown> = { input: message.text };
+  if (message.voice) fields.voice = message.voice;
+  if (message.dialect) fields.dialect = message.dialect;
+  if (message.response_format) fields.response_format = message.response_format;
+  if (message.speed !== undefined && message.speed !== null) fields.speed = message.speed;
+  if (message.sample_rate_hz !== undefined && message.sample_rate_hz !== null) fields.sample_rate = message.sample_rate_hz;
+  return fields;
 }
 
 function resolutionMessage(resolution: SpeechResolution): ResolutionMessage {
@@ -64,9 +72,11 @@ function voiceMessage(voice: ReturnType<typeof voicesFor>[number]) {
   };
 }
 
-/** The dialect header REST reads (X-TTS-Dialect), as metadata. */
-function headerDialect(call: { metadata: grpc.Metadata }): string | null {
-  return metadataHeaders(call.metadata).get("x-tts-dialect");
+/** Validates a request; the `x-tts-dialect` metadata plays REST's X-TTS-Dialect header. */
+function parseRequest(ctx: AppContext, message: SynthesizeRequestMessage, metadata: grpc.Metadata, defaultFormat?: string): SpeechRequest {
+  const fields = speechFields(message);
+  if (defaultFormat !== undefined) fields.response_format ??= defaultFormat;
+  return parseSpeech(fields, { naming: PROTO_FIELDS, headerDialect: metadataHeaders(metadata).get("x-tts-dialect") }, ctx.config);
 }
 
 /** Registers TextToSpeech on the TTS port. */
@@ -75,7 +85,7 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
   const implementation = {
     Synthesize: (call: grpc.ServerUnaryCall<SynthesizeRequestMessage, unknown>, callback: grpc.sendUnaryData<unknown>) =>
       unaryMethod<SynthesizeRequestMessage, unknown>(ctx, "tts.Synthesize", async (message, scope) => {
-        const request = parseSpeech(ctx, speechBody(message), headerDialect(call));
+        const request = parseRequest(ctx, message, call.metadata);
         const result = await readyService(ctx, "tts").synthesize(request, scope.options);
         return {
           audio: result.audio,
@@ -88,29 +98,17 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
       })(call, callback),
 
     SynthesizeOnline: streamingMethod<grpc.ServerWritableStream<SynthesizeRequestMessage, unknown>>(ctx, "tts.SynthesizeOnline", async (call, scope) => {
-      const body = speechBody(call.request);
-      body.response_format ??= "pcm";
-      const request = parseSpeech(ctx, body, headerDialect(call));
+      const request = parseRequest(ctx, call.request, call.metadata, "pcm");
       const { signal } = scope.options;
-      const { resolution, chunks } = readyService(ctx, "tts").synthesizeStream(request, scope.options);
-      // The first sentence fixes the rate the stream is encoded from (as the WebSocket does).
-      const sentences = chunks[Symbol.asyncIterator]();
-      const first = await sentences.next();
-      if (first.done) return;
-      const encoding = describeEncoding(request.responseFormat, first.value.sampleRate, { targetSampleRate: request.sampleRate });
-      async function* pcm(): AsyncGenerator<Float32Array> {
-        yield first.value!.pcm;
-        for (let step = await sentences.next(); !step.done; step = await sentences.next()) yield step.value.pcm;
-      }
-      const stream = encodeAudioStream(pcm(), first.value.sampleRate, request.responseFormat, { targetSampleRate: request.sampleRate, signal });
+      const stream = await readyService(ctx, "tts").synthesizeEncodedStream(request, scope.options);
       let firstMessage = true;
-      for await (const part of stream) {
+      for await (const part of stream.audio) {
         for (let offset = 0; offset < part.byteLength; offset += MAX_STREAM_AUDIO_BYTES) {
           const message = {
             audio: part.subarray(offset, offset + MAX_STREAM_AUDIO_BYTES),
-            sample_rate_hz: encoding.sampleRate,
-            content_type: encoding.contentType,
-            resolution: firstMessage ? resolutionMessage(resolution) : undefined,
+            sample_rate_hz: stream.sampleRate,
+            content_type: stream.contentType,
+            resolution: firstMessage ? resolutionMessage(stream) : undefined,
           };
           firstMessage = false;
           await writeMessage(call, message, signal);

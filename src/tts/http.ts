@@ -33,9 +33,9 @@ export function speechResponse(result: SpeechResult, extraHeaders: Record<string
   return new Response(result.audio, { headers });
 }
 
-/** Validates a decoded body with the service's parser (or the same schema while no engine is wired). */
-export function parseSpeech(ctx: AppContext, body: unknown, headerDialect: string | null): SpeechRequest {
-  return ctx.tts ? ctx.tts.parseRequest(body, headerDialect) : parseSpeechRequest(body, headerDialect, ctx.config);
+/** Validates a decoded JSON body plus the `X-TTS-Dialect` header; 422 fields are named `body.*`. */
+export function parseSpeechBody(ctx: AppContext, body: unknown, headerDialect: string | null): SpeechRequest {
+  return parseSpeechRequest(body, headerDialect, ctx.config);
 }
 
 /** Synthesises a validated request for an authorised caller; the request's signal drops work for a gone client. */
@@ -94,7 +94,7 @@ function speechOperation(operationId: string, alias: boolean): OpenAPIV3.Operati
 export function ttsRoutes(ctx: AppContext) {
   const speak = async (request: Request, caller: Caller): Promise<Response> => {
     const body = await readJsonBody(request, ctx.config.server.max_json_bytes);
-    const speech = parseSpeech(ctx, body, request.headers.get("x-tts-dialect"));
+    const speech = parseSpeechBody(ctx, body, request.headers.get("x-tts-dialect"));
     return speechResponse(await synthesizeFor(ctx, request, speech, caller.key.id));
   };
   return new Elysia({ name: "tts-http" })

@@ -3,7 +3,9 @@
  * resolution (D1–D5), admission-controlled synthesis sentence by sentence, level, sentence
  * silence and encoding (D8). Engines differ only behind {@link VoiceRenderer}.
  */
-import { encodeAudio } from "../audio/encode.ts";
+import { concatSamples } from "../audio/concat.ts";
+import { describeEncoding, encodeAudio, encodeAudioStream } from "../audio/encode.ts";
+import { clampSpeed } from "../core/tts.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
@@ -13,11 +15,12 @@ import type { VoiceRenderer } from "./engine.ts";
 import { codePointLength } from "./frontend/index.ts";
 import type { TtsPacks } from "./packs.ts";
 import { levelSentence, PcmBuffer, sentenceSilenceSamples } from "./pcm.ts";
-import { SPEED_MAX, SPEED_MIN } from "./schema.ts";
 import {
+  DEFAULT_VOICE,
   VOICES,
   type BuiltinVoice,
   type CallOptions,
+  type EncodedSpeechStream,
   type SpeechChunk,
   type SpeechRequest,
   type SpeechResolution,
@@ -26,13 +29,11 @@ import {
   type VoiceInfo,
 } from "./types.ts";
 import { CLONED_VOICE_PREFIX } from "../voices/store.ts";
-import { builtinVoiceInfo, DEFAULT_VOICE, INVALID_VOICE_DETAIL, resolveVoice, VOICE_SPECS, type VoiceResolution } from "./voices.ts";
+import { builtinVoiceInfo, INVALID_VOICE_DETAIL, resolveVoice, VOICE_SPECS, type VoiceResolution } from "./voices.ts";
 
 /** What the service is built from. */
 export interface TtsServiceDeps {
   readonly strictVoices: boolean;
-  /** The one speech-request validation (src/tts/schema.ts), bound to the config. */
-  readonly parseRequest: (body: unknown, headerDialect?: string | null) => SpeechRequest;
   readonly admission: Admission;
   readonly packs: Pick<TtsPacks, "voices">;
   /** espeak-ng's output rate (probeEspeak), for the embedded engine. */
@@ -64,14 +65,6 @@ export class SawtTtsService implements TtsService {
   private readonly espeak = new Map<BuiltinVoice, EspeakVoice>();
 
   constructor(private readonly deps: TtsServiceDeps) {}
-
-  parseRequest(body: unknown, headerDialect?: string | null): SpeechRequest {
-    return this.deps.parseRequest(body, headerDialect);
-  }
-
-  resolve(request: SpeechRequest, options?: CallOptions): SpeechResolution {
-    return publicResolution(this.resolveInternal(request, options?.keyId));
-  }
 
   async synthesize(request: SpeechRequest, options: CallOptions = {}): Promise<SpeechResult> {
     const resolution = this.resolveInternal(request, options.keyId);
@@ -134,7 +127,7 @@ export class SawtTtsService implements TtsService {
         for await (const sentence of self.sentences(renderer, request, resolution, options.signal)) {
           seconds += sentence.seconds;
           if (!sentence.last && sentence.pcm.length === 0) continue;
-          const pcm = sentence.last ? sentence.pcm : concat(sentence.pcm, silence);
+          const pcm = sentence.last ? sentence.pcm : concatSamples([sentence.pcm, silence]);
           samples += pcm.length;
           yield { pcm, sampleRate: renderer.sampleRate, index: sentence.index, last: sentence.last };
         }
@@ -145,6 +138,27 @@ export class SawtTtsService implements TtsService {
       }
     }
     return { resolution: publicResolution(resolution), chunks: chunks() };
+  }
+
+  async synthesizeEncodedStream(request: SpeechRequest, options: CallOptions = {}): Promise<EncodedSpeechStream> {
+    const { resolution, chunks } = this.synthesizeStream(request, options);
+    const sentences = chunks[Symbol.asyncIterator]();
+    // The first audio fixes the rate the stream is encoded from and reported at; sentences that
+    // render to nothing before it are skipped, and a synthesis with no audio at all is an error
+    // every door reports the same way, before its first byte.
+    let first = await sentences.next();
+    while (!first.done && first.value.pcm.length === 0) first = await sentences.next();
+    if (first.done) throw new AppError("internal", NO_AUDIO_DETAIL);
+    const rate = first.value.sampleRate;
+    const encoding = { targetSampleRate: request.sampleRate, signal: options.signal };
+    const described = describeEncoding(request.responseFormat, rate, encoding);
+    return {
+      ...resolution,
+      format: request.responseFormat,
+      contentType: described.contentType,
+      sampleRate: described.sampleRate,
+      audio: encodeAudioStream(pcmFrom(first.value, sentences), rate, request.responseFormat, encoding),
+    };
   }
 
   listVoices(_keyId?: string): VoiceInfo[] {
@@ -198,7 +212,7 @@ export class SawtTtsService implements TtsService {
   private async *sentences(renderer: VoiceRenderer, request: SpeechRequest, resolution: VoiceResolution, signal: AbortSignal | undefined): AsyncGenerator<SentenceAudio> {
     const sentences = renderer.sentences(request.input);
     // Parsed requests are clamped already; callers building a SpeechRequest themselves may not be.
-    const speed = Number.isFinite(request.speed) ? Math.min(SPEED_MAX, Math.max(SPEED_MIN, request.speed)) : 1;
+    const speed = clampSpeed(request.speed);
     const options = { speed, voice: resolution.voice, dialect: resolution.dialect, embedding: resolution.cloned?.embedding };
     for (let index = 0; index < sentences.length; index++) {
       signal?.throwIfAborted();
@@ -215,11 +229,17 @@ function publicResolution(resolution: VoiceResolution): SpeechResolution {
   return { voice: resolution.cloned?.id ?? resolution.voice, dialect: resolution.dialect, engine: resolution.engine, fallback: resolution.fallback };
 }
 
-function concat(a: Float32Array, b: Float32Array): Float32Array {
-  const out = new Float32Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
+/** The detail every streaming door reports when a synthesis yields no audio at all. */
+export const NO_AUDIO_DETAIL = "Synthesis produced no audio";
+
+/** The PCM of `first` then of every later sentence; ending it early ends the synthesis (frees its slot). */
+async function* pcmFrom(first: SpeechChunk, rest: AsyncIterator<SpeechChunk>): AsyncGenerator<Float32Array> {
+  try {
+    yield first.pcm;
+    for (let step = await rest.next(); !step.done; step = await rest.next()) yield step.value.pcm;
+  } finally {
+    await rest.return?.();
+  }
 }
 
 /**

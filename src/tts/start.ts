@@ -13,7 +13,6 @@ import type { EngineState } from "../runtime/engine-state.ts";
 import { ESPEAK_SAMPLE_RATE } from "./embedded.ts";
 import { probeEspeak, type EspeakStatus } from "./espeak/library.ts";
 import { loadTtsPacks, type TtsPacks } from "./packs.ts";
-import { parseSpeechRequest } from "./schema.ts";
 import { SawtTtsService } from "./service.ts";
 import { readSpeakerEncoderConfig, SpeakerEncoder } from "../voices/encoder.ts";
 
@@ -46,7 +45,6 @@ export async function createTtsEngine(
   const packs = await loadTtsPacks(config.paths.models_dir, logger);
   const service = new SawtTtsService({
     strictVoices: config.tts.strict_voices,
-    parseRequest: (body, headerDialect) => parseSpeechRequest(body, headerDialect, config),
     admission: deps.admission,
     packs,
     espeakSampleRate: espeak.available ? espeak.sampleRate : ESPEAK_SAMPLE_RATE,

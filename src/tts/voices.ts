@@ -4,7 +4,7 @@
  * testable without models and the same answer serves REST, gRPC, WebSocket and `sawt tts`.
  */
 import { AppError } from "../errors/taxonomy.ts";
-import { VOICES, type BuiltinVoice, type Dialect, type SpeechRequest, type TtsEngineName, type VoiceInfo } from "./types.ts";
+import { DEFAULT_VOICE, VOICES, type BuiltinVoice, type Dialect, type SpeechRequest, type TtsEngineName, type VoiceInfo } from "./types.ts";
 
 /** What the registry knows about one built-in voice. */
 export interface VoiceSpec {
@@ -25,8 +25,6 @@ export const VOICE_SPECS: Readonly<Record<BuiltinVoice, VoiceSpec>> = Object.fre
   Yara_en: { name: "Yara_en", language: "en", dialects: [], primaryDialect: undefined },
 });
 
-/** The default voice (D1). */
-export const DEFAULT_VOICE: BuiltinVoice = "Yara";
 
 /** A built-in voice as the voice list shows it, spoken by `engine`. */
 export function builtinVoiceInfo(voice: BuiltinVoice, engine: TtsEngineName, status?: VoiceInfo["status"]): VoiceInfo {

@@ -14,16 +14,16 @@
  * Closing the socket aborts the synthesis in progress; queued work for it never runs.
  */
 import { Elysia } from "elysia";
-import { describeEncoding, encodeAudioStream } from "../audio/encode.ts";
 import type { AppContext } from "../core/context.ts";
 import { presentedKey, verify } from "../edge/auth.ts";
 import { errorBody } from "../edge/error-body.ts";
 import { readyService } from "../edge/readiness.ts";
 import { requestIdFrom } from "../edge/request-id.ts";
 import { openScope, type CallScope } from "../edge/scope.ts";
+import type { FieldNaming } from "../errors/fields.ts";
 import { AppError, toAppError } from "../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../store/keys.ts";
-import { parseSpeech } from "./http.ts";
+import { parseSpeech } from "./schema.ts";
 
 /** Largest text frame a client may send (JSON with up to 51,200 code points of input). */
 export const WS_MAX_MESSAGE_BYTES = 512 * 1024;
@@ -50,35 +50,26 @@ function sendError(ws: SocketLike, thrown: unknown): void {
   sendJson(ws, { type: "error", status: error.status, ...errorBody(error), ...(error.retryAfter !== undefined ? { retry_after: error.retryAfter } : {}) });
 }
 
+/** A WebSocket message names its fields as sent (`sample_rate`); the whole message is `message`. */
+const MESSAGE_FIELDS: FieldNaming = { root: "message" };
+
 async function synthesizeOver(ctx: AppContext, ws: SocketLike, scope: CallScope, connection: Connection, message: unknown): Promise<void> {
   scope.admit(connection.key);
-  const raw = typeof message === "object" && message !== null ? { response_format: "pcm", ...message } : message;
-  const speech = parseSpeech(ctx, raw, null);
-  const tts = readyService(ctx, "tts");
-  const { resolution, chunks } = tts.synthesizeStream(speech, scope.options);
-  // The first sentence fixes the sample rate the start message reports.
-  const iterator = chunks[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  if (first.done) throw new AppError("internal", "Synthesis produced no audio");
-  const rate = first.value.sampleRate;
-  const encoding = describeEncoding(speech.responseFormat, rate, { targetSampleRate: speech.sampleRate });
+  const fields = typeof message === "object" && message !== null ? { response_format: "pcm", ...message } : message;
+  const speech = parseSpeech(fields, { naming: MESSAGE_FIELDS }, ctx.config);
+  const stream = await readyService(ctx, "tts").synthesizeEncodedStream(speech, scope.options);
   sendJson(ws, {
     type: "start",
-    voice: resolution.voice,
-    dialect: resolution.dialect,
-    engine: resolution.engine,
-    ...(resolution.fallback ? { fallback: resolution.fallback } : {}),
-    format: speech.responseFormat,
-    content_type: encoding.contentType,
-    sample_rate: encoding.sampleRate,
+    voice: stream.voice,
+    dialect: stream.dialect,
+    engine: stream.engine,
+    ...(stream.fallback ? { fallback: stream.fallback } : {}),
+    format: stream.format,
+    content_type: stream.contentType,
+    sample_rate: stream.sampleRate,
   });
-  async function* pcm(): AsyncGenerator<Float32Array> {
-    yield first.value!.pcm;
-    for (let step = await iterator.next(); !step.done; step = await iterator.next()) yield step.value.pcm;
-  }
   let bytes = 0;
-  const stream = encodeAudioStream(pcm(), rate, speech.responseFormat, { targetSampleRate: speech.sampleRate, signal: scope.signal });
-  for await (const part of stream) {
+  for await (const part of stream.audio) {
     bytes += part.byteLength;
     // Elysia's send JSON-encodes any object that is not a Buffer, a Uint8Array included.
     ws.send(Buffer.from(part.buffer, part.byteOffset, part.byteLength));

@@ -6,25 +6,16 @@
  * (D18), whatever the outcome.
  */
 import { rm } from "node:fs/promises";
+import { concatSamples } from "../audio/concat.ts";
 import { decodeAudioFile } from "../audio/decode.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import type { Logger } from "../log/logger.ts";
 import type { VoiceInfo } from "../tts/types.ts";
-import type { SpeakerEncoder } from "./encoder.ts";
+import type { ClonedVoiceView, CloningDeps, VoiceLibraryService } from "../core/voices.ts";
 import type { ClonedVoice, ClonedVoiceStore } from "./store.ts";
 
 /** Bounds on what one cloning request may carry. */
 export const CLONING_LIMITS = { maxSamples: 10, minSeconds: 1, maxSeconds: 300, maxNameChars: 64 } as const;
-
-/** A cloned voice as the API shows it. */
-export interface ClonedVoiceView {
-  readonly voice_id: string;
-  readonly name: string;
-  readonly type: "cloned";
-  readonly status: ClonedVoice["status"];
-  readonly reason?: string;
-  readonly created_at: string;
-}
 
 /** Renders a stored voice for the API. */
 export function viewVoice(voice: ClonedVoice): ClonedVoiceView {
@@ -38,15 +29,10 @@ export function viewVoice(voice: ClonedVoice): ClonedVoiceView {
   };
 }
 
-/** What cloning depends on, resolved at engine start-up. */
-export interface CloningDeps {
-  readonly encoder: SpeakerEncoder | undefined;
-  /** Embedding size the TTS pack accepts, or undefined when no pack accepts one. */
-  readonly ttsEmbeddingDim: number | undefined;
-}
+export type { ClonedVoiceView, CloningDeps } from "../core/voices.ts";
 
 /** Voice listing and cloning over the store. */
-export class VoiceLibrary {
+export class VoiceLibrary implements VoiceLibraryService {
   private readonly jobs = new Set<Promise<void>>();
 
   constructor(
@@ -147,13 +133,7 @@ export class VoiceLibrary {
       this.store.markFailed(voiceId, `samples too short: ${seconds.toFixed(1)} s of audio, at least ${CLONING_LIMITS.minSeconds} s needed`);
       return;
     }
-    const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-    let offset = 0;
-    for (const part of parts) {
-      all.set(part, offset);
-      offset += part.length;
-    }
-    const embedding = await encoder.embed(all);
+    const embedding = await encoder.embed(concatSamples(parts));
     this.store.markReady(voiceId, embedding);
     this.log.info("voice trained", { voice_id: voiceId, seconds: Math.round(seconds * 10) / 10 });
   }

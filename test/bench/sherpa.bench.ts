@@ -12,7 +12,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { writeSherpaVitsPack } from "../support/models/tone-voice.ts";
 import { tempDir } from "../support/sawt.ts";
-import { ARABIC_IPA_SYMBOLS, idMap, startEngine } from "../tts/support.ts";
+import { ARABIC_IPA_SYMBOLS, idMap, startEngine, speechRequest } from "../tts/support.ts";
 import { median, timeRuns } from "./tts-support.ts";
 
 const RUNS = 30;
@@ -78,7 +78,7 @@ async function parent(): Promise<void> {
   const engine = await startEngine(models);
   const sawt: Measured[] = [];
   for (const [, input] of INPUTS) {
-    const speak = () => engine.service.synthesize(engine.service.parseRequest({ input, response_format: "pcm" }));
+    const speak = () => engine.service.synthesize(speechRequest({ input, response_format: "pcm" }));
     const { durationSeconds } = await speak();
     sawt.push({ ms: median(await timeRuns(RUNS, WARMUP, speak)), seconds: durationSeconds });
   }

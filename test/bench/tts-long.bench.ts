@@ -10,7 +10,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { codePointLength } from "../../src/tts/frontend/index.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
-import { startEngine } from "../tts/support.ts";
+import { startEngine, speechRequest } from "../tts/support.ts";
 import { tempDir } from "../support/sawt.ts";
 
 const SIZES = [6400, 12800, 25600, 51200];
@@ -43,12 +43,12 @@ interface Sample {
 
 async function child(size: number, format: string, modelsDir: string): Promise<void> {
   const engine = await startEngine(modelsDir);
-  const warm = engine.service.parseRequest({ input: SENTENCES.join(" "), response_format: format });
+  const warm = speechRequest({ input: SENTENCES.join(" "), response_format: format });
   await engine.service.synthesize(warm);
   Bun.gc(true);
   const rssBeforeMb = process.memoryUsage().rss / 2 ** 20;
   const input = textOf(size);
-  const request = engine.service.parseRequest({ input, response_format: format });
+  const request = speechRequest({ input, response_format: format });
   const sentences = engine.packs.voices.get("Yara")!.sentences(input).length;
   const started = performance.now();
   const result = await engine.service.synthesize(request);

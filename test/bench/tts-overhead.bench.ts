@@ -9,7 +9,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
-import { startEngine } from "../tts/support.ts";
+import { startEngine, speechRequest } from "../tts/support.ts";
 import { median, MULTI_INPUT, rawSession, sentenceIds, SHORT_INPUT, timeRuns, writeTextVoice } from "./tts-support.ts";
 
 const RUNS = 40;
@@ -44,7 +44,7 @@ for (const [name, input] of [
   // Same work check: the service's PCM is the raw outputs plus its sentence silences, nothing else.
   let rawSamples = 0;
   for (const ids of perSentence) rawSamples += await raw.run(ids);
-  const request = engine.service.parseRequest({ input, response_format: "pcm" });
+  const request = speechRequest({ input, response_format: "pcm" });
   const serviceSamples = (await engine.service.synthesize(request)).audio.byteLength / 2;
   const body = JSON.stringify({ input, response_format: "pcm" });
   const post = async (): Promise<number> => {
@@ -59,7 +59,7 @@ for (const [name, input] of [
   }
 
   const rawMs = median(await timeRuns(RUNS, WARMUP, async () => { for (const ids of perSentence) await raw.run(ids); }));
-  const serviceMs = median(await timeRuns(RUNS, WARMUP, () => engine.service.synthesize(engine.service.parseRequest({ input, response_format: "pcm" }))));
+  const serviceMs = median(await timeRuns(RUNS, WARMUP, () => engine.service.synthesize(speechRequest({ input, response_format: "pcm" }))));
   const httpMs = median(await timeRuns(RUNS, WARMUP, post));
   rows.push({ name, sentences: perSentence.length, ids: perSentence.reduce((n, ids) => n + ids.length, 0), raw: rawMs, service: serviceMs, http: httpMs });
 }

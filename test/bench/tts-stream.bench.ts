@@ -9,7 +9,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { prepareText } from "../../src/tts/frontend/index.ts";
 import { startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
-import { startEngine } from "../tts/support.ts";
+import { startEngine, speechRequest } from "../tts/support.ts";
 import { median, MULTI_INPUT, speakTimed, timeRuns, writeTextVoice } from "./tts-support.ts";
 
 const RUNS = 30;
@@ -41,7 +41,7 @@ async function streamRuns(input: string): Promise<{ first: number; total: number
   const totals = await timeRuns(RUNS, WARMUP, async () => {
     const started = performance.now();
     let first = -1;
-    for await (const _chunk of engine.service.synthesizeStream(engine.service.parseRequest({ input, response_format: "pcm" })).chunks) {
+    for await (const _chunk of engine.service.synthesizeStream(speechRequest({ input, response_format: "pcm" })).chunks) {
       if (first < 0) first = performance.now() - started;
     }
     firsts.push(first);

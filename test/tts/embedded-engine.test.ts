@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { DIALECTS, VOICES } from "../../src/tts/types.ts";
 import { DIALECT_VOICE, VOICE_SPECS } from "../../src/tts/voices.ts";
 import { tempDir } from "../support/sawt.ts";
-import { pcmToFloat, rms, startEngine } from "./support.ts";
+import { pcmToFloat, rms, startEngine, speechRequest } from "./support.ts";
 
 const ARABIC = "مرحبا بكم في خدمة العملاء.";
 const ENGLISH = "Welcome to customer service.";
@@ -41,7 +41,7 @@ describe("embedded espeak-ng engine", () => {
     for (const dialect of [undefined, ...DIALECTS]) {
       test(`does speak ${voice} with dialect ${dialect ?? "omitted"} through espeak-ng when no pack is installed`, async () => {
         const input = voice === "Yara_en" ? ENGLISH : ARABIC;
-        const result = await engine.service.synthesize(engine.service.parseRequest({ input, voice, response_format: "pcm", ...(dialect ? { dialect } : {}) }));
+        const result = await engine.service.synthesize(speechRequest({ input, voice, response_format: "pcm", ...(dialect ? { dialect } : {}) }));
         expect(result.engine).toBe("espeak-ng");
         const expectedVoice = voice === "Yara_en" || dialect === undefined || VOICE_SPECS[voice].dialects.includes(dialect) ? voice : DIALECT_VOICE[dialect];
         expect(result.voice).toBe(expectedVoice);
@@ -58,7 +58,7 @@ describe("embedded espeak-ng engine", () => {
   test("does give Yara, Sherine and Myriam distinct sounds when espeak-ng speaks them", async () => {
     const fingerprints = [];
     for (const voice of ["Yara", "Sherine", "Myriam"]) {
-      const result = await engine.service.synthesize(engine.service.parseRequest({ input: ARABIC, voice, response_format: "pcm" }));
+      const result = await engine.service.synthesize(speechRequest({ input: ARABIC, voice, response_format: "pcm" }));
       fingerprints.push({ voice, bytes: Bun.hash(result.audio), crossings: crossingRate(pcmToFloat(result.audio), result.sampleRate) });
     }
     expect(new Set(fingerprints.map((f) => f.bytes)).size).toBe(3);

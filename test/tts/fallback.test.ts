@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { AppError } from "../../src/errors/taxonomy.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { tempDir } from "../support/sawt.ts";
-import { ARABIC_TEXT_SYMBOLS, idMap, startEngine } from "./support.ts";
+import { ARABIC_TEXT_SYMBOLS, idMap, startEngine, speechRequest } from "./support.ts";
 
 const MAP = idMap(ARABIC_TEXT_SYMBOLS);
 /** The rate tells the packs apart in the output. */
@@ -22,7 +22,7 @@ async function packsDir(root: string, packs: readonly (keyof typeof RATES)[]): P
 }
 
 async function say(engine: Engine, body: Record<string, unknown>, header?: string) {
-  return engine.service.synthesize(engine.service.parseRequest({ input: "مرحبا", response_format: "wav", ...body }, header));
+  return engine.service.synthesize(speechRequest({ input: "مرحبا", response_format: "wav", ...body }, header));
 }
 
 describe("voice and dialect fallbacks with Yara and Sherine packs installed", () => {
@@ -110,7 +110,7 @@ describe("strict voices", () => {
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).status).toBe(400);
     expect((error as AppError).detail).toBe("Invalid voice. Allowed: Yara, Sherine, Myriam, Yara_en");
-    expect(() => engine.service.resolve(engine.service.parseRequest({ input: "x", voice: "Atheer" }))).toThrow("Invalid voice");
+    expect(engine.service.synthesize(speechRequest({ input: "x", voice: "Atheer" }))).rejects.toThrow("Invalid voice");
   });
 
   test("does still serve known voices when tts.strict_voices is on", async () => {

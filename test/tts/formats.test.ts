@@ -9,7 +9,7 @@ import { AUDIO_FORMATS, type AudioFormat } from "../../src/tts/types.ts";
 import { ffprobe } from "../support/audio.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { tempDir } from "../support/sawt.ts";
-import { ARABIC_TEXT_SYMBOLS, idMap, startEngine } from "./support.ts";
+import { ARABIC_TEXT_SYMBOLS, idMap, startEngine, speechRequest } from "./support.ts";
 
 const CODECS: Record<AudioFormat, string> = { mp3: "mp3", wav: "pcm_s16le", opus: "opus", flac: "flac", aac: "aac", pcm: "pcm_s16le" };
 const CONTENT_TYPES: Record<AudioFormat, string> = { mp3: "audio/mpeg", wav: "audio/wav", opus: "audio/ogg", flac: "audio/flac", aac: "audio/aac", pcm: "audio/pcm" };
@@ -30,7 +30,7 @@ describe("output formats", () => {
   for (const format of AUDIO_FORMATS) {
     for (const sampleRate of [undefined, 8000, 16000]) {
       test(`does encode ${format} that ffprobe reads back when sample_rate is ${sampleRate ?? "omitted"}`, async () => {
-        const result = await engine.service.synthesize(engine.service.parseRequest({ input: INPUT, response_format: format, ...(sampleRate ? { sample_rate: sampleRate } : {}) }));
+        const result = await engine.service.synthesize(speechRequest({ input: INPUT, response_format: format, ...(sampleRate ? { sample_rate: sampleRate } : {}) }));
         expect(result.format).toBe(format);
         expect(result.contentType).toBe(CONTENT_TYPES[format]);
         // Opus always decodes at 48 kHz; every other format keeps the voice's or the asked rate.

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { tempDir } from "../support/sawt.ts";
-import { ARABIC_TEXT_SYMBOLS, decodeSentences, idMap, pcmToFloat, SPECIAL, startEngine } from "./support.ts";
+import { ARABIC_TEXT_SYMBOLS, decodeSentences, idMap, pcmToFloat, SPECIAL, startEngine, speechRequest } from "./support.ts";
 
 const MAP = idMap(ARABIC_TEXT_SYMBOLS);
 const SYMBOL_OF = new Map<number, string>([...Object.entries(MAP).map(([s, id]) => [id, s] as const), [SPECIAL.space, " "]]);
@@ -34,7 +34,7 @@ describe("numbers in speech", () => {
   });
 
   test("does feed the model Arabic words, not digits, when the text says 150 ريال", async () => {
-    const result = await engine.service.synthesize(engine.service.parseRequest({ input: "150 ريال", response_format: "pcm" }));
+    const result = await engine.service.synthesize(speechRequest({ input: "150 ريال", response_format: "pcm" }));
     const [decoded] = decodeSentences(pcmToFloat(result.audio), result.sampleRate, 1);
     const text = spelled(decoded!.ids);
     expect(text).not.toMatch(/[0-9]/);
@@ -42,7 +42,7 @@ describe("numbers in speech", () => {
   });
 
   test("does read Arabic-Indic digits as words when the text says ٣٠ ريال", async () => {
-    const result = await engine.service.synthesize(engine.service.parseRequest({ input: "الرصيد ٣٠ ريال.", response_format: "pcm" }));
+    const result = await engine.service.synthesize(speechRequest({ input: "الرصيد ٣٠ ريال.", response_format: "pcm" }));
     const text = spelled(decodeSentences(pcmToFloat(result.audio), result.sampleRate, 1)[0]!.ids);
     expect(text).not.toMatch(/[0-9٠-٩]/);
     expect(text.startsWith("الرصيد ثلاثون")).toBe(true);

@@ -10,7 +10,7 @@ import { inspectTtsPacks } from "../../src/tts/packs.ts";
 import { GraphBuilder } from "../support/onnx/builder.ts";
 import { writePiperPack, writeSherpaVitsPack } from "../support/models/tone-voice.ts";
 import { tempDir } from "../support/sawt.ts";
-import { ARABIC_TEXT_SYMBOLS, idMap, startEngine } from "./support.ts";
+import { ARABIC_TEXT_SYMBOLS, idMap, startEngine, speechRequest } from "./support.ts";
 
 const MAP = idMap(ARABIC_TEXT_SYMBOLS);
 
@@ -57,7 +57,7 @@ describe("broken packs", () => {
     expect(broken.myriam).toContain("not a valid ONNX model");
     expect(broken.yara_en).toContain('no input "scales"');
     expect(engine.details.voices).toEqual({ Yara: "piper", Sherine: "piper", Myriam: "piper", Yara_en: "espeak-ng" });
-    const result = await engine.service.synthesize(engine.service.parseRequest({ input: "مرحبا", voice: "Sherine", response_format: "pcm" }));
+    const result = await engine.service.synthesize(speechRequest({ input: "مرحبا", voice: "Sherine", response_format: "pcm" }));
     expect(result).toMatchObject({ voice: "Yara", engine: "piper", sampleRate: 16000, fallback: "Sherine pack not installed, Yara pack used" });
   });
 

@@ -10,7 +10,7 @@ import { prepareText } from "../../src/tts/frontend/index.ts";
 import { sidFromAmplitude } from "../support/models/tone-decoder.ts";
 import { toneBaseSamples, toneSegmentSamples, writePiperPack, writeSherpaVitsPack } from "../support/models/tone-voice.ts";
 import { tempDir } from "../support/sawt.ts";
-import { ARABIC_IPA_SYMBOLS, ARABIC_TEXT_SYMBOLS, decodeSentences, expectedIds, idMap, pcmToFloat, silenceRuns, startEngine, wavToFloat } from "./support.ts";
+import { ARABIC_IPA_SYMBOLS, ARABIC_TEXT_SYMBOLS, decodeSentences, expectedIds, idMap, pcmToFloat, silenceRuns, startEngine, wavToFloat, speechRequest } from "./support.ts";
 
 const TEXT_MAP = idMap(ARABIC_TEXT_SYMBOLS);
 const IPA_MAP = idMap(ARABIC_IPA_SYMBOLS);
@@ -24,7 +24,7 @@ function textVoiceIds(text: string): number[][] {
 }
 
 async function speak(engine: Engine, body: Record<string, unknown>): Promise<{ samples: Float32Array; sampleRate: number; result: Awaited<ReturnType<Engine["service"]["synthesize"]>> }> {
-  const result = await engine.service.synthesize(engine.service.parseRequest({ response_format: "pcm", ...body }));
+  const result = await engine.service.synthesize(speechRequest({ response_format: "pcm", ...body }));
   return { samples: pcmToFloat(result.audio), sampleRate: result.sampleRate, result };
 }
 
@@ -72,7 +72,7 @@ describe("Piper text-phoneme voice", () => {
   }
 
   test("does keep the model's sample rate in WAV and report it when no sample_rate is asked", async () => {
-    const result = await engine.service.synthesize(engine.service.parseRequest({ input: "مرحبا", response_format: "wav" }));
+    const result = await engine.service.synthesize(speechRequest({ input: "مرحبا", response_format: "wav" }));
     const wav = wavToFloat(result.audio);
     expect(wav.sampleRate).toBe(16000);
     expect(result.sampleRate).toBe(16000);

@@ -10,7 +10,7 @@ import type { SpeechChunk } from "../../src/tts/types.ts";
 import { decodeToneAudio } from "../support/models/tone-decoder.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { tempDir } from "../support/sawt.ts";
-import { ARABIC_TEXT_SYMBOLS, idMap, silenceRuns, startEngine } from "./support.ts";
+import { ARABIC_TEXT_SYMBOLS, idMap, silenceRuns, startEngine, speechRequest } from "./support.ts";
 
 const INPUT = "مرحبا بكم. كيف حالك؟ شكرا لك.";
 
@@ -27,7 +27,7 @@ describe("streaming synthesis", () => {
   });
 
   test("does yield one chunk per sentence whose audio equals a whole synthesis", async () => {
-    const request = engine.service.parseRequest({ input: INPUT, response_format: "pcm" });
+    const request = speechRequest({ input: INPUT, response_format: "pcm" });
     const { resolution, chunks } = engine.service.synthesizeStream(request);
     expect(resolution).toEqual({ voice: "Yara", dialect: "ar-najdi", engine: "piper", fallback: undefined });
     const got: SpeechChunk[] = [];
@@ -51,7 +51,7 @@ describe("streaming synthesis", () => {
   });
 
   test("does hold the admission slot for the whole stream and give it back at the end", async () => {
-    const request = engine.service.parseRequest({ input: INPUT, response_format: "pcm" });
+    const request = speechRequest({ input: INPUT, response_format: "pcm" });
     const iterator = engine.service.synthesizeStream(request).chunks[Symbol.asyncIterator]();
     expect((await iterator.next()).done).toBe(false);
     // concurrency 1, queue 0: while the stream lives, another request is refused as busy.
@@ -64,7 +64,7 @@ describe("streaming synthesis", () => {
   });
 
   test("does release the slot when the consumer stops early", async () => {
-    const request = engine.service.parseRequest({ input: INPUT, response_format: "pcm" });
+    const request = speechRequest({ input: INPUT, response_format: "pcm" });
     for await (const chunk of engine.service.synthesizeStream(request).chunks) {
       expect(chunk.index).toBe(0);
       break;
@@ -74,7 +74,7 @@ describe("streaming synthesis", () => {
 
   test("does stop and release the slot when the caller aborts mid-stream", async () => {
     const controller = new AbortController();
-    const request = engine.service.parseRequest({ input: INPUT, response_format: "pcm" });
+    const request = speechRequest({ input: INPUT, response_format: "pcm" });
     const seen: number[] = [];
     const error = await (async () => {
       for await (const chunk of engine.service.synthesizeStream(request, { signal: controller.signal }).chunks) {
@@ -89,7 +89,7 @@ describe("streaming synthesis", () => {
 
   test("does free the slot on abort even when the consumer never resumes the stream", async () => {
     const controller = new AbortController();
-    const request = engine.service.parseRequest({ input: INPUT, response_format: "pcm" });
+    const request = speechRequest({ input: INPUT, response_format: "pcm" });
     const iterator = engine.service.synthesizeStream(request, { signal: controller.signal }).chunks[Symbol.asyncIterator]();
     expect((await iterator.next()).done).toBe(false);
     expect(engine.admission.stats.running).toBe(1);

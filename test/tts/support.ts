@@ -2,6 +2,8 @@
  * Helpers for TTS tests: constructed tone-voice packs with known id maps, a real TTS engine over
  * a models directory, and readers that turn the service's audio back into ids per sentence.
  */
+import { parseSpeechRequest } from "../../src/tts/schema.ts";
+import type { SpeechRequest } from "../../src/tts/types.ts";
 import { join } from "node:path";
 import { bytesToInt16, parseWavHeader } from "../../src/audio/wav.ts";
 import { loadConfig, type SawtConfig } from "../../src/config/config.ts";
@@ -124,4 +126,9 @@ export function rms(samples: Float32Array): number {
   let sum = 0;
   for (const x of samples) sum += x * x;
   return Math.sqrt(sum / Math.max(1, samples.length));
+}
+
+/** A speech request validated as REST validates a JSON body (default limits), for tests that call the service directly. */
+export function speechRequest(body: unknown, headerDialect: string | null = null): SpeechRequest {
+  return parseSpeechRequest(body, headerDialect, { tts: { max_input_chars: 51_200, blocked_patterns: [] } });
 }

@@ -9,7 +9,7 @@ import { prepareText } from "../../src/tts/frontend/index.ts";
 import { loadTashkeel } from "../../src/tts/tashkeel.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { tempDir } from "../support/sawt.ts";
-import { ARABIC_IPA_SYMBOLS, ARABIC_TEXT_SYMBOLS, decodeSentences, expectedIds, idMap, pcmToFloat, startEngine } from "./support.ts";
+import { ARABIC_IPA_SYMBOLS, ARABIC_TEXT_SYMBOLS, decodeSentences, expectedIds, idMap, pcmToFloat, startEngine, speechRequest } from "./support.ts";
 import { expectedHaraka, TASHKEEL_LENGTH, writeTashkeelPack } from "./tashkeel-model.ts";
 
 const LETTERS: Record<string, number> = { " ": 2, "م": 10, "ر": 11, "ح": 12, "ب": 13, "ا": 14, "ك": 15 };
@@ -50,7 +50,7 @@ describe("tashkeel", () => {
 
   test("does phonemise the diacritised text when an Arabic espeak voice speaks", async () => {
     expect(engine.details.tashkeel).toBe(true);
-    const result = await engine.service.synthesize(engine.service.parseRequest({ input: "مرحبا بكم", response_format: "pcm" }));
+    const result = await engine.service.synthesize(speechRequest({ input: "مرحبا بكم", response_format: "pcm" }));
     const [plain] = await phonemizeSentences(prepareText("مرحبا بكم", "ar"), "ar");
     const [marked] = await phonemizeSentences(prepareText(diacritised("مرحبا بكم"), "ar"), "ar");
     expect(expectedIds(marked!, IPA_MAP)).not.toEqual(expectedIds(plain!, IPA_MAP));
@@ -58,7 +58,7 @@ describe("tashkeel", () => {
   });
 
   test("does leave a text-phoneme voice's letters undiacritised", async () => {
-    const result = await engine.service.synthesize(engine.service.parseRequest({ input: "مرحبا", voice: "Sherine", response_format: "pcm" }));
+    const result = await engine.service.synthesize(speechRequest({ input: "مرحبا", voice: "Sherine", response_format: "pcm" }));
     expect(decodeSentences(pcmToFloat(result.audio), result.sampleRate, 1)[0]!.ids).toEqual(expectedIds(Array.from("مرحبا"), TEXT_MAP));
   });
 });

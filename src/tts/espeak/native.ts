@@ -5,6 +5,7 @@
  */
 
 import { CString, JSCallback, ptr, toArrayBuffer, type Pointer } from "bun:ffi";
+import { concatInt16 } from "../../audio/concat.ts";
 import type { Clause, Sentence } from "../frontend/sentences.ts";
 import type { EspeakInfo, SynthSettings } from "./protocol.ts";
 import { cstring, EspeakUnavailableError, locateLibrary, resolveDataPath, type EspeakSymbols } from "./locate.ts";
@@ -93,15 +94,6 @@ function sentencePhonemes(symbols: EspeakSymbols, sentence: Sentence): string[] 
   return Array.from(out.trim());
 }
 
-function concat(chunks: readonly Int16Array[]): Int16Array {
-  const out = new Int16Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
 
 /**
  * Locates, loads and initialises libespeak-ng; throws {@link EspeakUnavailableError} when the
@@ -175,7 +167,7 @@ export function openEspeak(env: Record<string, string | undefined>): NativeEspea
         sink = undefined;
       }
       if (status !== 0) throw new Error(`espeak_Synth failed with status ${status}`);
-      return concat(chunks);
+      return concatInt16(chunks);
     },
     close() {
       symbols.espeak_Terminate();

@@ -1,0 +1,185 @@
+/**
+ * The transport-free TTS contract: the typed speech request every door produces (declared once as
+ * a valibot schema, whose output type is what the service takes) and the {@link TtsService} that
+ * REST, WebSocket, gRPC and `sawt tts` call. No door re-implements validation, voice resolution or
+ * encoding; each only parses its own wire format into {@link SpeechFields} (see src/tts/schema.ts).
+ */
+import * as v from "valibot";
+import { AUDIO_FORMATS, type AudioFormat, MAX_TARGET_SAMPLE_RATE, MIN_TARGET_SAMPLE_RATE } from "../audio/formats.ts";
+import type { CallOptions } from "./call.ts";
+
+/** The spec's voices (Nouf and Atheer were removed; D1). The first is the default. */
+export const VOICES = ["Yara", "Sherine", "Myriam", "Yara_en"] as const;
+/** A built-in voice name. */
+export type BuiltinVoice = (typeof VOICES)[number];
+/** The default voice (D1). */
+export const DEFAULT_VOICE: BuiltinVoice = VOICES[0];
+
+/** The spec's dialects. */
+export const DIALECTS = ["ar-najdi", "ar-hijazi", "ar-qassimi", "ar-egyptian", "ar-levantine"] as const;
+/** One dialect. */
+export type Dialect = (typeof DIALECTS)[number];
+
+/** Speed bounds (spec: clamped silently, D6). */
+export const SPEED_MIN = 0.5;
+/** Upper speed bound. */
+export const SPEED_MAX = 2.0;
+
+/** A valid dialect from a body, message or header value, else undefined (D3: unknown = omitted). */
+export function knownDialect(value: string | null | undefined): Dialect | undefined {
+  const wanted = value?.trim().toLowerCase();
+  return DIALECTS.find((d) => d === wanted);
+}
+
+/** Clamps a speed into [{@link SPEED_MIN}, {@link SPEED_MAX}]; a non-finite value means 1. */
+export function clampSpeed(speed: number): number {
+  return Number.isFinite(speed) ? Math.min(SPEED_MAX, Math.max(SPEED_MIN, speed)) : 1;
+}
+
+/**
+ * The fields of a speech request, as every door hands them over after mapping its own wire names
+ * (gRPC `text` → `input`, `sample_rate_hz` → `sample_rate`). REST's JSON body is exactly this
+ * object; unknown fields (e.g. OpenAI's `model`) are ignored and null counts as omitted.
+ */
+export const SpeechFieldsSchema = v.object(
+  {
+    input: v.nullish(
+      v.pipe(
+        v.string("Expected a string"),
+        v.description("Text to speak, at most 51,200 characters (Unicode code points). Markup, script URIs and template syntax are refused."),
+        v.examples(["مرحبا بكم في خدمة العملاء، كيف يمكنني مساعدتك اليوم؟"]),
+        v.metadata({ required: true }),
+      ),
+    ),
+    voice: v.nullish(
+      v.pipe(
+        v.string("Expected a string"),
+        v.description(`Voice: ${VOICES.join(", ")} (default ${DEFAULT_VOICE}) or a cloned voice_id. A removed or unknown voice falls back to ${DEFAULT_VOICE}; X-TTS-Fallback says so.`),
+        v.examples(["Yara"]),
+      ),
+    ),
+    response_format: v.nullish(
+      v.pipe(
+        v.string("Expected a string"),
+        v.description("Audio format (default mp3): mp3 audio/mpeg, wav audio/wav, opus audio/ogg, flac audio/flac, aac audio/aac (ADTS), pcm audio/pcm (s16le mono, rate in X-Sample-Rate)."),
+        v.metadata({ enum: AUDIO_FORMATS }),
+        v.examples(["mp3"]),
+      ),
+    ),
+    speed: v.nullish(v.pipe(v.number("Expected a number"), v.description("Speaking rate; values outside 0.5–2.0 are clamped (default 1.0)."), v.examples([1.0]))),
+    dialect: v.nullish(
+      v.pipe(
+        v.string("Expected a string"),
+        v.description(`One of ${DIALECTS.join(", ")}. Beats the X-TTS-Dialect header; an unknown value counts as omitted (the voice's own dialect).`),
+        v.metadata({ enum: DIALECTS }),
+        v.examples(["ar-najdi"]),
+      ),
+    ),
+    sample_rate: v.nullish(
+      v.pipe(
+        v.number("Expected a number"),
+        v.integer("Expected an integer"),
+        v.minValue(MIN_TARGET_SAMPLE_RATE, `Must be at least ${MIN_TARGET_SAMPLE_RATE}`),
+        v.maxValue(MAX_TARGET_SAMPLE_RATE, `Must be at most ${MAX_TARGET_SAMPLE_RATE}`),
+        v.description("Extension: resample the output (Hz), e.g. 8000 for telephony. Default: the voice's rate."),
+        v.examples([8000]),
+      ),
+    ),
+  },
+  "Expected a JSON object",
+);
+
+/** The fields as sent (after type validation). */
+export type SpeechFields = v.InferOutput<typeof SpeechFieldsSchema>;
+
+/**
+ * The speech request the TTS service takes: the fields with D3/D6/D8 defaults applied (voice
+ * trimmed or the default, speed clamped, a known dialect or none, mp3 by default). Its output type
+ * is {@link SpeechRequest}. The config-dependent 400 rules (empty, length, format list, blocked
+ * content) run after it, in src/tts/schema.ts `parseSpeech`, the only place requests are made.
+ */
+export const SpeechRequestSchema = v.pipe(
+  SpeechFieldsSchema,
+  v.transform((fields) => ({
+    input: fields.input ?? "",
+    voice: fields.voice?.trim() || DEFAULT_VOICE,
+    // Checked against AUDIO_FORMATS by parseSpeech before any service sees the request.
+    responseFormat: (fields.response_format ?? "mp3") as AudioFormat,
+    speed: clampSpeed(fields.speed ?? 1.0),
+    dialect: knownDialect(fields.dialect),
+    sampleRate: fields.sample_rate ?? undefined,
+  })),
+);
+
+/** A validated speech request (D3, D6, D7, D8 applied). */
+export type SpeechRequest = Readonly<v.InferOutput<typeof SpeechRequestSchema>>;
+
+/** Which engine produced audio. */
+export type TtsEngineName = "piper" | "vits" | "espeak-ng" | "cloned";
+
+/** What was actually used (D2): reported in X-TTS-* headers and gRPC responses. */
+export interface SpeechResolution {
+  readonly voice: string;
+  readonly dialect: Dialect | "en";
+  readonly engine: TtsEngineName;
+  /** Why a fallback happened, when one did (X-TTS-Fallback). */
+  readonly fallback: string | undefined;
+}
+
+/** A finished synthesis. */
+export interface SpeechResult extends SpeechResolution {
+  readonly audio: Uint8Array;
+  readonly format: AudioFormat;
+  readonly contentType: string;
+  readonly sampleRate: number;
+  readonly durationSeconds: number;
+}
+
+/** One sentence of streamed synthesis, as raw PCM. */
+export interface SpeechChunk {
+  readonly pcm: Float32Array;
+  readonly sampleRate: number;
+  readonly index: number;
+  readonly last: boolean;
+}
+
+/**
+ * An encoded synthesis streamed as it is produced: what speaks, what the client will decode, and
+ * the bytes. It exists only once the first audio is known (which fixes the rate), so a door can
+ * send its start message or headers from it; errors known before then are thrown instead.
+ */
+export interface EncodedSpeechStream extends SpeechResolution {
+  readonly format: AudioFormat;
+  readonly contentType: string;
+  /** The rate a client decoding the bytes gets (`X-Sample-Rate`). */
+  readonly sampleRate: number;
+  /** The encoded bytes, sentence by sentence; cancelling it stops synthesis and frees the slot. */
+  readonly audio: ReadableStream<Uint8Array>;
+}
+
+/** A voice as listed by GET /v1/tts/voices. */
+export interface VoiceInfo {
+  readonly voice_id: string;
+  readonly name: string;
+  readonly type: "builtin" | "cloned";
+  readonly language: string;
+  readonly dialects: readonly string[];
+  readonly engine: TtsEngineName;
+  readonly status?: "training" | "ready" | "failed";
+}
+
+/** The TTS service all front doors call. */
+export interface TtsService {
+  /** Synthesises and encodes a whole request (admission-controlled). */
+  synthesize(request: SpeechRequest, options?: CallOptions): Promise<SpeechResult>;
+  /** Synthesises sentence by sentence (admission-controlled); PCM at the voice's rate. */
+  synthesizeStream(request: SpeechRequest, options?: CallOptions): { resolution: SpeechResolution; chunks: AsyncIterable<SpeechChunk> };
+  /**
+   * The one streaming start-up every streaming door shares: resolves the voice, waits for the first
+   * audio (which fixes the rate), and encodes the rest as it is synthesised. Throws AppError before
+   * any byte when the request cannot be served, including `Synthesis produced no audio`.
+   */
+  synthesizeEncodedStream(request: SpeechRequest, options?: CallOptions): Promise<EncodedSpeechStream>;
+  /** Built-in voices plus the caller's cloned voices. */
+  listVoices(keyId?: string): VoiceInfo[];
+}

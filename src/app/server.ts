@@ -25,7 +25,8 @@ import { httpPlugins } from "../http/plugins.ts";
 import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
 import { engineLoaders } from "./engine-loaders.ts";
-import { startEngines, type AnyEngineLoader, type RunningEngines } from "./engines.ts";
+import type { AnyEngineLoader } from "../core/engines.ts";
+import { startEngines, type RunningEngines } from "./engines.ts";
 
 /** A running service. */
 export interface RunningServer {

@@ -5,7 +5,7 @@
  * {@link createTtsEngine}.
  */
 import type { AppContext } from "../app/context.ts";
-import { EngineLoadError, type EngineLoader } from "../app/engines.ts";
+import { EngineLoadError, type EngineLoader } from "../core/engines.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
@@ -15,7 +15,11 @@ import { probeEspeak, type EspeakStatus } from "./espeak/library.ts";
 import { loadTtsPacks, type TtsPacks } from "./packs.ts";
 import { parseSpeechRequest } from "./schema.ts";
 import { SawtTtsService } from "./service.ts";
-import { readSpeakerEncoderConfig, SpeakerEncoder } from "../voices/encoder.ts";
+import { firstLine } from "../models/errors.ts";
+import { inspectModels, packsOfRole } from "../models/inspect.ts";
+import { loadPack } from "../models/load.ts";
+import { ENCODER_MODEL_MISSING } from "../voices/encoder/config.ts";
+import type { SpeakerEncoder } from "../voices/encoder/model.ts";
 
 /** A built TTS engine. */
 export interface TtsEngine {
@@ -106,11 +110,12 @@ async function configureCloning(ctx: AppContext, engine: TtsEngine): Promise<{ d
   const ttsEmbeddingDim = engine.packs.loaded.find((p) => p.embeddingDim !== undefined)?.embeddingDim;
   let encoder: SpeakerEncoder | undefined;
   let problem: string | undefined;
-  try {
-    const config = readSpeakerEncoderConfig(ctx.config.paths.models_dir);
-    if (config) encoder = await SpeakerEncoder.load(config);
-  } catch (error) {
-    problem = `speaker-encoder pack broken: ${(error as Error).message.split("\n")[0]}`;
+  const pack = packsOfRole(inspectModels(ctx.config.paths.models_dir), "speaker-encoder")[0];
+  // A speaker-encoder folder without a model is no encoder at all, not a broken one.
+  const result = pack === undefined || (!pack.ok && pack.reason === ENCODER_MODEL_MISSING) ? undefined : pack.ok ? await loadPack(pack) : pack;
+  if (result?.ok) encoder = result.model as SpeakerEncoder;
+  else if (result) {
+    problem = `speaker-encoder pack broken: ${firstLine(result.reason)}`;
     ctx.log.warn("speaker-encoder pack skipped", { reason: problem });
   }
   ctx.voices.configure({ encoder, ttsEmbeddingDim });

@@ -10,7 +10,7 @@ import { decodeAudioFile } from "../audio/decode.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import type { Logger } from "../log/logger.ts";
 import type { VoiceInfo } from "../tts/types.ts";
-import type { SpeakerEncoder } from "./encoder.ts";
+import type { SpeakerEncoder } from "./encoder/model.ts";
 import type { ClonedVoice, ClonedVoiceStore } from "./store.ts";
 
 /** Bounds on what one cloning request may carry. */

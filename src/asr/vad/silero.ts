@@ -5,8 +5,8 @@
  * `output` [1, 1] speech probability, `stateN`.
  */
 import type { Tensor } from "onnxruntime-node";
-import type { OnnxModelInfo } from "../../runtime/onnx-metadata.ts";
-import { f32, floatData, i64, missingIo, openSession, ortModule, type RunnerSession } from "../onnx.ts";
+import { missingIo, type OnnxModelInfo } from "../../models/header.ts";
+import { f32, floatData, i64, openSession, ortModule, type RunnerSession } from "../onnx.ts";
 import { ASR_SAMPLE_RATE, VAD_WINDOW, type VadStream, type VoiceActivityDetector } from "../recognizer.ts";
 
 /** File name of a Silero pack. */

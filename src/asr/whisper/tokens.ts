@@ -4,7 +4,7 @@
  * Arabic letter (two UTF-8 bytes) is often split across two pieces, so text is only decoded after
  * the bytes of all pieces are joined.
  */
-import { PackError } from "../metadata.ts";
+import { PackError } from "../../models/errors.ts";
 
 /** Parses tokens.txt into id → bytes; throws {@link PackError} on a malformed line. */
 export function parseWhisperTokens(text: string, label: string): Map<number, Uint8Array> {

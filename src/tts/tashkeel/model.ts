@@ -12,13 +12,13 @@
  * Existing harakat are stripped first (the model predicts them afresh); text longer than L is
  * processed in windows of L characters.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Tensor } from "onnxruntime-node";
-import { readOnnxModelInfoFile } from "../runtime/onnx-metadata.ts";
-import { loadOrt } from "../runtime/ort.ts";
-import { createSession, type CreatedSession } from "../runtime/sessions.ts";
-import { PackError } from "./piper/config.ts";
+import { PackError } from "../../models/errors.ts";
+import { readModelHeader } from "../../models/header.ts";
+import { loadOrt } from "../../runtime/ort.ts";
+import { createSession, type CreatedSession } from "../../runtime/sessions.ts";
 
 /** Files of a tashkeel pack. */
 export const TASHKEEL_FILES = { model: "model.onnx", inputMap: "input_id_map.json", targetMap: "target_id_map.json" } as const;
@@ -33,11 +33,6 @@ export interface Tashkeel {
   /** Adds harakat to Arabic text. */
   diacritize(text: string): Promise<string>;
   release(): Promise<void>;
-}
-
-/** True when `dir` holds the tashkeel contract's files. */
-export function isTashkeelPack(dir: string): boolean {
-  return Object.values(TASHKEEL_FILES).every((file) => existsSync(join(dir, file)));
 }
 
 function readMap(path: string): Record<string, unknown> {
@@ -64,12 +59,7 @@ export async function loadTashkeel(dir: string): Promise<Tashkeel> {
     targets.set(Number(id), marks);
   }
   const modelPath = join(dir, TASHKEEL_FILES.model);
-  let info;
-  try {
-    info = readOnnxModelInfoFile(modelPath);
-  } catch (error) {
-    throw new PackError((error as Error).message);
-  }
+  const info = readModelHeader(modelPath);
   const input = info.inputs[0];
   const output = info.outputs[0];
   if (!input || info.inputs.length !== 1) throw new PackError("tashkeel model must take exactly one input (character ids)");

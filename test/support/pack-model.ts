@@ -4,13 +4,17 @@
  * real engines load packs through the model registry (src/models/); this helper only serves
  * test loaders (test/support/slow-engine.ts, test/runtime/engines.test.ts).
  */
+import { EngineLoadError } from "../../src/core/engines.ts";
 import type { BrokenPack } from "../../src/models/errors.ts";
 import { createSession, type CreatedSession } from "../../src/runtime/sessions.ts";
 
-/** One pack is unusable; `reason` is one line saying why. */
-export class BrokenPackError extends Error {
+/**
+ * One pack is unusable; `reason` is one line saying why. An EngineLoadError, so a test loader
+ * that lets it escape fails its engine with the pack in health's broken_packs.
+ */
+export class BrokenPackError extends EngineLoadError {
   constructor(readonly pack: string, readonly reason: string) {
-    super(`model pack ${pack}: ${reason}`);
+    super(`model pack ${pack}: ${reason}`, [{ pack, reason }]);
     this.name = "BrokenPackError";
   }
 

@@ -4,9 +4,9 @@
  * an embedding [1, D] (metadata `output_dim`, `sample_rate` 16000, optional
  * `feature_normalize_type`), checked from the model header without a session.
  */
+import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ASR_SAMPLE_RATE } from "../../asr/recognizer.ts";
 import { PackError } from "../../models/errors.ts";
 import { packFiles, type PackFiles } from "../../models/pack.ts";
 
@@ -39,8 +39,8 @@ export function configureSpeakerEncoder(pack: PackFiles): SpeakerEncoderConfig {
   const featureDim = Number(info.metadata.feat_dim ?? (typeof input.dims[2] === "number" ? input.dims[2] : 80));
   const embeddingDim = Number(info.metadata.output_dim ?? (typeof output.dims?.[1] === "number" ? output.dims[1] : NaN));
   if (!Number.isInteger(embeddingDim) || embeddingDim <= 0) throw new PackError("speaker-encoder: output_dim metadata or a fixed output dimension is required");
-  const rate = Number(info.metadata.sample_rate ?? ASR_SAMPLE_RATE);
-  if (rate !== ASR_SAMPLE_RATE) throw new PackError(`speaker-encoder: sample_rate ${rate} unsupported (${ASR_SAMPLE_RATE} only)`);
+  const rate = Number(info.metadata.sample_rate ?? SPEECH_SAMPLE_RATE);
+  if (rate !== SPEECH_SAMPLE_RATE) throw new PackError(`speaker-encoder: sample_rate ${rate} unsupported (${SPEECH_SAMPLE_RATE} only)`);
   const normalize = info.metadata.feature_normalize_type === "none" ? "none" : "per_feature";
   return Object.freeze({ modelPath: pack.path(MODEL), inputName: input.name, outputName: output.name, featureDim, embeddingDim, normalize });
 }

@@ -9,7 +9,8 @@ import { setFfmpegConcurrency } from "../audio/ffmpeg.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
-import { loadAsrPacks, type BrokenPack, type LoadedAsrPacks } from "./packs.ts";
+import type { BrokenPack } from "../models/errors.ts";
+import { loadAsrPacks, type LoadedAsrPacks } from "./packs.ts";
 import type { Recognizer } from "./recognizer.ts";
 import { AsrEngineService, type InferenceObserver } from "./service.ts";
 

@@ -11,7 +11,6 @@ import { inspectModels, packsOfRole, type ConfiguredPack } from "../models/inspe
 import { loadPack } from "../models/load.ts";
 import type { DialectIdentifier, Recognizer, VoiceActivityDetector } from "./recognizer.ts";
 
-export type { BrokenPack } from "../models/errors.ts";
 
 /** What a pack does for the ASR engine, as health details and doctor name it. */
 export type AsrPackRole = "recognizer" | "vad" | "dialect";

@@ -21,7 +21,9 @@ const UNRECOGNISED = "no pack family recognises these files";
 /** Describes every folder under `modelsDir`, in folder-name order. */
 export function describeModels(modelsDir: string): CatalogEntry[] {
   const inspection = inspectModels(modelsDir);
-  const entries: CatalogEntry[] = inspection.unclaimed.map(({ name, dir, files }) => ({ name, dir, files, serves: undefined, problems: [UNRECOGNISED] }));
+  const entries: CatalogEntry[] = inspection.unclaimed.map(({ name, dir, files }) => {
+    return { name, dir, files, serves: undefined, problems: [UNRECOGNISED] };
+  });
   const servedVoices = new Set<string>();
   for (const entry of inspection.packs) {
     const { name, dir, files } = entry.pack;

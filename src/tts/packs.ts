@@ -13,7 +13,6 @@ import type { Tashkeel } from "./tashkeel/model.ts";
 import type { BuiltinVoice } from "./types.ts";
 import { voiceOfFolder, type LoadedVoice, type VoiceFacts, type VoicePackConfig } from "./voice-family.ts";
 
-export type { BrokenPack } from "../models/errors.ts";
 
 /** What one voice pack folder holds (for health details, doctor and `models list`). */
 export interface VoicePackSummary extends VoiceFacts {
@@ -91,7 +90,15 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger): Promise<T
     const facts = renderer.facts;
     voices.set(voice, renderer);
     loaded.push(summary(name, voice, facts));
-    logger.info("tts pack loaded", { pack: name, voice, family: facts.family, sample_rate: facts.sampleRate, phoneme_type: facts.phonemeType, speakers: facts.speakers, provider: renderer.provider });
+    logger.info("tts pack loaded", {
+      pack: name,
+      voice,
+      family: facts.family,
+      sample_rate: facts.sampleRate,
+      phoneme_type: facts.phonemeType,
+      speakers: facts.speakers,
+      provider: renderer.provider,
+    });
   }
   return {
     voices,

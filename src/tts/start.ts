@@ -112,7 +112,8 @@ async function configureCloning(ctx: AppContext, engine: TtsEngine): Promise<{ d
   let problem: string | undefined;
   const pack = packsOfRole(inspectModels(ctx.config.paths.models_dir), "speaker-encoder")[0];
   // A speaker-encoder folder without a model is no encoder at all, not a broken one.
-  const result = pack === undefined || (!pack.ok && pack.reason === ENCODER_MODEL_MISSING) ? undefined : pack.ok ? await loadPack(pack) : pack;
+  const absent = pack === undefined || (!pack.ok && pack.reason === ENCODER_MODEL_MISSING);
+  const result = absent ? undefined : pack.ok ? await loadPack(pack) : pack;
   if (result?.ok) encoder = result.model as SpeakerEncoder;
   else if (result) {
     problem = `speaker-encoder pack broken: ${firstLine(result.reason)}`;

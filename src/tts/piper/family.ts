@@ -23,7 +23,8 @@ const errorText = (error: unknown): string => (error instanceof Error ? error.me
 /** Checks the graph from the header and freezes the pack's facts. */
 function withFacts(pack: PackFiles, model: string, voice: VoiceConfig): PiperPackConfig {
   const graph = checkVoiceGraph(pack.header(model), voice.numSpeakers);
-  const facts = { family: voice.family, sampleRate: voice.sampleRate, phonemeType: voice.phonemeType, speakers: voice.numSpeakers, embeddingDim: graph.embeddingDim };
+  const { family, sampleRate, phonemeType, numSpeakers: speakers } = voice;
+  const facts = { family, sampleRate, phonemeType, speakers, embeddingDim: graph.embeddingDim };
   return Object.freeze({ voice, facts: Object.freeze(facts) });
 }
 

@@ -1,12 +1,14 @@
 /**
  * The tashkeel (Arabic diacritisation) family: the `tashkeel/` folder (any case). Inspection
- * checks only that the contract's three files are there; the id maps and the graph are read and
- * checked when the model loads (./model.ts), where a bad pack is reported with its reason.
+ * checks only that the contract's three files are there (what doctor has always reported); the
+ * id maps and the graph are read and checked when the model loads (./config.ts, called by
+ * ./model.ts), where a bad pack is reported with its reason.
  */
 import { PackError } from "../../models/errors.ts";
 import type { Family } from "../../models/family.ts";
 import { voiceLoadFailure } from "../voice-family.ts";
-import { loadTashkeel, TASHKEEL_FILES, type Tashkeel } from "./model.ts";
+import { TASHKEEL_FILES } from "./config.ts";
+import { loadTashkeel, type Tashkeel } from "./model.ts";
 
 /** Why a `tashkeel/` folder without the contract's files cannot serve. */
 const MISSING_FILES = "needs model.onnx, input_id_map.json and target_id_map.json";

@@ -52,6 +52,10 @@ describe("a TTS family registered from test code", () => {
     expect(health.broken_packs).toEqual([{ pack: "sherine", reason: "sine.json sample_rate must be a positive number" }]);
   });
 
+  test("does refuse a second family of the same name", () => {
+    expect(() => registerFamily({ ...sineFamily })).toThrow("model family sine is already registered");
+  });
+
   test("does speak the family's tone over REST when its voice is asked for", async () => {
     const { key } = sawt.server.ctx.keys.create({ name: "sine", rpm: 60 });
     const res = await fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, {

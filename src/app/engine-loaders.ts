@@ -1,11 +1,11 @@
 /**
- * The engine loaders of this build, at most one per engine (see src/app/engines.ts for the
+ * The engine loaders of this build, at most one per engine (see src/core/engines.ts for the
  * contract). The TTS and ASR features register theirs here, e.g.
  * `export const engineLoaders: readonly AnyEngineLoader[] = [ttsEngineLoader, asrEngineLoader];`.
  */
 import { asrEngineLoader } from "../asr/engine.ts";
 import { ttsEngineLoader } from "../tts/start.ts";
-import type { AnyEngineLoader } from "./engines.ts";
+import type { AnyEngineLoader } from "../core/engines.ts";
 
 /** Every engine loader started by `sawt serve`. */
 export const engineLoaders: readonly AnyEngineLoader[] = [ttsEngineLoader, asrEngineLoader];

@@ -1,6 +1,6 @@
 /**
- * Engine start-up. Each engine (TTS, ASR) is loaded by an {@link EngineLoader} registered in
- * src/app/engine-loaders.ts: it reads its model packs, opens and warms sessions, and returns the
+ * Engine start-up. Each engine (TTS, ASR) is loaded by an EngineLoader (contract in
+ * src/core/engines.ts) registered in src/app/engine-loaders.ts: it reads its model packs, opens and warms sessions, and returns the
  * transport-free service, which start-up puts on the context (`ctx.tts`, `ctx.asr`). Start-up
  * runs every loader concurrently after the ports are bound (health answers 503 "… engine not
  * initialized" meanwhile) and moves each engine's state
@@ -8,99 +8,10 @@
  * down: a loader skips it and reports it (`brokenPacks`), or — when the engine cannot serve at all
  * — throws, and the reason and broken packs land in that engine's health details and the log.
  */
-import type { AsrService } from "../asr/types.ts";
-import type { Logger } from "../log/logger.ts";
+import { EngineLoadError, type AnyEngineLoader, type BrokenPack, type EngineLoader, type EngineName, type EngineServices, type LoadedEngine } from "../core/engines.ts";
 import { chooseDevice, deviceDetails, type DeviceChoice } from "../runtime/devices.ts";
-import { createSession, useDevice, type CreatedSession } from "../runtime/sessions.ts";
-import type { TtsService } from "../tts/types.ts";
+import { useDevice } from "../runtime/sessions.ts";
 import type { AppContext } from "./context.ts";
-
-/** The engines a loader can load. */
-export type EngineName = "tts" | "asr";
-
-/** The service type each engine serves. */
-export interface EngineServices {
-  readonly tts: TtsService;
-  readonly asr: AsrService;
-}
-
-/** A model pack that could not be used, and why (shown in health details, doctor and logs). */
-export interface BrokenPack {
-  /** The pack folder name under the models directory. */
-  readonly pack: string;
-  /** One line, no secrets: e.g. `model.onnx: Failed to load model because protobuf parsing failed.` */
-  readonly reason: string;
-}
-
-/** What a loader hands back. */
-export interface LoadedEngine<S> {
-  readonly service: S;
-  /** Health details of the engine (packs, voices, models…); device details are added for you. */
-  readonly details?: Readonly<Record<string, unknown>>;
-  /** Packs skipped because they are broken; the engine serves with the rest. */
-  readonly brokenPacks?: readonly BrokenPack[];
-  /** Releases sessions (and their worker threads) at shutdown. */
-  close?(): Promise<void>;
-}
-
-/** What a loader gets. */
-export interface EngineLoadContext {
-  readonly app: AppContext;
-  /** The execution provider decision; sessions from `createSession` already use it. */
-  readonly device: DeviceChoice;
-  readonly log: Logger;
-}
-
-/** Loads one engine. Register instances in src/app/engine-loaders.ts. */
-export interface EngineLoader<K extends EngineName = EngineName> {
-  readonly engine: K;
-  /**
-   * Loads packs, creates and warms sessions (`createSession`, `warmUp`, {@link openPackModel}).
-   * Throw (preferably {@link EngineLoadError} with the broken packs) when the engine cannot serve;
-   * a broken pack the engine can do without goes into `brokenPacks` instead.
-   */
-  load(context: EngineLoadContext): Promise<LoadedEngine<EngineServices[K]>>;
-}
-
-/** Any registered loader. */
-export type AnyEngineLoader = EngineLoader<"tts"> | EngineLoader<"asr">;
-
-/** The engine cannot serve; `message` is the reason shown in health, `brokenPacks` what broke. */
-export class EngineLoadError extends Error {
-  constructor(
-    message: string,
-    readonly brokenPacks: readonly BrokenPack[] = [],
-    /** Health details worth showing even though the engine failed (what was found, versions…). */
-    readonly details: Readonly<Record<string, unknown>> = {},
-  ) {
-    super(message);
-    this.name = "EngineLoadError";
-  }
-}
-
-/** One pack is unusable; `reason` is one line saying why. */
-export class BrokenPackError extends Error {
-  constructor(readonly pack: string, readonly reason: string) {
-    super(`model pack ${pack}: ${reason}`);
-    this.name = "BrokenPackError";
-  }
-
-  /** As a {@link BrokenPack} record. */
-  toBrokenPack(): BrokenPack {
-    return { pack: this.pack, reason: this.reason };
-  }
-}
-
-/** Opens `file` of pack `pack` as a session; a file onnxruntime cannot load becomes a BrokenPackError. */
-export async function openPackModel(pack: string, file: string, label = file.split("/").pop() ?? file): Promise<CreatedSession> {
-  try {
-    return await createSession(file, { label: `${pack}/${label}` });
-  } catch (error) {
-    // onnxruntime names the full path; health endpoints are open, so only the file name is kept.
-    const why = (error as Error).message.split("\n")[0]!.replaceAll(file, label);
-    throw new BrokenPackError(pack, `${label}: ${why}`);
-  }
-}
 
 /** Loaded engines of a running service. */
 export interface RunningEngines {
@@ -111,9 +22,7 @@ export interface RunningEngines {
 }
 
 function brokenPacksOf(error: unknown): BrokenPack[] {
-  if (error instanceof EngineLoadError) return [...error.brokenPacks];
-  if (error instanceof BrokenPackError) return [error.toBrokenPack()];
-  return [];
+  return error instanceof EngineLoadError ? [...error.brokenPacks] : [];
 }
 
 async function startOne<K extends EngineName>(ctx: AppContext, name: K, loader: EngineLoader<K> | undefined, device: DeviceChoice, loaded: Array<LoadedEngine<unknown>>): Promise<void> {

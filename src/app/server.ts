@@ -23,7 +23,8 @@ import { startGrpcServer, stopGrpcServer, type BoundGrpcServer, type GrpcRegistr
 import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
 import { engineLoaders } from "./engine-loaders.ts";
-import { startEngines, type AnyEngineLoader, type RunningEngines } from "./engines.ts";
+import type { AnyEngineLoader } from "../core/engines.ts";
+import { startEngines, type RunningEngines } from "./engines.ts";
 import { createHttpApp, httpListenOptions, settleRequestLogs, type FeaturePlugin } from "./http-app.ts";
 import { httpPlugins } from "./http-plugins.ts";
 

@@ -4,12 +4,13 @@
  * back the service plus the details health endpoints show. Used by the server's engine start-up
  * (through {@link asrEngineLoader}) and by the offline `sawt asr` command alike.
  */
-import { EngineLoadError, type EngineLoader } from "../app/engines.ts";
+import { EngineLoadError, type EngineLoader } from "../core/engines.ts";
 import { setFfmpegConcurrency } from "../audio/ffmpeg.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
-import { loadAsrPacks, type BrokenPack, type LoadedAsrPacks } from "./packs.ts";
+import type { BrokenPack } from "../models/errors.ts";
+import { loadAsrPacks, type LoadedAsrPacks } from "./packs.ts";
 import type { Recognizer } from "./recognizer.ts";
 import { AsrEngineService, type InferenceObserver } from "./service.ts";
 

@@ -1,10 +1,8 @@
 /**
- * The slice of ONNX that the ASR runners use: a session that runs feeds to outputs, tensor
- * constructors, and checks of a pack's declared inputs/outputs (read from the file header before
- * any session exists, so a broken pack is reported without loading it).
+ * The slice of onnxruntime that the ASR runners use: a session that runs feeds to outputs, tensor
+ * constructors and argmax. (Pack headers are read before any session by src/models/header.ts.)
  */
 import type { Tensor } from "onnxruntime-node";
-import type { OnnxModelInfo } from "../runtime/onnx-metadata.ts";
 import { loadOrt, type Ort } from "../runtime/ort.ts";
 import { createSession } from "../runtime/sessions.ts";
 
@@ -57,21 +55,6 @@ export function floatData(tensor: Tensor | undefined, name: string): Float32Arra
   if (tensor === undefined) throw new Error(`model returned no ${name}`);
   if (!(tensor.data instanceof Float32Array)) throw new Error(`${name} is ${tensor.type}, expected float32`);
   return tensor.data;
-}
-
-/**
- * Problems with a model's declared graph inputs/outputs: each required name must be present;
- * returns human-readable reasons (empty when fine).
- */
-export function missingIo(info: OnnxModelInfo, inputs: readonly string[], outputs: readonly string[], label: string): string[] {
-  const problems: string[] = [];
-  const haveIn = new Set(info.inputs.map((i) => i.name));
-  const haveOut = new Set(info.outputs.map((o) => o.name));
-  const lackIn = inputs.filter((n) => !haveIn.has(n));
-  const lackOut = outputs.filter((n) => !haveOut.has(n));
-  if (lackIn.length > 0) problems.push(`${label} lacks input ${lackIn.join(", ")}`);
-  if (lackOut.length > 0) problems.push(`${label} lacks output ${lackOut.join(", ")}`);
-  return problems;
 }
 
 /** Index of the largest value in `row[from, to)`, skipping indices for which `skip` is true. */

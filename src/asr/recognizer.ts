@@ -5,9 +5,6 @@
  * them from installed packs; the service never asks which family it holds.
  */
 
-/** Sample rate of everything below. */
-export const ASR_SAMPLE_RATE = 16000;
-
 /** A word with times in seconds relative to the recognised segment. */
 export interface RecognizedWord {
   readonly word: string;

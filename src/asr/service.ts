@@ -6,12 +6,13 @@
  * segment recognised in order. Streams go through the very same segmentation, so a stream's final
  * results are the segments a file upload of the same audio yields.
  */
+import { SPEECH_SAMPLE_RATE } from "../audio/speech-rate.ts";
 import { decodeAudioFile } from "../audio/decode.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import type { Admission } from "../runtime/admission.ts";
 import type { CallOptions } from "../core/call.ts";
 import type { LoadedAsrPacks } from "./packs.ts";
-import { ASR_SAMPLE_RATE, type Recognizer, type VoiceActivityDetector } from "./recognizer.ts";
+import type { Recognizer, VoiceActivityDetector } from "./recognizer.ts";
 import type { AsrService, StreamingResult, Transcript, TranscriptSegment } from "./types.ts";
 import { createEnergyDetector } from "./vad/energy.ts";
 import { segmentSpeech, SpeechTracker, type SpeechPiece } from "./vad/pipeline.ts";
@@ -36,7 +37,7 @@ export interface AsrServiceOptions {
   readonly observe?: InferenceObserver;
 }
 
-const seconds = (samples: number) => Math.round((samples / ASR_SAMPLE_RATE) * 1000) / 1000;
+const seconds = (samples: number) => Math.round((samples / SPEECH_SAMPLE_RATE) * 1000) / 1000;
 
 /** Recognition state shared by the segments of one request or stream. */
 interface Session {
@@ -71,7 +72,7 @@ export class AsrEngineService implements AsrService {
     const tracker = new SpeechTracker(this.detector, this.options.segmenter);
     const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
     let interimAt = 0;
-    let interimGap = INTERIM_SECONDS * ASR_SAMPLE_RATE;
+    let interimGap = INTERIM_SECONDS * SPEECH_SAMPLE_RATE;
     for await (const chunk of chunks) {
       signal?.throwIfAborted();
       yield* this.finals(await tracker.push(chunk, signal), state, options);
@@ -81,7 +82,7 @@ export class AsrEngineService implements AsrService {
       const started = performance.now();
       const interim = await this.interim(tracker.slice(active, interimAt), state, options);
       // A recogniser slower than the audio would fall ever further behind: space interims out.
-      interimGap = Math.max(INTERIM_SECONDS, (2 * (performance.now() - started)) / 1000) * ASR_SAMPLE_RATE;
+      interimGap = Math.max(INTERIM_SECONDS, (2 * (performance.now() - started)) / 1000) * SPEECH_SAMPLE_RATE;
       if (interim !== "") yield { text: interim, isFinal: false, start: seconds(active), end: seconds(interimAt), dialect: state.dialect ?? null };
     }
     yield* this.finals(await tracker.end(signal), state, options);
@@ -107,7 +108,7 @@ export class AsrEngineService implements AsrService {
       const segment = await this.admitted(async () => {
         const started = performance.now();
         const recognized = await this.recognizePiece(piece, state, options.signal);
-        this.options.observe?.((performance.now() - started) / 1000, piece.samples.length / ASR_SAMPLE_RATE);
+        this.options.observe?.((performance.now() - started) / 1000, piece.samples.length / SPEECH_SAMPLE_RATE);
         return recognized;
       }, options);
       if (segment.text !== "") yield { text: segment.text, isFinal: true, start: segment.start, end: segment.end, dialect: state.dialect ?? null };
@@ -140,9 +141,9 @@ export class AsrEngineService implements AsrService {
     }
     signal?.throwIfAborted();
     const result = await state.recognizer.recognize(piece.samples, signal);
-    const offset = piece.start / ASR_SAMPLE_RATE;
+    const offset = piece.start / SPEECH_SAMPLE_RATE;
     const end = seconds(piece.end);
-    const words = result.words?.map((w) => ({ word: w.word, start: Math.min(end, seconds((offset + w.start) * ASR_SAMPLE_RATE)), end: Math.min(end, seconds((offset + w.end) * ASR_SAMPLE_RATE)) }));
+    const words = result.words?.map((w) => ({ word: w.word, start: Math.min(end, seconds((offset + w.start) * SPEECH_SAMPLE_RATE)), end: Math.min(end, seconds((offset + w.end) * SPEECH_SAMPLE_RATE)) }));
     return { id: 0, start: seconds(piece.start), end, text: result.text.trim(), ...(words ? { words } : {}) };
   }
 }

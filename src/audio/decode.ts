@@ -10,11 +10,9 @@ import { stat } from "node:fs/promises";
 import { AppError, Detail, cannotTranscribe } from "../errors/taxonomy.ts";
 import { log } from "../log/logger.ts";
 import { runFfmpeg } from "./ffmpeg.ts";
+import { SPEECH_SAMPLE_RATE } from "./speech-rate.ts";
 
 const logger = log.child({ component: "audio" });
-
-/** Sample rate of decoded audio. */
-export const DECODE_SAMPLE_RATE = 16000;
 
 /**
  * Demuxers an upload may be read with (`-format_whitelist`). ffmpeg matches any one name of a
@@ -50,7 +48,7 @@ export interface DecodeOptions {
 /** Decoded upload. */
 export interface DecodedAudio {
   readonly samples: Float32Array;
-  readonly sampleRate: typeof DECODE_SAMPLE_RATE;
+  readonly sampleRate: typeof SPEECH_SAMPLE_RATE;
   readonly durationSeconds: number;
 }
 
@@ -76,7 +74,7 @@ export function decodeArgs(path: string, maxDurationSeconds: number): string[] {
     "-map", "0:a:0",
     "-vn", "-sn", "-dn",
     "-threads", "1",
-    "-ac", "1", "-ar", String(DECODE_SAMPLE_RATE),
+    "-ac", "1", "-ar", String(SPEECH_SAMPLE_RATE),
     "-f", "f32le", "pipe:1",
   ];
 }
@@ -96,11 +94,11 @@ export async function decodeAudioFile(path: string, options: DecodeOptions = {})
   }
   if (size === 0) throw cannotTranscribe(DecodeReason.empty);
 
-  const maxSamples = Math.ceil(maxDurationSeconds * DECODE_SAMPLE_RATE);
+  const maxSamples = Math.ceil(maxDurationSeconds * SPEECH_SAMPLE_RATE);
   const outcome = await runFfmpeg(decodeArgs(path, maxDurationSeconds), {
     timeoutMs: options.timeoutMs ?? 120_000,
     // `-t` already bounds the output; the slack covers resampler flush and encoder padding.
-    maxOutputBytes: (maxSamples + DECODE_SAMPLE_RATE) * 4,
+    maxOutputBytes: (maxSamples + SPEECH_SAMPLE_RATE) * 4,
     signal: options.signal,
   });
   if (!outcome.ok) {
@@ -115,5 +113,5 @@ export async function decodeAudioFile(path: string, options: DecodeOptions = {})
   // runFfmpeg hands back a fresh, aligned buffer, so a float view costs nothing.
   const samples = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2).subarray(0, maxSamples);
   if (samples.length === 0) throw cannotTranscribe(DecodeReason.empty);
-  return { samples, sampleRate: DECODE_SAMPLE_RATE, durationSeconds: samples.length / DECODE_SAMPLE_RATE };
+  return { samples, sampleRate: SPEECH_SAMPLE_RATE, durationSeconds: samples.length / SPEECH_SAMPLE_RATE };
 }

@@ -3,11 +3,9 @@
  * telephony's), the ASR engine 16 kHz float samples. Conversions and resampling are src/audio's;
  * this file only fits them to whole recordings and live streams.
  */
+import { SPEECH_SAMPLE_RATE } from "../audio/speech-rate.ts";
 import { encodeAudio, encodeAudioStream } from "../audio/encode.ts";
 import { bytesToInt16, int16ToFloat } from "../audio/wav.ts";
-
-/** The rate the ASR engines take. */
-export const ASR_SAMPLE_RATE = 16000;
 
 /** s16le bytes → float samples (a trailing odd byte is ignored). */
 export function s16leToFloat(bytes: Uint8Array): Float32Array {
@@ -39,18 +37,18 @@ export function s16leAligner(): (chunk: Uint8Array) => Uint8Array {
 /** A whole LINEAR_PCM recording at `rate` → 16 kHz float for the ASR engine. */
 export async function pcmToAsrRate(bytes: Uint8Array, rate: number, signal: AbortSignal): Promise<Float32Array> {
   const samples = s16leToFloat(bytes);
-  if (rate === ASR_SAMPLE_RATE) return samples;
-  return s16leToFloat((await encodeAudio(samples, rate, "pcm", { targetSampleRate: ASR_SAMPLE_RATE, signal })).bytes);
+  if (rate === SPEECH_SAMPLE_RATE) return samples;
+  return s16leToFloat((await encodeAudio(samples, rate, "pcm", { targetSampleRate: SPEECH_SAMPLE_RATE, signal })).bytes);
 }
 
 /** Live float chunks at `rate` → 16 kHz float chunks, resampled by one streaming ffmpeg run as they come. */
 export async function* streamToAsrRate(chunks: AsyncIterable<Float32Array>, rate: number, signal: AbortSignal): AsyncIterable<Float32Array> {
-  if (rate === ASR_SAMPLE_RATE) {
+  if (rate === SPEECH_SAMPLE_RATE) {
     yield* chunks;
     return;
   }
   const align = s16leAligner();
-  for await (const chunk of encodeAudioStream(chunks, rate, "pcm", { targetSampleRate: ASR_SAMPLE_RATE, signal })) {
+  for await (const chunk of encodeAudioStream(chunks, rate, "pcm", { targetSampleRate: SPEECH_SAMPLE_RATE, signal })) {
     const bytes = align(chunk);
     if (bytes.length > 0) yield s16leToFloat(bytes);
   }

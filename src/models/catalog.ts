@@ -1,52 +1,41 @@
 /**
- * What each folder of the models directory serves, as the engines' own registries see it from
- * files and model headers (no sessions): TTS voices and tashkeel (src/tts/packs.ts), ASR
- * recognisers, VAD and dialect id (src/asr/packs.ts), the speaker encoder (src/voices/encoder.ts).
- * `sawt models list|verify` and `sawt doctor` report this; there is no second family switch.
+ * What each folder of the models directory serves, as the one registry sees it from files and
+ * model headers (no sessions): `sawt models list|verify` and `sawt doctor` report this. Every
+ * claimed folder says what it serves or why it cannot; a folder nothing claims is named too.
  */
-import { inspectAsrPacks } from "../asr/packs.ts";
-import { inspectTtsPacks } from "../tts/packs.ts";
-import { readSpeakerEncoderConfig, SPEAKER_ENCODER_DIR } from "../voices/encoder.ts";
-import { scanModelsDir, type PackFolder } from "./scan.ts";
+import { voiceOfFolder } from "../tts/voice-family.ts";
+import { inspectModels } from "./inspect.ts";
+import type { PackFolder } from "./scan.ts";
 
 /** One folder and what it serves. */
 export interface CatalogEntry extends PackFolder {
-  /** e.g. `TTS voice Yara (piper)`, `ASR recognizer (whisper)`; undefined when nothing claims it. */
+  /** e.g. `TTS voice Yara (piper)`, `ASR recognizer (whisper)`; undefined when nothing serves. */
   readonly serves: string | undefined;
   /** Why the pack that claims this folder cannot serve; empty when it can. */
   readonly problems: readonly string[];
 }
 
-/** Describes every folder under `modelsDir`. */
+/** Why an unclaimed folder is listed with a problem: the operator should know it does nothing. */
+const UNRECOGNISED = "no pack family recognises these files";
+
+/** Describes every folder under `modelsDir`, in folder-name order. */
 export function describeModels(modelsDir: string): CatalogEntry[] {
-  const serves = new Map<string, string>();
-  const problems = new Map<string, string[]>();
-  const broken = (pack: string, reason: string) => problems.set(pack, [...(problems.get(pack) ?? []), reason]);
-
-  const tts = inspectTtsPacks(modelsDir);
-  for (const voice of tts.loaded) serves.set(voice.name, `TTS voice ${voice.voice} (${voice.family})`);
-  for (const b of tts.broken) broken(b.pack, b.reason);
-  const asr = inspectAsrPacks(modelsDir);
-  for (const pack of asr.usable) serves.set(pack.name, `ASR ${pack.role} (${pack.family})`);
-  for (const b of asr.broken) broken(b.pack, b.reason);
-
-  const folders = scanModelsDir(modelsDir);
-  for (const folder of folders) {
-    const lower = folder.name.toLowerCase();
-    if (lower === "tashkeel" && tts.tashkeel) serves.set(folder.name, "TTS diacritisation (tashkeel)");
-    if (folder.name === SPEAKER_ENCODER_DIR) {
-      try {
-        if (readSpeakerEncoderConfig(modelsDir)) serves.set(folder.name, "voice cloning speaker encoder");
-        else broken(folder.name, "needs model.onnx");
-      } catch (error) {
-        broken(folder.name, (error as Error).message.split("\n")[0]!);
-      }
-    }
-  }
-  return folders.map((folder) => {
-    const found = problems.get(folder.name) ?? [];
-    const what = serves.get(folder.name);
-    // A folder nothing claims and nothing reported is not a broken pack, but the operator should know.
-    return { ...folder, serves: what, problems: what === undefined && found.length === 0 ? ["no pack family recognises these files"] : found };
+  const inspection = inspectModels(modelsDir);
+  const entries: CatalogEntry[] = inspection.unclaimed.map(({ name, dir, files }) => {
+    return { name, dir, files, serves: undefined, problems: [UNRECOGNISED] };
   });
+  const servedVoices = new Set<string>();
+  for (const entry of inspection.packs) {
+    const { name, dir, files } = entry.pack;
+    let serves = entry.ok ? entry.family.serves(entry.config, entry.pack) : undefined;
+    let problems = entry.ok ? [] : [entry.reason];
+    // Two folders for one voice (`yara/`, `Yara/`): the first serves it, as in the TTS engine.
+    const voice = entry.family.role === "tts-voice" ? voiceOfFolder(entry.pack) : undefined;
+    if (serves !== undefined && voice !== undefined) {
+      if (servedVoices.has(voice)) [serves, problems] = [undefined, [`another folder already serves ${voice}`]];
+      servedVoices.add(voice);
+    }
+    entries.push({ name, dir, files, serves, problems });
+  }
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

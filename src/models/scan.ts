@@ -1,7 +1,6 @@
 /**
  * Lists model pack folders (one per pack under the models directory) and their files. What a
- * folder *is* is decided only by the engines' registries (src/tts/packs.ts, src/asr/packs.ts,
- * src/voices/encoder.ts); see ./catalog.ts for the combined view.
+ * folder *is* is decided only by the families of ./registry.ts (see ./inspect.ts).
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";

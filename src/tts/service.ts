@@ -9,7 +9,6 @@ import { clampSpeed } from "../core/tts.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
-import type { EngineState } from "../runtime/engine-state.ts";
 import { EspeakVoice } from "./embedded.ts";
 import type { VoiceRenderer } from "./engine.ts";
 import { codePointLength } from "./frontend/index.ts";
@@ -39,11 +38,6 @@ export interface TtsServiceDeps {
   /** espeak-ng's output rate (probeEspeak), for the embedded engine. */
   readonly espeakSampleRate: number;
   readonly log: Logger;
-  /**
-   * Not read: readiness is the edge's one gate (src/edge/readiness.ts). Kept only while
-   * src/tts/start.ts still passes it; drop both together.
-   */
-  readonly engine?: EngineState;
   /** Reports each synthesis: seconds spent rendering and seconds of audio produced (metrics). */
   readonly observeInference?: (seconds: number, audioSeconds: number) => void;
   /** A ready cloned voice's embedding, when `keyId` owns voice `voiceId` (D17). */

@@ -4,17 +4,20 @@
  * running server (start-up sets `ctx.tts`, details and state); `sawt tts` calls
  * {@link createTtsEngine}.
  */
-import type { AppContext } from "../app/context.ts";
-import { EngineLoadError, type EngineLoader } from "../app/engines.ts";
+import type { AppContext } from "../core/context.ts";
+import { EngineLoadError, type EngineLoader } from "../core/engines.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
-import type { EngineState } from "../runtime/engine-state.ts";
 import { ESPEAK_SAMPLE_RATE } from "./embedded.ts";
 import { probeEspeak, type EspeakStatus } from "./espeak/library.ts";
 import { loadTtsPacks, type TtsPacks } from "./packs.ts";
 import { SawtTtsService } from "./service.ts";
-import { readSpeakerEncoderConfig, SpeakerEncoder } from "../voices/encoder.ts";
+import { firstLine } from "../models/errors.ts";
+import { inspectModels, packsOfRole } from "../models/inspect.ts";
+import { loadPack } from "../models/load.ts";
+import { ENCODER_MODEL_MISSING } from "../voices/encoder/config.ts";
+import type { SpeakerEncoder } from "../voices/encoder/model.ts";
 
 /** A built TTS engine. */
 export interface TtsEngine {
@@ -34,7 +37,6 @@ export async function createTtsEngine(
   deps: {
     admission: Admission;
     log: Logger;
-    engine?: EngineState;
     observeInference?: (seconds: number, audioSeconds: number) => void;
     clonedEmbedding?: (keyId: string, voiceId: string) => Float32Array | undefined;
   },
@@ -49,7 +51,6 @@ export async function createTtsEngine(
     packs,
     espeakSampleRate: espeak.available ? espeak.sampleRate : ESPEAK_SAMPLE_RATE,
     log: logger,
-    engine: deps.engine,
     observeInference: deps.observeInference,
     clonedEmbedding: deps.clonedEmbedding,
   });
@@ -76,7 +77,6 @@ export const ttsEngineLoader: EngineLoader<"tts"> = {
     const engine = await createTtsEngine(app.config, {
       admission: app.admission.tts,
       log: app.log,
-      engine: app.engines.tts,
       clonedEmbedding: (keyId, voiceId) => app.voices.embedding(keyId, voiceId),
       observeInference: (seconds, audioSeconds) => app.metrics.observeInference("tts", seconds, audioSeconds),
     });
@@ -104,11 +104,13 @@ async function configureCloning(ctx: AppContext, engine: TtsEngine): Promise<{ d
   const ttsEmbeddingDim = engine.packs.loaded.find((p) => p.embeddingDim !== undefined)?.embeddingDim;
   let encoder: SpeakerEncoder | undefined;
   let problem: string | undefined;
-  try {
-    const config = readSpeakerEncoderConfig(ctx.config.paths.models_dir);
-    if (config) encoder = await SpeakerEncoder.load(config);
-  } catch (error) {
-    problem = `speaker-encoder pack broken: ${(error as Error).message.split("\n")[0]}`;
+  const pack = packsOfRole(inspectModels(ctx.config.paths.models_dir), "speaker-encoder")[0];
+  // A speaker-encoder folder without a model is no encoder at all, not a broken one.
+  const absent = pack === undefined || (!pack.ok && pack.reason === ENCODER_MODEL_MISSING);
+  const result = absent ? undefined : pack.ok ? await loadPack(pack) : pack;
+  if (result?.ok) encoder = result.model as SpeakerEncoder;
+  else if (result) {
+    problem = `speaker-encoder pack broken: ${firstLine(result.reason)}`;
     ctx.log.warn("speaker-encoder pack skipped", { reason: problem });
   }
   ctx.voices.configure({ encoder, ttsEmbeddingDim });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import type { AnyEngineLoader } from "../../src/app/engines.ts";
+import type { AnyEngineLoader } from "../../src/core/engines.ts";
 import { Detail } from "../../src/errors/taxonomy.ts";
 import { bearer, clients, unary } from "../grpc/client.ts";
 import { startInProcess, type InProcessSawt } from "../support/in-process.ts";

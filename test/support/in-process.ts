@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { engineLoaders } from "../../src/app/engine-loaders.ts";
-import type { AnyEngineLoader } from "../../src/app/engines.ts";
+import type { AnyEngineLoader } from "../../src/core/engines.ts";
 import { startServer, type RunningServer, type ServerOptions } from "../../src/app/server.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import type { FeaturePlugin } from "../../src/app/http-app.ts";

@@ -4,7 +4,7 @@
  * CLI starts. The registries are plain arrays read at start-up; appending here is how a test adds
  * its route and loader to the otherwise unmodified server.
  */
-import type { AnyEngineLoader } from "../../src/app/engines.ts";
+import type { AnyEngineLoader } from "../../src/core/engines.ts";
 import { engineLoaders } from "../../src/app/engine-loaders.ts";
 import type { FeaturePlugin } from "../../src/app/http-app.ts";
 import { httpPlugins } from "../../src/app/http-plugins.ts";

@@ -8,7 +8,8 @@
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../../src/app/context.ts";
-import { openPackModel, type EngineLoader } from "../../src/app/engines.ts";
+import type { EngineLoader } from "../../src/core/engines.ts";
+import { openPackModel } from "./pack-model.ts";
 import type { FeaturePlugin } from "../../src/app/http-app.ts";
 import { readyService } from "../../src/edge/readiness.ts";
 import { loadOrt } from "../../src/runtime/ort.ts";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { phonemizeSentences } from "../../src/tts/espeak/phonemes.ts";
 import { prepareText } from "../../src/tts/frontend/index.ts";
-import { loadTashkeel } from "../../src/tts/tashkeel.ts";
+import { loadTashkeel } from "../../src/tts/tashkeel/model.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { tempDir } from "../support/sawt.ts";
 import { ARABIC_IPA_SYMBOLS, ARABIC_TEXT_SYMBOLS, decodeSentences, expectedIds, idMap, pcmToFloat, startEngine, speechRequest } from "./support.ts";

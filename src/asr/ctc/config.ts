@@ -6,9 +6,10 @@
  * T / T'), `feat_dim`/`n_mels` (else the input's fixed dim, else 80).
  */
 import type { OnnxModelInfo } from "../../runtime/onnx-metadata.ts";
-import { missingIo } from "../onnx.ts";
-import { MetadataReader, PackError } from "../metadata.ts";
-import type { PackFiles } from "../pack-files.ts";
+import { PackError } from "../../models/errors.ts";
+import { MetadataReader, missingIo } from "../../models/header.ts";
+import type { PackFiles } from "../../models/pack.ts";
+import { parseTokensTxt } from "../../models/tokens.ts";
 
 /** A validated NeMo CTC pack. */
 export interface CtcConfig {
@@ -31,8 +32,8 @@ function modelFile(pack: PackFiles): string | undefined {
 
 /**
  * Whether the folder is a CTC recogniser pack: model + tokens.txt and a graph taking
- * `audio_signal` (a sherpa-onnx VITS voice has the same files but takes `x`/`input` and says
- * `model_type=vits`). An unreadable model counts when tokens.txt looks like a CTC vocabulary.
+ * `audio_signal` or a NeMo `EncDec…` model_type. An unreadable model counts when tokens.txt looks
+ * like a CTC vocabulary. (Voice folders never reach this claim: see src/models/registry.ts.)
  */
 export function claimsCtc(pack: PackFiles): boolean {
   const file = modelFile(pack);
@@ -45,21 +46,15 @@ export function claimsCtc(pack: PackFiles): boolean {
       return false;
     }
   }
-  if (info.metadata.model_type === "vits") return false;
   return info.inputs.some((i) => i.name === "audio_signal") || (info.metadata.model_type ?? "").startsWith("EncDec");
 }
 
-/** Parses `<token> <id>` lines into an id-indexed table. */
+/** tokens.txt as an id-indexed table: every id from 0 once, at least two tokens. */
 export function parseCtcTokens(text: string): string[] {
   const table: string[] = [];
-  for (const [index, raw] of text.split("\n").entries()) {
-    const line = raw.replace(/\r$/, "");
-    if (line.trim() === "") continue;
-    const cut = line.lastIndexOf(" ");
-    const id = Number(line.slice(cut + 1));
-    if (cut <= 0 || !Number.isInteger(id) || id < 0) throw new PackError(`tokens.txt line ${index + 1} is not "<token> <id>"`);
+  for (const { symbol, id } of parseTokensTxt(text)) {
     if (table[id] !== undefined) throw new PackError(`tokens.txt lists id ${id} twice`);
-    table[id] = line.slice(0, cut);
+    table[id] = symbol;
   }
   if (table.length < 2) throw new PackError("tokens.txt has fewer than two tokens");
   for (let id = 0; id < table.length; id++) if (table[id] === undefined) throw new PackError(`tokens.txt lacks id ${id}`);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { PackError } from "../metadata.ts";
+import { PackError } from "../../models/errors.ts";
 import { parseCtcTokens } from "./config.ts";
 import { ctcText, greedyCtc } from "./pipeline.ts";
 

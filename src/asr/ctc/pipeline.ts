@@ -3,14 +3,15 @@
  * repeats collapsed, blanks dropped) → text with `▁` as word boundaries, and word times from the
  * frames each word's tokens were emitted on (10 ms hop × subsampling factor).
  */
+import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { nemoFbank } from "../features/fbank.ts";
 import { argmax } from "../onnx.ts";
-import { ASR_SAMPLE_RATE, type RecognizedText, type RecognizedWord, type Recognizer } from "../recognizer.ts";
+import type { RecognizedText, RecognizedWord, Recognizer } from "../recognizer.ts";
 import type { CtcConfig } from "./config.ts";
 import { CtcModel, type CtcOutput } from "./model.ts";
 
 /** Seconds between feature frames (hop 160 at 16 kHz). */
-const FRAME_SECONDS = 160 / ASR_SAMPLE_RATE;
+const FRAME_SECONDS = 160 / SPEECH_SAMPLE_RATE;
 /** SentencePiece's word-start marker. */
 const WORD_MARK = "▁";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { PackError } from "../metadata.ts";
+import { PackError } from "../../models/errors.ts";
 import { dialectLabel, parseLabels } from "./config.ts";
 
 describe("dialect labels", () => {

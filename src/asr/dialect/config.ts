@@ -9,8 +9,9 @@
  * (per_feature, or empty/none; default none), `max_seconds` (audio looked at; default 30).
  */
 import { DIALECTS } from "../../tts/types.ts";
-import { MetadataReader, PackError } from "../metadata.ts";
-import type { PackFiles } from "../pack-files.ts";
+import { PackError } from "../../models/errors.ts";
+import { MetadataReader } from "../../models/header.ts";
+import type { PackFiles } from "../../models/pack.ts";
 
 /** A validated dialect-id pack. */
 export interface DialectConfig {

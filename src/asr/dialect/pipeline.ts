@@ -2,9 +2,10 @@
  * Dialect identification of a stretch of speech: fbank features of (at most `max_seconds` of) the
  * audio, pooled when the model wants one vector, → logits → the best label.
  */
+import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { nemoFbank } from "../features/fbank.ts";
 import { argmax } from "../onnx.ts";
-import { ASR_SAMPLE_RATE, type DialectIdentifier } from "../recognizer.ts";
+import type { DialectIdentifier } from "../recognizer.ts";
 import type { DialectConfig } from "./config.ts";
 import { DialectModel } from "./model.ts";
 
@@ -40,7 +41,7 @@ export class DialectPipeline implements DialectIdentifier {
 
   async identify(samples: Float32Array, signal?: AbortSignal): Promise<string | null> {
     const { config } = this.model;
-    const audio = samples.subarray(0, config.maxSeconds * ASR_SAMPLE_RATE);
+    const audio = samples.subarray(0, config.maxSeconds * SPEECH_SAMPLE_RATE);
     const features = nemoFbank(audio, { nMels: config.featDim, normalize: config.normalize });
     if (features.validFrames === 0) return null;
     signal?.throwIfAborted();

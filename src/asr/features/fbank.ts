@@ -13,6 +13,7 @@
  * - Dither is a training-time augmentation (NeMo applies it only when `self.training`): none here.
  * - per_feature std is torch's unbiased one (n − 1), then + 1e-5.
  */
+import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { createRealFft } from "./fft.ts";
 import { applyMelFilterbank, hannWindow, melFilterbank, reflectPadded, type FeatureMatrix, type MelFilterbank } from "./mel.ts";
 
@@ -43,7 +44,7 @@ const banks = new Map<string, MelFilterbank>();
 
 /** Computes NeMo-style log-mel features of mono audio, laid out [nMels, nFrames]. */
 export function nemoFbank(samples: Float32Array, options: FbankOptions = {}): FbankFeatures {
-  const sampleRate = options.sampleRate ?? 16000;
+  const sampleRate = options.sampleRate ?? SPEECH_SAMPLE_RATE;
   const nMels = options.nMels ?? 80;
   const nFft = options.nFft ?? 512;
   const winLength = options.winLength ?? 400;

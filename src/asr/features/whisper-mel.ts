@@ -4,11 +4,10 @@
  * center=True with reflect padding, last frame dropped), power |X|², Slaney mel filterbank,
  * log10(max(x, 1e-10)), clamp to (global max − 8), then (x + 4) / 4.
  */
+import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { createRealFft } from "./fft.ts";
 import { applyMelFilterbank, hannWindow, melFilterbank, reflectPadded, type FeatureMatrix, type MelFilterbank } from "./mel.ts";
 
-/** Whisper's fixed STFT parameters (16 kHz input). */
-export const WHISPER_SAMPLE_RATE = 16000;
 /** STFT size of Whisper's front end. */
 export const WHISPER_N_FFT = 400;
 /** Hop between frames (10 ms). */
@@ -33,7 +32,7 @@ const banks = new Map<number, MelFilterbank>();
 function whisperBank(nMels: number): MelFilterbank {
   let bank = banks.get(nMels);
   if (bank === undefined) {
-    bank = melFilterbank({ sampleRate: WHISPER_SAMPLE_RATE, nFft: WHISPER_N_FFT, nMels });
+    bank = melFilterbank({ sampleRate: SPEECH_SAMPLE_RATE, nFft: WHISPER_N_FFT, nMels });
     banks.set(nMels, bank);
   }
   return bank;

@@ -4,6 +4,7 @@
  * goes through the same tracker as a live stream (one push, then end), so a stream's final spans
  * are exactly the file's.
  */
+import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { VAD_WINDOW, type VadStream, type VoiceActivityDetector } from "../recognizer.ts";
 import { SpeechSegmenter, type SegmenterOptions, type SpeechSpan } from "./segmenter.ts";
 
@@ -62,7 +63,7 @@ export class SpeechTracker {
     this.segmenter = new SpeechSegmenter(options);
     this.stream = detector.createStream();
     // A span may begin one window plus its pad before the window that triggered it.
-    this.keepBehind = VAD_WINDOW + Math.ceil(((options.speechPadMs ?? 30) * (options.sampleRate ?? 16000)) / 1000);
+    this.keepBehind = VAD_WINDOW + Math.ceil(((options.speechPadMs ?? 30) * (options.sampleRate ?? SPEECH_SAMPLE_RATE)) / 1000);
   }
 
   /** Samples received. */

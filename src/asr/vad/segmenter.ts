@@ -9,6 +9,7 @@
  * the span is cut at the least speech-like window seen since it started (a breath or a pause too
  * short to end it), and the rest continues as a new span with no gap.
  */
+import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 
 /** Segmentation parameters; defaults are Silero's reference values. */
 export interface SegmenterOptions {
@@ -33,7 +34,7 @@ export const DEFAULT_SEGMENTER_OPTIONS: SegmenterOptions = Object.freeze({
   speechPadMs: 30,
   maxSegmentSeconds: 30,
   window: 512,
-  sampleRate: 16000,
+  sampleRate: SPEECH_SAMPLE_RATE,
 });
 
 /** A span of speech in samples, `[start, end)`. */

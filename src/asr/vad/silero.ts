@@ -4,10 +4,11 @@
  * recurrent state, both per stream: `input` [1, 576], `state` [2, 1, 128], `sr` int64 scalar →
  * `output` [1, 1] speech probability, `stateN`.
  */
+import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import type { Tensor } from "onnxruntime-node";
-import type { OnnxModelInfo } from "../../runtime/onnx-metadata.ts";
-import { f32, floatData, i64, missingIo, openSession, ortModule, type RunnerSession } from "../onnx.ts";
-import { ASR_SAMPLE_RATE, VAD_WINDOW, type VadStream, type VoiceActivityDetector } from "../recognizer.ts";
+import { missingIo, type OnnxModelInfo } from "../../models/header.ts";
+import { f32, floatData, i64, openSession, ortModule, type RunnerSession } from "../onnx.ts";
+import { VAD_WINDOW, type VadStream, type VoiceActivityDetector } from "../recognizer.ts";
 
 /** File name of a Silero pack. */
 export const SILERO_FILE = "silero_vad.onnx";
@@ -58,7 +59,7 @@ class SileroStream implements VadStream {
 export async function loadSilero(path: string, name: string): Promise<VoiceActivityDetector> {
   await ortModule();
   const { session } = await openSession(path, `${name}/${SILERO_FILE}`);
-  const sr = i64([ASR_SAMPLE_RATE], []);
+  const sr = i64([SPEECH_SAMPLE_RATE], []);
   return {
     kind: "silero",
     name,

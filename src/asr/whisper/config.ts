@@ -6,9 +6,9 @@
  * all_language_codes (required) and blank_id, no_speech, translate, sot_prev, sot_lm,
  * non_speech_tokens (optional). Arabic needs a multilingual model.
  */
-import { MetadataReader, PackError } from "../metadata.ts";
-import { missingIo } from "../onnx.ts";
-import type { PackFiles } from "../pack-files.ts";
+import { PackError } from "../../models/errors.ts";
+import { MetadataReader, missingIo } from "../../models/header.ts";
+import type { PackFiles } from "../../models/pack.ts";
 import { parseWhisperTokens } from "./tokens.ts";
 
 /** Encoder metadata as a typed, frozen object. */

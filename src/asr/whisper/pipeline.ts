@@ -7,9 +7,10 @@
  * suppression), and on the first step eot and blank (a lone space). Text is the joined bytes of
  * the emitted tokens, decoded once.
  */
+import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { WHISPER_N_FRAMES, whisperLogMel } from "../features/whisper-mel.ts";
 import { argmax } from "../onnx.ts";
-import { ASR_SAMPLE_RATE, type RecognizedText, type Recognizer } from "../recognizer.ts";
+import type { RecognizedText, Recognizer } from "../recognizer.ts";
 import type { WhisperConfig, WhisperMeta } from "./config.ts";
 import { WhisperModel } from "./model.ts";
 import { detokenize } from "./tokens.ts";
@@ -40,7 +41,7 @@ export async function decodeWindow(model: WhisperModel, samples: Float32Array, s
   const mel = whisperLogMel(samples.subarray(0, WHISPER_N_FRAMES * 160), { nMels: meta.nMels });
   const cross = await model.encode(mel.data, mel.nFrames);
   const suppress = suppression(meta);
-  const budget = whisperTokenBudget(samples.length / ASR_SAMPLE_RATE, meta.nTextCtx);
+  const budget = whisperTokenBudget(samples.length / SPEECH_SAMPLE_RATE, meta.nTextCtx);
   let step = await model.step(prompt, model.emptyCache(), cross, 0);
   let offset = prompt.length;
   let next = argmax(step.logits, 0, step.logits.length, suppress.first);

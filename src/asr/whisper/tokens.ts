@@ -4,17 +4,16 @@
  * Arabic letter (two UTF-8 bytes) is often split across two pieces, so text is only decoded after
  * the bytes of all pieces are joined.
  */
-import { PackError } from "../metadata.ts";
+import { PackError } from "../../models/errors.ts";
+import { parseTokensTxt } from "../../models/tokens.ts";
 
 /** Parses tokens.txt into id → bytes; throws {@link PackError} on a malformed line. */
 export function parseWhisperTokens(text: string, label: string): Map<number, Uint8Array> {
   const table = new Map<number, Uint8Array>();
-  for (const [index, raw] of text.split("\n").entries()) {
-    const line = raw.trim();
-    if (line === "") continue;
-    const match = /^([A-Za-z0-9+/=]*)\s+(\d+)$/.exec(line);
-    if (!match) throw new PackError(`${label} line ${index + 1} is not "<base64> <id>"`);
-    table.set(Number(match[2]), new Uint8Array(Buffer.from(match[1]!, "base64")));
+  for (const { symbol, id, line } of parseTokensTxt(text, { file: label, symbol: "base64" })) {
+    const base64 = symbol.trim();
+    if (!/^[A-Za-z0-9+/=]*$/.test(base64)) throw new PackError(`${label} line ${line} is not "<base64> <id>"`);
+    table.set(id, new Uint8Array(Buffer.from(base64, "base64")));
   }
   if (table.size === 0) throw new PackError(`${label} is empty`);
   return table;

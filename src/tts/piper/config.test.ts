@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { PackError, parsePiperConfig, parseSherpaVitsConfig, parseTokens } from "./config.ts";
+import { PackError } from "../../models/errors.ts";
+import { parsePiperConfig, parseSherpaVitsConfig, parseTokens } from "./config.ts";
 
 const ids = { _: [0], "^": [1], $: [2], " ": [3], a: [4], b: [5, 6] };
 const piper = (over: Record<string, unknown> = {}) => ({

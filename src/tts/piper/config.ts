@@ -7,6 +7,8 @@
  * and, for espeak phonemes, the espeak voice. Defaulted: inference scales (Piper's published
  * 0.667 / 1 / 0.8), speakers (1). Anything else wrong is a {@link PackError} naming the key.
  */
+import { PackError } from "../../models/errors.ts";
+import { parseTokensTxt } from "../../models/tokens.ts";
 
 /** How text becomes model symbols: libespeak-ng IPA, or the text's own NFD code points. */
 export type PhonemeType = "espeak" | "text";
@@ -31,10 +33,6 @@ export interface VoiceConfig {
   readonly inference: { readonly noiseScale: number; readonly lengthScale: number; readonly noiseW: number };
 }
 
-/** A pack that breaks its contract; `message` says which key and why. */
-export class PackError extends Error {
-  override readonly name = "PackError";
-}
 
 const PIPER_SPECIALS = ["^", "_", "$"] as const;
 const DEFAULT_INFERENCE = { noiseScale: 0.667, lengthScale: 1, noiseW: 0.8 } as const;
@@ -127,22 +125,10 @@ export function parsePiperConfig(json: unknown, modelPath: string): VoiceConfig 
   });
 }
 
-/**
- * Parses `tokens.txt` (`<symbol> <id>` per line; the symbol may itself be a space, so the id is
- * whatever follows the last space) into the id map. A repeated symbol keeps its first id, as
- * sherpa-onnx does.
- */
+/** `tokens.txt` as the phoneme id map. A repeated symbol keeps its first id, as sherpa-onnx does. */
 export function parseTokens(text: string): Map<string, number[]> {
   const map = new Map<string, number[]>();
-  text.split("\n").forEach((rawLine, index) => {
-    const line = rawLine.replace(/\r$/, "");
-    if (line === "") return;
-    const space = line.lastIndexOf(" ");
-    const id = Number(line.slice(space + 1));
-    if (space <= 0 || !Number.isInteger(id) || id < 0) throw new PackError(`tokens.txt line ${index + 1} is not "<symbol> <id>"`);
-    const symbol = line.slice(0, space);
-    if (!map.has(symbol)) map.set(symbol, [id]);
-  });
+  for (const { symbol, id } of parseTokensTxt(text)) if (!map.has(symbol)) map.set(symbol, [id]);
   return map;
 }
 

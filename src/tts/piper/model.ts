@@ -5,10 +5,11 @@
  * the first output (`output` when so named) with time as its last dim.
  */
 import type { Tensor } from "onnxruntime-node";
-import { readOnnxModelInfoFile, type OnnxModelInfo } from "../../runtime/onnx-metadata.ts";
+import { PackError } from "../../models/errors.ts";
+import { readModelHeader, type OnnxModelInfo } from "../../models/header.ts";
 import { loadOrt } from "../../runtime/ort.ts";
 import { createSession, type CreatedSession } from "../../runtime/sessions.ts";
-import { PackError, type VoiceConfig } from "./config.ts";
+import type { VoiceConfig } from "./config.ts";
 
 /** Inputs a Piper graph must take. */
 const REQUIRED_INPUTS = { input: "int64", input_lengths: "int64", scales: "float32" } as const;
@@ -66,12 +67,7 @@ export class VoiceModel {
 
   /** Validates the graph from the file header, then opens the session and checks it again. */
   static async load(config: VoiceConfig): Promise<VoiceModel> {
-    let info: OnnxModelInfo;
-    try {
-      info = readOnnxModelInfoFile(config.modelPath);
-    } catch (error) {
-      throw new PackError(error instanceof Error ? error.message : String(error));
-    }
+    const info = readModelHeader(config.modelPath);
     const { output, hasSid, embeddingDim } = checkVoiceGraph(info, config.numSpeakers);
     const created = await createSession(config.modelPath);
     const session = created.session;

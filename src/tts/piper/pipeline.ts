@@ -5,10 +5,11 @@
  * scales [noise_scale, length_scale / speed, noise_w] and the speaker's sid.
  */
 import { log } from "../../log/logger.ts";
-import type { RenderOptions, VoiceRenderer } from "../engine.ts";
+import type { RenderOptions } from "../engine.ts";
 import { phonemizeSentences } from "../espeak/phonemes.ts";
 import { prepareText, type Sentence } from "../frontend/index.ts";
-import type { Tashkeel } from "../tashkeel.ts";
+import type { Tashkeel } from "../tashkeel/model.ts";
+import type { LoadedVoice, VoiceFacts } from "../voice-family.ts";
 import type { VoiceConfig } from "./config.ts";
 import type { VoiceModel } from "./model.ts";
 
@@ -59,7 +60,7 @@ export function speakerFor(speakerIdMap: Readonly<Record<string, number>>, optio
 }
 
 /** A Piper or sherpa-onnx VITS voice ready to speak. */
-export class PiperVoice implements VoiceRenderer {
+export class PiperVoice implements LoadedVoice {
   readonly engine;
   readonly sampleRate: number;
   private readonly diacritize: ((text: string) => Promise<string>) | undefined;
@@ -79,6 +80,17 @@ export class PiperVoice implements VoiceRenderer {
   /** Size of the speaker embedding the model takes (cloned voices, D17); undefined when none. */
   get embeddingDim(): number | undefined {
     return this.model.embeddingDim;
+  }
+
+  /** Where the session runs. */
+  get provider(): string {
+    return this.model.provider;
+  }
+
+  /** What health details show about the pack. */
+  get facts(): VoiceFacts {
+    const { family, sampleRate, phonemeType, numSpeakers } = this.config;
+    return { family, sampleRate, phonemeType, speakers: numSpeakers, embeddingDim: this.model.embeddingDim };
   }
 
   sentences(text: string): Sentence[] {

@@ -1,8 +1,47 @@
 /**
- * Typed reading of a model's metadata_props (sherpa-onnx and NeMo exports keep their settings
- * there as strings). Required keys that are missing or malformed are collected as problems, so a
- * broken pack is reported with every reason at once; defaulted keys fall back quietly.
+ * The one ONNX header reader families use: a model's metadata_props, inputs and outputs, read
+ * from the file without a session (the low-level protobuf walk is src/runtime/onnx-metadata.ts).
+ * {@link readModelHeader} turns an unreadable file into a {@link PackError} that names the file
+ * relative to its pack; {@link MetadataReader} reads typed values out of metadata_props
+ * (sherpa-onnx and NeMo exports keep their settings there as strings), collecting every problem
+ * so a broken pack is reported with all its reasons at once; {@link missingIo} checks declared
+ * graph inputs/outputs.
  */
+import { basename, dirname } from "node:path";
+import { OnnxFormatError, readOnnxModelInfoFile, type OnnxModelInfo } from "../runtime/onnx-metadata.ts";
+import { PackError } from "./errors.ts";
+
+export type { OnnxModelInfo, OnnxValueInfo } from "../runtime/onnx-metadata.ts";
+
+/**
+ * The header of the model at `path`. Throws {@link PackError}: for a malformed file the format
+ * error with the pack folder stripped from the path (health details are open), else
+ * `<file> is unreadable`.
+ */
+export function readModelHeader(path: string): OnnxModelInfo {
+  try {
+    return readOnnxModelInfoFile(path);
+  } catch (error) {
+    const file = basename(path);
+    if (error instanceof OnnxFormatError) throw new PackError(error.message.replace(path, file).replaceAll(`${dirname(path)}/`, ""));
+    throw new PackError(`${file} is unreadable`);
+  }
+}
+
+/**
+ * Problems with a model's declared graph inputs/outputs: each required name must be present;
+ * returns human-readable reasons (empty when fine).
+ */
+export function missingIo(info: OnnxModelInfo, inputs: readonly string[], outputs: readonly string[], label: string): string[] {
+  const problems: string[] = [];
+  const haveIn = new Set(info.inputs.map((i) => i.name));
+  const haveOut = new Set(info.outputs.map((o) => o.name));
+  const lackIn = inputs.filter((n) => !haveIn.has(n));
+  const lackOut = outputs.filter((n) => !haveOut.has(n));
+  if (lackIn.length > 0) problems.push(`${label} lacks input ${lackIn.join(", ")}`);
+  if (lackOut.length > 0) problems.push(`${label} lacks output ${lackOut.join(", ")}`);
+  return problems;
+}
 
 /** Reads typed values out of one model's metadata, collecting problems. */
 export class MetadataReader {
@@ -78,13 +117,5 @@ export class MetadataReader {
       return [];
     }
     return parts.map(Number);
-  }
-}
-
-/** A pack that cannot be used; `reason` is shown in health details, doctor and logs. */
-export class PackError extends Error {
-  override readonly name = "PackError";
-  constructor(readonly reason: string) {
-    super(reason);
   }
 }

@@ -1,17 +1,19 @@
 /**
- * A read-only view of one pack folder for the family detectors: its file names, paths, model
- * headers (metadata and declared inputs/outputs, read without loading the model, cached) and small
- * text files.
+ * A read-only view of one pack folder for the families' `claims` and `configure`: its name, file
+ * names, paths, model headers (metadata and declared inputs/outputs, read without a session and
+ * cached, so several families may look at the same header cheaply) and small text files.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { OnnxFormatError, readOnnxModelInfoFile, type OnnxModelInfo } from "../runtime/onnx-metadata.ts";
-import { PackError } from "./metadata.ts";
+import { PackError } from "./errors.ts";
+import { readModelHeader, type OnnxModelInfo } from "./header.ts";
 
-/** One pack folder as the ASR registry sees it. */
+/** One pack folder as the families see it. */
 export interface PackFiles {
+  /** The folder name under the models directory (what health details call the pack). */
   readonly name: string;
   readonly dir: string;
+  /** Visible regular files, sorted. */
   readonly files: readonly string[];
   has(file: string): boolean;
   path(file: string): string;
@@ -25,21 +27,18 @@ export interface PackFiles {
 
 /** Creates the view of `dir` holding `files`. */
 export function packFiles(name: string, dir: string, files: readonly string[]): PackFiles {
-  const headers = new Map<string, OnnxModelInfo | Error>();
+  const headers = new Map<string, OnnxModelInfo | PackError>();
   const header = (file: string): OnnxModelInfo => {
     let cached = headers.get(file);
     if (cached === undefined) {
       try {
-        cached = readOnnxModelInfoFile(join(dir, file));
+        cached = readModelHeader(join(dir, file));
       } catch (error) {
-        cached = error instanceof Error ? error : new Error(String(error));
+        cached = error instanceof PackError ? error : new PackError(`${file} is unreadable`);
       }
       headers.set(file, cached);
     }
-    if (cached instanceof Error) {
-      const why = cached instanceof OnnxFormatError ? cached.message.replace(join(dir, file), file) : `${file} is unreadable`;
-      throw new PackError(why);
-    }
+    if (cached instanceof PackError) throw cached;
     return cached;
   };
   return {

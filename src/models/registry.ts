@@ -1,0 +1,61 @@
+/**
+ * The one list of model families: adding a family is one line here (docs/architecture.md).
+ *
+ * Claim rule: each folder under the models directory is offered to the families in this order
+ * and the first that claims it owns it; no family knows about another. The order encodes the
+ * folder conventions:
+ * 1. TTS voices claim folders named after a built-in voice (`yara/`, `Sherine/`, `yara_en/`,
+ *    case-insensitively) and nothing else; the last of them claims any such folder the others
+ *    did not, to report it broken. So a sherpa-onnx VITS voice (model.onnx + tokens.txt) is never
+ *    offered to the CTC recogniser.
+ * 2. Tashkeel and the speaker encoder claim their fixed folder names.
+ * 3. ASR families claim by files and model headers; a dialect pack (model.onnx + labels.txt) and
+ *    a CTC pack (model.onnx + tokens.txt) never claim each other's files.
+ * Families registered from code ({@link registerFamily}, e.g. a test's) are asked first.
+ */
+import { ctcFamily } from "../asr/ctc/family.ts";
+import { dialectFamily } from "../asr/dialect/family.ts";
+import { sileroFamily } from "../asr/vad/family.ts";
+import { whisperFamily } from "../asr/whisper/family.ts";
+import { piperFamily, vitsFamily } from "../tts/piper/family.ts";
+import { tashkeelFamily } from "../tts/tashkeel/family.ts";
+import { unrecognisedVoiceFamily } from "../tts/voice-family.ts";
+import { speakerEncoderFamily } from "../voices/encoder/family.ts";
+import type { Family, LoadedModel } from "./family.ts";
+
+/** Any registered family. */
+export type AnyFamily = Family<unknown, LoadedModel>;
+
+const BUILT_IN: readonly AnyFamily[] = [
+  piperFamily,
+  vitsFamily,
+  unrecognisedVoiceFamily,
+  tashkeelFamily,
+  speakerEncoderFamily,
+  sileroFamily,
+  whisperFamily,
+  dialectFamily,
+  ctcFamily,
+];
+
+const registered: AnyFamily[] = [];
+
+/**
+ * Adds a family ahead of the built-in ones (so it may claim folders they would otherwise take).
+ * Returns a function that removes it again. Families are read at each engine start, doctor run
+ * and `models list`, so register before starting the server.
+ */
+export function registerFamily<C, M extends LoadedModel>(family: Family<C, M>): () => void {
+  const entry = family as unknown as AnyFamily;
+  if (allFamilies().some((f) => f.name === entry.name)) throw new Error(`model family ${entry.name} is already registered`);
+  registered.unshift(entry);
+  return () => {
+    const at = registered.indexOf(entry);
+    if (at >= 0) registered.splice(at, 1);
+  };
+}
+
+/** Every family in claim order. */
+export function allFamilies(): readonly AnyFamily[] {
+  return [...registered, ...BUILT_IN];
+}

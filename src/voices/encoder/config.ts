@@ -1,0 +1,53 @@
+/**
+ * The speaker-encoder pack contract (D17), in the layout of sherpa-onnx's speaker-embedding
+ * extractors: `speaker-encoder/model.onnx` taking 80-dim log-mel features [1, T, 80] and giving
+ * an embedding [1, D] (metadata `output_dim`, `sample_rate` 16000, optional
+ * `feature_normalize_type`), checked from the model header without a session.
+ */
+import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { PackError } from "../../models/errors.ts";
+import { packFiles, type PackFiles } from "../../models/pack.ts";
+
+/** Where the speaker-encoder pack lives under the models dir. */
+export const SPEAKER_ENCODER_DIR = "speaker-encoder";
+
+/** Why a speaker-encoder folder without a model cannot serve (cloning treats it as absent). */
+export const ENCODER_MODEL_MISSING = "needs model.onnx";
+
+const MODEL = "model.onnx";
+
+/** Validated facts about a speaker-encoder pack. */
+export interface SpeakerEncoderConfig {
+  readonly modelPath: string;
+  readonly inputName: string;
+  readonly outputName: string;
+  readonly featureDim: number;
+  readonly embeddingDim: number;
+  readonly normalize: "per_feature" | "none";
+}
+
+/** Validates a speaker-encoder folder; throws {@link PackError} naming what is wrong. */
+export function configureSpeakerEncoder(pack: PackFiles): SpeakerEncoderConfig {
+  if (!pack.has(MODEL)) throw new PackError(ENCODER_MODEL_MISSING);
+  const info = pack.header(MODEL);
+  const input = info.inputs[0];
+  const output = info.outputs[0];
+  if (!input || !output) throw new PackError("speaker-encoder: model has no input or output");
+  if (input.dims?.length !== 3) throw new PackError(`speaker-encoder: input ${input.name} must be [1, T, feat_dim]`);
+  const featureDim = Number(info.metadata.feat_dim ?? (typeof input.dims[2] === "number" ? input.dims[2] : 80));
+  const embeddingDim = Number(info.metadata.output_dim ?? (typeof output.dims?.[1] === "number" ? output.dims[1] : NaN));
+  if (!Number.isInteger(embeddingDim) || embeddingDim <= 0) throw new PackError("speaker-encoder: output_dim metadata or a fixed output dimension is required");
+  const rate = Number(info.metadata.sample_rate ?? SPEECH_SAMPLE_RATE);
+  if (rate !== SPEECH_SAMPLE_RATE) throw new PackError(`speaker-encoder: sample_rate ${rate} unsupported (${SPEECH_SAMPLE_RATE} only)`);
+  const normalize = info.metadata.feature_normalize_type === "none" ? "none" : "per_feature";
+  return Object.freeze({ modelPath: pack.path(MODEL), inputName: input.name, outputName: output.name, featureDim, embeddingDim, normalize });
+}
+
+/** The pack under `modelsDir`, or undefined when it has no model; throws {@link PackError}. */
+export function readSpeakerEncoderConfig(modelsDir: string): SpeakerEncoderConfig | undefined {
+  const dir = join(modelsDir, SPEAKER_ENCODER_DIR);
+  if (!existsSync(join(dir, MODEL))) return undefined;
+  return configureSpeakerEncoder(packFiles(SPEAKER_ENCODER_DIR, dir, readdirSync(dir)));
+}

@@ -8,7 +8,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../app/context.ts";
 import { TRANSCRIPTION_BODY, transcribeRequest } from "../asr/http.ts";
 import { AppError } from "../errors/taxonomy.ts";
-import { parseSpeechBody, speechResponse, synthesizeFor } from "../tts/http.ts";
+import { parseSpeechBody, streamSpeech } from "../tts/http.ts";
+import { parseSpeechRestFields } from "../tts/http-stream.ts";
 import { authorize } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { authedOperation, ref } from "./openapi.ts";
@@ -60,7 +61,7 @@ export function legacyRoutes(ctx: AppContext) {
         } catch (error) {
           throw v1Fields(error);
         }
-        return speechResponse(await synthesizeFor(ctx, request, speech, caller.key.id));
+        return await streamSpeech(ctx, request, speech, parseSpeechRestFields(body), caller.key.id, set.headers["x-request-id"] as string | undefined);
       },
       {
         parse: "none",

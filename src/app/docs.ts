@@ -11,7 +11,7 @@ import type { OpenAPIV3 } from "openapi-types";
 import type { AppContext } from "../core/context.ts";
 import { TranscriptionFormSchema } from "../asr/schema.ts";
 import { Detail } from "../errors/taxonomy.ts";
-import { SpeechBodySchema } from "../tts/schema.ts";
+import { SpeechRestBodySchema } from "../tts/http-stream.ts";
 import { VERSION } from "../version.ts";
 import viewerScript from "./docs-viewer.browser.js" with { type: "text" };
 import { ref, toOpenApiSchema } from "../http/openapi.ts";
@@ -154,7 +154,7 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
       StandardError: STANDARD_ERROR,
       AuthError: AUTH_ERROR,
       ValidationError: VALIDATION_ERROR,
-      SpeechRequest: { ...toOpenApiSchema(SpeechBodySchema), example: { input: "مرحبا بكم في خدمة العملاء", voice: "Yara", dialect: "ar-najdi", response_format: "mp3", speed: 1.0 } },
+      SpeechRequest: { ...toOpenApiSchema(SpeechRestBodySchema), example: { input: "مرحبا بكم في خدمة العملاء", voice: "Yara", dialect: "ar-najdi", response_format: "mp3", speed: 1.0 } },
       SynthesizeV1Request: {
         type: "object",
         required: ["text"],

@@ -11,7 +11,8 @@ import { AppError } from "../errors/taxonomy.ts";
 import { authPlugin } from "../http/auth.ts";
 import { readJsonBody } from "../http/body.ts";
 import { authedOperation, ref } from "../http/openapi.ts";
-import { parseSpeechBody, speechResponse, synthesizeFor } from "../tts/http.ts";
+import { parseSpeechBody, streamSpeech } from "../tts/http.ts";
+import { parseSpeechRestFields } from "../tts/http-stream.ts";
 
 /** When v1 was deprecated (release 2.1.0, 2026-07) and when it goes (six months later, per the deprecation policy). */
 const DEPRECATED_AT = Date.UTC(2026, 6, 1);
@@ -56,7 +57,7 @@ export function legacyRoutes(ctx: AppContext) {
     .use(authPlugin(ctx))
     .post(
       "/synthesize",
-      async ({ request, caller }) => {
+      async ({ request, caller, set }) => {
         const body = fromV1Body(await readJsonBody(request, ctx.config.server.max_json_bytes));
         let speech;
         try {
@@ -64,7 +65,7 @@ export function legacyRoutes(ctx: AppContext) {
         } catch (error) {
           throw v1Fields(error);
         }
-        return speechResponse(await synthesizeFor(ctx, request, speech, caller.key.id));
+        return await streamSpeech(ctx, request, speech, parseSpeechRestFields(body), caller.key.id, set.headers["x-request-id"] as string | undefined);
       },
       {
         transform: deprecated(SYNTHESIZE_HEADERS),

@@ -5,6 +5,7 @@
  */
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { concatBytes } from "./concat.ts";
+import { encodeG711, type SampleEncoding } from "./g711.ts";
 import { log } from "../log/logger.ts";
 import { FfmpegError, runFfmpeg, streamFfmpeg, type FfmpegResult } from "./ffmpeg.ts";
 import { ffmpegEncodeArgs, patchFlacTotalSamples, planEncoding, type AudioFormat, type EncodingPlan } from "./formats.ts";
@@ -21,6 +22,8 @@ export interface EncodeOptions {
   /** Streaming only: cap on the encoded bytes (default 1 GiB). */
   readonly maxOutputBytes?: number;
   readonly signal?: AbortSignal;
+  /** pcm/wav only: linear 16-bit samples (default) or G.711 μ-law / A-law (D19). */
+  readonly encoding?: SampleEncoding;
 }
 
 /** Encoded audio plus what the response headers need. */
@@ -33,13 +36,13 @@ export interface EncodedAudio {
 
 /** Content type and sample rate an encode will report, for headers sent before a stream starts. */
 export function describeEncoding(format: AudioFormat, sampleRate: number, options: EncodeOptions = {}): { contentType: string; sampleRate: number } {
-  const plan = planEncoding(format, sampleRate, options.targetSampleRate);
+  const plan = planEncoding(format, sampleRate, options.targetSampleRate, options.encoding);
   return { contentType: plan.contentType, sampleRate: plan.sampleRate };
 }
 
 /** Encodes mono float PCM (`sampleRate` Hz, clipped to [-1, 1]) as `format`. Failures are AppError `internal`. */
 export async function encodeAudio(pcm: Float32Array, sampleRate: number, format: AudioFormat, options: EncodeOptions = {}): Promise<EncodedAudio> {
-  const plan = planEncoding(format, sampleRate, options.targetSampleRate);
+  const plan = planEncoding(format, sampleRate, options.targetSampleRate, options.encoding);
   const int16 = floatToInt16(pcm);
   const outFrames = Math.ceil((pcm.length * plan.encoderRate) / plan.inputRate);
   const run = (args: string[], input: Uint8Array, frames: number): Promise<Uint8Array> =>
@@ -54,9 +57,10 @@ export async function encodeAudio(pcm: Float32Array, sampleRate: number, format:
   const resampling = plan.encoderRate !== plan.inputRate;
 
   if (format === "pcm" || format === "wav") {
-    const samples = resampling ? await run(ffmpegEncodeArgs(plan, "s16le", false), int16ToBytes(int16), outFrames) : int16ToBytes(int16);
+    const linear = resampling ? await run(ffmpegEncodeArgs(plan, "s16le", false), int16ToBytes(int16), outFrames) : int16ToBytes(int16);
+    const samples = plan.encoding === "pcm_s16le" ? linear : encodeG711(bytesToInt16(linear), plan.encoding);
     if (format === "pcm") return result(samples);
-    return result(concatBytes([wavHeader(plan.encoderRate, samples.byteLength), samples]));
+    return result(concatBytes([wavHeader(plan.encoderRate, samples.byteLength, plan.encoding), samples]));
   }
   if (format === "flac") {
     // Resample first so the exact sample count is known for the STREAMINFO patch.
@@ -78,10 +82,10 @@ export async function encodeAudio(pcm: Float32Array, sampleRate: number, format:
  * Headers: see {@link describeEncoding}.
  */
 export function encodeAudioStream(chunks: AsyncIterable<Float32Array>, sampleRate: number, format: AudioFormat, options: EncodeOptions = {}): ReadableStream<Uint8Array> {
-  const plan = planEncoding(format, sampleRate, options.targetSampleRate);
+  const plan = planEncoding(format, sampleRate, options.targetSampleRate, options.encoding);
   const s16 = toS16Chunks(chunks);
   const raw = format === "wav" || format === "pcm";
-  const body =
+  const linear =
     raw && plan.encoderRate === plan.inputRate
       ? iterableStream(s16)
       : streamFfmpeg(ffmpegEncodeArgs(plan, raw ? "s16le" : "encoded", true), {
@@ -90,8 +94,9 @@ export function encodeAudioStream(chunks: AsyncIterable<Float32Array>, sampleRat
           maxOutputBytes: options.maxOutputBytes ?? 2 ** 30,
           signal: options.signal,
         });
+  const body = raw && plan.encoding !== "pcm_s16le" ? iterableStream(toG711(linear, plan.encoding)) : linear;
   if (format !== "wav") return body;
-  return iterableStream(prepend(wavHeader(plan.encoderRate), body));
+  return iterableStream(prepend(wavHeader(plan.encoderRate, undefined, plan.encoding), body));
 }
 
 async function runChecked(args: string[], stdin: Uint8Array, limits: { timeoutMs: number; maxOutputBytes: number; signal: AbortSignal | undefined }): Promise<Uint8Array> {
@@ -104,6 +109,17 @@ async function runChecked(args: string[], stdin: Uint8Array, limits: { timeoutMs
 async function* toS16Chunks(chunks: AsyncIterable<Float32Array>): AsyncGenerator<Uint8Array> {
   for await (const chunk of chunks) {
     if (chunk.length > 0) yield int16ToBytes(floatToInt16(chunk));
+  }
+}
+
+/** Companding of an s16le byte stream whose chunks may split a sample (ffmpeg's pipe does). */
+async function* toG711(linear: AsyncIterable<Uint8Array>, encoding: "pcm_mulaw" | "pcm_alaw"): AsyncGenerator<Uint8Array> {
+  let carry: Uint8Array = new Uint8Array(0);
+  for await (const chunk of linear) {
+    const bytes = carry.byteLength > 0 ? concatBytes([carry, chunk]) : chunk;
+    const whole = bytes.byteLength & ~1;
+    carry = bytes.slice(whole);
+    if (whole > 0) yield encodeG711(bytesToInt16(bytes.subarray(0, whole)), encoding);
   }
 }
 

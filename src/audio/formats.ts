@@ -3,6 +3,7 @@
  * argument lists. Nothing caller-controlled ever reaches an ffmpeg argument except validated
  * integers (sample rates).
  */
+import type { SampleEncoding } from "./g711.ts";
 
 /** Response formats of the speech endpoints. */
 export type AudioFormat = "mp3" | "wav" | "opus" | "flac" | "aac" | "pcm";
@@ -19,6 +20,15 @@ export const CONTENT_TYPES: Readonly<Record<AudioFormat, string>> = {
   aac: "audio/aac",
   pcm: "audio/pcm",
 };
+
+/** Content types of raw G.711 output (`pcm` with `encoding`): RFC 4856's PCMU and PCMA, rate in X-Sample-Rate. */
+export const G711_CONTENT_TYPES: Readonly<Record<Exclude<SampleEncoding, "pcm_s16le">, string>> = {
+  pcm_mulaw: "audio/pcmu",
+  pcm_alaw: "audio/pcma",
+};
+
+/** Formats whose samples may be G.711 instead of linear 16-bit (D19). */
+export const ENCODABLE_FORMATS: readonly AudioFormat[] = ["pcm", "wav"];
 
 /** Bounds of the `sample_rate` extension field (telephony resampling). */
 export const MIN_TARGET_SAMPLE_RATE = 8000;
@@ -41,6 +51,8 @@ export interface EncodingPlan {
   readonly encoderRate: number;
   /** Rate a client decoding the output gets: `X-Sample-Rate`. Equal to `encoderRate` except for Opus (always 48000). */
   readonly sampleRate: number;
+  /** Sample encoding of pcm/wav output (linear 16-bit or G.711); always pcm_s16le for other formats. */
+  readonly encoding: SampleEncoding;
 }
 
 /** Type guard for {@link AudioFormat}. */
@@ -54,8 +66,9 @@ export function isAudioFormat(value: unknown): value is AudioFormat {
  * mp3/aac use the smallest supported rate ≥ the wanted one (22050 and 16000 are native); Opus
  * likewise among 8/12/16/24/48 kHz; wav/pcm/flac take any rate.
  */
-export function planEncoding(format: AudioFormat, inputRate: number, targetSampleRate?: number): EncodingPlan {
+export function planEncoding(format: AudioFormat, inputRate: number, targetSampleRate?: number, encoding: SampleEncoding = "pcm_s16le"): EncodingPlan {
   if (!isAudioFormat(format)) throw new RangeError(`unknown audio format`);
+  if (encoding !== "pcm_s16le" && !ENCODABLE_FORMATS.includes(format)) throw new RangeError(`${encoding} applies to pcm and wav only`);
   if (!Number.isInteger(inputRate) || inputRate < 1000 || inputRate > 384000) throw new RangeError(`invalid input sample rate ${inputRate}`);
   if (targetSampleRate !== undefined && (!Number.isInteger(targetSampleRate) || targetSampleRate < MIN_TARGET_SAMPLE_RATE || targetSampleRate > MAX_TARGET_SAMPLE_RATE)) {
     throw new RangeError(`targetSampleRate must be an integer in ${MIN_TARGET_SAMPLE_RATE}-${MAX_TARGET_SAMPLE_RATE}`);
@@ -65,7 +78,8 @@ export function planEncoding(format: AudioFormat, inputRate: number, targetSampl
   if (format === "mp3" || format === "aac") encoderRate = atLeast(MPEG_RATES, wanted);
   if (format === "opus") encoderRate = atLeast(OPUS_RATES, wanted);
   const sampleRate = format === "opus" ? OPUS_DECODED_RATE : encoderRate;
-  return { format, contentType: CONTENT_TYPES[format], inputRate, encoderRate, sampleRate };
+  const contentType = format === "pcm" && encoding !== "pcm_s16le" ? G711_CONTENT_TYPES[encoding] : CONTENT_TYPES[format];
+  return { format, contentType, inputRate, encoderRate, sampleRate, encoding };
 }
 
 function atLeast(rates: readonly number[], wanted: number): number {

@@ -3,6 +3,7 @@
  * float/int16 conversion. Everything here is byte-exact and needs no ffmpeg.
  */
 import { concatBytes } from "./concat.ts";
+import type { SampleEncoding } from "./g711.ts";
 
 /** `data`/`RIFF` size written by a streamed WAV whose length is not known up front. */
 export const WAV_UNKNOWN_SIZE = 0xffffffff;
@@ -47,30 +48,52 @@ export function bytesToInt16(bytes: Uint8Array): Int16Array {
   return out;
 }
 
+/** WAVE format tags: linear PCM, and G.711 A-law (6) / μ-law (7) with 8 bits per sample. */
+const FORMAT_TAGS: Readonly<Record<SampleEncoding, number>> = { pcm_s16le: 1, pcm_alaw: 6, pcm_mulaw: 7 };
+
 /**
- * The 44-byte header of a 16-bit PCM mono WAV. Without `dataBytes` (streaming) both sizes are
- * 0xFFFFFFFF, the usual "length unknown" convention ffmpeg, sox and browsers accept.
+ * The header of a mono WAV: 44 bytes for 16-bit PCM; for G.711 (`pcm_mulaw`, `pcm_alaw`) a
+ * WAVEFORMATEX fmt chunk (18 bytes) with its format tag and 8 bits per sample, plus the `fact`
+ * chunk non-PCM WAVs carry when the length is known. Without `dataBytes` (streaming) the sizes are
+ * 0xFFFFFFFF, the usual "length unknown" convention ffmpeg, sox and browsers accept, and no `fact`
+ * chunk is written (a reader would take its sample count as the duration).
  */
-export function wavHeader(sampleRate: number, dataBytes?: number): Uint8Array {
-  const header = new Uint8Array(HEADER_BYTES);
+export function wavHeader(sampleRate: number, dataBytes?: number, encoding: SampleEncoding = "pcm_s16le"): Uint8Array {
+  const linear = encoding === "pcm_s16le";
+  const known = dataBytes !== undefined && dataBytes + HEADER_BYTES + 14 - 8 <= WAV_UNKNOWN_SIZE;
+  const fmtBytes = linear ? 16 : 18;
+  const factBytes = !linear && known ? 12 : 0;
+  const size = 12 + 8 + fmtBytes + factBytes + 8;
+  const header = new Uint8Array(size);
   const view = new DataView(header.buffer);
   const ascii = (offset: number, text: string): void => {
     for (let i = 0; i < text.length; i++) header[offset + i] = text.charCodeAt(i);
   };
-  const known = dataBytes !== undefined && dataBytes + HEADER_BYTES - 8 <= WAV_UNKNOWN_SIZE;
+  const bytesPerSample = linear ? 2 : 1;
   ascii(0, "RIFF");
-  view.setUint32(4, known ? dataBytes + HEADER_BYTES - 8 : WAV_UNKNOWN_SIZE, true);
+  view.setUint32(4, known ? dataBytes + size - 8 : WAV_UNKNOWN_SIZE, true);
   ascii(8, "WAVE");
   ascii(12, "fmt ");
-  view.setUint32(16, 16, true);
-  view.setUint16(20, 1, true); // WAVE_FORMAT_PCM
+  view.setUint32(16, fmtBytes, true);
+  view.setUint16(20, FORMAT_TAGS[encoding], true);
   view.setUint16(22, 1, true); // mono
   view.setUint32(24, sampleRate, true);
-  view.setUint32(28, sampleRate * 2, true); // byte rate
-  view.setUint16(32, 2, true); // block align
-  view.setUint16(34, 16, true); // bits per sample
-  ascii(36, "data");
-  view.setUint32(40, known ? dataBytes : WAV_UNKNOWN_SIZE, true);
+  view.setUint32(28, sampleRate * bytesPerSample, true); // byte rate
+  view.setUint16(32, bytesPerSample, true); // block align
+  view.setUint16(34, bytesPerSample * 8, true); // bits per sample
+  let offset = 36;
+  if (!linear) {
+    view.setUint16(offset, 0, true); // cbSize: no extra format bytes
+    offset += 2;
+  }
+  if (factBytes > 0) {
+    ascii(offset, "fact");
+    view.setUint32(offset + 4, 4, true);
+    view.setUint32(offset + 8, dataBytes! / bytesPerSample, true); // samples per channel
+    offset += 12;
+  }
+  ascii(offset, "data");
+  view.setUint32(offset + 4, known ? dataBytes : WAV_UNKNOWN_SIZE, true);
   return header;
 }
 

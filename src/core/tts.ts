@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { AUDIO_FORMATS, type AudioFormat, MAX_TARGET_SAMPLE_RATE, MIN_TARGET_SAMPLE_RATE } from "../audio/formats.ts";
+import { SAMPLE_ENCODINGS, type SampleEncoding } from "../audio/g711.ts";
 import type { CallOptions } from "./call.ts";
 
 /** The spec's voices (Nouf and Atheer were removed; D1). The first is the default. */
@@ -85,6 +86,17 @@ export const SpeechFieldsSchema = v.object(
         v.examples([8000]),
       ),
     ),
+    encoding: v.nullish(
+      v.pipe(
+        v.string("Expected a string"),
+        v.description(
+          "Extension for pcm and wav (D19): pcm_s16le (default), pcm_mulaw or pcm_alaw (G.711, 8 bits per sample; " +
+            "with sample_rate 8000 for telephony). pcm answers audio/pcmu or audio/pcma; wav carries the G.711 format tag.",
+        ),
+        v.metadata({ enum: SAMPLE_ENCODINGS }),
+        v.examples(["pcm_mulaw"]),
+      ),
+    ),
   },
   "Expected a JSON object",
 );
@@ -108,6 +120,8 @@ export const SpeechRequestSchema = v.pipe(
     speed: clampSpeed(fields.speed ?? 1.0),
     dialect: knownDialect(fields.dialect),
     sampleRate: fields.sample_rate ?? undefined,
+    // Checked against SAMPLE_ENCODINGS and the format by parseSpeech.
+    encoding: (fields.encoding?.trim() || "pcm_s16le") as SampleEncoding,
   })),
 );
 

@@ -28,7 +28,17 @@ export interface SynthesizeRequestMessage {
   response_format: string;
   speed?: number | null;
   sample_rate_hz?: number | null;
+  /** The AudioEncoding enum by name (proto-loader `enums: String`); a number it does not know stays a number. */
+  encoding?: string | number | null;
 }
+
+/** AudioEncoding names → the shared `encoding` field; UNSPECIFIED means the default. */
+const ENCODINGS: Readonly<Record<string, string | undefined>> = {
+  ENCODING_UNSPECIFIED: undefined,
+  LINEAR_PCM: "pcm_s16le",
+  MULAW: "pcm_mulaw",
+  ALAW: "pcm_alaw",
+};
 
 interface ResolutionMessage {
   voice: string;
@@ -51,6 +61,11 @@ export function speechFields(message: SynthesizeRequestMessage): Record<string, 
   if (message.response_format) fields.response_format = message.response_format;
   if (message.speed !== undefined && message.speed !== null) fields.speed = message.speed;
   if (message.sample_rate_hz !== undefined && message.sample_rate_hz !== null) fields.sample_rate = message.sample_rate_hz;
+  if (message.encoding !== undefined && message.encoding !== null) {
+    // An enum value this server does not know is passed on as its number: refused as an unknown encoding.
+    const encoding = typeof message.encoding === "string" && message.encoding in ENCODINGS ? ENCODINGS[message.encoding] : String(message.encoding);
+    if (encoding !== undefined) fields.encoding = encoding;
+  }
   return fields;
 }
 

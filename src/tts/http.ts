@@ -10,37 +10,24 @@ import { readyService } from "../edge/readiness.ts";
 import { authPlugin, type Caller } from "../http/auth.ts";
 import { readJsonBody } from "../http/body.ts";
 import { authedOperation, AUTHED_HEADERS, ref } from "../http/openapi.ts";
+import { codePointLength } from "./frontend/length.ts";
+import { parseSpeechRestFields, type SpeechRestOptions, speechStreamResponse } from "./http-stream.ts";
 import { parseSpeechRequest } from "./schema.ts";
-import type { SpeechRequest, SpeechResult } from "./types.ts";
-
-/** A header value made safe for the wire (printable ASCII; anything else becomes `?`). */
-export function headerValue(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, "?").slice(0, 256);
-}
-
-/** The audio response for a finished synthesis, with the X-TTS-* headers of D2 and D8. */
-export function speechResponse(result: SpeechResult, extraHeaders: Record<string, string> = {}): Response {
-  const headers: Record<string, string> = {
-    "content-type": result.contentType,
-    "cache-control": "no-store",
-    "x-tts-voice": headerValue(result.voice),
-    "x-tts-dialect": headerValue(result.dialect),
-    "x-tts-engine": headerValue(result.engine),
-    "x-sample-rate": String(result.sampleRate),
-    ...extraHeaders,
-  };
-  if (result.fallback) headers["x-tts-fallback"] = headerValue(result.fallback);
-  return new Response(result.audio, { headers });
-}
+import type { SpeechRequest } from "./types.ts";
 
 /** Validates a decoded JSON body plus the `X-TTS-Dialect` header; 422 fields are named `body.*`. */
 export function parseSpeechBody(ctx: AppContext, body: unknown, headerDialect: string | null): SpeechRequest {
   return parseSpeechRequest(body, headerDialect, ctx.config);
 }
 
-/** Synthesises a validated request for an authorised caller; the request's signal drops work for a gone client. */
-export async function synthesizeFor(ctx: AppContext, request: Request, speech: SpeechRequest, keyId: string): Promise<SpeechResult> {
-  return await readyService(ctx, "tts").synthesize(speech, { signal: request.signal, keyId });
+/**
+ * Starts a streamed synthesis for an authorised caller and answers with it (raw audio or SSE, see
+ * ./http-stream.ts). Throws before any byte for every error with a contract status; the request's
+ * signal drops queued work and stops synthesis when the client goes away.
+ */
+export async function streamSpeech(ctx: AppContext, request: Request, speech: SpeechRequest, rest: SpeechRestOptions, keyId: string, requestId: string | undefined): Promise<Response> {
+  const stream = await readyService(ctx, "tts").synthesizeEncodedStream(speech, { signal: request.signal, keyId });
+  return speechStreamResponse(stream, rest, { log: ctx.log, requestId, inputChars: codePointLength(speech.input) });
 }
 
 const SPEECH_SUCCESS: OpenAPIV3.ResponseObject = {
@@ -92,13 +79,22 @@ function speechOperation(operationId: string, alias: boolean): OpenAPIV3.Operati
 
 /** The TTS REST plugin. */
 export function ttsRoutes(ctx: AppContext) {
-  const speak = async (request: Request, caller: Caller): Promise<Response> => {
+  const speak = async (request: Request, caller: Caller, requestId: string | undefined): Promise<Response> => {
     const body = await readJsonBody(request, ctx.config.server.max_json_bytes);
     const speech = parseSpeechBody(ctx, body, request.headers.get("x-tts-dialect"));
-    return speechResponse(await synthesizeFor(ctx, request, speech, caller.key.id));
+    const rest = parseSpeechRestFields(body);
+    return await streamSpeech(ctx, request, speech, rest, caller.key.id, requestId);
   };
   return new Elysia({ name: "tts-http" })
     .use(authPlugin(ctx))
-    .post("/v1/tts/audio/speech", ({ request, caller }) => speak(request, caller), { auth: true, parse: "none", detail: speechOperation("createSpeech", false) })
-    .post("/v1/audio/speech", ({ request, caller }) => speak(request, caller), { auth: true, parse: "none", detail: speechOperation("createSpeechAlias", true) });
+    .post("/v1/tts/audio/speech", ({ request, caller, set }) => speak(request, caller, set.headers["x-request-id"] as string | undefined), {
+      auth: true,
+      parse: "none",
+      detail: speechOperation("createSpeech", false),
+    })
+    .post("/v1/audio/speech", ({ request, caller, set }) => speak(request, caller, set.headers["x-request-id"] as string | undefined), {
+      auth: true,
+      parse: "none",
+      detail: speechOperation("createSpeechAlias", true),
+    });
 }

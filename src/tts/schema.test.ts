@@ -24,6 +24,7 @@ describe("parseSpeechRequest", () => {
       speed: 1,
       dialect: undefined,
       sampleRate: undefined,
+      encoding: "pcm_s16le",
     });
   });
 

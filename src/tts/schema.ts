@@ -8,10 +8,12 @@
  * 400 `Text cannot be empty`; length counts Unicode code points; an unknown `response_format` is
  * 400; blocked content (matched on NFKC text) is 400; `speed` is clamped to [0.5, 2.0]; the
  * request's `dialect` beats the door's header dialect and an unknown value counts as omitted;
- * `sample_rate` (extension) must be an integer 8000–48000.
+ * `sample_rate` (extension) must be an integer 8000–48000; `encoding` (extension, D19) is one of
+ * pcm_s16le, pcm_mulaw, pcm_alaw and only pcm and wav take a G.711 one.
  */
 import * as v from "valibot";
-import { AUDIO_FORMATS } from "../audio/formats.ts";
+import { AUDIO_FORMATS, ENCODABLE_FORMATS } from "../audio/formats.ts";
+import { isSampleEncoding, SAMPLE_ENCODINGS } from "../audio/g711.ts";
 import type { SawtConfig } from "../config/config.ts";
 import { knownDialect, type SpeechRequest, SpeechFieldsSchema, SpeechRequestSchema } from "../core/tts.ts";
 import { BODY_FIELDS, fieldErrors, type FieldNaming } from "../errors/fields.ts";
@@ -21,6 +23,9 @@ import { codePointLength } from "./frontend/length.ts";
 
 /** JSON body of POST /v1/tts/audio/speech (the API docs render it): the shared speech fields. */
 export const SpeechBodySchema = SpeechFieldsSchema;
+
+/** The 400 detail of an unknown `encoding`, listing the allowed values as the format detail does. */
+export const INVALID_ENCODING_DETAIL = `Invalid encoding. Allowed: ${[...SAMPLE_ENCODINGS].sort().join(", ")}`;
 
 /** The settings speech validation reads. */
 export interface SpeechLimits {
@@ -67,6 +72,10 @@ export function parseSpeech(fields: unknown, door: SpeechDoor, limits: SpeechLim
     throw new AppError("bad_request", `Text exceeds maximum length of ${max.toLocaleString("en-US")} characters`);
   }
   if (!AUDIO_FORMATS.includes(request.responseFormat)) throw new AppError("bad_request", Detail.invalidFormat);
+  if (!isSampleEncoding(request.encoding)) throw new AppError("bad_request", INVALID_ENCODING_DETAIL);
+  if (request.encoding !== "pcm_s16le" && !ENCODABLE_FORMATS.includes(request.responseFormat)) {
+    throw new AppError("bad_request", `Invalid encoding for ${request.responseFormat}: ${request.encoding} applies to pcm and wav only`);
+  }
   assertAllowedContent(request.input, contentFilterFor(limits.tts.blocked_patterns));
   return { ...request, dialect: request.dialect ?? knownDialect(door.headerDialect) };
 }

@@ -52,6 +52,8 @@ interface SentenceAudio {
   readonly sentenceChars: number;
   /** Time spent rendering it (front-end, phonemes, model), for metrics. */
   readonly seconds: number;
+  /** How many sentences the whole text has. */
+  readonly total: number;
 }
 
 /** The TTS service over loaded packs and the embedded espeak-ng engine. */
@@ -85,7 +87,11 @@ export class SawtTtsService implements TtsService {
       return buffer.view();
     }, { signal: options.signal, timeoutMs: options.timeoutMs });
     this.deps.observeInference?.(synthSeconds, pcm.length / renderer.sampleRate);
-    const encoded = await encodeAudio(pcm, renderer.sampleRate, request.responseFormat, { targetSampleRate: request.sampleRate, signal: options.signal });
+    const encoded = await encodeAudio(pcm, renderer.sampleRate, request.responseFormat, {
+      targetSampleRate: request.sampleRate,
+      encoding: request.encoding,
+      signal: options.signal,
+    });
     const durationSeconds = pcm.length / renderer.sampleRate;
     this.deps.log.info("speech synthesized", {
       voice: resolution.voice,
@@ -116,18 +122,38 @@ export class SawtTtsService implements TtsService {
       const slot = await holdSlot(self.deps.admission, options);
       let seconds = 0;
       let samples = 0;
+      let rendered = 0;
+      let total = 0;
+      let outcome: "completed" | "cancelled" | "failed" = "cancelled";
       try {
         const silence = new Float32Array(sentenceSilenceSamples(renderer.sampleRate));
         for await (const sentence of self.sentences(renderer, request, resolution, options.signal)) {
           seconds += sentence.seconds;
+          rendered++;
+          total = sentence.total;
           if (!sentence.last && sentence.pcm.length === 0) continue;
           const pcm = sentence.last ? sentence.pcm : concatSamples([sentence.pcm, silence]);
           samples += pcm.length;
           yield { pcm, sampleRate: renderer.sampleRate, index: sentence.index, last: sentence.last };
         }
+        outcome = "completed";
+      } catch (error) {
+        if (!options.signal?.aborted) outcome = "failed";
+        throw error;
       } finally {
         self.deps.observeInference?.(seconds, samples / renderer.sampleRate);
         slot.release();
+        // One line per stream, so an operator sees a client that left stop the synthesis (D18: no text).
+        self.deps.log.info("speech streamed", {
+          voice: resolution.voice,
+          engine: resolution.engine,
+          key_id: options.keyId,
+          outcome,
+          sentences: rendered,
+          sentences_total: Math.max(total, rendered),
+          audio_seconds: Number((samples / renderer.sampleRate).toFixed(3)),
+          synth_seconds: Number(seconds.toFixed(3)),
+        });
         await slot.done;
       }
     }
@@ -144,7 +170,7 @@ export class SawtTtsService implements TtsService {
     while (!first.done && first.value.pcm.length === 0) first = await sentences.next();
     if (first.done) throw new AppError("internal", NO_AUDIO_DETAIL);
     const rate = first.value.sampleRate;
-    const encoding = { targetSampleRate: request.sampleRate, signal: options.signal };
+    const encoding = { targetSampleRate: request.sampleRate, encoding: request.encoding, signal: options.signal };
     const described = describeEncoding(request.responseFormat, rate, encoding);
     return {
       ...resolution,
@@ -214,7 +240,7 @@ export class SawtTtsService implements TtsService {
       const started = performance.now();
       const pcm = levelSentence(await renderer.render(sentence, options));
       const seconds = (performance.now() - started) / 1000;
-      yield { pcm, index, last: index === sentences.length - 1, sentenceChars: codePointLength(sentence.text), seconds };
+      yield { pcm, index, last: index === sentences.length - 1, sentenceChars: codePointLength(sentence.text), seconds, total: sentences.length };
     }
   }
 }

@@ -10,7 +10,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { GraphBuilder } from "../onnx/builder.ts";
+import { GraphBuilder, tensor } from "../onnx/builder.ts";
 
 /** The tone code: frequencies, segment length and amplitudes. */
 export const TONE = {
@@ -74,7 +74,17 @@ export interface ToneVoiceOptions {
    * back from the audio (zeros — a built-in voice — give the plain amplitude).
    */
   readonly embeddingDim?: number;
+  /**
+   * Makes every run cost real CPU time without changing the audio: this many chained dense
+   * `COST_MAT_SIZE`² MatMuls over a tile of the noise scale, summed and added times zero (see
+   * slow-model.ts for why no optimiser can drop them). For streaming and latency tests that need
+   * a voice of realistic per-sentence cost.
+   */
+  readonly costRepeats?: number;
 }
+
+/** Side of the cost MatMuls: 2·256³ ≈ 34 MFLOP each. */
+export const COST_MAT_SIZE = 256;
 
 /** How strongly embedding[0] moves the tone amplitude of an embedding voice. */
 export const EMBEDDING_GAIN = 0.4;
@@ -116,10 +126,23 @@ export function buildToneVoice(options: ToneVoiceOptions): Uint8Array {
   const voiced = embedding
     ? g.op("Add", [amplitude, g.op("Mul", [g.op("Gather", [g.op("Gather", [embedding, g.int64(0)], { axis: 0 }), g.int64(0)], { axis: 0 }), g.float(EMBEDDING_GAIN)])])
     : amplitude;
-  const audio = g.op("Mul", [g.op("Sin", [arg]), voiced]);
+  let audio = g.op("Mul", [g.op("Sin", [arg]), voiced]);
+  if (options.costRepeats) audio = g.op("Add", [audio, g.op("Mul", [costChain(g, scales, options.costRepeats), g.float(0)])]);
   // Piper's export labels dims loosely; the audio is always the last dim, as Sawt must assume.
   g.output(g.op("Reshape", [audio, g.int64([1, 1, -1])]), "output", "float32", ["batch_size", 1, "time"]);
   return g.toModel({ producerName: "sawt-test-tone-voice", ...(options.metadata ? { metadata: options.metadata } : {}) });
+}
+
+/** A scalar that takes `repeats` dense MatMuls to compute from `scales` (a permutation, so it stays finite). */
+function costChain(g: GraphBuilder, scales: string, repeats: number): string {
+  const n = COST_MAT_SIZE;
+  const shift = new Float32Array(n * n);
+  for (let row = 0; row < n; row++) shift[row * n + ((row + 1) % n)] = 1;
+  const weights = g.initializer("cost_shift", tensor(shift, [n, n]));
+  const noise = g.op("Reshape", [g.op("Gather", [scales, g.int64(0)], { axis: 0 }), g.int64([1, 1])]);
+  let m = g.op("Tile", [noise, g.int64([n, n])]);
+  for (let i = 0; i < repeats; i++) m = g.op("MatMul", [m, weights]);
+  return g.op("ReduceSum", [m], { keepdims: 0 });
 }
 
 /** Piper's reserved symbols: pad, bos, eos and word separator. */
@@ -162,6 +185,8 @@ export interface PiperPackOptions {
   readonly numSymbols?: number;
   /** Makes the voice take a speaker embedding of this size (see ToneVoiceOptions). */
   readonly embeddingDim?: number;
+  /** Makes every run cost this many dense MatMuls (see ToneVoiceOptions.costRepeats). */
+  readonly costRepeats?: number;
 }
 
 /** Paths of a written Piper pack, and the config as written. */
@@ -237,7 +262,10 @@ export async function writePiperPack(dir: string, options: PiperPackOptions): Pr
   await mkdir(dir, { recursive: true });
   const modelPath = join(dir, `${options.name}.onnx`);
   const configPath = `${modelPath}.json`;
-  await Bun.write(modelPath, buildToneVoice({ sampleRate: options.sampleRate, multiSpeaker: numSpeakers > 1, embeddingDim: options.embeddingDim }));
+  await Bun.write(
+    modelPath,
+    buildToneVoice({ sampleRate: options.sampleRate, multiSpeaker: numSpeakers > 1, embeddingDim: options.embeddingDim, costRepeats: options.costRepeats }),
+  );
   await Bun.write(configPath, `${JSON.stringify(config, null, 4)}\n`);
   return { modelPath, configPath, config };
 }

@@ -1,8 +1,8 @@
 /**
- * Preloaded by every `bun test` run (bunfig.toml `[test] preload`): integration tests start real
- * servers, ffmpeg and ONNX sessions, which take longer than bun's 5 s default on a loaded machine.
- * bun 1.4 ignores `timeout` under `[test]` in bunfig.toml; setDefaultTimeout from a preload applies
- * to every test and hook that sets no timeout of its own.
+ * Preloaded by `bun test` (bunfig.toml `[test] preload`) so that `bun test <one file>` gets the
+ * same 60 s default timeout as `npm test`. In bun 1.4.5 setDefaultTimeout from a preload reaches
+ * only the first test file of a run, so test/run.ts passes `--timeout 60000` for whole runs; bun
+ * ignores a `timeout` key under `[test]` in bunfig.toml.
  */
 import { setDefaultTimeout } from "bun:test";
 

@@ -28,8 +28,8 @@ if [ -n "$need_apt" ]; then
   apt_install $need_apt
 fi
 
-# The test tools are best effort, one package at a time: a test whose tool is missing says so and
-# skips, while Sawt's own packages above must install or setup fails.
+# The test tools are best effort, one package at a time: a test whose tool is missing fails, naming
+# the package, while Sawt's own packages above must install or setup fails.
 if [ "${1:-}" = "--test" ]; then
   test_apt=""
   command -v chromium >/dev/null 2>&1 || test_apt="$test_apt chromium"
@@ -40,7 +40,7 @@ if [ "${1:-}" = "--test" ]; then
   command -v shellcheck >/dev/null 2>&1 || test_apt="$test_apt shellcheck"
   for pkg in $test_apt; do
     echo "sawt setup: installing test tool $pkg" >&2
-    apt_install "$pkg" || echo "sawt setup: WARNING: could not install $pkg; the tests that need it will skip" >&2
+    apt_install "$pkg" || echo "sawt setup: WARNING: could not install $pkg; the tests that need it will fail" >&2
   done
 fi
 

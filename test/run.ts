@@ -3,7 +3,12 @@
  * last line `N passed, N failed` that CI recognises (bun's own summary is not). Exit code is bun's,
  * or 1 when nothing ran.
  */
-const args = process.argv.slice(2);
+// A 60 s default for every test and hook: integration tests start real servers, ffmpeg and ONNX
+// sessions. Only the flag applies to every file (bun 1.4.5 ignores bunfig's [test] timeout, and
+// setDefaultTimeout in a preload reaches the first file only).
+const TIMEOUT = ["--timeout", "60000"];
+const given = process.argv.slice(2);
+const args = given.some((a) => a.startsWith("--timeout")) ? given : [...TIMEOUT, ...given];
 const proc = Bun.spawn([process.execPath, "test", ...args], {
   cwd: `${import.meta.dir}/..`,
   stdout: "pipe",

@@ -11,7 +11,7 @@ import type { OpenAPIV3 } from "openapi-types";
 import type { AppContext } from "../core/context.ts";
 import { TranscriptionFormSchema } from "../asr/schema.ts";
 import { Detail } from "../errors/taxonomy.ts";
-import { SpeechRestBodySchema } from "../tts/http-stream.ts";
+import { SpeechRestBodySchema } from "../tts/http/stream.ts";
 import { VERSION } from "../version.ts";
 import viewerScript from "./docs-viewer.browser.js" with { type: "text" };
 import { ref, toOpenApiSchema } from "../http/openapi.ts";

@@ -12,7 +12,7 @@ import { authPlugin } from "../http/auth.ts";
 import { readJsonBody } from "../http/body.ts";
 import { authedOperation, ref } from "../http/openapi.ts";
 import { parseSpeechBody, streamSpeech } from "../tts/http.ts";
-import { parseSpeechRestFields } from "../tts/http-stream.ts";
+import { parseSpeechRestFields } from "../tts/http/stream.ts";
 
 /** When v1 was deprecated (release 2.1.0, 2026-07) and when it goes (six months later, per the deprecation policy). */
 const DEPRECATED_AT = Date.UTC(2026, 6, 1);

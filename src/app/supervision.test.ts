@@ -3,15 +3,8 @@ import { log } from "../log/logger.ts";
 import { EngineState } from "../runtime/engine-state.ts";
 import type { Notifier } from "../runtime/sd-notify.ts";
 import type { RunningServer } from "./server.ts";
+import { until } from "../../test/support/sawt.ts";
 import { describeEngines, superviseServer } from "./supervision.ts";
-
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await Bun.sleep(5);
-  }
-}
 
 function harness() {
   const sent: string[] = [];
@@ -46,7 +39,7 @@ test("does withhold WATCHDOG=1 when an engine fails after being ready, but not f
   h.asr.fail("no ASR pack");
   const supervision = superviseServer(h.server, { env: { WATCHDOG_USEC: "20000" }, notifier: h.notifier });
   const pings = () => h.sent.filter((s) => s === "WATCHDOG=1").length;
-  await until(() => pings() >= 2);
+  await until(() => pings() >= 2, "two watchdog pings");
   h.tts.fail("CUDA context lost");
   const frozen = pings();
   // Five ping intervals pass without a ping.

@@ -1,7 +1,7 @@
 /**
  * REST front door of ASR: POST /v1/asr/audio/transcriptions, POST /v1/asr/transcribe (the same,
  * D14) and the alias /v1/audio/transcriptions (D16). The upload streams to a private temp file
- * (./rest-upload.ts), the form fields are validated by the one schema, the engine gate admits, the
+ * (src/http/audio-upload.ts), the form fields are validated by the one schema, the engine gate admits, the
  * service transcribes, the result is rendered in the requested format. The temp file is deleted
  * in every outcome (D18).
  */
@@ -14,8 +14,8 @@ import { authedOperation, AUTHED_HEADERS, ref } from "../http/openapi.ts";
 import { renderTranscript } from "./formats.ts";
 import { parseTranscriptionForm } from "./schema.ts";
 import type { TranscriptFormat } from "./types.ts";
-import { receiveAudioUpload } from "./rest-upload.ts";
-import { sweepStaleUploads } from "./upload.ts";
+import { receiveAudioUpload } from "../http/audio-upload.ts";
+import { sweepStaleUploads } from "../audio/upload.ts";
 
 /** How a transcription route reads its request. */
 export interface TranscribeOptions {

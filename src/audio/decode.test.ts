@@ -6,9 +6,10 @@ import { setLogSink } from "../log/logger.ts";
 import { decodeAudioFile, DecodeReason } from "./decode.ts";
 import { runFfmpeg } from "./ffmpeg.ts";
 import { encodeWav } from "./wav.ts";
-import { dominantFrequency, ffmpegSync, tempDir, tone } from "../../test/support/audio.ts";
+import { dominantFrequency, ffmpegSync, tone } from "../../test/support/audio.ts";
+import { tempDir } from "../../test/support/sawt.ts";
 
-const { dir, cleanup } = tempDir("sawt-decode-");
+const { path: dir, remove } = tempDir("sawt-decode-");
 const source = join(dir, "source.wav");
 
 /** How each accepted upload extension is produced from the same 1 s, 440 Hz tone. */
@@ -31,7 +32,7 @@ beforeAll(() => {
 });
 afterAll(() => {
   setLogSink(restoreSink);
-  cleanup();
+  remove();
 });
 
 /** Runs a decode expected to fail and returns its AppError. */

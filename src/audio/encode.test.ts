@@ -4,7 +4,8 @@ import { AppError } from "../errors/taxonomy.ts";
 import { describeEncoding, encodeAudio, encodeAudioStream } from "./encode.ts";
 import { AUDIO_FORMATS, type AudioFormat } from "./formats.ts";
 import { parseWavHeader } from "./wav.ts";
-import { ffprobe, tempDir } from "../../test/support/audio.ts";
+import { ffprobe } from "../../test/support/audio.ts";
+import { tempDir } from "../../test/support/sawt.ts";
 
 const RATE = 22050;
 // 8 s: long enough that codec priming/padding (up to ~0.26 s for AAC at 8 kHz) stays under 5 %.
@@ -13,8 +14,8 @@ const pcm = new Float32Array(RATE * SECONDS);
 for (let i = 0; i < pcm.length; i++) pcm[i] = 0.5 * Math.sin((2 * Math.PI * 440 * i) / RATE);
 
 const CODEC: Record<AudioFormat, string> = { mp3: "mp3", wav: "pcm_s16le", opus: "opus", flac: "flac", aac: "aac", pcm: "pcm_s16le" };
-const { dir, cleanup } = tempDir();
-afterAll(cleanup);
+const { path: dir, remove } = tempDir();
+afterAll(remove);
 
 async function probeEncoded(bytes: Uint8Array, format: AudioFormat, sampleRate: number, name: string) {
   const path = join(dir, `${name}.${format}`);

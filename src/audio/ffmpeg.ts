@@ -8,7 +8,7 @@ import { concatBytes } from "./concat.ts";
 import { existsSync } from "node:fs";
 import ffmpegStaticPath from "ffmpeg-static";
 import { createLimiter, type Limiter } from "./limiter.ts";
-import { startProcess, type ProcessInput, type RunningProcess } from "./process.ts";
+import { type FfmpegFailure, startProcess, type ProcessInput, type RunningProcess } from "./process.ts";
 
 /** Prepended to every ffmpeg command line. `-threads 1` (first input's decoder) keeps one run
  * from fanning out over all cores; the limiter then bounds the total. */
@@ -47,15 +47,8 @@ export function resolveFfprobeBinary(env: NodeJS.ProcessEnv = process.env): stri
   return Bun.which("ffprobe") ?? "ffprobe";
 }
 
-/** Why an ffmpeg run did not succeed. */
-export type FfmpegFailure =
-  | "spawn" // the binary could not be started
-  | "timeout" // killed after `timeoutMs`
-  | "output_limit" // killed after writing more than `maxOutputBytes`
-  | "aborted" // the caller's signal fired
-  | "input" // the stdin producer threw
-  | "no_stream" // the input has no stream of the kind mapped
-  | "exit"; // any other non-zero exit
+/** Why an ffmpeg run did not succeed (declared beside the process runner that reports it). */
+export type { FfmpegFailure } from "./process.ts";
 
 /** Options of one ffmpeg run. */
 export interface FfmpegRunOptions {

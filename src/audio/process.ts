@@ -3,7 +3,16 @@
  * with a byte cap, stderr kept (first 8 KiB) only to classify the failure, SIGKILL on timeout,
  * overflow, abort or cancel. Used by ffmpeg.ts; knows nothing about audio.
  */
-import type { FfmpegFailure } from "./ffmpeg.ts";
+
+/** Why an ffmpeg run did not succeed (the process runner reports these; ffmpeg.ts re-exports it). */
+export type FfmpegFailure =
+  | "spawn" // the binary could not be started
+  | "timeout" // killed after `timeoutMs`
+  | "output_limit" // killed after writing more than `maxOutputBytes`
+  | "aborted" // the caller's signal fired
+  | "input" // the stdin producer threw
+  | "no_stream" // the input has no stream of the kind mapped
+  | "exit"; // any other non-zero exit
 
 /** What can be fed to a child's stdin. */
 export type ProcessInput = Uint8Array | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;

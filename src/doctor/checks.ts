@@ -5,6 +5,7 @@
 import { existsSync, statfsSync } from "node:fs";
 import { createServer } from "node:net";
 import type { SawtConfig } from "../config/config.ts";
+import type { CheckResult, DoctorCheck } from "./check.ts";
 import { chooseDevice, CUDA_PROVIDER_LIBRARIES, deviceDetails, type GpuInfo } from "../runtime/devices.ts";
 import { loadOrt, ortVersion } from "../runtime/ort.ts";
 import { probeModelBytes } from "../runtime/probe-model.ts";
@@ -16,17 +17,7 @@ import { probeEspeak } from "../tts/espeak/library.ts";
 import { inspectTtsPacks } from "../tts/packs.ts";
 import { gpuDriverCheck, installChecks, isApplianceInstall } from "./install-checks.ts";
 
-/** Outcome of one check. */
-export interface CheckResult {
-  readonly name: string;
-  readonly status: "ok" | "warn" | "fail";
-  readonly detail: string;
-  readonly fix?: string;
-  readonly data?: Record<string, unknown>;
-}
-
-/** A check over the loaded config. */
-export type DoctorCheck = (config: SawtConfig) => Promise<CheckResult>;
+export type { CheckResult, DoctorCheck } from "./check.ts";
 
 async function onnxRuntimeCheck(config: SawtConfig): Promise<CheckResult> {
   try {

@@ -7,7 +7,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import type { SawtConfig } from "../config/config.ts";
-import type { CheckResult, DoctorCheck } from "./checks.ts";
+import type { CheckResult, DoctorCheck } from "./check.ts";
 
 const USER = "sawt";
 /** GPUs the shipped unit grants (DeviceAllow=/dev/nvidia0 … /dev/nvidia7). */

@@ -12,7 +12,7 @@ import * as v from "valibot";
 import type { AppContext } from "../core/context.ts";
 import { TranscriptionFormSchema } from "../asr/schema.ts";
 import type { AsrService, Transcript } from "../asr/types.ts";
-import { allowedExtension, uploadDir, uploadTooLarge } from "../asr/upload.ts";
+import { allowedExtension, uploadDir, uploadTooLarge } from "../audio/upload.ts";
 import { readyService } from "../edge/readiness.ts";
 import { fieldErrors } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";

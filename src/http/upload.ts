@@ -5,7 +5,7 @@
  * is refused before reading, a file part is refused (413) as soon as the files cross the limit,
  * and a refused extension is refused when its part headers arrive. Whatever happens, the caller's
  * `remove()` (or a failure here) deletes the files (D18). Where files go and which are accepted
- * is the caller's (src/asr/upload.ts stages audio).
+ * is the caller's (src/audio/upload.ts stages audio; src/http/audio-upload.ts joins the two).
  */
 import { randomBytes } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";

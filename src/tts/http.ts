@@ -11,7 +11,7 @@ import { authPlugin, type Caller } from "../http/auth.ts";
 import { readJsonBody } from "../http/body.ts";
 import { authedOperation, AUTHED_HEADERS, ref } from "../http/openapi.ts";
 import { codePointLength } from "./frontend/length.ts";
-import { parseSpeechRestFields, type SpeechRestOptions, speechStreamResponse } from "./http-stream.ts";
+import { parseSpeechRestFields, type SpeechRestOptions, speechStreamResponse } from "./http/stream.ts";
 import { parseSpeechRequest } from "./schema.ts";
 import type { SpeechRequest } from "./types.ts";
 

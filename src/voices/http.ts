@@ -5,7 +5,7 @@
  */
 import { Elysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
-import { receiveAudioUpload } from "../asr/rest-upload.ts";
+import { receiveAudioUpload } from "../http/audio-upload.ts";
 import type { AppContext } from "../core/context.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import { authPlugin } from "../http/auth.ts";

@@ -4,6 +4,7 @@
  */
 import { dlopen, FFIType } from "bun:ffi";
 import { sockaddrUn } from "../../src/runtime/sd-notify.ts";
+import { until } from "../support/sawt.ts";
 
 const libc = dlopen("libc.so.6", {
   socket: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
@@ -45,14 +46,9 @@ export function listenNotifySocket(path: string): NotifyListener {
     path,
     messages,
     async waitFor(test, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        drain();
-        const found = messages.find(test);
-        if (found !== undefined) return found;
-        if (Date.now() > deadline) throw new Error(`no matching notification; got ${JSON.stringify(messages)}`);
-        await Bun.sleep(20);
-      }
+      const found = () => (drain(), messages.find(test));
+      const what = () => `a matching notification; got ${JSON.stringify(messages)}`;
+      return until(found, what, { timeoutMs, everyMs: 20 });
     },
     close() {
       if (closed) return;

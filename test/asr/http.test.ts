@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { UPLOAD_EXTENSIONS } from "../../src/asr/types.ts";
 import { ffmpegSync } from "../support/audio.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
-import { startSawt, type SawtProcess } from "../support/sawt.ts";
+import { startSawt, until, type SawtProcess } from "../support/sawt.ts";
 import { call, expectStandard, leftoverUploads, uploadForm } from "../rest/support.ts";
 import { concat, encodeFile, ENCODINGS, modelsDir, silence } from "./support.ts";
 
@@ -29,10 +29,8 @@ beforeAll(async () => {
   for (const extension of UPLOAD_EXTENSIONS) files[extension] = readFileSync(encodeFile(recording, RATE, join(models.dir, `call.${extension}`), ENCODINGS[extension]!));
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.dir } });
   key = (await sawt.createKey({ name: "asr", rpm: 10_000 })).key;
-  for (let i = 0; i < 300; i++) {
-    if ((await fetch(`${sawt.baseUrl}/v1/asr/health`)).status === 200) break;
-    await Bun.sleep(100);
-  }
+  const healthy = async () => (await fetch(`${sawt.baseUrl}/v1/asr/health`)).status === 200;
+  await until(healthy, "the ASR engine to serve", { timeoutMs: 30_000, everyMs: 100 });
 });
 
 afterAll(async () => {
@@ -106,11 +104,11 @@ describe("ASR over HTTP without a recogniser pack", () => {
     const empty = modelsDir();
     const bare = await startSawt({ env: { SAWT_MODELS_DIR: empty.dir } });
     try {
-      let health = await call(`${bare.baseUrl}/v1/asr/health`);
-      for (let i = 0; i < 300 && health.json.state === "initializing"; i++) {
-        await Bun.sleep(100);
-        health = await call(`${bare.baseUrl}/v1/asr/health`);
-      }
+      const settled = async () => {
+        const health = await call(`${bare.baseUrl}/v1/asr/health`);
+        return health.json.state === "initializing" ? undefined : health;
+      };
+      const health = await until(settled, "the ASR engine to settle", { timeoutMs: 30_000, everyMs: 100 });
       expect(health.status).toBe(503);
       expect(health.json).toMatchObject({ status: "unavailable", detail: "no ASR model pack installed", enabled: false });
       const ready = await call(`${bare.baseUrl}/ready`);

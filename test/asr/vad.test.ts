@@ -15,7 +15,7 @@ import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { synthesizeEspeak } from "../../src/tts/espeak/synth.ts";
 import { ffmpegSync } from "../support/audio.ts";
 import { writeWhisperPack } from "../support/models/whisper.ts";
-import { startSawt } from "../support/sawt.ts";
+import { startSawt, until } from "../support/sawt.ts";
 import { concat, encodeFile, ENCODINGS, installSilero, modelsDir, silence, sileroModel, sine } from "./support.ts";
 
 const W = 512;
@@ -144,11 +144,11 @@ describe("Silero VAD v5 (real model)", () => {
     const sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.dir } });
     try {
       const healthOf = async () => (await (await fetch(`${sawt.baseUrl}/v1/asr/health`)).json()) as Record<string, unknown>;
-      let health = await healthOf();
-      for (let i = 0; i < 300 && health.status !== "healthy"; i++) {
-        await Bun.sleep(100);
-        health = await healthOf();
-      }
+      const healthy = async () => {
+        const health = await healthOf();
+        return health.status === "healthy" ? health : undefined;
+      };
+      const health = await until(healthy, "the ASR engine to be healthy", { timeoutMs: 30_000, everyMs: 100 });
       expect(health.vad).toBe("silero (silero-vad)");
       const { key } = await sawt.createKey({ name: "vad" });
       const form = new FormData();

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeLetterVoicePack, writeToneCtcPack } from "../support/models/ctc.ts";
-import { startSawt, type SawtProcess } from "../support/sawt.ts";
+import { startSawt, until, type SawtProcess } from "../support/sawt.ts";
 
 const models = mkdtempSync(join(tmpdir(), "sawt-roundtrip-models-"));
 let sawt: SawtProcess;
@@ -22,10 +22,8 @@ beforeAll(async () => {
   await writeToneCtcPack(join(models, "tone-ctc"));
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: models } });
   key = (await sawt.createKey({ name: "roundtrip", rpm: 10_000 })).key;
-  for (let i = 0; i < 300; i++) {
-    if ((await fetch(`${sawt.baseUrl}/ready`)).status === 200) break;
-    await Bun.sleep(100);
-  }
+  const ready = async () => (await fetch(`${sawt.baseUrl}/ready`)).status === 200;
+  await until(ready, "the service to be ready", { timeoutMs: 30_000, everyMs: 100 });
 });
 
 afterAll(async () => {

@@ -13,7 +13,7 @@ import { floatToInt16, int16ToBytes } from "../../src/audio/wav.ts";
 import { concat, encodeFile, ENCODINGS, modelsDir, silence } from "../asr/support.ts";
 import { leftoverUploads, uploadForm } from "../rest/support.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
-import { startSawt, type SawtProcess } from "../support/sawt.ts";
+import { startSawt, until, type SawtProcess } from "../support/sawt.ts";
 import { bearer, clients, collect, unary, waitServing } from "./client.ts";
 
 const WORDS = ["سلام عليكم ورحمة", "الله"];
@@ -159,7 +159,7 @@ describe("grpc StreamingRecognize", () => {
     // The server ends the call (a cancel may reach it as the end of the input, then it finishes
     // the audio it has); a handler still waiting for audio would never log.
     const finished = () => sawt.logs.filter((l) => l.includes('"method":"asr.StreamingRecognize"')).length;
-    for (let i = 0; i < 40 && finished() === finishedBefore; i++) await Bun.sleep(50);
+    await until(() => finished() !== finishedBefore, "the cancelled call's log line", { everyMs: 50 });
     expect(finished()).toBe(finishedBefore + 1);
     expect(sawt.logs.filter((l) => l.includes('"method":"asr.StreamingRecognize"')).at(-1)).toContain('"code":"CANCELLED"');
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type * as grpc from "@grpc/grpc-js";
-import { startSawt, tempDir, type SawtProcess } from "../support/sawt.ts";
+import { startSawt, tempDir, until, type SawtProcess } from "../support/sawt.ts";
 import { clients, installTestPacks, unary, waitPortsServing } from "./client.ts";
 
 // The constructed recogniser lets the ASR engine serve (without a pack it reports failed).
@@ -90,7 +90,7 @@ describe("grpc health of a failed engine", () => {
       await waitPortsServing(server.ports, ["tts"]);
       // The ASR engine settles as failed; Watch reports its state at once and on every change.
       const health = async () => (await fetch(`${server.baseUrl}/v1/asr/health`)).json() as Promise<{ state: string }>;
-      for (let i = 0; i < 200 && (await health()).state === "initializing"; i++) await Bun.sleep(50);
+      await until(async () => (await health()).state !== "initializing", "the ASR engine to settle", { everyMs: 50 });
       expect((await health()).state).toBe("failed");
       for (const service of ["", "sawt.asr.v1.SpeechRecognition"]) {
         expect((await unary(asrPort.health, "Check", { service })).response).toEqual({ status: "NOT_SERVING" });

@@ -4,10 +4,10 @@
  * localhost (an air-gapped box), asserting every route path appears in the rendered DOM.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startSawt, type SawtProcess } from "../support/sawt.ts";
+import { startSawt, tempDir, testTool, type SawtProcess } from "../support/sawt.ts";
 import { call } from "./support.ts";
 
 const ROUTES: Record<string, string> = {
@@ -90,16 +90,14 @@ describe("OpenAPI document", () => {
   });
 });
 
-const chromium = Bun.which("chromium") ?? Bun.which("chromium-browser");
-if (!chromium) console.warn("docs.test.ts: chromium not installed; skipping the rendered-docs check (apt-get install chromium)");
-
-describe.skipIf(!chromium)("rendered docs page", () => {
+describe("rendered docs page", () => {
   async function chrome(args: string[]): Promise<string> {
-    const profile = mkdtempSync(join(tmpdir(), "sawt-chromium-"));
+    const chromium = testTool(["chromium", "chromium-browser"], "chromium");
+    const profile = tempDir("sawt-chromium-");
     try {
       const proc = Bun.spawn(
         [
-          chromium!,
+          chromium,
           "--headless",
           "--no-sandbox",
           "--disable-gpu",
@@ -109,7 +107,7 @@ describe.skipIf(!chromium)("rendered docs page", () => {
           "--no-first-run",
           // Air gap: no name resolves except localhost, so any CDN fetch would fail.
           "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-          `--user-data-dir=${profile}`,
+          `--user-data-dir=${profile.path}`,
           "--virtual-time-budget=5000",
           ...args,
           `${sawt.baseUrl}/docs`,
@@ -119,7 +117,7 @@ describe.skipIf(!chromium)("rendered docs page", () => {
       const [out] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
       return out;
     } finally {
-      rmSync(profile, { recursive: true, force: true });
+      profile.remove();
     }
   }
 

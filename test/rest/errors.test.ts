@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Detail } from "../../src/errors/taxonomy.ts";
-import { startSawt, type SawtProcess } from "../support/sawt.ts";
+import { startSawt, until, type SawtProcess } from "../support/sawt.ts";
 import { call, expectAuth, expectRateHeaders, expectStandard, expectValidation, postJson, uploadForm, type Reply } from "./support.ts";
 
 const RPM = 100_000;
@@ -183,11 +183,8 @@ describe("routing and request ids", () => {
     const reply = await postJson(sawt.baseUrl + "/v1/tts/audio/speech", { input: "" }, { ...withKey(), "X-Request-ID": "log-line-check-1" });
     expect(reply.status).toBe(400);
     const keyId = key.split("_")[1]!;
-    let line: Record<string, unknown> | undefined;
-    for (let i = 0; i < 100 && !line; i++, await Bun.sleep(20)) {
-      const found = sawt.logs.find((l) => l.includes('"log-line-check-1"'));
-      line = found ? JSON.parse(found) : undefined;
-    }
+    const found = await until(() => sawt.logs.find((l) => l.includes('"log-line-check-1"')), "the request's log line", { everyMs: 20 });
+    const line = JSON.parse(found) as Record<string, unknown>;
     expect(line).toMatchObject({ msg: "request", request_id: "log-line-check-1", status: 400, key_id: keyId, route: "/v1/tts/audio/speech" });
   });
 });

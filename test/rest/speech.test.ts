@@ -1,8 +1,7 @@
 /**
  * Successful synthesis and transcription through REST, against the whole service started
- * in-process (startServer: real engines, real HTTP). These need startEngines to wire ctx.tts /
- * ctx.asr; in a checkout where it does not yet, they are skipped with a message saying so. Once it
- * does, an engine that fails to start makes them fail, not skip.
+ * in-process (startServer: real engines, real HTTP). Both engines must reach `ready`: one that
+ * does not makes these tests fail, never skip.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -10,7 +9,7 @@ import { startServer } from "../../src/app/server.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { setLogSink } from "../../src/log/logger.ts";
 import { writeToneCtcPack } from "../support/models/ctc.ts";
-import { tempDir } from "../support/sawt.ts";
+import { tempDir, until } from "../support/sawt.ts";
 import { call, expectRateHeaders, expectStandard, leftoverUploads, postJson, uploadForm } from "./support.ts";
 
 const data = tempDir("sawt-speech-");
@@ -18,13 +17,10 @@ const previousSink = setLogSink(() => undefined);
 // The ASR engine serves only with a recogniser pack: the constructed tone recogniser stands in.
 await writeToneCtcPack(join(data.path, "models", "tone-ctc"));
 const server = await startServer(loadConfig({ env: { SAWT_HTTP_PORT: "0", SAWT_GRPC_ASR_PORT: "0", SAWT_GRPC_TTS_PORT: "0", SAWT_DATA_DIR: data.path, SAWT_MODELS_DIR: join(data.path, "models") } }));
-for (let i = 0; i < 1200 && [server.ctx.engines.tts, server.ctx.engines.asr].some((e) => e.snapshot().status === "initializing"); i++) await Bun.sleep(100);
+const engines = [server.ctx.engines.tts, server.ctx.engines.asr];
+await until(() => engines.every((e) => e.snapshot().status !== "initializing"), "the engines to settle", { timeoutMs: 120_000, everyMs: 100 });
 const base = `http://127.0.0.1:${server.ports.http}`;
 const key = server.ctx.keys.create({ name: "speech", rpm: 10_000 }).key;
-const ttsWired = server.ctx.tts !== undefined;
-const asrWired = server.ctx.asr !== undefined;
-if (!ttsWired) console.warn("speech.test.ts: startEngines does not set ctx.tts in this checkout; skipping successful-synthesis tests");
-if (!asrWired) console.warn("speech.test.ts: startEngines does not set ctx.asr in this checkout; skipping successful-transcription tests");
 
 afterAll(async () => {
   await server.stop();
@@ -50,7 +46,14 @@ async function audio(body: Record<string, unknown>, headers: Record<string, stri
   return { res, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
-describe.skipIf(!ttsWired)("speech with the TTS engine", () => {
+test("does bring both engines to ready when the service starts with a voice and a recogniser pack", () => {
+  expect(engines.map((e) => e.snapshot())).toMatchObject([
+    { name: "tts", status: "ready" },
+    { name: "asr", status: "ready" },
+  ]);
+});
+
+describe("speech with the TTS engine", () => {
   for (const [format, { type, check }] of Object.entries(MAGIC)) {
     test(`does return ${format} audio as ${type} with the D2 headers`, async () => {
       const { res, bytes } = await audio({ input: "مرحبا بكم في خدمة العملاء", response_format: format });
@@ -110,7 +113,7 @@ describe.skipIf(!ttsWired)("speech with the TTS engine", () => {
   });
 });
 
-describe.skipIf(!ttsWired || !asrWired)("transcription with the ASR engine", () => {
+describe("transcription with the ASR engine", () => {
   let wav: Buffer;
 
   test("does transcribe a synthesized wav into the D14 json", async () => {

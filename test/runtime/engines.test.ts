@@ -12,7 +12,7 @@ import type { Session } from "../../src/runtime/sessions.ts";
 import type { TtsService } from "../../src/tts/types.ts";
 import { startInProcess } from "../support/in-process.ts";
 import { writeToneCtcPack } from "../support/models/ctc.ts";
-import { ROOT, startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
+import { ROOT, startSawt, tempDir, until, waitForStatus } from "../support/sawt.ts";
 import { slowModelFile, TEST_THREADS, type SlowModelFile } from "../support/slow-fixture.ts";
 
 const models = tempDir("sawt-packs-");
@@ -112,10 +112,11 @@ describe("engine start-up", () => {
     try {
       const tts = await waitForStatus(`${server.baseUrl}/v1/tts/health`, 503);
       let body = (await tts.json()) as Record<string, unknown>;
-      for (let i = 0; body.state === "initializing" && i < 200; i++) {
-        await Bun.sleep(25);
-        body = (await (await fetch(`${server.baseUrl}/v1/tts/health`)).json()) as Record<string, unknown>;
-      }
+      const settled = async () => {
+        if (body.state === "initializing") body = (await (await fetch(`${server.baseUrl}/v1/tts/health`)).json()) as Record<string, unknown>;
+        return body.state !== "initializing";
+      };
+      await until(settled, "the TTS engine to settle", { everyMs: 25 });
       expect(body).toMatchObject({ state: "failed", broken_packs: [{ pack: "slow", reason: expect.stringMatching(/^model\.onnx: .*protobuf parsing failed/i) }] });
       expect((await waitForStatus(`${server.baseUrl}/v1/asr/health`, 200)).status).toBe(200);
       const failed = server.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === "engine failed");

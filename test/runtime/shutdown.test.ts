@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseMetrics } from "../support/in-process.ts";
-import { ROOT, startSawt, tempDir, waitForStatus, type SawtProcess } from "../support/sawt.ts";
+import { ROOT, startSawt, tempDir, until, waitForStatus, type SawtProcess } from "../support/sawt.ts";
 import { slowModelFile, TEST_THREADS, type SlowModelFile } from "../support/slow-fixture.ts";
 
 const PRELOAD = join(ROOT, "test", "support", "slow-engine-preload.ts");
@@ -39,11 +39,7 @@ async function gauge(server: SawtProcess, sample: string): Promise<number | unde
 }
 
 async function untilGauge(server: SawtProcess, sample: string, value: number): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  while ((await gauge(server, sample)) !== value) {
-    if (performance.now() > deadline) throw new Error(`${sample} never reached ${value}`);
-    await Bun.sleep(10);
-  }
+  await until(async () => (await gauge(server, sample)) === value, `${sample} to reach ${value}`, { everyMs: 10 });
 }
 
 const post = (server: SawtProcess, id: string) => fetch(`${server.baseUrl}/test/slow`, { method: "POST", headers: { "x-request-id": id } });

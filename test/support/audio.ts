@@ -1,10 +1,7 @@
 /**
- * Test helpers for audio: synthetic tones, temp directories, a direct ffmpeg/ffprobe call for
+ * Test helpers for audio: synthetic tones, a direct ffmpeg/ffprobe call for
  * building fixtures and checking outputs, and a frequency estimate. Tests only.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { resolveFfmpegBinary, resolveFfprobeBinary } from "../../src/audio/ffmpeg.ts";
 
 /** A sine tone of `seconds` at `rate` Hz. */
@@ -12,12 +9,6 @@ export function tone(frequency: number, seconds: number, rate: number, amplitude
   const out = new Float32Array(Math.round(seconds * rate));
   for (let i = 0; i < out.length; i++) out[i] = amplitude * Math.sin((2 * Math.PI * frequency * i) / rate);
   return out;
-}
-
-/** A fresh temporary directory and its remover. */
-export function tempDir(prefix = "sawt-test-"): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** Runs the real ffmpeg with `args` (fixture building); throws with its stderr on failure. */

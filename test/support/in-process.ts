@@ -3,8 +3,6 @@
  * ports with a private data dir, for tests that need to add a test route or engine loader and
  * look at the context while talking to it over real HTTP.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { engineLoaders } from "../../src/app/engine-loaders.ts";
 import type { AnyEngineLoader } from "../../src/core/engines.ts";
@@ -13,6 +11,7 @@ import { loadConfig } from "../../src/config/config.ts";
 import type { FeaturePlugin } from "../../src/app/http-app.ts";
 import { httpPlugins } from "../../src/app/http-plugins.ts";
 import { setLogSink } from "../../src/log/logger.ts";
+import { tempDir, testTool } from "./sawt.ts";
 import { TEST_THREADS } from "./slow-fixture.ts";
 
 /** A started in-process service. */
@@ -33,7 +32,7 @@ export interface InProcessSawt {
 export async function startInProcess(env: Record<string, string>, extra: { plugins?: readonly FeaturePlugin[]; loaders?: readonly AnyEngineLoader[] } = {}): Promise<InProcessSawt> {
   const logs: string[] = [];
   const previousSink = setLogSink((line) => logs.push(line));
-  const dir = mkdtempSync(join(tmpdir(), "sawt-inproc-"));
+  const { path: dir, remove } = tempDir("sawt-inproc-");
   const config = loadConfig({
     env: { SAWT_HTTP_PORT: "0", SAWT_GRPC_ASR_PORT: "0", SAWT_GRPC_TTS_PORT: "0", SAWT_DATA_DIR: join(dir, "data"), SAWT_RUNTIME_INTRA_OP_THREADS: String(TEST_THREADS), ...env },
     cwd: dir,
@@ -52,19 +51,10 @@ export async function startInProcess(env: Record<string, string>, extra: { plugi
         await server.stop();
       } finally {
         setLogSink(previousSink);
-        rmSync(dir, { recursive: true, force: true });
+        remove();
       }
     },
   };
-}
-
-/** Polls `check` every 5 ms until it is true; throws after `timeoutMs` naming `what`. */
-export async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
 }
 
 /** Parses Prometheus text into `name{labels}` → value (labels as written by the exposition). */
@@ -78,10 +68,9 @@ export function parseMetrics(text: string): Map<string, number> {
   return samples;
 }
 
-/** Runs `promtool check metrics` on `text`, or returns undefined when promtool is not installed. */
-export async function promtoolCheck(text: string): Promise<{ code: number; output: string } | undefined> {
-  const promtool = Bun.which("promtool");
-  if (!promtool) return undefined;
+/** Runs `promtool check metrics` on `text` (throws when promtool is not installed). */
+export async function promtoolCheck(text: string): Promise<{ code: number; output: string }> {
+  const promtool = testTool("promtool", "prometheus");
   const proc = Bun.spawn([promtool, "check", "metrics"], { stdin: new TextEncoder().encode(text), stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, output: out + err };

@@ -47,10 +47,23 @@ export function cliCommand(binary = false): string[] {
   return binary ? [BINARY] : [process.execPath, join(ROOT, "src", "main.ts")];
 }
 
-/** Creates a private temporary directory removed by the returned function. */
+/** Creates a private temporary directory; `remove` deletes it with its contents. */
 export function tempDir(prefix = "sawt-test-"): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * The path of an outside tool a test checks Sawt against (chromium, promtool, shellcheck, ...).
+ * `npm test` installs them all (installer/dev-setup.sh --test), so a missing one is a broken setup:
+ * this throws, naming the Debian package, and the test fails instead of skipping.
+ */
+export function testTool(commands: string | readonly string[], debianPackage: string): string {
+  for (const command of typeof commands === "string" ? [commands] : commands) {
+    const path = Bun.which(command);
+    if (path) return path;
+  }
+  throw new Error(`${commands} is not installed: run installer/dev-setup.sh --test (apt-get install ${debianPackage})`);
 }
 
 /** Runs the CLI to completion. */
@@ -68,7 +81,7 @@ export async function runCli(args: readonly string[], options: { env?: Record<st
 
 /** Starts a server and resolves once it reports its ports (rejects if it exits first). */
 export async function startSawt(options: StartOptions = {}): Promise<SawtProcess> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "sawt-data-"));
+  const dataDir = options.dataDir ?? tempDir("sawt-data-").path;
   const env: Record<string, string> = {
     SAWT_HTTP_PORT: "0",
     SAWT_GRPC_ASR_PORT: "0",
@@ -137,18 +150,33 @@ export async function startSawt(options: StartOptions = {}): Promise<SawtProcess
   };
 }
 
+/**
+ * Polls `check` every `everyMs` until it returns a truthy value, and resolves to that value; throws
+ * after `timeoutMs` naming `what` (a function is called then, so the message can show the state).
+ */
+export async function until<T>(
+  check: () => T | Promise<T>,
+  what: string | (() => string),
+  options: { timeoutMs?: number; everyMs?: number } = {},
+): Promise<Exclude<T, undefined | null | false | 0 | "">> {
+  const { timeoutMs = 20_000, everyMs = 5 } = options;
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as Exclude<T, undefined | null | false | 0 | "">;
+    if (performance.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === "string" ? what : what()}`);
+    }
+    await Bun.sleep(everyMs);
+  }
+}
+
 /** Polls `url` until it answers `status` (default 200) or the timeout passes. */
 export async function waitForStatus(url: string, status = 200, timeoutMs = 20_000): Promise<Response> {
-  const deadline = Date.now() + timeoutMs;
   let last: Response | undefined;
-  while (Date.now() < deadline) {
-    try {
-      last = await fetch(url);
-      if (last.status === status) return last;
-    } catch {
-      // not up yet
-    }
-    await Bun.sleep(50);
-  }
-  throw new Error(`${url} did not answer ${status} (last: ${last?.status})`);
+  const answer = async () => {
+    last = await fetch(url).catch(() => undefined); // undefined: not up yet
+    return last?.status === status ? last : undefined;
+  };
+  return until(answer, () => `${url} to answer ${status} (last: ${last?.status})`, { timeoutMs, everyMs: 50 });
 }

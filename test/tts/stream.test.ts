@@ -9,7 +9,7 @@ import { AppError } from "../../src/errors/taxonomy.ts";
 import type { SpeechChunk } from "../../src/tts/types.ts";
 import { decodeToneAudio } from "../support/models/tone-decoder.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
-import { tempDir } from "../support/sawt.ts";
+import { tempDir, until } from "../support/sawt.ts";
 import { ARABIC_TEXT_SYMBOLS, idMap, silenceRuns, startEngine, speechRequest } from "./support.ts";
 
 const INPUT = "مرحبا بكم. كيف حالك؟ شكرا لك.";
@@ -94,7 +94,7 @@ describe("streaming synthesis", () => {
     expect((await iterator.next()).done).toBe(false);
     expect(engine.admission.stats.running).toBe(1);
     controller.abort(new Error("client went away"));
-    for (let i = 0; i < 50 && engine.admission.stats.running > 0; i++) await Bun.sleep(1);
+    await until(() => engine.admission.stats.running === 0, "the aborted synthesis to free its slot", { everyMs: 1 });
     expect(engine.admission.stats.running).toBe(0);
     expect((await engine.service.synthesize(request)).audio.length).toBeGreaterThan(0);
   });

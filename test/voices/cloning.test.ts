@@ -10,7 +10,7 @@ import { encodeWav } from "../../src/audio/wav.ts";
 import { tone } from "../support/audio.ts";
 import { SPEAKER_EMBEDDING_DIM, writeSpeakerEncoderPack } from "../support/models/speaker-encoder.ts";
 import { EMBEDDING_GAIN, TONE, writePiperPack } from "../support/models/tone-voice.ts";
-import { startSawt, tempDir, waitForStatus, type SawtProcess } from "../support/sawt.ts";
+import { startSawt, tempDir, until, waitForStatus, type SawtProcess } from "../support/sawt.ts";
 import { ARABIC_TEXT_SYMBOLS, idMap, wavToFloat } from "../tts/support.ts";
 
 const models = tempDir("sawt-cloning-");
@@ -57,11 +57,12 @@ describe("voice cloning", () => {
     expect(voice.status).toBe("training");
     expect(created.headers.get("location")).toBe(`/v1/tts/voices/${voice.voice_id}`);
 
-    let status = "training";
-    for (let i = 0; i < 200 && status === "training"; i++) {
-      await Bun.sleep(25);
-      status = ((await (await fetch(`${sawt.baseUrl}/v1/tts/voices/${voice.voice_id}`, { headers: { "X-API-Key": keyA } })).json()) as { status: string }).status;
-    }
+    const trained = async () => {
+      const reply = await fetch(`${sawt.baseUrl}/v1/tts/voices/${voice.voice_id}`, { headers: { "X-API-Key": keyA } });
+      const { status } = (await reply.json()) as { status: string };
+      return status === "training" ? undefined : status;
+    };
+    const status = await until(trained, "the voice to finish training", { everyMs: 25 });
     expect(status).toBe("ready");
     const listed = (await (await fetch(`${sawt.baseUrl}/v1/tts/voices`, { headers: { "X-API-Key": keyA } })).json()) as { voices: Array<{ voice_id: string }> };
     expect(listed.voices.map((v) => v.voice_id)).toContain(voice.voice_id);

@@ -3,12 +3,12 @@
  * (REST uploads, gRPC container bytes): a private `<data_dir>/tmp/` directory (0700) of randomly
  * named files, the extensions the decoder accepts, the 413 text, and the sweep of files a process
  * that died mid-request left behind (D18). REST's streaming multipart reader is src/http/upload.ts;
- * ./rest-upload.ts puts the two together.
+ * src/http/audio-upload.ts puts the two together.
  */
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { extname, join } from "node:path";
 import { AppError } from "../errors/taxonomy.ts";
-import { UPLOAD_EXTENSIONS } from "./types.ts";
+import { UPLOAD_EXTENSIONS } from "../core/asr.ts";
 
 /** Name prefix of every staged upload (what the sweep removes). */
 export const UPLOAD_PREFIX = "upload-";

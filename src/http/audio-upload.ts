@@ -1,12 +1,12 @@
 /**
  * Audio uploads on the REST side: the REST toolkit's streaming multipart reader
  * (src/http/upload.ts) writing into the audio staging directory with its limits and accepted
- * extensions (./upload.ts). The transcription and voice-cloning routes read their files here.
+ * extensions (src/audio/upload.ts). The transcription and voice-cloning routes read their files here.
  */
-import { receiveUpload, type Upload } from "../http/upload.ts";
-import { allowedExtension, UPLOAD_PREFIX, uploadDir, uploadTooLarge } from "./upload.ts";
+import { receiveUpload, type Upload } from "./upload.ts";
+import { allowedExtension, UPLOAD_PREFIX, uploadDir, uploadTooLarge } from "../audio/upload.ts";
 
-export type { Upload, UploadedFile } from "../http/upload.ts";
+export type { Upload, UploadedFile } from "./upload.ts";
 
 /** How a route receives audio. */
 export interface AudioUploadOptions {

@@ -11,10 +11,10 @@
  * sentence being rendered is the last one and the admission slot frees at once.
  */
 import * as v from "valibot";
-import { type EncodedSpeechStream, SpeechFieldsSchema } from "../core/tts.ts";
-import { BODY_FIELDS, fieldErrors } from "../errors/fields.ts";
-import { AppError, Detail, toAppError } from "../errors/taxonomy.ts";
-import type { Logger } from "../log/logger.ts";
+import { type EncodedSpeechStream, SpeechFieldsSchema } from "../../core/tts.ts";
+import { BODY_FIELDS, fieldErrors } from "../../errors/fields.ts";
+import { AppError, Detail, toAppError } from "../../errors/taxonomy.ts";
+import type { Logger } from "../../log/logger.ts";
 
 /** How the body is delivered: raw audio bytes (default) or OpenAI's speech SSE events. */
 export const STREAM_FORMATS = ["audio", "sse"] as const;

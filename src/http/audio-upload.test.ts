@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { tempDir } from "../../test/support/sawt.ts";
-import { receiveAudioUpload as receiveUpload } from "./rest-upload.ts";
+import { receiveAudioUpload as receiveUpload } from "./audio-upload.ts";
 
 const dir = tempDir("sawt-upload-");
 afterAll(() => dir.remove());

@@ -1,0 +1,119 @@
+/**
+ * Layering rules for src/, checked by `bun run lint:deps` and by test/tooling/layering.test.ts (so
+ * `npm test` fails on a wrong import). Tests (*.test.ts) are not checked: they may import anything.
+ *
+ * Layers (DESIGN §7):
+ * - src/app       the only wiring: may import anything. Only src/cli and src/main.ts import it.
+ * - src/core      context type and engine contracts.
+ * - src/edge      what every front door shares (auth, request id, readiness gate, call scope).
+ * - transports    the front doors, see below. They never import each other.
+ * - engines       everything else: feature folders (src/tts, src/asr, src/voices, ...) minus their
+ *                 transport adapters, and src/audio, src/runtime, src/models, src/store, src/config,
+ *                 src/errors, src/log, src/core, src/doctor ... A new folder is an engine by default.
+ *
+ * Transport naming convention (one rule for files and folders):
+ * - shared transport folders: src/http/** (the HTTP server: Elysia app, OpenAPI, docs, metrics)
+ *   and src/grpc/** (the gRPC server);
+ * - a feature's transport adapter is a FILE `<protocol>.ts` or a FOLDER `<protocol>/` anywhere
+ *   inside a feature folder, where <protocol> is one of PROTOCOLS below: src/tts/http.ts,
+ *   src/tts/ws.ts, src/asr/http.ts, src/voices/http.ts, src/asr/realtime/**, src/asr/jambonz/**.
+ *   A new front door takes a new protocol name here (one line) and its adapters follow the same
+ *   naming; until then its files count as engine code and importing src/http or src/grpc fails.
+ * - The protocols served by the HTTP server (http, ws, realtime, jambonz) may use the shared
+ *   src/http kit; gRPC adapters may use src/grpc. No protocol imports another one's adapters.
+ */
+
+/** Protocol names that mark a transport adapter file (`<name>.ts`) or folder (`<name>/`). */
+const HTTP_PROTOCOLS = ["http", "ws", "realtime", "jambonz"];
+const GRPC_PROTOCOLS = ["grpc"];
+const PROTOCOLS = [...HTTP_PROTOCOLS, ...GRPC_PROTOCOLS];
+
+/** Folders that are layers, not features: a file named http.ts in them is not an adapter. */
+const LAYERS = ["app", "cli", "core", "edge", "http", "grpc"];
+
+const alt = (names) => `(?:${names.join("|")})`;
+/**
+ * A path inside a feature folder up to the shallowest adapter name; the capture names one adapter.
+ * (A lookbehind instead of a nested optional group: depcruise refuses regexes with star height > 1.)
+ */
+const adapterOf = (names) => `^(src/(?!${alt(LAYERS)}/)[^/]+/.*?(?<=/)${alt(names)})(?:\\.ts$|/)`;
+
+const ADAPTER = adapterOf(PROTOCOLS);
+const HTTP_ADAPTER = adapterOf(HTTP_PROTOCOLS);
+const GRPC_ADAPTER = adapterOf(GRPC_PROTOCOLS);
+const HTTP_SIDE = [HTTP_ADAPTER, "^src/http/"];
+const GRPC_SIDE = [GRPC_ADAPTER, "^src/grpc/"];
+const TRANSPORT = [ADAPTER, "^src/http/", "^src/grpc/"];
+const WIRING = ["^src/app/", "^src/cli/", "^src/main\\.ts$"];
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "Import cycles make load order and ownership unclear; move the shared piece down a layer.",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "engine-not-to-transport",
+      severity: "error",
+      comment:
+        "Engines (and audio, runtime, models, store, config, errors, log, core) serve every front " +
+        "door, so they never import src/http, src/grpc or a transport adapter (src/app: see only-wiring-to-app).",
+      from: { path: "^src/", pathNot: [...TRANSPORT, ...WIRING, "^src/edge/"] },
+      to: { path: TRANSPORT },
+    },
+    {
+      name: "edge-not-to-transport",
+      severity: "error",
+      comment: "src/edge is shared by all front doors, so it imports none of them.",
+      from: { path: "^src/edge/" },
+      to: { path: TRANSPORT },
+    },
+    {
+      name: "grpc-not-to-other-transport",
+      severity: "error",
+      comment: "gRPC parses its own wire format: it never imports src/http or an HTTP-side adapter.",
+      from: { path: GRPC_SIDE },
+      to: { path: HTTP_SIDE },
+    },
+    {
+      name: "http-not-to-grpc",
+      severity: "error",
+      comment: "The HTTP side (src/http and http/ws/realtime/jambonz adapters) never imports gRPC code.",
+      from: { path: HTTP_SIDE },
+      to: { path: GRPC_SIDE },
+    },
+    {
+      name: "adapter-not-to-other-adapter",
+      severity: "error",
+      comment:
+        "A transport adapter never imports another adapter (e.g. src/tts/ws.ts ↛ src/tts/http.ts); " +
+        "what both need belongs to the feature's engine, src/core or src/edge.",
+      from: { path: ADAPTER },
+      to: { path: ADAPTER, pathNot: "^$1(?:\\.ts$|/)" },
+    },
+    {
+      name: "only-wiring-to-app",
+      severity: "error",
+      comment: "src/app is the only wiring; nothing but src/cli and src/main.ts imports it.",
+      from: { path: "^src/", pathNot: WIRING },
+      to: { path: "^src/app/" },
+    },
+    {
+      name: "not-to-unresolvable",
+      severity: "error",
+      comment: "An import that does not resolve to a file or a package is a typo or a missing dependency.",
+      from: {},
+      to: { couldNotResolve: true, pathNot: "^bun(?::|$)" },
+    },
+  ],
+  options: {
+    exclude: { path: "\\.test\\.ts$" },
+    doNotFollow: { path: "node_modules" },
+    // typescript 7 has no JS compiler API; swc parses TypeScript (type-only imports included).
+    parser: "swc",
+    enhancedResolveOptions: { extensions: [".ts", ".js", ".json"] },
+  },
+};

@@ -111,7 +111,7 @@ export function startLoad(options: LoadOptions): Load {
   const loop = async (once: () => Promise<Outcome>) => {
     while (more()) {
       outcomes.push(await once());
-      await Bun.sleep(20);
+      await Bun.sleep(50);
     }
   };
   for (let i = 0; i < workers.rest; i++) loops.push(loop(() => rest(options)));

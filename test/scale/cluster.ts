@@ -225,6 +225,8 @@ export function boxCli(box: Box, args: readonly string[], stdin?: string) {
 export async function metric(box: Box, name: string, labels: Record<string, string>): Promise<number> {
   const text = await (await fetch(`${box.url}/metrics`)).text();
   const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  const line = text.split("\n").find((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)));
+  const line = text
+    .split("\n")
+    .find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && wanted.every((w) => l.includes(w)));
   return line ? Number(line.split(" ").pop()) : 0;
 }

@@ -3,7 +3,8 @@
 # - system packages: ffmpeg, libespeak-ng1, espeak-ng-data (apt-get, only when missing)
 # - with --test, the independent tools the tests check Sawt against: chromium (renders /docs),
 #   promtool (prometheus: validates /metrics), python3-grpcio (a C-core gRPC client),
-#   systemd-analyze (systemd: verifies the units), socat (fake NOTIFY_SOCKET), shellcheck (installer)
+#   systemd-analyze (systemd: verifies the units), socat (fake NOTIFY_SOCKET, HAProxy runtime API),
+#   the installer's shellcheck, haproxy (the load balancer of the scale-out tests, test/scale/)
 # - bun (pinned in package.json, from the npm registry) and the locked dependencies.
 # trustedDependencies in package.json lists only "bun": ffmpeg-static's download and
 # onnxruntime-node's CUDA download never run (no outside network here, and none needed).
@@ -29,7 +30,8 @@ if [ -n "$need_apt" ]; then
 fi
 
 # The test tools are best effort, one package at a time: a test whose tool is missing says so and
-# skips, while Sawt's own packages above must install or setup fails.
+# skips, while Sawt's own packages above must install or setup fails. Under CI (CI=true) the
+# scale-out tests fail instead of skipping when haproxy is missing.
 if [ "${1:-}" = "--test" ]; then
   test_apt=""
   command -v chromium >/dev/null 2>&1 || test_apt="$test_apt chromium"
@@ -38,6 +40,7 @@ if [ "${1:-}" = "--test" ]; then
   command -v systemd-analyze >/dev/null 2>&1 || test_apt="$test_apt systemd"
   command -v socat >/dev/null 2>&1 || test_apt="$test_apt socat"
   command -v shellcheck >/dev/null 2>&1 || test_apt="$test_apt shellcheck"
+  [ -x /usr/sbin/haproxy ] || command -v haproxy >/dev/null 2>&1 || test_apt="$test_apt haproxy"
   for pkg in $test_apt; do
     echo "sawt setup: installing test tool $pkg" >&2
     apt_install "$pkg" || echo "sawt setup: WARNING: could not install $pkg; the tests that need it will skip" >&2

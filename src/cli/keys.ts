@@ -44,8 +44,10 @@ function exportAction(args: ParsedArgs, configFile: string | undefined): number 
 }
 
 function importAction(path: string | undefined, configFile: string | undefined): number {
-  const raw = readClusterFile(path);
-  const result = withDatabase(configFile, (db, config) => importKeys(db, raw, clusterSecret(config)));
+  const result = withDatabase(configFile, (db, config) => {
+    const secret = clusterSecret(config);
+    return importKeys(db, readClusterFile(path), secret);
+  });
   process.stderr.write(
     `imported keys generation ${result.generation}: ${result.added} added, ${result.updated} updated, ` +
       `${result.revoked} revoked, ${result.unchanged} unchanged\n`,

@@ -39,9 +39,11 @@ Options:
         return 0;
       }
       case "import": {
-        const raw = readClusterFile(rest[0]);
         const prune = args.flags.prune === true;
-        const result = withDatabase(configFile, (db, config) => importVoices(db, raw, clusterSecret(config), { prune }));
+        const result = withDatabase(configFile, (db, config) => {
+          const secret = clusterSecret(config);
+          return importVoices(db, readClusterFile(rest[0]), secret, { prune });
+        });
         process.stderr.write(
           `imported voices generation ${result.generation}: ${result.added} added, ${result.updated} updated, ` +
             `${result.unchanged} unchanged${prune ? `, ${result.removed} removed` : ""}\n`,

@@ -13,7 +13,7 @@
 # Usage: rolling-upgrade.sh --upgrade CMD [options] NAME=URL...
 #   NAME=URL          the box's server name in haproxy.cfg and its HTTP base URL (http://10.0.0.11:8080)
 #   --upgrade CMD     shell command run for each box with SAWT_BOX=NAME and SAWT_BOX_URL=URL set, e.g.
-#                     'ssh "$SAWT_BOX" "sudo sh /tmp/sawt-1.3.0/install.sh --bundle /tmp/sawt-1.3.0"'
+#                     'ssh "$SAWT_BOX" "cd /srv/sawt-1.3.0-linux-x64 && sudo ./install.sh --no-key"'
 #   --socket PATH     HAProxy runtime API: a unix socket path, or HOST:PORT for a TCP stats socket
 #                     (default /run/haproxy/admin.sock)
 #   --backends "B…"   backends the boxes serve in (default: the three of deploy/haproxy/)

@@ -54,7 +54,7 @@ describe.skipIf(!haproxy)("Sawt behind HAProxy", () => {
     }
     const before = await Promise.all(cluster.boxes.map((b) => metric(b, "sawt_http_requests_total", { route: "/v1/tts/voices", status: "200" })));
     for (let i = 0; i < 9; i++) {
-      const headers = i % 2 ? { "x-api-key": loadKey } : { authorization: `Bearer ${loadKey}` };
+      const headers: Record<string, string> = i % 2 ? { "x-api-key": loadKey } : { authorization: `Bearer ${loadKey}` };
       const response = await fetch(`http://127.0.0.1:${cluster.front.http}/v1/tts/voices`, { headers });
       expect(response.status).toBe(200);
     }
@@ -122,7 +122,7 @@ describe.skipIf(!haproxy)("Sawt behind HAProxy", () => {
     const statuses: number[] = [];
     for (let i = 0; i < 30; i++) {
       // Both ways of presenting a key count against the same budget.
-      const headers = i < 15 ? { "x-api-key": limitedKey } : { authorization: `Bearer ${limitedKey}` };
+      const headers: Record<string, string> = i < 15 ? { "x-api-key": limitedKey } : { authorization: `Bearer ${limitedKey}` };
       statuses.push((await fetch(`http://127.0.0.1:${cluster.front.http}/v1/tts/voices`, { headers })).status);
     }
     expect(statuses.every((s) => s === 200)).toBe(true);

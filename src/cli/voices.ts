@@ -51,7 +51,9 @@ Options:
         return 0;
       }
       default:
-        throw new UsageError(action ? `unknown voices action ${JSON.stringify(action)}` : "voices needs an action: export or import");
+        throw new UsageError(
+          action ? `unknown voices action ${JSON.stringify(action)}` : "voices needs an action: export or import",
+        );
     }
   },
 };

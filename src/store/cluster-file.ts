@@ -81,12 +81,15 @@ export function signClusterFile<T>(body: ClusterBody<T>, secret: string): Cluste
  * signed body; throws {@link ClusterFileError} when anything is off.
  */
 export function verifyClusterFile(raw: unknown, kind: ClusterKind, secret: string): ClusterBody<unknown> {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ClusterFileError("not a Sawt cluster file");
+  const refuse = (why: string): never => {
+    throw new ClusterFileError(why);
+  };
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) refuse("not a Sawt cluster file");
   const { signature, ...body } = raw as Record<string, unknown>;
-  if (body.format !== CLUSTER_FORMAT) throw new ClusterFileError(`not a ${CLUSTER_FORMAT} file (format ${JSON.stringify(body.format)})`);
-  if (body.kind !== kind) throw new ClusterFileError(`this file holds ${JSON.stringify(body.kind)}, not ${kind}`);
-  if (!Number.isSafeInteger(body.generation) || (body.generation as number) < 1) throw new ClusterFileError("generation must be a positive integer");
-  if (!Array.isArray(body.items)) throw new ClusterFileError("items must be a list");
+  if (body.format !== CLUSTER_FORMAT) refuse(`not a ${CLUSTER_FORMAT} file (format ${JSON.stringify(body.format)})`);
+  if (body.kind !== kind) refuse(`this file holds ${JSON.stringify(body.kind)}, not ${kind}`);
+  if (!Number.isSafeInteger(body.generation) || (body.generation as number) < 1) refuse("generation must be a positive integer");
+  if (!Array.isArray(body.items)) refuse("items must be a list");
   const presented = typeof signature === "string" ? /^hmac-sha256:([0-9a-f]{64})$/.exec(signature) : null;
   const expected = mac(body as unknown as ClusterBody<unknown>, secret);
   const actual = presented ? Buffer.from(presented[1]!, "hex") : Buffer.alloc(expected.length);
@@ -127,6 +130,8 @@ export class ClusterGenerations {
     if (generation < last) {
       throw new ClusterFileError(`generation ${generation} is older than generation ${last} already imported here`);
     }
-    this.db.query("UPDATE cluster_generations SET imported = ?, imported_at = ? WHERE kind = ?").run(generation, Date.now(), kind);
+    this.db
+      .query("UPDATE cluster_generations SET imported = ?, imported_at = ? WHERE kind = ?")
+      .run(generation, Date.now(), kind);
   }
 }

@@ -5,7 +5,14 @@
  * an import never un-revokes a key this box has revoked.
  */
 import type { Database } from "bun:sqlite";
-import { ClusterFileError, ClusterGenerations, signClusterFile, verifyClusterFile, type ClusterFile } from "./cluster-file.ts";
+import {
+  CLUSTER_FORMAT,
+  ClusterFileError,
+  ClusterGenerations,
+  signClusterFile,
+  verifyClusterFile,
+  type ClusterFile,
+} from "./cluster-file.ts";
 
 /** One key in a cluster file. */
 export interface ExportedKey {
@@ -41,7 +48,9 @@ interface Row {
 /** Builds the signed export of every key (active and revoked) with the next generation. */
 export function exportKeys(db: Database, secret: string, now = Date.now()): ClusterFile<ExportedKey> {
   return db.transaction(() => {
-    const rows = db.query("SELECT id, name, secret_sha256, rpm, admin, created_at, revoked_at FROM api_keys ORDER BY id").all() as Row[];
+    const rows = db
+      .query("SELECT id, name, secret_sha256, rpm, admin, created_at, revoked_at FROM api_keys ORDER BY id")
+      .all() as Row[];
     const items: ExportedKey[] = rows.map((r) => ({
       id: r.id,
       name: r.name,
@@ -52,7 +61,8 @@ export function exportKeys(db: Database, secret: string, now = Date.now()): Clus
       revoked_at: r.revoked_at,
     }));
     const generation = new ClusterGenerations(db).nextExport("keys");
-    return signClusterFile({ format: "sawt-cluster/1", kind: "keys", generation, created_at: new Date(now).toISOString(), items }, secret);
+    const createdAt = new Date(now).toISOString();
+    return signClusterFile({ format: CLUSTER_FORMAT, kind: "keys", generation, created_at: createdAt, items }, secret);
   }).immediate();
 }
 
@@ -122,5 +132,6 @@ export function importKeys(db: Database, raw: unknown, secret: string): KeyImpor
  */
 export function haproxyRpmMap(file: ClusterFile<ExportedKey>): string {
   const lines = file.items.filter((k) => k.revoked_at === null).map((k) => `${k.id} ${k.rpm}`);
-  return `# Sawt per-key rpm for HAProxy, keys generation ${file.generation}; written by sawt keys export\n${lines.join("\n")}\n`;
+  const header = `# Sawt per-key rpm for HAProxy, keys generation ${file.generation}; written by sawt keys export`;
+  return `${header}\n${lines.join("\n")}\n`;
 }

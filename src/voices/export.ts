@@ -5,7 +5,14 @@
  * they were deleted after training (D18); the embedding is all synthesis needs.
  */
 import type { Database } from "bun:sqlite";
-import { ClusterFileError, ClusterGenerations, signClusterFile, verifyClusterFile, type ClusterFile } from "../store/cluster-file.ts";
+import {
+  CLUSTER_FORMAT,
+  ClusterFileError,
+  ClusterGenerations,
+  signClusterFile,
+  verifyClusterFile,
+  type ClusterFile,
+} from "../store/cluster-file.ts";
 import { ClonedVoiceStore, type PortableVoice } from "./store.ts";
 
 /** One voice in a cluster file. */
@@ -44,7 +51,8 @@ export function exportVoices(db: Database, secret: string, now = Date.now()): Cl
       updated_at: v.updatedAt,
     }));
     const generation = new ClusterGenerations(db).nextExport("voices");
-    return signClusterFile({ format: "sawt-cluster/1", kind: "voices", generation, created_at: new Date(now).toISOString(), items }, secret);
+    const createdAt = new Date(now).toISOString();
+    return signClusterFile({ format: CLUSTER_FORMAT, kind: "voices", generation, created_at: createdAt, items }, secret);
   }).immediate();
 }
 
@@ -98,7 +106,9 @@ export function importVoices(db: Database, raw: unknown, secret: string, options
         throw new ClusterFileError(`voice ${voice.id} belongs to key ${voice.keyId}, unknown here: import the keys first`);
       }
       const outcome = store.putPortable(voice);
-      if (outcome === "conflict") throw new ClusterFileError(`voice ${voice.id} belongs to another key here; nothing was imported`);
+      if (outcome === "conflict") {
+        throw new ClusterFileError(`voice ${voice.id} belongs to another key here; nothing was imported`);
+      }
       counts[outcome]++;
     }
     const removed = options.prune ? store.deleteAllExcept(new Set(voices.map((v) => v.id))) : 0;

@@ -9,7 +9,8 @@
 #                              /etc/haproxy/sawt-rpm.map; must exist, may be empty)
 #   --default-rpm N            limit of a key missing from the map (default 60, Sawt's auth.default_rpm)
 #   --foreground               no chroot/user/daemon, logs on stdout (tests, containers)
-# Box ports default to Sawt's own defaults, 8080, 9101 and 9102. Names: letters, digits, - and _.
+# HOST is a name or an IPv4 address. Box ports default to Sawt's own, 8080, 9101 and 9102. Names:
+# letters, digits, - and _ (they are HAProxy's server names, used by installer/rolling-upgrade.sh).
 set -eu
 
 here=$(dirname "$0")
@@ -35,7 +36,7 @@ while [ $# -gt 0 ]; do
     --rpm-map) rpm_map=${2:?--rpm-map needs a FILE}; shift 2 ;;
     --default-rpm) default_rpm=${2:?--default-rpm needs N}; shift 2 ;;
     --foreground) foreground=1; shift ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --*) die "unknown option $1" ;;
     *) break ;;
   esac

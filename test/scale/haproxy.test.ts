@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bearer, clients, unary } from "../grpc/client.ts";
+import { closeDatabase, openDatabase } from "../../src/store/database.ts";
+import { ClonedVoiceStore } from "../../src/voices/store.ts";
 import { runCli } from "../support/sawt.ts";
 import { boxCli, haproxyBinary, metric, startCluster, type Cluster } from "./cluster.ts";
 
@@ -95,6 +97,26 @@ describe.skipIf(!haproxy)("Sawt behind HAProxy", () => {
     const unset = await runCli(["keys", "export"], { env: { ...box2.env, SAWT_CLUSTER_SECRET: "" } });
     expect(unset.code).toBe(78);
     expect(unset.stderr).toContain("cluster.secret");
+  });
+
+  test("does list a voice cloned on box 1 on every box when its export is imported", async () => {
+    const owner = cluster.boxes[0]!;
+    const keyId = loadKey.split("_")[1]!;
+    const db = openDatabase(owner.dataDir);
+    const store = new ClonedVoiceStore(db);
+    const voice = store.create(keyId, "Amal");
+    store.markReady(voice.id, new Float32Array([0.1, 0.2, 0.3]));
+    closeDatabase(db);
+    const file = join(cluster.dir, "voices.json");
+    expect((await boxCli(owner, ["voices", "export", "--out", file])).code).toBe(0);
+    for (const box of cluster.boxes.slice(1)) {
+      const imported = await boxCli(box, ["voices", "import", file]);
+      expect(imported.stderr).toContain("1 added");
+    }
+    for (const box of cluster.boxes) {
+      const listed = await (await fetch(`${box.url}/v1/tts/voices`, { headers: { "x-api-key": loadKey } })).text();
+      expect(listed).toContain(voice.id);
+    }
   });
 
   test("does spread gRPC calls from one client connection over every healthy box", async () => {

@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
     --rpm-map) rpm_map=${2:?--rpm-map needs a FILE}; shift 2 ;;
     --default-rpm) default_rpm=${2:?--default-rpm needs N}; shift 2 ;;
     --foreground) foreground=1; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -eu$/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     --*) die "unknown option $1" ;;
     *) break ;;
   esac

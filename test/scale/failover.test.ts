@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { boxCli, haproxyBinary, startCluster, type Cluster } from "./cluster.ts";
+import { BACKENDS, boxCli, haproxyBinary, showStat, startCluster, type Cluster } from "./cluster.ts";
 import { startLoad, unexplainedFailures, type Outcome } from "./load.ts";
 
 const haproxy = haproxyBinary();
@@ -114,6 +114,10 @@ describe.skipIf(!haproxy)("failover behind HAProxy", () => {
     const box2Exit = await box2.process!.stop();
     await box3.process!.stop();
 
+    const stats = await showStat(cluster.socket);
+    const retried = BACKENDS.map((be) => stats.find((r) => r.pxname === be && r.svname === "BACKEND"))
+      .map((r) => `${r?.pxname}: ${r?.wretr} retries, ${r?.wredis} redispatched`);
+    console.info(`HAProxy: ${retried.join("; ")}`);
     const failures = unexplainedFailures(outcomes, [killAt]);
     const inFlightAtKill = outcomes.filter((o) => !o.ok).length - failures.length;
     console.info(`${outcomes.length} requests (${summary(outcomes)}); ${inFlightAtKill} failed in flight on the killed box`);

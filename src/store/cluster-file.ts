@@ -10,6 +10,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { createHmac, timingSafeEqual } from "node:crypto";
+import * as v from "valibot";
 import { ConfigError, type SawtConfig } from "../config/config.ts";
 
 /** The format tag of version 1 of the cluster file. */
@@ -98,6 +99,36 @@ export function verifyClusterFile(raw: unknown, kind: ClusterKind, secret: strin
   }
   return body as unknown as ClusterBody<unknown>;
 }
+
+/**
+ * Builds and signs an export in one immediate transaction with the kind's next generation, so two
+ * exports running at once never share a generation.
+ */
+export function exportSigned<T>(db: Database, kind: ClusterKind, secret: string, items: () => readonly T[], now = Date.now()): ClusterFile<T> {
+  return db
+    .transaction(() => {
+      const body = { format: CLUSTER_FORMAT, kind, items: items(), generation: new ClusterGenerations(db).nextExport(kind) } as const;
+      return signClusterFile({ ...body, created_at: new Date(now).toISOString() }, secret);
+    })
+    .immediate();
+}
+
+/**
+ * Checks every item of a verified file against `schema`; the first problem is a
+ * {@link ClusterFileError} naming the item (`key #3: rpm: …`).
+ */
+export function parseItems<S extends v.GenericSchema>(items: readonly unknown[], schema: S, label: string): v.InferOutput<S>[] {
+  return items.map((item, index) => {
+    const result = v.safeParse(schema, item);
+    if (result.success) return result.output;
+    const issue = result.issues[0];
+    const path = v.getDotPath(issue);
+    throw new ClusterFileError(`${label} #${index + 1}: ${path ? `${path}: ` : ""}${issue.message}`);
+  });
+}
+
+/** Epoch milliseconds in a cluster file. */
+export const EpochMs = v.pipe(v.number("must be epoch milliseconds"), v.safeInteger("must be epoch milliseconds"));
 
 /** The export and import generations a box keeps per kind (table `cluster_generations`). */
 export class ClusterGenerations {

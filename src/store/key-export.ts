@@ -5,26 +5,30 @@
  * an import never un-revokes a key this box has revoked.
  */
 import type { Database } from "bun:sqlite";
+import * as v from "valibot";
 import {
-  CLUSTER_FORMAT,
   ClusterFileError,
   ClusterGenerations,
-  signClusterFile,
+  EpochMs,
+  exportSigned,
+  parseItems,
   verifyClusterFile,
   type ClusterFile,
 } from "./cluster-file.ts";
 
+/** One key in a cluster file: `digest` is the SHA-256 of the key's secret part, hex. */
+const ExportedKeySchema = v.object({
+  id: v.pipe(v.string(), v.regex(/^[a-z2-7]{12}$/, "must be 12 base32 characters")),
+  name: v.pipe(v.string(), v.minLength(1, "must be 1-100 characters"), v.maxLength(100, "must be 1-100 characters")),
+  digest: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "must be 64 hex characters")),
+  rpm: v.pipe(v.number(), v.safeInteger("must be a positive integer"), v.minValue(1, "must be a positive integer")),
+  admin: v.boolean("must be true or false"),
+  created_at: EpochMs,
+  revoked_at: v.nullable(EpochMs),
+});
+
 /** One key in a cluster file. */
-export interface ExportedKey {
-  readonly id: string;
-  readonly name: string;
-  /** SHA-256 of the key's secret part, hex. */
-  readonly digest: string;
-  readonly rpm: number;
-  readonly admin: boolean;
-  readonly created_at: number;
-  readonly revoked_at: number | null;
-}
+export type ExportedKey = Readonly<v.InferOutput<typeof ExportedKeySchema>>;
 
 /** What an import changed. */
 export interface KeyImportResult {
@@ -47,39 +51,19 @@ interface Row {
 
 /** Builds the signed export of every key (active and revoked) with the next generation. */
 export function exportKeys(db: Database, secret: string, now = Date.now()): ClusterFile<ExportedKey> {
-  return db.transaction(() => {
-    const rows = db
-      .query("SELECT id, name, secret_sha256, rpm, admin, created_at, revoked_at FROM api_keys ORDER BY id")
-      .all() as Row[];
-    const items: ExportedKey[] = rows.map((r) => ({
-      id: r.id,
-      name: r.name,
-      digest: Buffer.from(r.secret_sha256).toString("hex"),
-      rpm: r.rpm,
-      admin: r.admin === 1,
-      created_at: r.created_at,
-      revoked_at: r.revoked_at,
-    }));
-    const generation = new ClusterGenerations(db).nextExport("keys");
-    const createdAt = new Date(now).toISOString();
-    return signClusterFile({ format: CLUSTER_FORMAT, kind: "keys", generation, created_at: createdAt, items }, secret);
-  }).immediate();
-}
-
-function checkItem(raw: unknown, index: number): ExportedKey {
-  const item = raw as Record<string, unknown>;
-  const fail = (why: string): never => {
-    throw new ClusterFileError(`key #${index + 1}: ${why}`);
-  };
-  if (item === null || typeof item !== "object") fail("not an object");
-  if (typeof item.id !== "string" || !/^[a-z2-7]{12}$/.test(item.id)) fail("id must be 12 base32 characters");
-  if (typeof item.name !== "string" || item.name.length < 1 || item.name.length > 100) fail("name must be 1-100 characters");
-  if (typeof item.digest !== "string" || !/^[0-9a-f]{64}$/.test(item.digest)) fail("digest must be 64 hex characters");
-  if (!Number.isSafeInteger(item.rpm) || (item.rpm as number) < 1) fail("rpm must be a positive integer");
-  if (typeof item.admin !== "boolean") fail("admin must be true or false");
-  if (!Number.isSafeInteger(item.created_at)) fail("created_at must be epoch milliseconds");
-  if (item.revoked_at !== null && !Number.isSafeInteger(item.revoked_at)) fail("revoked_at must be epoch milliseconds or null");
-  return item as unknown as ExportedKey;
+  const items = () =>
+    (db.query("SELECT id, name, secret_sha256, rpm, admin, created_at, revoked_at FROM api_keys ORDER BY id").all() as Row[]).map(
+      (r): ExportedKey => ({
+        id: r.id,
+        name: r.name,
+        digest: Buffer.from(r.secret_sha256).toString("hex"),
+        rpm: r.rpm,
+        admin: r.admin === 1,
+        created_at: r.created_at,
+        revoked_at: r.revoked_at,
+      }),
+    );
+  return exportSigned(db, "keys", secret, items, now);
 }
 
 /**
@@ -89,7 +73,7 @@ function checkItem(raw: unknown, index: number): ExportedKey {
  */
 export function importKeys(db: Database, raw: unknown, secret: string): KeyImportResult {
   const body = verifyClusterFile(raw, "keys", secret);
-  const items = body.items.map(checkItem);
+  const items = parseItems(body.items, ExportedKeySchema, "key");
   return db.transaction((): KeyImportResult => {
     new ClusterGenerations(db).recordImport("keys", body.generation);
     const find = db.query("SELECT id, name, secret_sha256, rpm, admin, created_at, revoked_at FROM api_keys WHERE id = ?");

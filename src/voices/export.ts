@@ -5,11 +5,13 @@
  * they were deleted after training (D18); the embedding is all synthesis needs.
  */
 import type { Database } from "bun:sqlite";
+import * as v from "valibot";
 import {
-  CLUSTER_FORMAT,
   ClusterFileError,
   ClusterGenerations,
-  signClusterFile,
+  EpochMs,
+  exportSigned,
+  parseItems,
   verifyClusterFile,
   type ClusterFile,
 } from "../store/cluster-file.ts";
@@ -39,53 +41,56 @@ export interface VoiceImportResult {
 
 /** Builds the signed export of every finished voice with the next generation. */
 export function exportVoices(db: Database, secret: string, now = Date.now()): ClusterFile<ExportedVoice> {
-  return db.transaction(() => {
-    const items: ExportedVoice[] = new ClonedVoiceStore(db).portable().map((v) => ({
-      id: v.id,
-      key_id: v.keyId,
-      name: v.name,
-      status: v.status,
-      reason: v.reason,
-      embedding: v.embedding ? Buffer.from(v.embedding).toString("base64") : null,
-      created_at: v.createdAt,
-      updated_at: v.updatedAt,
-    }));
-    const generation = new ClusterGenerations(db).nextExport("voices");
-    const createdAt = new Date(now).toISOString();
-    return signClusterFile({ format: CLUSTER_FORMAT, kind: "voices", generation, created_at: createdAt, items }, secret);
-  }).immediate();
+  const items = () =>
+    new ClonedVoiceStore(db).portable().map(
+      (voice): ExportedVoice => ({
+        id: voice.id,
+        key_id: voice.keyId,
+        name: voice.name,
+        status: voice.status,
+        reason: voice.reason,
+        embedding: voice.embedding ? Buffer.from(voice.embedding).toString("base64") : null,
+        created_at: voice.createdAt,
+        updated_at: voice.updatedAt,
+      }),
+    );
+  return exportSigned(db, "voices", secret, items, now);
 }
 
-function toPortable(raw: unknown, index: number): PortableVoice {
-  const item = raw as Record<string, unknown>;
-  const fail = (why: string): never => {
-    throw new ClusterFileError(`voice #${index + 1}: ${why}`);
-  };
-  if (item === null || typeof item !== "object") fail("not an object");
-  if (typeof item.id !== "string" || !/^voice_[A-Za-z0-9_-]{1,64}$/.test(item.id)) fail("id must look like voice_…");
-  if (typeof item.key_id !== "string" || !/^[a-z2-7]{12}$/.test(item.key_id)) fail("key_id must be a key id");
-  if (typeof item.name !== "string" || item.name.length < 1 || item.name.length > 200) fail("name must be 1-200 characters");
-  if (item.status !== "ready" && item.status !== "failed") fail("status must be ready or failed");
-  if (item.reason !== null && typeof item.reason !== "string") fail("reason must be text or null");
-  if (!Number.isSafeInteger(item.created_at) || !Number.isSafeInteger(item.updated_at)) fail("times must be epoch milliseconds");
-  let embedding: Uint8Array | null = null;
-  if (item.embedding !== null) {
-    if (typeof item.embedding !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(item.embedding)) fail("embedding must be base64");
-    embedding = new Uint8Array(Buffer.from(item.embedding as string, "base64"));
-    if (embedding.byteLength === 0 || embedding.byteLength % 4 !== 0) fail("embedding must hold float32 values");
-  }
-  if (item.status === "ready" && embedding === null) fail("a ready voice needs its embedding");
-  return {
-    id: item.id as string,
-    keyId: item.key_id as string,
-    name: item.name as string,
-    status: item.status as PortableVoice["status"],
-    reason: item.reason as string | null,
-    embedding,
-    createdAt: item.created_at as number,
-    updatedAt: item.updated_at as number,
-  };
-}
+/** float32 little-endian embedding values, base64. */
+const EmbeddingBase64 = v.pipe(
+  v.string("must be base64"),
+  v.regex(/^[A-Za-z0-9+/]*={0,2}$/, "must be base64"),
+  v.transform((text) => new Uint8Array(Buffer.from(text, "base64"))),
+  v.check((bytes) => bytes.byteLength > 0 && bytes.byteLength % 4 === 0, "must hold float32 values"),
+);
+
+/** One voice in a cluster file, as the store takes it. */
+const PortableVoiceSchema = v.pipe(
+  v.object({
+    id: v.pipe(v.string(), v.regex(/^voice_[A-Za-z0-9_-]{1,64}$/, "must look like voice_…")),
+    key_id: v.pipe(v.string(), v.regex(/^[a-z2-7]{12}$/, "must be a key id")),
+    name: v.pipe(v.string(), v.minLength(1, "must be 1-200 characters"), v.maxLength(200, "must be 1-200 characters")),
+    status: v.picklist(["ready", "failed"], "must be ready or failed"),
+    reason: v.nullable(v.string("must be text or null")),
+    embedding: v.nullable(EmbeddingBase64),
+    created_at: EpochMs,
+    updated_at: EpochMs,
+  }),
+  v.check((voice) => voice.status !== "ready" || voice.embedding !== null, "a ready voice needs its embedding"),
+  v.transform(
+    (voice): PortableVoice => ({
+      id: voice.id,
+      keyId: voice.key_id,
+      name: voice.name,
+      status: voice.status,
+      reason: voice.reason,
+      embedding: voice.embedding,
+      createdAt: voice.created_at,
+      updatedAt: voice.updated_at,
+    }),
+  ),
+);
 
 /**
  * Verifies and applies a parsed voices file in one transaction. With `prune`, finished voices that
@@ -95,7 +100,7 @@ function toPortable(raw: unknown, index: number): PortableVoice {
  */
 export function importVoices(db: Database, raw: unknown, secret: string, options: { prune?: boolean } = {}): VoiceImportResult {
   const body = verifyClusterFile(raw, "voices", secret);
-  const voices = body.items.map(toPortable);
+  const voices = parseItems(body.items, PortableVoiceSchema, "voice");
   return db.transaction((): VoiceImportResult => {
     new ClusterGenerations(db).recordImport("voices", body.generation);
     const keyExists = db.query("SELECT 1 FROM api_keys WHERE id = ?");

@@ -13,6 +13,7 @@ import { EspeakVoice } from "./embedded.ts";
 import type { VoiceRenderer } from "./engine.ts";
 import { codePointLength } from "./frontend/index.ts";
 import type { TtsPacks } from "./packs.ts";
+import type { Tashkeel } from "./tashkeel/model.ts";
 import { levelSentence, PcmBuffer, sentenceSilenceSamples } from "./pcm.ts";
 import {
   DEFAULT_VOICE,
@@ -37,6 +38,8 @@ export interface TtsServiceDeps {
   readonly packs: Pick<TtsPacks, "voices">;
   /** espeak-ng's output rate (probeEspeak), for the embedded engine. */
   readonly espeakSampleRate: number;
+  /** The diacritiser espeak-ng's Arabic voices read through (undefined: text as written). */
+  readonly diacritiser?: Tashkeel;
   readonly log: Logger;
   /** Reports each synthesis: seconds spent rendering and seconds of audio produced (metrics). */
   readonly observeInference?: (seconds: number, audioSeconds: number) => void;
@@ -192,7 +195,7 @@ export class SawtTtsService implements TtsService {
       if (voice) return voice;
     }
     let espeak = this.espeak.get(resolution.voice);
-    if (!espeak) this.espeak.set(resolution.voice, (espeak = new EspeakVoice(resolution.voice, this.deps.espeakSampleRate)));
+    if (!espeak) this.espeak.set(resolution.voice, (espeak = new EspeakVoice(resolution.voice, this.deps.espeakSampleRate, this.deps.diacritiser)));
     return espeak;
   }
 

@@ -44,12 +44,13 @@ export async function createTtsEngine(
   const logger = deps.log.child({ component: "tts" });
   const espeak = await probeEspeak();
   if (!espeak.available) logger.warn("espeak-ng unavailable: the embedded engine and espeak-phoneme packs cannot speak", { reason: espeak.reason });
-  const packs = await loadTtsPacks(config.paths.models_dir, logger);
+  const packs = await loadTtsPacks(config.paths.models_dir, logger, { tashkeel: config.tts.tashkeel });
   const service = new SawtTtsService({
     strictVoices: config.tts.strict_voices,
     admission: deps.admission,
     packs,
     espeakSampleRate: espeak.available ? espeak.sampleRate : ESPEAK_SAMPLE_RATE,
+    diacritiser: packs.diacritiser,
     log: logger,
     observeInference: deps.observeInference,
     clonedEmbedding: deps.clonedEmbedding,
@@ -62,6 +63,7 @@ export async function createTtsEngine(
     packs: packs.loaded,
     broken_packs: packs.broken,
     tashkeel: packs.tashkeel,
+    tashkeel_source: packs.tashkeelSource,
   };
   return { service, packs, espeak, unusable, details, release: () => packs.release() };
 }

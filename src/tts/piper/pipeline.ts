@@ -5,7 +5,7 @@
  * scales [noise_scale, length_scale / speed, noise_w] and the speaker's sid.
  */
 import { log } from "../../log/logger.ts";
-import type { RenderOptions } from "../engine.ts";
+import type { RenderOptions, SentenceReading } from "../engine.ts";
 import { phonemizeSentences } from "../espeak/phonemes.ts";
 import { prepareText, type Sentence } from "../frontend/index.ts";
 import type { Tashkeel } from "../tashkeel/model.ts";
@@ -98,7 +98,7 @@ export class PiperVoice implements LoadedVoice {
   }
 
   async render(sentence: Sentence, options: RenderOptions): Promise<Float32Array> {
-    const phonemes = await this.phonemes(sentence);
+    const { phonemes } = await this.read(sentence);
     const { ids, missing } = phonemesToIds(phonemes, this.config);
     if (missing > 0) logger.debug("phonemes without an id skipped", { count: missing });
     if (ids.length <= 3) return new Float32Array(0);
@@ -111,13 +111,18 @@ export class PiperVoice implements LoadedVoice {
 
   /** The sentence's phonemes as Piper would produce them. */
   async phonemes(sentence: Sentence): Promise<string[]> {
+    return [...(await this.read(sentence)).phonemes];
+  }
+
+  /** The diacritised sentence (Arabic espeak voices) and the phonemes the model is fed. */
+  async read(sentence: Sentence): Promise<SentenceReading> {
     let input = sentence;
     if (this.diacritize) {
       const clauses = await Promise.all(sentence.clauses.map(async (clause) => ({ ...clause, text: await this.diacritize!(clause.text) })));
       input = { ...sentence, clauses, text: clauses.map((c) => c.text).join(" ") };
     }
-    if (this.config.phonemeType === "text") return Array.from(input.text.normalize("NFD"));
-    return (await phonemizeSentences([input], this.config.espeakVoice))[0] ?? [];
+    if (this.config.phonemeType === "text") return { diacritized: input.text, phonemes: Array.from(input.text.normalize("NFD")) };
+    return { diacritized: input.text, phonemes: (await phonemizeSentences([input], this.config.espeakVoice))[0] ?? [] };
   }
 
   release(): Promise<void> {

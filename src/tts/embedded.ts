@@ -9,6 +9,7 @@ import type { RenderOptions, SentenceReading, VoiceRenderer } from "./engine.ts"
 import { phonemize } from "./espeak/phonemes.ts";
 import { ESPEAK_VOICE_PROFILES, synthesizeEspeak } from "./espeak/synth.ts";
 import { prepareText, type Sentence } from "./frontend/index.ts";
+import { writtenForm } from "./frontend/phoneme-span.ts";
 import type { Tashkeel } from "./tashkeel/model.ts";
 import type { BuiltinVoice } from "./types.ts";
 import { VOICE_SPECS } from "./voices.ts";
@@ -30,10 +31,13 @@ export class EspeakVoice implements VoiceRenderer {
     return prepareText(text, VOICE_SPECS[this.voice].language);
   }
 
-  /** The text espeak-ng is handed for `sentence`: diacritised for the Arabic voices. */
+  /**
+   * The text espeak-ng is handed for `sentence`: diacritised for the Arabic voices; IPA spans
+   * read as written (espeak-ng takes no IPA input).
+   */
   async spokenText(sentence: Sentence): Promise<string> {
     const arabic = VOICE_SPECS[this.voice].language === "ar";
-    return arabic && this.diacritiser ? this.diacritiser.diacritize(sentence.text) : sentence.text;
+    return writtenForm(arabic && this.diacritiser ? await this.diacritiser.diacritize(sentence.text) : sentence.text);
   }
 
   async read(sentence: Sentence): Promise<SentenceReading> {

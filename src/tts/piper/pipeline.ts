@@ -6,7 +6,8 @@
  */
 import { log } from "../../log/logger.ts";
 import type { RenderOptions, SentenceReading } from "../engine.ts";
-import { phonemizeSentences } from "../espeak/phonemes.ts";
+import { phonemize, phonemizeSentences } from "../espeak/phonemes.ts";
+import { hasPhonemeSpans, spanPieces, writtenForm } from "../frontend/phoneme-span.ts";
 import { prepareText, type Sentence } from "../frontend/index.ts";
 import type { Tashkeel } from "../tashkeel/model.ts";
 import type { LoadedVoice, VoiceFacts } from "../voice-family.ts";
@@ -121,8 +122,23 @@ export class PiperVoice implements LoadedVoice {
       const clauses = await Promise.all(sentence.clauses.map(async (clause) => ({ ...clause, text: await this.diacritize!(clause.text) })));
       input = { ...sentence, clauses, text: clauses.map((c) => c.text).join(" ") };
     }
-    if (this.config.phonemeType === "text") return { diacritized: input.text, phonemes: Array.from(input.text.normalize("NFD")) };
-    return { diacritized: input.text, phonemes: (await phonemizeSentences([input], this.config.espeakVoice))[0] ?? [] };
+    const diacritized = input.text;
+    if (this.config.phonemeType === "text") return { diacritized, phonemes: Array.from(writtenForm(diacritized).normalize("NFD")) };
+    if (hasPhonemeSpans(diacritized)) return { diacritized, phonemes: await this.phonemesWithSpans(input) };
+    return { diacritized, phonemes: (await phonemizeSentences([input], this.config.espeakVoice))[0] ?? [] };
+  }
+
+  /** Phonemes of a sentence holding IPA spans (SSML `<phoneme>`, IPA lexicon entries): fed as written. */
+  private async phonemesWithSpans(sentence: Sentence): Promise<string[]> {
+    const out: string[] = [];
+    for (const clause of sentence.clauses) {
+      for (const piece of spanPieces(clause.text)) {
+        if (out.length > 0 && out[out.length - 1] !== " ") out.push(" ");
+        if (piece.kind === "ipa") out.push(...Array.from(piece.ipa));
+        else if (piece.text.trim() !== "") out.push(...(await phonemize(piece.text, this.config.espeakVoice, Number.MAX_SAFE_INTEGER)).flat());
+      }
+    }
+    return out;
   }
 
   release(): Promise<void> {

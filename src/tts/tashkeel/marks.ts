@@ -52,15 +52,16 @@ export function readWritten(text: string, inputIds: ReadonlyMap<string, number>)
 }
 
 /**
- * The hint a written mark run stands for under `hints` (libtashkeel's normalisation: shadda
- * written before its vowel is read as vowel + shadda; a run the map does not know is no hint).
+ * The hint a written mark run stands for under `hints` (libtashkeel's normalisation: the maps
+ * write shadda before its vowel, while canonical (NFC/NFKC) text puts the vowel first, so both
+ * orders name the same hint; a run the map does not know is no hint).
  */
 export function hintFor(marks: string, hints: ReadonlyMap<string, number>): number {
   const none = hints.get("") ?? 0;
   if (marks === "") return none;
   const direct = hints.get(marks);
   if (direct !== undefined) return direct;
-  if (marks.length === 2 && marks.startsWith(SHADDA)) return hints.get(marks[1]! + SHADDA) ?? none;
+  if (marks.length === 2 && marks.includes(SHADDA)) return hints.get(SHADDA + marks.replace(SHADDA, "")) ?? hints.get(marks.replace(SHADDA, "") + SHADDA) ?? none;
   return none;
 }
 

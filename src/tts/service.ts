@@ -67,7 +67,7 @@ interface SentenceAudio {
   readonly seconds: number;
   /** How many sentences the whole text has. */
   readonly total: number;
-  /** A `<break>`: silence already, no sentence silence after it. */
+  /** No sentence silence after it: a `<break>` (silence already), or a sentence a break follows. */
   readonly pause?: boolean;
 }
 
@@ -311,7 +311,8 @@ export class SawtTtsService implements TtsService {
       const raw = levelSentence(await speaker.renderer.render(sentence, options));
       const pcm = resampleLinear(raw, speaker.renderer.sampleRate, renderer.sampleRate);
       const seconds = (performance.now() - started) / 1000;
-      yield { pcm, index, last, sentenceChars: codePointLength(sentence.text), seconds, total: steps.length };
+      const pause = steps[index + 1]?.kind === "pause";
+      yield { pcm, index, last, sentenceChars: codePointLength(sentence.text), seconds, total: steps.length, pause };
     }
   }
 }

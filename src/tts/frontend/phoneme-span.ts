@@ -8,16 +8,19 @@
 const OPEN = "\uE000";
 const SEPARATOR = "\uE001";
 const CLOSE = "\uE002";
-const SPAN = /\uE000([^\uE000-\uE002]*)\uE001([^\uE000-\uE002]*)\uE002/gu;
-const MARKERS = /[\uE000-\uE002]/gu;
-const HARAKAT = /[\u064B-\u0652]/gu;
+const SPAN = /\uE000([\u{F0000}-\u{FFFFD}]*)\uE001([^\uE000-\uE002]*)\uE002/gu;
+const MARKERS = /[\uE000-\uE002\u{F0000}-\u{FFFFD}]/gu;
+const PLANE_15 = 0xf0000;
 
-/** IPA the span syntax accepts: no whitespace runs at the ends, no sentence punctuation, no markers. */
-export const IPA_TEXT = /^[^\s.,!?;:،؛؟\uE000-\uE002<>&]+(?: [^\s.,!?;:،؛؟\uE000-\uE002<>&]+)*$/u;
+const hide = (ipa: string) => Array.from(ipa, (c) => String.fromCodePoint(PLANE_15 + c.codePointAt(0)!)).join("");
+const reveal = (hidden: string) => Array.from(hidden, (c) => String.fromCodePoint(c.codePointAt(0)! - PLANE_15)).join("");
+
+/** IPA the span syntax accepts: words of printable characters, no sentence punctuation, no markers. */
+export const IPA_TEXT = /^[^\s.,!?;:،؛؟\uE000-\uE002\u{F0000}-\u{FFFFD}<>&]{1,64}(?: [^\s.,!?;:،؛؟\uE000-\uE002\u{F0000}-\u{FFFFD}<>&]{1,64})*$/u;
 
 /** A span saying `written` with the IPA `ipa` (validated by the caller against {@link IPA_TEXT}). */
 export function phonemeSpan(ipa: string, written: string): string {
-  return `${OPEN}${ipa}${SEPARATOR}${written.replace(MARKERS, "")}${CLOSE}`;
+  return `${OPEN}${hide(ipa)}${SEPARATOR}${written.replace(MARKERS, "")}${CLOSE}`;
 }
 
 /** `text` with the span markers users might have typed removed (so only Sawt makes spans). */
@@ -38,13 +41,13 @@ export function writtenForm(text: string): string {
 /** One piece of a text: plain text to phonemise, or IPA to feed as it is. */
 export type SpanPiece = { readonly kind: "text"; readonly text: string } | { readonly kind: "ipa"; readonly ipa: string };
 
-/** Splits `text` into text and IPA pieces (harakat a diacritiser put inside the IPA removed). */
+/** Splits `text` into text and IPA pieces. */
 export function spanPieces(text: string): SpanPiece[] {
   const pieces: SpanPiece[] = [];
   let last = 0;
   for (const match of text.matchAll(SPAN)) {
     if (match.index > last) pieces.push({ kind: "text", text: text.slice(last, match.index) });
-    pieces.push({ kind: "ipa", ipa: match[1]!.replace(HARAKAT, "") });
+    pieces.push({ kind: "ipa", ipa: reveal(match[1]!) });
     last = match.index + match[0].length;
   }
   if (last < text.length) pieces.push({ kind: "text", text: text.slice(last) });

@@ -18,9 +18,13 @@ import { SAY_AS, sayAs, SayAsError, type SayAs } from "./say-as.ts";
 /** Malformed or unsupported SSML; `message` is the 400 detail. */
 export class SsmlError extends Error {}
 
-/** True when `input` is SSML (starts with `<speak`, leading whitespace aside). */
+/**
+ * True when `input` is SSML: it starts with `<speak` (leading whitespace aside), or with an XML
+ * declaration or DOCTYPE, so such a document is parsed and refused with a reason that names the
+ * problem instead of passing as plain text with markup in it.
+ */
 export function isSsml(input: string): boolean {
-  return /^\s*<speak(?=[\s>/])/u.test(input);
+  return /^\s*(?:<speak(?=[\s>/])|<\?xml[\s?]|<!DOCTYPE[\s>])/u.test(input);
 }
 
 const ELEMENTS = new Set(["speak", "p", "s", "break", "prosody", "say-as", "sub", "phoneme", "lang"]);

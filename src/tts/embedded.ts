@@ -11,7 +11,7 @@ import { ESPEAK_VOICE_PROFILES, synthesizeEspeak } from "./espeak/synth.ts";
 import { prepareText, type Sentence } from "./frontend/index.ts";
 import { writtenForm } from "./frontend/phoneme-span.ts";
 import type { Tashkeel } from "./tashkeel/model.ts";
-import type { BuiltinVoice } from "./types.ts";
+import type { BuiltinVoice, Dialect } from "./types.ts";
 import { VOICE_SPECS } from "./voices.ts";
 
 /** espeak-ng 1.51's output rate, used until the library reports its own (probeEspeak). */
@@ -27,8 +27,8 @@ export class EspeakVoice implements VoiceRenderer {
     private readonly diacritiser?: Tashkeel,
   ) {}
 
-  sentences(text: string): Sentence[] {
-    return prepareText(text, VOICE_SPECS[this.voice].language);
+  sentences(text: string, dialect?: Dialect | "en"): Sentence[] {
+    return prepareText(text, VOICE_SPECS[this.voice].language, { dialect });
   }
 
   /**

@@ -33,8 +33,8 @@ export interface VoiceRenderer {
   readonly engine: TtsEngineName;
   /** Rate of the PCM {@link render} returns. */
   readonly sampleRate: number;
-  /** Text → sentences (normalised, numbers read out, bounded in length). */
-  sentences(text: string): Sentence[];
+  /** Text → sentences (normalised, numbers read out in the speaking dialect, bounded in length). */
+  sentences(text: string, dialect?: Dialect | "en"): Sentence[];
   /** One sentence → mono float PCM at {@link sampleRate}; empty when there is nothing to say. */
   render(sentence: Sentence, options: RenderOptions): Promise<Float32Array>;
   /** How a sentence will be read; voices without it read the sentence's text as it is. */

@@ -11,6 +11,7 @@ import { hasPhonemeSpans, spanPieces, writtenForm } from "../frontend/phoneme-sp
 import { prepareText, type Sentence } from "../frontend/index.ts";
 import type { Tashkeel } from "../tashkeel/model.ts";
 import type { LoadedVoice, VoiceFacts } from "../voice-family.ts";
+import type { Dialect } from "../types.ts";
 import type { VoiceConfig } from "./config.ts";
 import type { VoiceModel } from "./model.ts";
 
@@ -94,8 +95,8 @@ export class PiperVoice implements LoadedVoice {
     return { family, sampleRate, phonemeType, speakers: numSpeakers, embeddingDim: this.model.embeddingDim };
   }
 
-  sentences(text: string): Sentence[] {
-    return prepareText(text, this.config.language);
+  sentences(text: string, dialect?: Dialect | "en"): Sentence[] {
+    return prepareText(text, this.config.language, { dialect });
   }
 
   async render(sentence: Sentence, options: RenderOptions): Promise<Float32Array> {

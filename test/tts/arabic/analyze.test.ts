@@ -59,4 +59,11 @@ describe("analyze and espeak-ng with the built-in diacritiser (no packs)", () =>
     );
     expect(texts).toEqual([diacritized]);
   });
+
+  test("does read numbers the speaking dialect's way in analyze", async () => {
+    const say = async (dialect: string) => (await post(sawt.baseUrl, "/v1/tts/analyze", key, { input: "الرقم 13", dialect })).body.sentences[0];
+    expect(await say("ar-egyptian")).toMatchObject({ voice: "Sherine", normalized: "الرقم تلتاشر" });
+    expect(await say("ar-levantine")).toMatchObject({ voice: "Myriam", normalized: "الرقم تلتعش" });
+    expect(await say("ar-najdi")).toMatchObject({ voice: "Yara", normalized: "الرقم ثلاثة عشر" });
+  });
 });

@@ -24,6 +24,8 @@ const ROUTES: Record<string, string> = {
   "/transcribe": "post",
   "/v1/tts/voices": "get,post",
   "/v1/tts/voices/{voice_id}": "get,delete",
+  "/v1/tts/analyze": "post",
+  "/v1/tts/lexicon": "get,put,delete",
 };
 const OPEN = new Set(["/health", "/ready", "/v1/tts/health", "/v1/asr/health"]);
 

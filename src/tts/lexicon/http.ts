@@ -7,7 +7,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../core/context.ts";
 import { DIALECTS, knownDialect } from "../../core/tts.ts";
-import { AppError } from "../../errors/taxonomy.ts";
+import { AppError, Detail } from "../../errors/taxonomy.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { readJsonBody } from "../../http/body.ts";
 import type { OpenAPIV3 } from "openapi-types";
@@ -103,9 +103,9 @@ export function lexiconRoutes(ctx: AppContext) {
         const dialectParam = typeof query.dialect === "string" ? query.dialect : undefined;
         const dialect = knownDialect(dialectParam);
         if (dialectParam !== undefined && dialect === undefined) {
-          throw new AppError("validation", "Request validation failed", { fields: [{ field: "query.dialect", message: `Expected one of ${DIALECTS.join(", ")}` }] });
+          throw new AppError("validation", Detail.validationFailed, { fields: [{ field: "query.dialect", message: `Expected one of ${DIALECTS.join(", ")}` }] });
         }
-        if (grapheme === "") throw new AppError("validation", "Request validation failed", { fields: [{ field: "query.grapheme", message: "grapheme cannot be empty" }] });
+        if (grapheme === "") throw new AppError("validation", Detail.validationFailed, { fields: [{ field: "query.grapheme", message: "grapheme cannot be empty" }] });
         return json({ deleted: store.delete(caller.key.id, grapheme, dialect) });
       },
       {

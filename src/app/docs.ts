@@ -156,6 +156,7 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
       "X-TTS-Dialect": header("The dialect actually used (`en` for Yara_en)."),
       "X-TTS-Engine": header("The engine that spoke: piper, vits, espeak-ng or cloned."),
       "X-TTS-Fallback": header("Present when a fallback happened: why (e.g. unknown voice, pack not installed)."),
+      "X-TTS-Voices": header("Present when SSML `<lang>` brings in another voice: every voice that speaks, comma-separated (e.g. `Yara, Yara_en`)."),
       "X-Sample-Rate": header("Sample rate of the audio in Hz (for pcm: s16le mono at this rate).", { type: "integer" }),
     },
     schemas: {

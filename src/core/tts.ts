@@ -141,6 +141,11 @@ export interface SpeechResolution {
   readonly engine: TtsEngineName;
   /** Why a fallback happened, when one did (X-TTS-Fallback). */
   readonly fallback: string | undefined;
+  /**
+   * Every voice the prompt is spoken with, in order of first use, when SSML `<lang>` brings in
+   * another (X-TTS-Voices); undefined when one voice speaks it all.
+   */
+  readonly voices?: readonly string[];
 }
 
 /** A finished synthesis. */

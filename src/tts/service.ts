@@ -80,6 +80,7 @@ export class SawtTtsService implements TtsService {
   async synthesize(request: SpeechRequest, options: CallOptions = {}): Promise<SpeechResult> {
     const resolution = this.resolveInternal(request, options.keyId);
     const renderer = this.renderer(resolution);
+    const steps = this.plan(request, resolution, options.keyId);
     let synthSeconds = 0;
     const pcm = await this.deps.admission.run(async () => {
       const buffer = new PcmBuffer();
@@ -87,7 +88,7 @@ export class SawtTtsService implements TtsService {
       const totalChars = codePointLength(request.input);
       let charsDone = 0;
       let estimated = false;
-      for await (const sentence of this.sentences(renderer, request, resolution, options.signal, options.keyId)) {
+      for await (const sentence of this.sentences(renderer, steps, resolution, options.signal)) {
         buffer.append(sentence.pcm);
         if (!sentence.last && sentence.pcm.length > 0 && !sentence.pause) buffer.appendSilence(silence);
         charsDone += sentence.sentenceChars;
@@ -120,7 +121,7 @@ export class SawtTtsService implements TtsService {
       synth_seconds: Number(synthSeconds.toFixed(3)),
     });
     return {
-      ...publicResolution(resolution),
+      ...publicResolution(resolution, steps),
       audio: encoded.bytes,
       format: request.responseFormat,
       contentType: encoded.contentType,
@@ -132,6 +133,8 @@ export class SawtTtsService implements TtsService {
   synthesizeStream(request: SpeechRequest, options: CallOptions = {}): { resolution: SpeechResolution; chunks: AsyncIterable<SpeechChunk> } {
     const resolution = this.resolveInternal(request, options.keyId);
     const renderer = this.renderer(resolution);
+    // Planned before any audio: a bad SSML document is refused before the first byte.
+    const steps = this.plan(request, resolution, options.keyId);
     const self = this;
     async function* chunks(): AsyncGenerator<SpeechChunk> {
       const slot = await holdSlot(self.deps.admission, options);
@@ -142,7 +145,7 @@ export class SawtTtsService implements TtsService {
       let outcome: "completed" | "cancelled" | "failed" = "cancelled";
       try {
         const silence = new Float32Array(sentenceSilenceSamples(renderer.sampleRate));
-        for await (const sentence of self.sentences(renderer, request, resolution, options.signal, options.keyId)) {
+        for await (const sentence of self.sentences(renderer, steps, resolution, options.signal)) {
           seconds += sentence.seconds;
           rendered++;
           total = sentence.total;
@@ -172,7 +175,7 @@ export class SawtTtsService implements TtsService {
         await slot.done;
       }
     }
-    return { resolution: publicResolution(resolution), chunks: chunks() };
+    return { resolution: publicResolution(resolution, steps), chunks: chunks() };
   }
 
   async synthesizeEncodedStream(request: SpeechRequest, options: CallOptions = {}): Promise<EncodedSpeechStream> {
@@ -290,12 +293,12 @@ export class SawtTtsService implements TtsService {
       }
       return out;
     }, { signal: options.signal, timeoutMs: options.timeoutMs });
-    return { ...publicResolution(resolution), ssml: isSsml(request.input), tashkeel: this.deps.tashkeelSource ?? "off", sentences: items };
+    const tashkeel = this.deps.tashkeelSource ?? "off";
+    return { ...publicResolution(resolution, steps), ssml: isSsml(request.input), tashkeel, sentences: items };
   }
 
   /** The core loop: sentences rendered one at a time, levelled; stops when the caller goes away. */
-  private async *sentences(renderer: VoiceRenderer, request: SpeechRequest, resolution: VoiceResolution, signal: AbortSignal | undefined, keyId?: string): AsyncGenerator<SentenceAudio> {
-    const steps = this.plan(request, resolution, keyId);
+  private async *sentences(renderer: VoiceRenderer, steps: readonly PlanStep[], resolution: VoiceResolution, signal: AbortSignal | undefined): AsyncGenerator<SentenceAudio> {
     for (let index = 0; index < steps.length; index++) {
       signal?.throwIfAborted();
       const step = steps[index]!;
@@ -317,8 +320,12 @@ export class SawtTtsService implements TtsService {
   }
 }
 
-function publicResolution(resolution: VoiceResolution): SpeechResolution {
-  return { voice: resolution.cloned?.id ?? resolution.voice, dialect: resolution.dialect, engine: resolution.engine, fallback: resolution.fallback };
+function publicResolution(resolution: VoiceResolution, steps: readonly PlanStep[] = []): SpeechResolution {
+  const voice = resolution.cloned?.id ?? resolution.voice;
+  const others = new Set<string>([voice]);
+  for (const step of steps) if (step.kind === "sentence" && step.speaker.voice !== resolution.voice) others.add(step.speaker.voice);
+  const voices = others.size > 1 ? { voices: [...others] } : {};
+  return { voice, dialect: resolution.dialect, engine: resolution.engine, fallback: resolution.fallback, ...voices };
 }
 
 /** The detail every streaming door reports when a synthesis yields no audio at all. */

@@ -105,8 +105,9 @@ describe("SSML elements through REST", () => {
     const input = ssml(`<s>مرحبا</s><lang xml:lang="en-US">Welcome</lang><s>بكم</s>`);
     const { body } = await analyze(input);
     expect(sentences(body).map((s) => [s.voice, s.normalized])).toEqual([["Yara", "مرحبا"], ["Yara_en", "Welcome"], ["Yara", "بكم"]]);
+    expect(body.voices).toEqual(["Yara", "Yara_en"]);
     const { samples, headers } = await speakPcm(input);
-    expect(headers.get("x-tts-voice")).toBe("Yara");
+    expect([headers.get("x-tts-voice"), headers.get("x-tts-voices")]).toEqual(["Yara", "Yara, Yara_en"]);
     expect(decodeSentences(samples, RATE, 1).map((d) => d.ids)).toEqual([
       expectedIds(Array.from("مرحبا"), TEXT_MAP),
       expectedIds(Array.from("Welcome"), LATIN_MAP),
@@ -178,7 +179,7 @@ describe("SSML on the other doors", () => {
         ws.onerror = () => reject(new Error("websocket error"));
       });
     const ok = await frames({ input: ssml(`مرحبا<break time="300ms"/><lang xml:lang="en">hi</lang>`) });
-    expect((ok[0] as Record<string, unknown>).type).toBe("start");
+    expect(ok[0]).toMatchObject({ type: "start", voice: "Yara", voices: ["Yara", "Yara_en"] });
     expect((ok[ok.length - 1] as Record<string, unknown>).type).toBe("end");
     const bad = await frames({ input: "<speak>مرحبا" });
     expect(bad).toEqual([expect.objectContaining({ type: "error", status: 400, detail: "Invalid SSML: 1:12: unclosed tag: speak" })]);

@@ -18,8 +18,19 @@ function graphemePattern(grapheme: string): string {
   return Array.from(grapheme.replace(/[\u064B-\u0652\u0640]/gu, "")).map(escape).join(OPTIONAL_MARKS) + OPTIONAL_MARKS;
 }
 
-/** `text` with the entries that apply to `dialect` substituted. */
+/** A phoneme span already in the text (SSML `<phoneme>`): its pronunciation is settled. */
+const SPAN = /(\uE000[^\uE002]*\uE002)/u;
+
+/** `text` with the entries that apply to `dialect` substituted (never inside a phoneme span). */
 export function applyLexicon(text: string, entries: readonly LexiconEntry[], dialect: Dialect | "en"): string {
+  if (entries.length === 0) return text;
+  return text
+    .split(SPAN)
+    .map((piece, i) => (i % 2 === 1 ? piece : substitute(piece, entries, dialect)))
+    .join("");
+}
+
+function substitute(text: string, entries: readonly LexiconEntry[], dialect: Dialect | "en"): string {
   const chosen = new Map<string, LexiconEntry>();
   for (const entry of entries) {
     if (entry.dialect !== undefined && entry.dialect !== dialect) continue;

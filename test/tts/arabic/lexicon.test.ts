@@ -132,3 +132,11 @@ describe("pronunciation lexicon", () => {
     expect(normalized((await analyze(alice, { input: "مرحبا بكم في STC" })).body)).toBe("مرحبا بكم في إس تي سي");
   });
 });
+
+describe("lexicon and SSML together", () => {
+  test("does leave an SSML <phoneme> alone and apply entries to the rest of the document", async () => {
+    const { body } = await analyze(alice, { input: `<speak>STC <phoneme alphabet="ipa" ph="sˤawt">Sawt</phoneme></speak>`, voice: "Myriam" });
+    expect(body.sentences[0].normalized).toBe("إس تي سي Sawt");
+    expect(body.sentences[0].phonemes).toContain("sˤawt");
+  });
+});

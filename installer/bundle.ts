@@ -106,6 +106,10 @@ export async function buildBundle(options: Options): Promise<{ dir: string; tarb
   const build = Bun.spawnSync([process.execPath, join(ROOT, "installer", "build.ts"), "--outfile", join(dir, "sawt")], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   if (build.exitCode !== 0) throw new Error(`bun build --compile failed: ${build.stderr.toString()}`);
   included.push({ path: "sawt", what: `the compiled service and CLI (bun ${Bun.version}, onnxruntime ${ortVersion()} embedded)` });
+  // The built-in diacritiser is embedded in the binary; its licence and provenance travel beside it.
+  mkdirSync(join(dir, "licenses", "libtashkeel"), { recursive: true });
+  for (const file of ["LICENSE", "PROVENANCE.md"]) copyFileSync(join(ROOT, "src", "tts", "tashkeel", "builtin", file), join(dir, "licenses", "libtashkeel", file));
+  included.push({ path: "licenses/libtashkeel/", what: "licence (MIT) and provenance of the libtashkeel diacritiser embedded in sawt (the default; a tashkeel/ pack overrides it)" });
 
   mkdirSync(join(dir, "lib"));
   const cudaLibs = readdirSync(ORT_LIB_DIR).filter((f) => /^libonnxruntime_providers_.*\.so/.test(f));

@@ -26,6 +26,8 @@ Every response carries \`X-Request-ID\` (yours echoed when it is 1–128 charact
 - auth \`{error, detail}\` for 401 (with \`WWW-Authenticate: Bearer\`) and 429 (with \`Retry-After\`)
 - validation \`{error, detail, errors: [{field, message}]}\` for 422 (\`error\` is \`validation_error\`)
 
+TTS input is plain text, or SSML when it starts with \`<speak\`: \`<p>\`, \`<s>\`, \`<break time|strength>\`, \`<prosody rate>\`, \`<say-as interpret-as="characters|spell-out|digits|cardinal|ordinal|date|time|telephone|currency">\`, \`<sub alias>\`, \`<phoneme alphabet="ipa" ph>\` (voices fed espeak phonemes; others read the text) and \`<lang xml:lang="en-…">\` (Yara_en speaks the part, then the Arabic voice again). Malformed SSML, a DOCTYPE or entity declaration, and any other element are 400 with a detail naming the problem; the blocked-content rule applies to the text. Marks (harakat) you write are kept; Arabic is diacritised only where unmarked. \`POST /v1/tts/analyze\` shows how a prompt will be read.
+
 Limits: TTS input 51,200 characters (code points); speed clamped to 0.5–2.0; ASR uploads 100 MB; JSON bodies 1 MB by default.`;
 
 const STANDARD_ERROR: OpenAPIV3.SchemaObject = {
@@ -119,6 +121,12 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
   info: { title: "Sawt speech API", version: VERSION, description: DESCRIPTION },
   tags: [
     { name: "TTS", description: "Text to speech: voices Yara (default; ar-najdi, ar-hijazi, ar-qassimi), Sherine (ar-egyptian), Myriam (ar-levantine), Yara_en (English)." },
+    {
+      name: "Lexicon",
+      description:
+        "Pronunciation lexicon per API key: grapheme → alias text or IPA, optionally per dialect. Private to the key, stored in SQLite, " +
+        "applied to every speech request of the key (REST, WebSocket, gRPC) and to /v1/tts/analyze before numbers, diacritisation and phonemes.",
+    },
     { name: "ASR", description: "Speech recognition with automatic dialect detection." },
     { name: "Health", description: "Open (no key): for load balancers, systemd and monitoring." },
     { name: "Legacy v1", description: "Deprecated v1 endpoints, kept working until their sunset date." },
@@ -148,6 +156,7 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
       "X-TTS-Dialect": header("The dialect actually used (`en` for Yara_en)."),
       "X-TTS-Engine": header("The engine that spoke: piper, vits, espeak-ng or cloned."),
       "X-TTS-Fallback": header("Present when a fallback happened: why (e.g. unknown voice, pack not installed)."),
+      "X-TTS-Voices": header("Present when SSML `<lang>` brings in another voice: every voice that speaks, comma-separated (e.g. `Yara, Yara_en`)."),
       "X-Sample-Rate": header("Sample rate of the audio in Hz (for pcm: s16le mono at this rate).", { type: "integer" }),
       "X-TTS-Instructions": header("`ignored` when the request carried OpenAI's `instructions` (Sawt does not follow them)."),
       "X-Audio-Content-Type": header("With `stream_format: sse`: the content type of the audio inside the events."),

@@ -15,6 +15,7 @@ import { useDevice } from "../runtime/sessions.ts";
 import { createTtsEngine } from "../tts/start.ts";
 import { parseArgs, stringFlag, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
+import type { SpeechAnalysis } from "../tts/types.ts";
 
 const flags = {
   config: "value",
@@ -27,6 +28,8 @@ const flags = {
   "sample-rate": "value",
   out: "value",
   quiet: "boolean",
+  analyze: "boolean",
+  json: "boolean",
 } as const;
 
 function numberFlag(value: string | undefined, name: string): number | undefined {
@@ -60,8 +63,12 @@ Speaks TEXT with the packs in paths.models_dir (or the built-in espeak-ng engine
 POST /v1/tts/audio/speech would, and writes the audio to FILE ("-": stdout). What was used —
 voice, dialect, engine and any fallback — is printed on stderr.
 
+With --analyze nothing is synthesised: it prints how the text will be read, as
+POST /v1/tts/analyze answers — per sentence the normalised text, the diacritised text and the
+phonemes the voice is fed, and which voice, dialect and engine would speak (--json: the JSON).
+
 Options:
-  --text TEXT        text to speak
+  --text TEXT        text to speak (plain text, or SSML starting with <speak)
   --file FILE        read the text from a UTF-8 file ("-": stdin)
   --voice V          Yara (default), Sherine, Myriam, Yara_en
   --dialect D        ar-najdi, ar-hijazi, ar-qassimi, ar-egyptian, ar-levantine
@@ -69,6 +76,8 @@ Options:
   --speed S          speaking rate, clamped to 0.5-2.0 (default 1.0)
   --sample-rate R    resample the output to R Hz (8000-48000)
   --out FILE|-       where the audio goes
+  --analyze          print how the text will be read instead of synthesising it
+  --json             with --analyze: print the analysis as JSON
   --quiet            print nothing on stderr but errors
   --config FILE      TOML config (default: $SAWT_CONFIG)
 
@@ -78,7 +87,8 @@ Exit codes: 0 written, 2 bad arguments or input (the same 400/422 rules as the A
   async run(argv) {
     const args = parseArgs(argv, flags);
     const out = stringFlag(args, "out");
-    if (out === undefined) throw new UsageError("--out FILE|- is required");
+    const analyze = args.flags.analyze === true;
+    if (out === undefined && !analyze) throw new UsageError("--out FILE|- is required");
     const config = loadConfig({ file: stringFlag(args, "config") });
     setLogLevel(parseLevel(process.env.SAWT_LOG_LEVEL) ?? "warn");
     const body = {
@@ -97,9 +107,14 @@ Exit codes: 0 written, 2 bad arguments or input (the same 400/422 rules as the A
     try {
       if (engine.unusable) throw new Error(`TTS cannot speak: ${engine.unusable}`);
       const request = parseSpeech(body, { naming: CLI_FIELDS }, config);
+      if (analyze) {
+        const analysis = await engine.service.analyze(request);
+        process.stdout.write(args.flags.json ? `${JSON.stringify(analysis, null, 2)}\n` : formatAnalysis(analysis));
+        return 0;
+      }
       const result = await engine.service.synthesize(request);
       if (out === "-") await writeAll(result.audio);
-      else writeFileSync(out, result.audio);
+      else writeFileSync(out!, result.audio);
       if (!args.flags.quiet) {
         const fallback = result.fallback ? ` fallback="${result.fallback}"` : "";
         process.stderr.write(`voice=${result.voice} dialect=${result.dialect} engine=${result.engine} format=${result.format} sample_rate=${result.sampleRate} duration=${result.durationSeconds.toFixed(2)}s${fallback}\n`);
@@ -117,6 +132,25 @@ Exit codes: 0 written, 2 bad arguments or input (the same 400/422 rules as the A
     }
   },
 };
+
+/** The analysis as text: one block per sentence (or break), for a prompt author to read. */
+export function formatAnalysis(analysis: SpeechAnalysis): string {
+  const fallback = analysis.fallback ? ` fallback="${analysis.fallback}"` : "";
+  const lines = [`voice=${analysis.voice} dialect=${analysis.dialect} engine=${analysis.engine} tashkeel=${analysis.tashkeel} ssml=${analysis.ssml}${fallback}`];
+  analysis.sentences.forEach((item, i) => {
+    if (item.type === "break") {
+      lines.push(`[${i + 1}] break ${item.seconds}s`);
+      return;
+    }
+    lines.push(
+      `[${i + 1}] ${item.voice} (${item.dialect}, ${item.engine}, speed ${item.speed})`,
+      `  normalized:  ${item.normalized}`,
+      `  diacritized: ${item.diacritized}`,
+      `  phonemes:    ${item.phonemes}`,
+    );
+  });
+  return `${lines.join("\n")}\n`;
+}
 
 async function writeAll(bytes: Uint8Array): Promise<void> {
   await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (error) => (error ? reject(error) : resolve())));

@@ -52,6 +52,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { section: "runtime", key: "intra_op_threads", type: "int", default: 0, min: 0, max: 256, doc: "Threads per ONNX session; 0 sizes to the machine." },
   { section: "runtime", key: "metrics_open", type: "bool", default: false, doc: "Serve /metrics without an admin key." },
   { section: "tts", key: "strict_voices", type: "bool", default: false, doc: "Unknown voices are 400 instead of falling back to Yara (D1)." },
+  { section: "tts", key: "tashkeel", type: "string", default: "auto", oneOf: ["auto", "off"], doc: "Diacritise Arabic before espeak-ng and Arabic espeak-phoneme voices: auto uses a tashkeel/ pack, else the built-in libtashkeel model; off reads text as written." },
   { section: "tts", key: "concurrency", type: "int", default: 2, min: 1, max: 256, doc: "Syntheses running at once." },
   { section: "tts", key: "max_queue", type: "int", default: 32, min: 0, max: 100000, doc: "Requests waiting beyond the running ones; more get 503." },
   { section: "tts", key: "queue_timeout_ms", type: "int", default: 30000, min: 1, max: 600000, doc: "Longest wait in the queue; longer gets 504." },

@@ -47,7 +47,10 @@ export const SpeechFieldsSchema = v.object(
     input: v.nullish(
       v.pipe(
         v.string("Expected a string"),
-        v.description("Text to speak, at most 51,200 characters (Unicode code points). Markup, script URIs and template syntax are refused."),
+        v.description(
+          "Text to speak, at most 51,200 characters (Unicode code points), or SSML starting with `<speak` (the subset in the API description). " +
+            "Other markup, script URIs and template syntax are refused.",
+        ),
         v.examples(["مرحبا بكم في خدمة العملاء، كيف يمكنني مساعدتك اليوم؟"]),
         v.metadata({ required: true }),
       ),
@@ -138,6 +141,11 @@ export interface SpeechResolution {
   readonly engine: TtsEngineName;
   /** Why a fallback happened, when one did (X-TTS-Fallback). */
   readonly fallback: string | undefined;
+  /**
+   * Every voice the prompt is spoken with, in order of first use, when SSML `<lang>` brings in
+   * another (X-TTS-Voices); undefined when one voice speaks it all.
+   */
+  readonly voices?: readonly string[];
 }
 
 /** A finished synthesis. */
@@ -182,6 +190,33 @@ export interface VoiceInfo {
   readonly status?: "training" | "ready" | "failed";
 }
 
+/** One item of an analysis: a sentence as it will be read, or a pause. */
+export type AnalysisItem =
+  | {
+      readonly type: "sentence";
+      readonly voice: BuiltinVoice;
+      readonly dialect: Dialect | "en";
+      readonly engine: TtsEngineName;
+      /** The speed this sentence is spoken at (request speed × `<prosody rate>`, clamped). */
+      readonly speed: number;
+      /** After the key's lexicon and the front-end (numbers, dates, currency read out). */
+      readonly normalized: string;
+      /** After diacritisation (the same text when the voice is not diacritised). */
+      readonly diacritized: string;
+      /** The phonemes the voice is fed (IPA; a text voice's code points). */
+      readonly phonemes: string;
+    }
+  | { readonly type: "break"; readonly seconds: number };
+
+/** How a request will be read (POST /v1/tts/analyze). */
+export interface SpeechAnalysis extends SpeechResolution {
+  /** True when the input was SSML. */
+  readonly ssml: boolean;
+  /** The diacritiser in use: a `tashkeel/` pack, the built-in model, or none. */
+  readonly tashkeel: "pack" | "built-in" | "off";
+  readonly sentences: readonly AnalysisItem[];
+}
+
 /** The TTS service all front doors call. */
 export interface TtsService {
   /** Synthesises and encodes a whole request (admission-controlled). */
@@ -194,6 +229,8 @@ export interface TtsService {
    * any byte when the request cannot be served, including `Synthesis produced no audio`.
    */
   synthesizeEncodedStream(request: SpeechRequest, options?: CallOptions): Promise<EncodedSpeechStream>;
+  /** How a request will be read, sentence by sentence, without synthesising it (admission-controlled). */
+  analyze(request: SpeechRequest, options?: CallOptions): Promise<SpeechAnalysis>;
   /** Built-in voices plus the caller's cloned voices. */
   listVoices(keyId?: string): VoiceInfo[];
 }

@@ -39,4 +39,15 @@ export const MIGRATIONS: readonly string[] = [
      imported INTEGER NOT NULL DEFAULT 0,
      imported_at INTEGER
    ) STRICT;`,
+  // 4: pronunciation lexicon entries, private to their key (issue #15).
+  `CREATE TABLE lexicon_entries (
+     key_id TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+     grapheme TEXT NOT NULL,
+     dialect TEXT NOT NULL DEFAULT '',
+     alias TEXT,
+     ipa TEXT,
+     updated_at INTEGER NOT NULL,
+     PRIMARY KEY (key_id, grapheme, dialect),
+     CHECK ((alias IS NULL) <> (ipa IS NULL))
+   ) STRICT;`,
 ];

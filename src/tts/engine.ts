@@ -17,15 +17,28 @@ export interface RenderOptions {
   readonly embedding?: Float32Array;
 }
 
+/**
+ * How one sentence will be read: what POST /v1/tts/analyze shows, computed by the same function
+ * the renderer speaks from.
+ */
+export interface SentenceReading {
+  /** The text after diacritisation (the sentence's own text when the voice is not diacritised). */
+  readonly diacritized: string;
+  /** The phonemes the voice is fed (IPA code points; a text voice's NFD code points). */
+  readonly phonemes: readonly string[];
+}
+
 /** One engine speaking one voice. */
 export interface VoiceRenderer {
   readonly engine: TtsEngineName;
   /** Rate of the PCM {@link render} returns. */
   readonly sampleRate: number;
-  /** Text → sentences (normalised, numbers read out, bounded in length). */
-  sentences(text: string): Sentence[];
+  /** Text → sentences (normalised, numbers read out in the speaking dialect, bounded in length). */
+  sentences(text: string, dialect?: Dialect | "en"): Sentence[];
   /** One sentence → mono float PCM at {@link sampleRate}; empty when there is nothing to say. */
   render(sentence: Sentence, options: RenderOptions): Promise<Float32Array>;
+  /** How a sentence will be read; voices without it read the sentence's text as it is. */
+  read?(sentence: Sentence): Promise<SentenceReading>;
   /** Frees sessions. */
   release(): Promise<void>;
 }

@@ -38,6 +38,7 @@ const SPEECH_SUCCESS: OpenAPIV3.ResponseObject = {
     "X-TTS-Dialect": ref("headers", "X-TTS-Dialect"),
     "X-TTS-Engine": ref("headers", "X-TTS-Engine"),
     "X-TTS-Fallback": ref("headers", "X-TTS-Fallback"),
+    "X-TTS-Voices": ref("headers", "X-TTS-Voices"),
     "X-Sample-Rate": ref("headers", "X-Sample-Rate"),
     "X-TTS-Instructions": ref("headers", "X-TTS-Instructions"),
     "X-Audio-Content-Type": ref("headers", "X-Audio-Content-Type"),

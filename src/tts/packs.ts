@@ -9,6 +9,7 @@ import type { Logger } from "../log/logger.ts";
 import type { BrokenPack } from "../models/errors.ts";
 import { inspectModels, packsOfRole, type InspectedPack, type PackInspection } from "../models/inspect.ts";
 import { loadPack } from "../models/load.ts";
+import { loadBuiltinTashkeel } from "./tashkeel/builtin.ts";
 import type { Tashkeel } from "./tashkeel/model.ts";
 import type { BuiltinVoice } from "./types.ts";
 import { voiceOfFolder, type LoadedVoice, type VoiceFacts, type VoicePackConfig } from "./voice-family.ts";
@@ -25,8 +26,21 @@ export interface TtsPacks {
   readonly voices: ReadonlyMap<BuiltinVoice, LoadedVoice>;
   readonly loaded: readonly VoicePackSummary[];
   readonly broken: readonly BrokenPack[];
+  /** True when Arabic is diacritised (a pack's model or the built-in one). */
   readonly tashkeel: boolean;
+  /** Where the diacritiser comes from: a `tashkeel/` pack, the built-in model, or none (`off`). */
+  readonly tashkeelSource: TashkeelSource;
+  /** The diacritiser the embedded espeak-ng engine and Arabic espeak voices use. */
+  readonly diacritiser: Tashkeel | undefined;
   release(): Promise<void>;
+}
+
+/** Where the diacritiser comes from. */
+export type TashkeelSource = "pack" | "built-in" | "off";
+
+/** How {@link loadTtsPacks} picks the diacritiser (`tts.tashkeel`). */
+export interface TtsPackOptions {
+  readonly tashkeel?: "auto" | "off";
 }
 
 const summary = (name: string, voice: BuiltinVoice, facts: VoiceFacts): VoicePackSummary => ({ name, voice, ...facts });
@@ -56,7 +70,7 @@ export function inspectTtsPacks(modelsDir: string): { loaded: VoicePackSummary[]
 }
 
 /** Loads every TTS pack under `modelsDir`: tashkeel first, then one session per voice pack. */
-export async function loadTtsPacks(modelsDir: string, logger: Logger): Promise<TtsPacks> {
+export async function loadTtsPacks(modelsDir: string, logger: Logger, options: TtsPackOptions = {}): Promise<TtsPacks> {
   const inspection = inspectModels(modelsDir);
   const broken: BrokenPack[] = [];
   const reportBroken = (pack: string, reason: string): void => {
@@ -64,14 +78,20 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger): Promise<T
     logger.warn("tts pack broken, skipped", { pack, reason });
   };
   let tashkeel: Tashkeel | undefined;
-  const tashkeelPack = packsOfRole(inspection, "tashkeel")[0];
+  let tashkeelSource: TashkeelSource = "off";
+  const tashkeelPack = options.tashkeel === "off" ? undefined : packsOfRole(inspection, "tashkeel")[0];
   if (tashkeelPack !== undefined) {
     const result = tashkeelPack.ok ? await loadPack(tashkeelPack) : tashkeelPack;
     if (!result.ok) reportBroken(tashkeelPack.pack.name, result.reason);
     else {
       tashkeel = result.model as Tashkeel;
+      tashkeelSource = "pack";
       logger.info("tashkeel pack loaded", { pack: tashkeelPack.pack.name });
     }
+  }
+  if (tashkeel === undefined && options.tashkeel !== "off") {
+    tashkeel = await loadBuiltinTashkeel();
+    tashkeelSource = "built-in";
   }
   const voices = new Map<BuiltinVoice, LoadedVoice>();
   const loaded: VoicePackSummary[] = [];
@@ -105,6 +125,8 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger): Promise<T
     loaded,
     broken,
     tashkeel: tashkeel !== undefined,
+    tashkeelSource,
+    diacritiser: tashkeel,
     async release() {
       await Promise.all([...voices.values()].map((v) => v.release()));
       await tashkeel?.release();

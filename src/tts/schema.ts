@@ -20,6 +20,9 @@ import { BODY_FIELDS, fieldErrors, type FieldNaming } from "../errors/fields.ts"
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { assertAllowedContent, type ContentFilter, createContentFilter, DEFAULT_BLOCKED_PATTERNS } from "./frontend/blocked.ts";
 import { codePointLength } from "./frontend/length.ts";
+import { writtenForm } from "./frontend/phoneme-span.ts";
+import { isSsml, parseSsml, SsmlError } from "./ssml/parse.ts";
+import { builtinVoice } from "./voices.ts";
 
 /** JSON body of POST /v1/tts/audio/speech (the API docs render it): the shared speech fields. */
 export const SpeechBodySchema = SpeechFieldsSchema;
@@ -76,8 +79,27 @@ export function parseSpeech(fields: unknown, door: SpeechDoor, limits: SpeechLim
   if (request.encoding !== "pcm_s16le" && !ENCODABLE_FORMATS.includes(request.responseFormat)) {
     throw new AppError("bad_request", `Invalid encoding for ${request.responseFormat}: ${request.encoding} applies to pcm and wav only`);
   }
-  assertAllowedContent(request.input, contentFilterFor(limits.tts.blocked_patterns));
+  assertAllowedSpeech(request.input, request.voice, contentFilterFor(limits.tts.blocked_patterns));
   return { ...request, dialect: request.dialect ?? knownDialect(door.headerDialect) };
+}
+
+/**
+ * D7 on what will be spoken: plain text as it is; SSML parsed (400 naming the problem when it is
+ * malformed or unsupported) and each text part checked, the markup itself being allowed.
+ */
+export function assertAllowedSpeech(input: string, voice: string, filter: ContentFilter): void {
+  if (!isSsml(input)) {
+    assertAllowedContent(input, filter);
+    return;
+  }
+  let parts;
+  try {
+    parts = parseSsml(input, builtinVoice(voice) === "Yara_en" ? "en" : "ar");
+  } catch (error) {
+    if (error instanceof SsmlError) throw new AppError("bad_request", error.message);
+    throw error;
+  }
+  for (const part of parts) if (part.kind === "text") assertAllowedContent(writtenForm(part.text), filter);
 }
 
 /** REST's form of {@link parseSpeech}: a JSON body (`body.*` field names) plus the `X-TTS-Dialect` header. */

@@ -12,8 +12,13 @@ import type { Admission } from "../runtime/admission.ts";
 import { EspeakVoice } from "./embedded.ts";
 import type { VoiceRenderer } from "./engine.ts";
 import { codePointLength } from "./frontend/index.ts";
-import type { TtsPacks } from "./packs.ts";
-import { levelSentence, PcmBuffer, sentenceSilenceSamples } from "./pcm.ts";
+import type { TashkeelSource, TtsPacks } from "./packs.ts";
+import { writtenForm } from "./frontend/phoneme-span.ts";
+import type { LexiconEntry } from "./lexicon/store.ts";
+import { planSpeech, type PlanSpeaker, type PlanStep } from "./plan.ts";
+import { isSsml } from "./ssml/parse.ts";
+import type { Tashkeel } from "./tashkeel/model.ts";
+import { levelSentence, PcmBuffer, resampleLinear, sentenceSilenceSamples } from "./pcm.ts";
 import {
   DEFAULT_VOICE,
   VOICES,
@@ -21,6 +26,8 @@ import {
   type CallOptions,
   type EncodedSpeechStream,
   type SpeechChunk,
+  type AnalysisItem,
+  type SpeechAnalysis,
   type SpeechRequest,
   type SpeechResolution,
   type SpeechResult,
@@ -37,9 +44,15 @@ export interface TtsServiceDeps {
   readonly packs: Pick<TtsPacks, "voices">;
   /** espeak-ng's output rate (probeEspeak), for the embedded engine. */
   readonly espeakSampleRate: number;
+  /** The diacritiser espeak-ng's Arabic voices read through (undefined: text as written). */
+  readonly diacritiser?: Tashkeel;
   readonly log: Logger;
   /** Reports each synthesis: seconds spent rendering and seconds of audio produced (metrics). */
   readonly observeInference?: (seconds: number, audioSeconds: number) => void;
+  /** Where the diacritiser comes from (analyze reports it). */
+  readonly tashkeelSource?: TashkeelSource;
+  /** The caller's pronunciation lexicon entries. */
+  readonly lexicon?: (keyId: string) => readonly LexiconEntry[];
   /** A ready cloned voice's embedding, when `keyId` owns voice `voiceId` (D17). */
   readonly clonedEmbedding?: (keyId: string, voiceId: string) => Float32Array | undefined;
 }
@@ -54,6 +67,8 @@ interface SentenceAudio {
   readonly seconds: number;
   /** How many sentences the whole text has. */
   readonly total: number;
+  /** No sentence silence after it: a `<break>` (silence already), or a sentence a break follows. */
+  readonly pause?: boolean;
 }
 
 /** The TTS service over loaded packs and the embedded espeak-ng engine. */
@@ -65,6 +80,7 @@ export class SawtTtsService implements TtsService {
   async synthesize(request: SpeechRequest, options: CallOptions = {}): Promise<SpeechResult> {
     const resolution = this.resolveInternal(request, options.keyId);
     const renderer = this.renderer(resolution);
+    const steps = this.plan(request, resolution, options.keyId);
     let synthSeconds = 0;
     const pcm = await this.deps.admission.run(async () => {
       const buffer = new PcmBuffer();
@@ -72,9 +88,9 @@ export class SawtTtsService implements TtsService {
       const totalChars = codePointLength(request.input);
       let charsDone = 0;
       let estimated = false;
-      for await (const sentence of this.sentences(renderer, request, resolution, options.signal)) {
+      for await (const sentence of this.sentences(renderer, steps, resolution, options.signal)) {
         buffer.append(sentence.pcm);
-        if (!sentence.last && sentence.pcm.length > 0) buffer.appendSilence(silence);
+        if (!sentence.last && sentence.pcm.length > 0 && !sentence.pause) buffer.appendSilence(silence);
         charsDone += sentence.sentenceChars;
         synthSeconds += sentence.seconds;
         // Size the buffer once from the first sentences' samples per character: an hour of audio
@@ -105,7 +121,7 @@ export class SawtTtsService implements TtsService {
       synth_seconds: Number(synthSeconds.toFixed(3)),
     });
     return {
-      ...publicResolution(resolution),
+      ...publicResolution(resolution, steps),
       audio: encoded.bytes,
       format: request.responseFormat,
       contentType: encoded.contentType,
@@ -117,6 +133,8 @@ export class SawtTtsService implements TtsService {
   synthesizeStream(request: SpeechRequest, options: CallOptions = {}): { resolution: SpeechResolution; chunks: AsyncIterable<SpeechChunk> } {
     const resolution = this.resolveInternal(request, options.keyId);
     const renderer = this.renderer(resolution);
+    // Planned before any audio: a bad SSML document is refused before the first byte.
+    const steps = this.plan(request, resolution, options.keyId);
     const self = this;
     async function* chunks(): AsyncGenerator<SpeechChunk> {
       const slot = await holdSlot(self.deps.admission, options);
@@ -127,12 +145,12 @@ export class SawtTtsService implements TtsService {
       let outcome: "completed" | "cancelled" | "failed" = "cancelled";
       try {
         const silence = new Float32Array(sentenceSilenceSamples(renderer.sampleRate));
-        for await (const sentence of self.sentences(renderer, request, resolution, options.signal)) {
+        for await (const sentence of self.sentences(renderer, steps, resolution, options.signal)) {
           seconds += sentence.seconds;
           rendered++;
           total = sentence.total;
           if (!sentence.last && sentence.pcm.length === 0) continue;
-          const pcm = sentence.last ? sentence.pcm : concatSamples([sentence.pcm, silence]);
+          const pcm = sentence.last || sentence.pause ? sentence.pcm : concatSamples([sentence.pcm, silence]);
           samples += pcm.length;
           yield { pcm, sampleRate: renderer.sampleRate, index: sentence.index, last: sentence.last };
         }
@@ -157,7 +175,7 @@ export class SawtTtsService implements TtsService {
         await slot.done;
       }
     }
-    return { resolution: publicResolution(resolution), chunks: chunks() };
+    return { resolution: publicResolution(resolution, steps), chunks: chunks() };
   }
 
   async synthesizeEncodedStream(request: SpeechRequest, options: CallOptions = {}): Promise<EncodedSpeechStream> {
@@ -192,7 +210,7 @@ export class SawtTtsService implements TtsService {
       if (voice) return voice;
     }
     let espeak = this.espeak.get(resolution.voice);
-    if (!espeak) this.espeak.set(resolution.voice, (espeak = new EspeakVoice(resolution.voice, this.deps.espeakSampleRate)));
+    if (!espeak) this.espeak.set(resolution.voice, (espeak = new EspeakVoice(resolution.voice, this.deps.espeakSampleRate, this.deps.diacritiser)));
     return espeak;
   }
 
@@ -228,25 +246,86 @@ export class SawtTtsService implements TtsService {
     return undefined;
   }
 
+  /** Who speaks a resolution: voice, dialect, engine and renderer. */
+  private speaker(resolution: VoiceResolution): PlanSpeaker {
+    return { voice: resolution.voice, dialect: resolution.dialect, engine: resolution.engine, renderer: this.renderer(resolution) };
+  }
+
+  /** The request as steps (SSML parts, lexicon, `<lang>` speakers, sentences); see ./plan.ts. */
+  private plan(request: SpeechRequest, resolution: VoiceResolution, keyId: string | undefined): PlanStep[] {
+    const main = this.speaker(resolution);
+    const speakerFor = (language: "ar" | "en"): PlanSpeaker => {
+      const voice = language === "en" ? "Yara_en" : VOICE_SPECS[resolution.voice].language === "ar" ? resolution.voice : DEFAULT_VOICE;
+      const dialect = language === "en" ? undefined : request.dialect;
+      return this.speaker(resolveVoice({ voice, dialect }, this.installed, false));
+    };
+    const lexicon = keyId === undefined ? [] : (this.deps.lexicon?.(keyId) ?? []);
+    return planSpeech(request.input, { main, speakerFor, speed: clampSpeed(request.speed), lexicon });
+  }
+
+  /**
+   * How a request will be read (POST /v1/tts/analyze): per sentence the normalised text, the
+   * diacritised text and the phonemes, from the same plan and the same functions synthesis uses.
+   */
+  async analyze(request: SpeechRequest, options: CallOptions = {}): Promise<SpeechAnalysis> {
+    const resolution = this.resolveInternal(request, options.keyId);
+    const steps = this.plan(request, resolution, options.keyId);
+    const items = await this.deps.admission.run(async () => {
+      const out: AnalysisItem[] = [];
+      for (const step of steps) {
+        options.signal?.throwIfAborted();
+        if (step.kind === "pause") {
+          out.push({ type: "break", seconds: step.seconds });
+          continue;
+        }
+        const { renderer, voice, dialect, engine } = step.speaker;
+        const reading = renderer.read ? await renderer.read(step.sentence) : { diacritized: step.sentence.text, phonemes: Array.from(step.sentence.text) };
+        out.push({
+          type: "sentence",
+          voice,
+          dialect,
+          engine,
+          speed: step.speed,
+          normalized: writtenForm(step.sentence.text),
+          diacritized: writtenForm(reading.diacritized),
+          phonemes: reading.phonemes.join(""),
+        });
+      }
+      return out;
+    }, { signal: options.signal, timeoutMs: options.timeoutMs });
+    const tashkeel = this.deps.tashkeelSource ?? "off";
+    return { ...publicResolution(resolution, steps), ssml: isSsml(request.input), tashkeel, sentences: items };
+  }
+
   /** The core loop: sentences rendered one at a time, levelled; stops when the caller goes away. */
-  private async *sentences(renderer: VoiceRenderer, request: SpeechRequest, resolution: VoiceResolution, signal: AbortSignal | undefined): AsyncGenerator<SentenceAudio> {
-    const sentences = renderer.sentences(request.input);
-    // Parsed requests are clamped already; callers building a SpeechRequest themselves may not be.
-    const speed = clampSpeed(request.speed);
-    const options = { speed, voice: resolution.voice, dialect: resolution.dialect, embedding: resolution.cloned?.embedding };
-    for (let index = 0; index < sentences.length; index++) {
+  private async *sentences(renderer: VoiceRenderer, steps: readonly PlanStep[], resolution: VoiceResolution, signal: AbortSignal | undefined): AsyncGenerator<SentenceAudio> {
+    for (let index = 0; index < steps.length; index++) {
       signal?.throwIfAborted();
-      const sentence = sentences[index]!;
+      const step = steps[index]!;
+      const last = index === steps.length - 1;
       const started = performance.now();
-      const pcm = levelSentence(await renderer.render(sentence, options));
+      if (step.kind === "pause") {
+        const pcm = new Float32Array(Math.round(step.seconds * renderer.sampleRate));
+        yield { pcm, index, last, sentenceChars: 0, seconds: 0, total: steps.length, pause: true };
+        continue;
+      }
+      const { speaker, sentence } = step;
+      const options = { speed: step.speed, voice: speaker.voice, dialect: speaker.dialect, embedding: speaker.renderer === renderer ? resolution.cloned?.embedding : undefined };
+      const raw = levelSentence(await speaker.renderer.render(sentence, options));
+      const pcm = resampleLinear(raw, speaker.renderer.sampleRate, renderer.sampleRate);
       const seconds = (performance.now() - started) / 1000;
-      yield { pcm, index, last: index === sentences.length - 1, sentenceChars: codePointLength(sentence.text), seconds, total: sentences.length };
+      const pause = steps[index + 1]?.kind === "pause";
+      yield { pcm, index, last, sentenceChars: codePointLength(sentence.text), seconds, total: steps.length, pause };
     }
   }
 }
 
-function publicResolution(resolution: VoiceResolution): SpeechResolution {
-  return { voice: resolution.cloned?.id ?? resolution.voice, dialect: resolution.dialect, engine: resolution.engine, fallback: resolution.fallback };
+function publicResolution(resolution: VoiceResolution, steps: readonly PlanStep[] = []): SpeechResolution {
+  const voice = resolution.cloned?.id ?? resolution.voice;
+  const others = new Set<string>([voice]);
+  for (const step of steps) if (step.kind === "sentence" && step.speaker.voice !== resolution.voice) others.add(step.speaker.voice);
+  const voices = others.size > 1 ? { voices: [...others] } : {};
+  return { voice, dialect: resolution.dialect, engine: resolution.engine, fallback: resolution.fallback, ...voices };
 }
 
 /** The detail every streaming door reports when a synthesis yields no audio at all. */

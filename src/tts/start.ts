@@ -11,6 +11,7 @@ import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
 import { ESPEAK_SAMPLE_RATE } from "./embedded.ts";
 import { probeEspeak, type EspeakStatus } from "./espeak/library.ts";
+import { LexiconStore, type LexiconEntry } from "./lexicon/store.ts";
 import { loadTtsPacks, type TtsPacks } from "./packs.ts";
 import { SawtTtsService } from "./service.ts";
 import { firstLine } from "../models/errors.ts";
@@ -39,17 +40,21 @@ export async function createTtsEngine(
     log: Logger;
     observeInference?: (seconds: number, audioSeconds: number) => void;
     clonedEmbedding?: (keyId: string, voiceId: string) => Float32Array | undefined;
+    lexicon?: (keyId: string) => readonly LexiconEntry[];
   },
 ): Promise<TtsEngine> {
   const logger = deps.log.child({ component: "tts" });
   const espeak = await probeEspeak();
   if (!espeak.available) logger.warn("espeak-ng unavailable: the embedded engine and espeak-phoneme packs cannot speak", { reason: espeak.reason });
-  const packs = await loadTtsPacks(config.paths.models_dir, logger);
+  const packs = await loadTtsPacks(config.paths.models_dir, logger, { tashkeel: config.tts.tashkeel });
   const service = new SawtTtsService({
     strictVoices: config.tts.strict_voices,
     admission: deps.admission,
     packs,
     espeakSampleRate: espeak.available ? espeak.sampleRate : ESPEAK_SAMPLE_RATE,
+    diacritiser: packs.diacritiser,
+    tashkeelSource: packs.tashkeelSource,
+    lexicon: deps.lexicon,
     log: logger,
     observeInference: deps.observeInference,
     clonedEmbedding: deps.clonedEmbedding,
@@ -62,6 +67,7 @@ export async function createTtsEngine(
     packs: packs.loaded,
     broken_packs: packs.broken,
     tashkeel: packs.tashkeel,
+    tashkeel_source: packs.tashkeelSource,
   };
   return { service, packs, espeak, unusable, details, release: () => packs.release() };
 }
@@ -74,10 +80,12 @@ export async function createTtsEngine(
 export const ttsEngineLoader: EngineLoader<"tts"> = {
   engine: "tts",
   async load({ app }) {
+    const lexicon = new LexiconStore(app.db);
     const engine = await createTtsEngine(app.config, {
       admission: app.admission.tts,
       log: app.log,
       clonedEmbedding: (keyId, voiceId) => app.voices.embedding(keyId, voiceId),
+      lexicon: (keyId) => lexicon.list(keyId),
       observeInference: (seconds, audioSeconds) => app.metrics.observeInference("tts", seconds, audioSeconds),
     });
     const cloning = await configureCloning(app, engine);

@@ -5,11 +5,13 @@
 export { AUDIO_FORMATS, type AudioFormat } from "../audio/formats.ts";
 export type { CallOptions } from "../core/call.ts";
 export {
+  type AnalysisItem,
   type BuiltinVoice,
   DEFAULT_VOICE,
   type Dialect,
   DIALECTS,
   type EncodedSpeechStream,
+  type SpeechAnalysis,
   type SpeechChunk,
   type SpeechRequest,
   type SpeechResolution,

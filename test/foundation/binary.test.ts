@@ -58,4 +58,20 @@ describe("compiled binary", () => {
       data.remove();
     }
   });
+
+  test("does diacritise with the embedded libtashkeel model from / when no pack is installed", async () => {
+    const data = tempDir("sawt-bin-");
+    const models = join(data.path, "models");
+    mkdirSync(models);
+    try {
+      const text = "إن روعة اللغة العربية لا تتبدى إلا لعشاقها";
+      const result = await runCli(["tts", "--analyze", "--json", "--text", text], { binary: true, cwd: "/", env: { SAWT_DATA_DIR: data.path, SAWT_MODELS_DIR: models } });
+      expect(result.code).toBe(0);
+      const analysis = JSON.parse(result.stdout);
+      expect(analysis.tashkeel).toBe("built-in");
+      expect(analysis.sentences[0].diacritized).toBe("إِنَّ رَوْعَةَ اللُّغَةِ الْعَرَبِيَّةِ لَا تَتَبَدَّى إِلَّا لِعُشَّاقِهَا");
+    } finally {
+      data.remove();
+    }
+  });
 });

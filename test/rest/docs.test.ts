@@ -24,6 +24,8 @@ const ROUTES: Record<string, string> = {
   "/transcribe": "post",
   "/v1/tts/voices": "get,post",
   "/v1/tts/voices/{voice_id}": "get,delete",
+  "/v1/tts/analyze": "post",
+  "/v1/tts/lexicon": "get,put,delete",
 };
 const OPEN = new Set(["/health", "/ready", "/v1/tts/health", "/v1/asr/health"]);
 
@@ -54,6 +56,12 @@ describe("OpenAPI document", () => {
         continue;
       }
       expect(op.security).toEqual([{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
+      if (path === "/v1/tts/lexicon") {
+        // The lexicon is stored data, not synthesis: no engine gate (503/504); PUT validates a body.
+        for (const status of ["200", "401", "429", "500"]) expect(op.responses[status], `${path} ${method} ${status}`).toBeDefined();
+        if (method === "put") for (const status of ["400", "413", "422"]) expect(op.responses[status], `${path} put ${status}`).toBeDefined();
+        continue;
+      }
       if (path.startsWith("/v1/tts/voices")) {
         // The voice library answers its own set: no 422/503/504, 404 for another key's voice.
         for (const status of ["401", "429", "500"]) expect(op.responses[status], `${path} ${method} ${status}`).toBeDefined();

@@ -13,6 +13,8 @@ import { tempDir } from "../support/sawt.ts";
 import { ARABIC_IPA_SYMBOLS, ARABIC_TEXT_SYMBOLS, decodeSentences, expectedIds, idMap, pcmToFloat, silenceRuns, startEngine, wavToFloat, speechRequest } from "./support.ts";
 
 const TEXT_MAP = idMap(ARABIC_TEXT_SYMBOLS);
+/** The Piper id contract on the text as written; diacritisation has its own tests (test/tts/arabic). */
+const TEXT_AS_WRITTEN = { SAWT_TTS_TASHKEEL: "off" };
 const IPA_MAP = idMap(ARABIC_IPA_SYMBOLS);
 const INPUT = "مرحبا بكم. كيف حالك؟";
 
@@ -33,7 +35,7 @@ describe("Piper text-phoneme voice", () => {
   let engine: Engine;
   beforeAll(async () => {
     await writePiperPack(join(dir.path, "models", "yara"), { name: "ar_text-x_low", sampleRate: 16000, phonemeIdMap: TEXT_MAP, phonemeType: "text" });
-    engine = await startEngine(join(dir.path, "models"));
+    engine = await startEngine(join(dir.path, "models"), TEXT_AS_WRITTEN);
   });
   afterAll(async () => {
     await engine.release();
@@ -91,7 +93,7 @@ describe("Piper espeak-phoneme multi-speaker voice", () => {
       espeakVoice: "ar",
       speakerIdMap: { "ar-najdi": 0, other: 1, "ar-hijazi": 2, third: 3, fourth: 4, qassimi: 5 },
     });
-    engine = await startEngine(join(dir.path, "models"));
+    engine = await startEngine(join(dir.path, "models"), TEXT_AS_WRITTEN);
   });
   afterAll(async () => {
     await engine.release();
@@ -128,7 +130,7 @@ describe("sherpa-onnx VITS pack", () => {
   let engine: Engine;
   beforeAll(async () => {
     await writeSherpaVitsPack(join(dir.path, "models", "yara"), { sampleRate: 24000, phonemeIdMap: IPA_MAP, espeakVoice: "ar", numSpeakers: 3 });
-    engine = await startEngine(join(dir.path, "models"));
+    engine = await startEngine(join(dir.path, "models"), TEXT_AS_WRITTEN);
   });
   afterAll(async () => {
     await engine.release();

@@ -54,6 +54,20 @@ function toError(failure: WireFailure): Error {
 
 type Reply = FromEspeakWorker & { ok: true };
 
+/** Sees each request as it is posted to the espeak worker (the text it will speak or phonemise). */
+export type EspeakRequestObserver = (request: Readonly<EspeakRequest>) => void;
+const observers = new Set<EspeakRequestObserver>();
+
+/**
+ * Registers `observer` for every request handed to the espeak worker from now on; returns the
+ * function that removes it. A seam on the real path, for tests that must know exactly which
+ * text espeak-ng received (never used to log text: D18).
+ */
+export function observeEspeakRequests(observer: EspeakRequestObserver): () => void {
+  observers.add(observer);
+  return () => observers.delete(observer);
+}
+
 /** The worker and its outstanding requests. */
 class EspeakWorker {
   private readonly worker = new Worker(workerUrl());
@@ -117,6 +131,7 @@ class EspeakWorker {
       this.pending.set(id, { resolve, reject });
       // Keep the process alive only while work is outstanding (offline CLI runs await it).
       this.worker.ref();
+      for (const observer of observers) observer(request);
       this.worker.postMessage({ ...request, id } satisfies ToEspeakWorker);
     });
   }

@@ -5,6 +5,8 @@
  * splitting last.
  */
 
+import type { Dialect } from "../../core/tts.ts";
+import { readInDialect } from "./dialects.ts";
 import { collapseWhitespace, normalizeText } from "./normalize.ts";
 import { normalizeNumbers, type NumberLanguage } from "./numbers.ts";
 import { DEFAULT_MAX_SENTENCE_CHARS, splitSentences, type Sentence } from "./sentences.ts";
@@ -19,13 +21,16 @@ export { createContentFilter, isBlockedContent, assertAllowedContent, DEFAULT_BL
 export interface PrepareOptions {
   /** Longest sentence handed on, in code points (default {@link DEFAULT_MAX_SENTENCE_CHARS}). */
   readonly maxSentenceChars?: number;
+  /** The speaking dialect: Egyptian and Levantine read numbers and some words their way (./dialects.ts). */
+  readonly dialect?: Dialect | "en";
 }
 
 /**
- * Runs the whole front-end: normalise → read numbers in `lang` → split into sentences.
+ * Runs the whole front-end: normalise → read numbers in `lang` → dialect readings → split into sentences.
  * Returns no sentences for text that is empty after normalisation.
  */
 export function prepareText(raw: string, lang: NumberLanguage, options: PrepareOptions = {}): Sentence[] {
-  const text = collapseWhitespace(normalizeNumbers(normalizeText(raw), lang));
+  const numbers = normalizeNumbers(normalizeText(raw), lang);
+  const text = collapseWhitespace(lang === "ar" ? readInDialect(numbers, options.dialect) : numbers);
   return splitSentences(text, options.maxSentenceChars ?? DEFAULT_MAX_SENTENCE_CHARS);
 }

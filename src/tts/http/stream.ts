@@ -62,7 +62,7 @@ export function headerValue(text: string): string {
 }
 
 /** The headers of D2 and D8 for what is speaking. */
-export function speechHeaders(speech: Pick<EncodedSpeechStream, "voice" | "dialect" | "engine" | "fallback" | "contentType" | "sampleRate">): Record<string, string> {
+export function speechHeaders(speech: Pick<EncodedSpeechStream, "voice" | "dialect" | "engine" | "fallback" | "contentType" | "sampleRate" | "voices">): Record<string, string> {
   const headers: Record<string, string> = {
     "content-type": speech.contentType,
     "cache-control": "no-store",
@@ -72,6 +72,7 @@ export function speechHeaders(speech: Pick<EncodedSpeechStream, "voice" | "diale
     "x-sample-rate": String(speech.sampleRate),
   };
   if (speech.fallback) headers["x-tts-fallback"] = headerValue(speech.fallback);
+  if (speech.voices) headers["x-tts-voices"] = headerValue(speech.voices.join(", "));
   return headers;
 }
 

@@ -5,11 +5,13 @@
  * scales [noise_scale, length_scale / speed, noise_w] and the speaker's sid.
  */
 import { log } from "../../log/logger.ts";
-import type { RenderOptions } from "../engine.ts";
-import { phonemizeSentences } from "../espeak/phonemes.ts";
+import type { RenderOptions, SentenceReading } from "../engine.ts";
+import { phonemize, phonemizeSentences } from "../espeak/phonemes.ts";
+import { hasPhonemeSpans, spanPieces, writtenForm } from "../frontend/phoneme-span.ts";
 import { prepareText, type Sentence } from "../frontend/index.ts";
 import type { Tashkeel } from "../tashkeel/model.ts";
 import type { LoadedVoice, VoiceFacts } from "../voice-family.ts";
+import type { Dialect } from "../types.ts";
 import type { VoiceConfig } from "./config.ts";
 import type { VoiceModel } from "./model.ts";
 
@@ -93,12 +95,12 @@ export class PiperVoice implements LoadedVoice {
     return { family, sampleRate, phonemeType, speakers: numSpeakers, embeddingDim: this.model.embeddingDim };
   }
 
-  sentences(text: string): Sentence[] {
-    return prepareText(text, this.config.language);
+  sentences(text: string, dialect?: Dialect | "en"): Sentence[] {
+    return prepareText(text, this.config.language, { dialect });
   }
 
   async render(sentence: Sentence, options: RenderOptions): Promise<Float32Array> {
-    const phonemes = await this.phonemes(sentence);
+    const { phonemes } = await this.read(sentence);
     const { ids, missing } = phonemesToIds(phonemes, this.config);
     if (missing > 0) logger.debug("phonemes without an id skipped", { count: missing });
     if (ids.length <= 3) return new Float32Array(0);
@@ -111,13 +113,33 @@ export class PiperVoice implements LoadedVoice {
 
   /** The sentence's phonemes as Piper would produce them. */
   async phonemes(sentence: Sentence): Promise<string[]> {
+    return [...(await this.read(sentence)).phonemes];
+  }
+
+  /** The diacritised sentence (Arabic espeak voices) and the phonemes the model is fed. */
+  async read(sentence: Sentence): Promise<SentenceReading> {
     let input = sentence;
     if (this.diacritize) {
       const clauses = await Promise.all(sentence.clauses.map(async (clause) => ({ ...clause, text: await this.diacritize!(clause.text) })));
       input = { ...sentence, clauses, text: clauses.map((c) => c.text).join(" ") };
     }
-    if (this.config.phonemeType === "text") return Array.from(input.text.normalize("NFD"));
-    return (await phonemizeSentences([input], this.config.espeakVoice))[0] ?? [];
+    const diacritized = input.text;
+    if (this.config.phonemeType === "text") return { diacritized, phonemes: Array.from(writtenForm(diacritized).normalize("NFD")) };
+    if (hasPhonemeSpans(diacritized)) return { diacritized, phonemes: await this.phonemesWithSpans(input) };
+    return { diacritized, phonemes: (await phonemizeSentences([input], this.config.espeakVoice))[0] ?? [] };
+  }
+
+  /** Phonemes of a sentence holding IPA spans (SSML `<phoneme>`, IPA lexicon entries): fed as written. */
+  private async phonemesWithSpans(sentence: Sentence): Promise<string[]> {
+    const out: string[] = [];
+    for (const clause of sentence.clauses) {
+      for (const piece of spanPieces(clause.text)) {
+        if (out.length > 0 && out[out.length - 1] !== " ") out.push(" ");
+        if (piece.kind === "ipa") out.push(...Array.from(piece.ipa));
+        else if (piece.text.trim() !== "") out.push(...(await phonemize(piece.text, this.config.espeakVoice, Number.MAX_SAFE_INTEGER)).flat());
+      }
+    }
+    return out;
   }
 
   release(): Promise<void> {

@@ -1,28 +1,28 @@
 /**
- * The tashkeel (Arabic diacritisation) family: the `tashkeel/` folder (any case). Inspection
- * checks only that the contract's three files are there (what doctor has always reported); the
- * id maps and the graph are read and checked when the model loads (./config.ts, called by
- * ./model.ts), where a bad pack is reported with its reason.
+ * The tashkeel (Arabic diacritisation) family: the `tashkeel/` folder (any case), holding a
+ * libtashkeel model as published (./config.ts). Inspection reads the id maps and the model's
+ * header, so doctor and `models list` report a pack that breaks the contract with its reason.
+ * An installed pack replaces the built-in model (./builtin.ts).
  */
 import { PackError } from "../../models/errors.ts";
 import type { Family } from "../../models/family.ts";
 import { voiceLoadFailure } from "../voice-family.ts";
-import { TASHKEEL_FILES } from "./config.ts";
-import { loadTashkeel, type Tashkeel } from "./model.ts";
+import { readTashkeelConfig, TASHKEEL_FILES, type TashkeelConfig } from "./config.ts";
+import { openTashkeel, type Tashkeel } from "./model.ts";
 
 /** Why a `tashkeel/` folder without the contract's files cannot serve. */
 const MISSING_FILES = "needs model.onnx, input_id_map.json and target_id_map.json";
 
 /** The diacritiser the Arabic espeak voices use. */
-export const tashkeelFamily: Family<string, Tashkeel> = {
+export const tashkeelFamily: Family<TashkeelConfig, Tashkeel> = {
   name: "tashkeel",
   role: "tashkeel",
   claims: (pack) => pack.name.toLowerCase() === "tashkeel",
   configure(pack) {
     if (!Object.values(TASHKEEL_FILES).every((file) => pack.has(file))) throw new PackError(MISSING_FILES);
-    return pack.dir;
+    return readTashkeelConfig(pack.dir);
   },
-  load: (dir) => loadTashkeel(dir),
-  serves: () => "TTS diacritisation (tashkeel)",
+  load: (config) => openTashkeel(config),
+  serves: (config) => `TTS diacritisation (tashkeel, ${config.graph.hints ? "with hints" : "2024 shape"})`,
   loadFailure: voiceLoadFailure,
 };

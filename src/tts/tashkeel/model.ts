@@ -1,78 +1,100 @@
 /**
  * Tashkeel (Arabic diacritisation) before phonemisation, as Piper does for `espeak.voice = ar`
  * with libtashkeel: espeak reads undiacritised Arabic poorly, so a small model restores the
- * harakat first. The pack contract is ./config.ts. Existing harakat are stripped first (the
- * model predicts them afresh); text longer than the model's window is processed in windows.
+ * harakat first. The pack contract is ./config.ts, the text contract ./marks.ts: marks the author
+ * wrote are kept (and given to the model as hints when its graph takes `diac_inputs`).
  */
 import type { Tensor } from "onnxruntime-node";
 import { loadOrt } from "../../runtime/ort.ts";
 import { createSession, type CreatedSession } from "../../runtime/sessions.ts";
-import { readTashkeelConfig, type TashkeelShape } from "./config.ts";
-
-const PAD_ID = 0;
-const UNKNOWN_ID = 1;
-/** Fathatan … sukun: the marks the model predicts. */
-const HARAKAT = /[\u064B-\u0652]/gu;
+import { readTashkeelConfig, type TashkeelConfig } from "./config.ts";
+import { hintFor, readWritten, writeBack } from "./marks.ts";
 
 /** A loaded diacritiser. */
 export interface Tashkeel {
-  /** Adds harakat to Arabic text. */
+  /** Adds harakat to the unmarked letters of Arabic text; marks already written are kept. */
   diacritize(text: string): Promise<string>;
   release(): Promise<void>;
 }
 
 /** Loads and validates the tashkeel pack in `dir`; throws PackError when it breaks the contract. */
 export async function loadTashkeel(dir: string): Promise<Tashkeel> {
-  const config = readTashkeelConfig(dir);
-  const created = await createSession(config.modelPath);
-  const ort = await loadOrt();
-  return new OnnxTashkeel(created.session, ort, config.shape, config.inputIds, config.targets);
+  return openTashkeel(readTashkeelConfig(dir));
 }
+
+/** Opens a session on a validated config (a pack's or the built-in model's). */
+export async function openTashkeel(config: TashkeelConfig): Promise<Tashkeel> {
+  const label = typeof config.model === "string" ? config.model : "built-in tashkeel";
+  const created = await createSession(config.model, { label });
+  return new OnnxTashkeel(created.session, await loadOrt(), config);
+}
+
+type Ort = typeof import("onnxruntime-node");
 
 class OnnxTashkeel implements Tashkeel {
   constructor(
     private readonly session: CreatedSession["session"],
-    private readonly ort: typeof import("onnxruntime-node"),
-    private readonly shape: TashkeelShape,
-    private readonly inputIds: ReadonlyMap<string, number>,
-    private readonly targets: ReadonlyMap<number, string>,
+    private readonly ort: Ort,
+    private readonly config: TashkeelConfig,
   ) {}
 
   async diacritize(text: string): Promise<string> {
-    const chars = Array.from(text.replace(HARAKAT, ""));
-    let out = "";
-    for (let from = 0; from < chars.length; from += this.shape.window) {
-      const piece = chars.slice(from, from + this.shape.window);
-      const marks = await this.predict(piece);
-      piece.forEach((char, i) => (out += char + (marks[i] ?? "")));
+    const chars = readWritten(text, this.config.inputIds);
+    const seen = chars.filter((c) => c.modelSymbol !== undefined);
+    const predicted: string[] = [];
+    const { window } = this.config.graph;
+    for (let from = 0; from < seen.length; from += window) {
+      predicted.push(...(await this.predict(seen.slice(from, from + window))));
     }
-    return out;
+    // The maps write shadda before its vowel; canonical order (NFC) puts the vowel first, as
+    // the front-end's own NFKC text and libtashkeel's published reference output do.
+    return writeBack(chars, predicted).normalize("NFC");
   }
 
-  private async predict(chars: readonly string[]): Promise<string[]> {
-    const length = this.shape.padTo ? this.shape.window : chars.length;
-    const ids = new Array<number>(length).fill(PAD_ID);
-    chars.forEach((char, i) => (ids[i] = this.inputIds.get(char) ?? UNKNOWN_ID));
-    const data = this.shape.inputType === "float32" ? Float32Array.from(ids) : BigInt64Array.from(ids, BigInt);
-    const feeds = { [this.shape.input]: new this.ort.Tensor(this.shape.inputType, data, [1, length]) };
-    const result = ((await this.session.run(feeds)) as Record<string, Tensor | undefined>)[this.shape.output];
+  /** The model's marks for each character of one window. */
+  private async predict(chars: ReturnType<typeof readWritten>): Promise<string[]> {
+    const { graph, inputIds, hints, targets } = this.config;
+    const length = graph.padTo ? graph.window : chars.length;
+    const ids = new Array<number>(length).fill(0);
+    chars.forEach((c, i) => (ids[i] = inputIds.get(c.modelSymbol!) ?? 0));
+    const feeds: Record<string, Tensor> = {
+      [graph.chars]: graph.charType === "float32" ? this.tensor("float32", ids) : this.tensor("int64", ids),
+    };
+    if (graph.lengths) feeds[graph.lengths] = this.tensor("int64", [chars.length], [1]);
+    if (graph.hints && hints) {
+      const hintIds = new Array<number>(length).fill(hints.get("_") ?? 0);
+      chars.forEach((c, i) => (hintIds[i] = hintFor(c.marks, hints)));
+      feeds[graph.hints] = this.tensor("int64", hintIds);
+    }
+    const result = ((await this.session.run(feeds)) as Record<string, Tensor | undefined>)[graph.output];
     if (!result) throw new Error("tashkeel model returned no output");
-    const dims = result.dims.map(Number);
-    const predicted: number[] = [];
-    if (result.data instanceof Float32Array && dims.length === 3) {
-      const classes = dims[2]!;
-      for (let i = 0; i < Math.min(chars.length, dims[1]!); i++) {
-        let best = 0;
-        for (let k = 1; k < classes; k++) if (result.data[i * classes + k]! > result.data[i * classes + best]!) best = k;
-        predicted.push(best);
-      }
-    } else if (result.data instanceof BigInt64Array) {
-      for (let i = 0; i < Math.min(chars.length, result.data.length); i++) predicted.push(Number(result.data[i]));
-    } else throw new Error(`tashkeel output has an unsupported shape [${dims.join(", ")}]`);
-    return predicted.map((id) => (id === UNKNOWN_ID ? "" : (this.targets.get(id) ?? "")));
+    return classesOf(result, chars.length).map((id) => targets.get(id) ?? "");
+  }
+
+  private tensor(type: "float32" | "int64", values: readonly number[], dims = [1, values.length]): Tensor {
+    const data = type === "float32" ? Float32Array.from(values) : BigInt64Array.from(values, BigInt);
+    return new this.ort.Tensor(type, data, dims);
   }
 
   release(): Promise<void> {
     return this.session.release();
   }
+}
+
+/** The class of each of the first `count` characters: ids as given, or the argmax of scores. */
+function classesOf(result: Tensor, count: number): number[] {
+  const dims = result.dims.map(Number);
+  const data = result.data;
+  const classes: number[] = [];
+  if (data instanceof Float32Array && dims.length === 3) {
+    const k = dims[2]!;
+    for (let i = 0; i < Math.min(count, dims[1]!); i++) {
+      let best = 0;
+      for (let c = 1; c < k; c++) if (data[i * k + c]! > data[i * k + best]!) best = c;
+      classes.push(best);
+    }
+  } else if (data instanceof Uint8Array || data instanceof BigInt64Array || data instanceof Int32Array) {
+    for (let i = 0; i < Math.min(count, data.length); i++) classes.push(Number(data[i]));
+  } else throw new Error(`tashkeel output has an unsupported shape [${dims.join(", ")}]`);
+  return classes;
 }

@@ -31,7 +31,7 @@ import {
 import { ProtoWriter } from "./protobuf.ts";
 
 /** Element types the builder declares for graph inputs and outputs. */
-export type ElemType = Extract<OnnxElemType, "float32" | "int64" | "int32" | "bool">;
+export type ElemType = Extract<OnnxElemType, "float32" | "int64" | "int32" | "bool" | "uint8">;
 
 /** A dimension: a fixed size, a symbolic name, or `null` for an unnamed unknown size. */
 export type Dim = number | string | null;

@@ -1,0 +1,30 @@
+/**
+ * The built-in diacritiser: libtashkeel's published model and id maps (./builtin/, MIT, with
+ * LICENSE and PROVENANCE.md), embedded in the executable as file assets so a fresh install
+ * diacritises Arabic before espeak-ng with no pack. A `tashkeel/` pack in the models directory
+ * replaces it; `tts.tashkeel = "off"` turns diacritisation off altogether.
+ */
+import { readOnnxModelInfo } from "../../runtime/onnx-metadata.ts";
+// The path resolves to the source tree in a checkout and to the embedded copy (/$bunfs/…) when compiled.
+import builtinModel from "./builtin/model.onnx" with { type: "file" };
+import inputMap from "./builtin/input_id_map.json";
+import targetMap from "./builtin/target_id_map.json";
+import { tashkeelConfig, type TashkeelConfig } from "./config.ts";
+import { openTashkeel, type Tashkeel } from "./model.ts";
+
+/** Where the built-in model is (a real file in a checkout, an embedded one in the binary). */
+export const BUILTIN_TASHKEEL_MODEL: string = builtinModel;
+
+/**
+ * The built-in model's validated config, its bytes read from the embedded asset (through
+ * Bun.file: node:fs cannot open the compiled binary's embedded files) and its header from them.
+ */
+export async function builtinTashkeelConfig(): Promise<TashkeelConfig> {
+  const bytes = await Bun.file(BUILTIN_TASHKEEL_MODEL).bytes();
+  return tashkeelConfig(bytes, readOnnxModelInfo(bytes), { inputMap, targetMap });
+}
+
+/** Opens the built-in diacritiser. */
+export async function loadBuiltinTashkeel(): Promise<Tashkeel> {
+  return openTashkeel(await builtinTashkeelConfig());
+}

@@ -41,6 +41,12 @@ export interface RecognizeOptions {
   readonly prompt?: string;
   /** First sampling temperature in [0, 1] (Whisper: 0 means greedy with temperature fallback). */
   readonly temperature?: number;
+  /**
+   * Seconds into the given audio, each inside a pause the segmentation policy ends an utterance
+   * at: word boundaries for recognisers whose tokens cannot mark them across silence (character
+   * CTC). Others ignore them.
+   */
+  readonly wordBreaks?: readonly number[];
 }
 
 /** A loaded speech recogniser. */

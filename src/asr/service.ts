@@ -70,6 +70,12 @@ function recognizeOptions(options: TranscriptionOptions): RecognizeOptions {
   };
 }
 
+/** Middles of the pauses between a piece's utterances, in seconds from the piece's start. */
+function wordBreaks(piece: DecodePiece): RecognizeOptions {
+  const breaks = piece.utterances.slice(1).map((u, i) => (piece.utterances[i]!.end + u.start) / 2 - piece.start);
+  return breaks.length > 0 ? { wordBreaks: breaks.map((at) => at / SPEECH_SAMPLE_RATE) } : {};
+}
+
 /** A searching recogniser's decoding facts as segment fields. */
 function decodingFacts(result: RecognizedText): Partial<TranscriptSegment> {
   const facts = result.decoding;
@@ -194,7 +200,10 @@ export class AsrEngineService implements AsrService {
     let timed = false;
     for (const piece of pieces) {
       signal?.throwIfAborted();
-      const result = await recognizer.recognize(samples.slice(piece.start, piece.end), signal, recognizeOptions(options));
+      const result = await recognizer.recognize(samples.slice(piece.start, piece.end), signal, {
+        ...recognizeOptions(options),
+        ...wordBreaks(piece),
+      });
       const reported = reportPiece(piece, result);
       if (reported.length === 0) continue;
       texts.push(result);

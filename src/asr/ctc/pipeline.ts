@@ -6,9 +6,8 @@
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { nemoFbank } from "../features/fbank.ts";
 import { argmax } from "../onnx.ts";
-import type { RecognizedText, RecognizedWord, Recognizer } from "../recognizer.ts";
+import type { RecognizedText, RecognizedWord, RecognizeOptions, Recognizer } from "../recognizer.ts";
 import { marksWordStarts } from "../segmentation/join.ts";
-import { DEFAULT_JOIN_PAUSE_SECONDS } from "../segmentation/policy.ts";
 import type { CtcConfig } from "./config.ts";
 import { CtcModel, type CtcOutput } from "./model.ts";
 
@@ -41,12 +40,13 @@ function isControl(token: string): boolean {
 }
 
 /**
- * Text and word times of emitted tokens; `frameSeconds` is the output frame duration. A pause of
- * at least `breakSeconds` between two tokens is a word break even without `▁`: a character model
- * emits nothing in silence, and the segmentation policy treats such a pause as the end of an
- * utterance (shorter pauses, as inside a word spoken slowly, join).
+ * Text and word times of emitted tokens; `frameSeconds` is the output frame duration. A time in
+ * `wordBreaks` (seconds, inside a pause the segmentation policy ends an utterance at) that falls
+ * between two tokens is a word break even without `▁`: a character model emits nothing in
+ * silence, so only the pause tells that the next word began. Shorter pauses (a word spoken
+ * slowly) never break a word.
  */
-export function ctcText(tokens: readonly CtcToken[], table: readonly string[], frameSeconds: number, breakSeconds = DEFAULT_JOIN_PAUSE_SECONDS): RecognizedText {
+export function ctcText(tokens: readonly CtcToken[], table: readonly string[], frameSeconds: number, wordBreaks: readonly number[] = []): RecognizedText {
   const words: RecognizedWord[] = [];
   let word = "";
   let start = 0;
@@ -58,7 +58,7 @@ export function ctcText(tokens: readonly CtcToken[], table: readonly string[], f
   for (const { id, frame } of tokens) {
     const piece = table[id] ?? "";
     if (isControl(piece)) continue;
-    if (word !== "" && frame * frameSeconds - end >= breakSeconds) flush();
+    if (word !== "" && wordBreaks.some((at) => at >= end && at <= frame * frameSeconds)) flush();
     const parts = piece.split(WORD_MARK);
     // Every `▁` starts a new word; text before the first one continues the current word.
     for (const [index, part] of parts.entries()) {
@@ -96,7 +96,7 @@ export class CtcRecognizer implements Recognizer {
     return this.model.provider;
   }
 
-  async recognize(samples: Float32Array, signal?: AbortSignal): Promise<RecognizedText> {
+  async recognize(samples: Float32Array, signal?: AbortSignal, options: RecognizeOptions = {}): Promise<RecognizedText> {
     const { config } = this.model;
     const features = nemoFbank(samples, { nMels: config.featDim, normalize: config.normalize });
     if (features.validFrames === 0) return { text: "", words: [] };
@@ -104,7 +104,7 @@ export class CtcRecognizer implements Recognizer {
     const output = await this.model.run(features.data, features.nFrames, features.validFrames);
     const factor = config.subsamplingFactor ?? Math.max(1, Math.round(features.nFrames / Math.max(1, output.frames)));
     const tokens = greedyCtc(output, config.blankId);
-    const text = ctcText(tokens, config.tokens, factor * FRAME_SECONDS);
+    const text = ctcText(tokens, config.tokens, factor * FRAME_SECONDS, options.wordBreaks);
     const first = tokens.map((t) => config.tokens[t.id] ?? "").find((piece) => piece !== "" && !isControl(piece));
     const continuesWord = this.marksStarts && first !== undefined && !first.startsWith(WORD_MARK);
     return continuesWord ? { ...text, continuesWord } : text;

@@ -90,7 +90,10 @@ function verboseSegment(segment: TranscriptSegment): Record<string, unknown> {
  * words, when the model timed them) unless only `word` granularity was asked for, and the
  * call's `words` when `word` granularity was asked for (empty when the recogniser cannot time words).
  */
-export function transcriptVerboseJson(transcript: Transcript, granularities: readonly string[] = ["segment"]): Record<string, unknown> {
+export function transcriptVerboseJson(
+  transcript: Transcript,
+  granularities: readonly string[] = ["segment"],
+): Record<string, unknown> {
   const words = granularities.includes("word");
   const segments = granularities.includes("segment") || !words;
   return {

@@ -87,7 +87,10 @@ export const TranscriptionFormSchema = v.object({
 export type TranscriptionForm = Readonly<v.InferOutput<typeof TranscriptionFormSchema>>;
 
 /** The form's values as the schema takes them: trimmed, empty ones dropped, numbers and lists read. */
-function formInput(fields: Readonly<Record<string, string>>, values: Readonly<Record<string, readonly string[]>>): Record<string, unknown> {
+function formInput(
+  fields: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, readonly string[]>>,
+): Record<string, unknown> {
   const present: Record<string, unknown> = Object.fromEntries(
     Object.entries(fields)
       .filter(([, value]) => value.trim().length > 0)

@@ -81,7 +81,11 @@ function decodingFacts(result: RecognizedText): Partial<TranscriptSegment> {
   const facts = result.decoding;
   if (facts === undefined) return {};
   const round = (x: number) => Math.round(x * 1000) / 1000;
-  return { temperature: round(facts.temperature), avgLogprob: round(facts.avgLogprob), compressionRatio: round(facts.compressionRatio) };
+  return {
+    temperature: round(facts.temperature),
+    avgLogprob: round(facts.avgLogprob),
+    compressionRatio: round(facts.compressionRatio),
+  };
 }
 
 /** Recognition state shared by the segments of one request or stream. */
@@ -183,11 +187,13 @@ export class AsrEngineService implements AsrService {
    */
   private async transcribe(samples: Float32Array, options: TranscriptionOptions): Promise<Transcript> {
     const { signal } = options;
-    const spans = await segmentSpeech(samples, this.detector, { ...this.options.segmenter, maxSegmentSeconds: this.spanWindowSeconds() }, signal);
+    const segmenter = { ...this.options.segmenter, maxSegmentSeconds: this.spanWindowSeconds() };
+    const spans = await segmentSpeech(samples, this.detector, segmenter, signal);
     const chosen = this.pick(options.model);
     let recognizer = chosen.recognizer;
     let pieces = this.plan(spans, samples.length, recognizer);
-    const dialects = new CallDialects(this.options.packs.dialect, samples, this.options.dialectSeconds ?? DEFAULT_CALL_DIALECT_SECONDS);
+    const callSeconds = this.options.dialectSeconds ?? DEFAULT_CALL_DIALECT_SECONDS;
+    const dialects = new CallDialects(this.options.packs.dialect, samples, callSeconds);
     const decision = await dialects.decide(pieces.flatMap((p) => p.utterances), signal);
     const routed = decision && !chosen.explicit ? this.options.dialectRoutes.get(decision.dialect) : undefined;
     if (routed !== undefined && routed !== recognizer) {

@@ -16,7 +16,14 @@ import { Admission } from "../runtime/admission.ts";
 import { parseArgs, stringFlag, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 
-const flags = { config: "value", format: "value", model: "value", prompt: "value", temperature: "value", "timestamp-granularities": "value" } as const;
+const flags = {
+  config: "value",
+  format: "value",
+  model: "value",
+  prompt: "value",
+  temperature: "value",
+  "timestamp-granularities": "value",
+} as const;
 
 /** The flags as the REST form would carry them, validated by the same schema. */
 function formOf(args: ReturnType<typeof parseArgs>): TranscriptionForm {

@@ -61,7 +61,10 @@ function checkConfig(config: RecognitionConfigMessage, location: string): void {
   const prompt = config.prompt ?? "";
   const temperature = config.temperature ?? 0;
   const options = v.safeParse(TranscriptionFormSchema, { ...(prompt !== "" ? { prompt } : {}), temperature });
-  if (!options.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(options.issues, { prefix: location, root: location }) });
+  if (!options.success) {
+    const fields = fieldErrors(options.issues, { prefix: location, root: location });
+    throw new AppError("validation", Detail.validationFailed, { fields });
+  }
   if (config.encoding === "LINEAR_PCM" && (!Number.isInteger(config.sample_rate_hz) || config.sample_rate_hz < 8000 || config.sample_rate_hz > 48000)) {
     throw invalid(`${location}.sample_rate_hz`, "LINEAR_PCM needs a sample rate between 8000 and 48000");
   }
@@ -85,7 +88,14 @@ export function recognizeResponse(transcript: Transcript) {
     language: transcript.language,
     dialect: transcript.dialect ?? "",
     duration_seconds: transcript.duration,
-    segments: transcript.segments.map((s) => ({ id: s.id, start: s.start, end: s.end, text: s.text, words: s.words ? [...s.words] : [], dialect: s.dialect ?? "" })),
+    segments: transcript.segments.map((s) => ({
+      id: s.id,
+      start: s.start,
+      end: s.end,
+      text: s.text,
+      words: s.words ? [...s.words] : [],
+      dialect: s.dialect ?? "",
+    })),
     model: transcript.model ?? "",
     dialect_confidence: transcript.dialectConfidence ?? 0,
   };

@@ -24,7 +24,14 @@ describe("call-level dialect arithmetic", () => {
     // Only the first 2 s count: the Najdi stretch alone.
     expect(callDialect([najdi, egyptian], LABELS, 2)?.dialect).toBe("ar-najdi");
     // 2 s of Najdi and the first 1 s of Egyptian: mean [8/3, 4/3].
-    expect(Array.from(meanLogits([{ logits: najdi.logits, weight: 2 }, { logits: egyptian.logits, weight: 1 }])!)).toEqual([8 / 3, 4 / 3].map(Math.fround));
+    expect(
+      Array.from(
+        meanLogits([
+          { logits: najdi.logits, weight: 2 },
+          { logits: egyptian.logits, weight: 1 },
+        ])!,
+      ),
+    ).toEqual([8 / 3, 4 / 3].map(Math.fround));
   });
 
   test("does report the winning label's softmax probability as confidence", () => {
@@ -40,7 +47,13 @@ describe("dialect over the whole call", () => {
     await writeToneCtcPack(join(models.dir, "tone-ctc"));
     await writeWhisperPack(join(models.dir, "whisper-egy"), { rows: ["ازيك يا باشا"], bands: [[0, 8000]] });
     writeFileSync(join(models.dir, "whisper-egy", "dialect.txt"), "egyptian\n");
-    await writeDialectPack(join(models.dir, "dialect-id"), { labels: ["ar-najdi", "egyptian"], bands: [[0, 1000], [2000, 4000]] });
+    await writeDialectPack(join(models.dir, "dialect-id"), {
+      labels: ["ar-najdi", "egyptian"],
+      bands: [
+        [0, 1000],
+        [2000, 4000],
+      ],
+    });
   });
   afterAll(() => models?.remove());
 
@@ -65,7 +78,13 @@ describe("dialect over the whole call", () => {
       expect(verbose.segments.map((s: { dialect: string }) => s.dialect)).toEqual(["ar-najdi", "ar-egyptian"]);
       expect(verbose.model).toBe("whisper-egy");
       const json = JSON.parse(renderTranscript(transcript, "json").body);
-      expect(json).toEqual({ text: transcript.text, language: "ar", dialect: "ar-egyptian", duration: transcript.duration, dialect_confidence: transcript.dialectConfidence });
+      expect(json).toEqual({
+        text: transcript.text,
+        language: "ar",
+        dialect: "ar-egyptian",
+        duration: transcript.duration,
+        dialect_confidence: transcript.dialectConfidence,
+      });
     } finally {
       await engine.release();
     }

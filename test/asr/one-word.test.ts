@@ -22,7 +22,9 @@ const WORD = "مرحبا";
 
 /** The word letter by letter, each letter's tones followed by a 200 ms pause: 3.2 s in all. */
 export function slowWord(word = WORD, pause = 0.2): Float32Array {
-  const letters = [...word].flatMap((letter, i) => (i === 0 ? [letterToneAudio(letter)] : [silence(pause), letterToneAudio(letter)]));
+  const letters = [...word].flatMap((letter, i) =>
+    i === 0 ? [letterToneAudio(letter)] : [silence(pause), letterToneAudio(letter)],
+  );
   return concat(silence(0.2), ...letters, silence(0.2));
 }
 
@@ -39,7 +41,10 @@ beforeAll(async () => {
   wav = encodeFile(slowWord(), 16000, join(models.dir, "word.wav"), ENCODINGS.wav!);
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.dir, SAWT_ASR_PACK: "tone-ctc" } });
   key = (await sawt.createKey({ name: "one-word", rpm: 10_000 })).key;
-  await until(async () => (await fetch(`${sawt.baseUrl}/v1/asr/health`)).status === 200, "the ASR engine to serve", { timeoutMs: 30_000, everyMs: 100 });
+  await until(async () => (await fetch(`${sawt.baseUrl}/v1/asr/health`)).status === 200, "the ASR engine to serve", {
+    timeoutMs: 30_000,
+    everyMs: 100,
+  });
   grpcPort = clients(sawt.ports.grpc_asr);
   await waitServing(grpcPort.health, "sawt.asr.v1.SpeechRecognition");
 });
@@ -51,7 +56,11 @@ afterAll(async () => {
 });
 
 const post = (path: string, fields: Record<string, string> = {}) =>
-  fetch(`${sawt.baseUrl}${path}`, { method: "POST", headers: { "X-API-Key": key }, body: uploadForm({ name: "word.wav", data: readFileSync(wav) }, fields) });
+  fetch(`${sawt.baseUrl}${path}`, {
+    method: "POST",
+    headers: { "X-API-Key": key },
+    body: uploadForm({ name: "word.wav", data: readFileSync(wav) }, fields),
+  });
 
 describe("one word spoken with short pauses", () => {
   test("is 3.2 s long with a pause the energy splitter ends speech at after every letter", async () => {
@@ -59,13 +68,16 @@ describe("one word spoken with short pauses", () => {
     expect((await segmentSpeech(slowWord(), createEnergyDetector())).length).toBe(WORD.length);
   });
 
-  test.each(["/v1/asr/audio/transcriptions", "/v1/asr/transcribe"])("does come back as one word from REST %s", async (path) => {
-    const res = await post(path, { response_format: "verbose_json" });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { text: string; segments: { text: string; start: number; end: number }[] };
-    expect(body.text).toBe(WORD);
-    expect(body.segments.map((s) => s.text)).toEqual([WORD]);
-  });
+  test.each(["/v1/asr/audio/transcriptions", "/v1/asr/transcribe"])(
+    "does come back as one word from REST %s",
+    async (path) => {
+      const res = await post(path, { response_format: "verbose_json" });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { text: string; segments: { text: string; start: number; end: number }[] };
+      expect(body.text).toBe(WORD);
+      expect(body.segments.map((s) => s.text)).toEqual([WORD]);
+    },
+  );
 
   test("does come back as one word through the official openai SDK", async () => {
     const client = new OpenAI({ apiKey: key, baseURL: `${sawt.baseUrl}/v1/asr`, maxRetries: 0 });
@@ -75,29 +87,49 @@ describe("one word spoken with short pauses", () => {
   });
 
   test("does come back as one word from sawt asr", async () => {
-    const env = { SAWT_MODELS_DIR: models.dir, SAWT_DATA_DIR: join(models.dir, ".cli-data"), SAWT_ASR_PACK: "tone-ctc" };
+    const env = {
+      SAWT_MODELS_DIR: models.dir,
+      SAWT_DATA_DIR: join(models.dir, ".cli-data"),
+      SAWT_ASR_PACK: "tone-ctc",
+    };
     const { stdout, code } = await runCli(["asr", wav, "--format", "text"], { env });
     expect([code, stdout]).toEqual([0, `${WORD}\n`]);
   });
 
   test("does come back as one word from gRPC Recognize, as PCM and as a wav container", async () => {
     const pcm = Buffer.from(int16ToBytes(floatToInt16(slowWord())));
-    const raw = await unary(grpcPort.asr, "Recognize", { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, audio: pcm }, bearer(key));
+    const raw = await unary(
+      grpcPort.asr,
+      "Recognize",
+      { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, audio: pcm },
+      bearer(key),
+    );
     expect(raw.response?.text).toBe(WORD);
-    const contained = await unary(grpcPort.asr, "Recognize", { config: { container: "wav" }, audio: readFileSync(wav) }, bearer(key));
+    const contained = await unary(
+      grpcPort.asr,
+      "Recognize",
+      { config: { container: "wav" }, audio: readFileSync(wav) },
+      bearer(key),
+    );
     expect(contained.response?.text).toBe(WORD);
     expect(contained.response?.model).toBe("tone-ctc");
   });
 });
 
 describe("OpenAI transcription options", () => {
-  const twoWords = () => concat(silence(0.3), letterToneAudio("سلام عليكم"), silence(1), letterToneAudio("ورحمة"), silence(0.3));
+  const twoWords = () =>
+    concat(silence(0.3), letterToneAudio("سلام عليكم"), silence(1), letterToneAudio("ورحمة"), silence(0.3));
 
   test("does give monotonic word times through the openai SDK when timestamp_granularities has word", async () => {
     const client = new OpenAI({ apiKey: key, baseURL: `${sawt.baseUrl}/v1/asr`, maxRetries: 0 });
     const path = encodeFile(twoWords(), 16000, join(models.dir, "words.wav"), ENCODINGS.wav!);
     const file = await toFile(readFileSync(path), "words.wav");
-    const verbose = await client.audio.transcriptions.create({ file, model: "whisper-1", response_format: "verbose_json", timestamp_granularities: ["word", "segment"] });
+    const verbose = await client.audio.transcriptions.create({
+      file,
+      model: "whisper-1",
+      response_format: "verbose_json",
+      timestamp_granularities: ["word", "segment"],
+    });
     expect(verbose.text).toBe("سلام عليكم ورحمة");
     expect(verbose.words?.map((w) => w.word)).toEqual(["سلام", "عليكم", "ورحمة"]);
     let previous = 0;
@@ -116,7 +148,11 @@ describe("OpenAI transcription options", () => {
   test("does leave segments out when only word granularity is asked for", async () => {
     const form = uploadForm({ name: "word.wav", data: readFileSync(wav) }, { response_format: "verbose_json" });
     form.append("timestamp_granularities[]", "word");
-    const res = await fetch(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, { method: "POST", headers: { "X-API-Key": key }, body: form });
+    const res = await fetch(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, {
+      method: "POST",
+      headers: { "X-API-Key": key },
+      body: form,
+    });
     const body = (await res.json()) as Record<string, unknown>;
     expect(body.segments).toBeUndefined();
     expect(body.words).toEqual([{ word: WORD, start: expect.any(Number), end: expect.any(Number) }]);
@@ -138,15 +174,30 @@ describe("OpenAI transcription options", () => {
     expect(((await hot.json()) as { errors: { field: string }[] }).errors[0]!.field).toBe("form.temperature");
     const form = uploadForm({ name: "word.wav", data: readFileSync(wav) });
     form.append("timestamp_granularities[]", "letter");
-    const odd = await fetch(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, { method: "POST", headers: { "X-API-Key": key }, body: form });
+    const odd = await fetch(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, {
+      method: "POST",
+      headers: { "X-API-Key": key },
+      body: form,
+    });
     expect(odd.status).toBe(422);
   });
 
   test("does pass model and word granularity through sawt asr", async () => {
-    const env = { SAWT_MODELS_DIR: models.dir, SAWT_DATA_DIR: join(models.dir, ".cli-data"), SAWT_ASR_PACK: "tone-ctc" };
-    const { stdout, code } = await runCli(["asr", wav, "--format", "verbose_json", "--model", "tone-ctc-b", "--timestamp-granularities", "word"], { env });
+    const env = {
+      SAWT_MODELS_DIR: models.dir,
+      SAWT_DATA_DIR: join(models.dir, ".cli-data"),
+      SAWT_ASR_PACK: "tone-ctc",
+    };
+    const { stdout, code } = await runCli(
+      ["asr", wav, "--format", "verbose_json", "--model", "tone-ctc-b", "--timestamp-granularities", "word"],
+      { env },
+    );
     expect(code).toBe(0);
     const body = JSON.parse(stdout);
-    expect([body.model, body.words.map((w: { word: string }) => w.word), body.segments]).toEqual(["tone-ctc-b", [WORD], undefined]);
+    expect([body.model, body.words.map((w: { word: string }) => w.word), body.segments]).toEqual([
+      "tone-ctc-b",
+      [WORD],
+      undefined,
+    ]);
   });
 });

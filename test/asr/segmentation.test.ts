@@ -22,7 +22,10 @@ const options = policyOptions(30);
 describe("segmentation policy", () => {
   test("does keep speech separated by pauses under 0.5 s in one utterance", () => {
     const groups = utterances([span(0, 1), span(1.2, 2), span(2.3, 3), span(4, 5)], options);
-    expect(groups.map((g) => [g.start / S, g.end / S, g.spans.length])).toEqual([[0, 3, 3], [4, 5, 1]]);
+    expect(groups.map((g) => [g.start / S, g.end / S, g.spans.length])).toEqual([
+      [0, 3, 3],
+      [4, 5, 1],
+    ]);
   });
 
   test("does cut an utterance longer than the window at its longest pause until every part fits", () => {
@@ -39,8 +42,13 @@ describe("segmentation policy", () => {
 
   test("does decode audio that fits the window whole and longer audio utterance by utterance", () => {
     const spans = [span(1, 2), span(4, 5)];
-    expect(decodePieces(spans, 10 * S, options).map((p) => [p.start, p.end, p.utterances.length])).toEqual([[0, 10 * S, 2]]);
-    expect(decodePieces(spans, 40 * S, options).map((p) => [p.start / S, p.end / S])).toEqual([[1, 2], [4, 5]]);
+    expect(decodePieces(spans, 10 * S, options).map((p) => [p.start, p.end, p.utterances.length])).toEqual([
+      [0, 10 * S, 2],
+    ]);
+    expect(decodePieces(spans, 40 * S, options).map((p) => [p.start / S, p.end / S])).toEqual([
+      [1, 2],
+      [4, 5],
+    ]);
     expect(decodePieces([], 10 * S, options)).toEqual([]);
   });
 
@@ -52,15 +60,32 @@ describe("segmentation policy", () => {
       { word: "d", start: 6.2, end: 6.8 },
     ];
     const segments = reportPiece(piece, { text: "a bc d", words });
-    expect(segments.map((s) => [s.text, s.start / S, s.end / S])).toEqual([["a bc", 1, 4], ["d", 6, 7]]);
-    expect(reportPiece(piece, { text: "a bc d" }).map((s) => [s.text, s.start / S, s.end / S])).toEqual([["a bc d", 1, 7]]);
+    expect(segments.map((s) => [s.text, s.start / S, s.end / S])).toEqual([
+      ["a bc", 1, 4],
+      ["d", 6, 7],
+    ]);
+    expect(reportPiece(piece, { text: "a bc d" }).map((s) => [s.text, s.start / S, s.end / S])).toEqual([
+      ["a bc d", 1, 7],
+    ]);
   });
 
   test("does join piece texts with a space unless the next one continues a word", () => {
-    expect(joinPieceTexts([{ text: "مرح" }, { text: "" }, { text: "با", continuesWord: true }, { text: "بكم" }])).toBe("مرحبا بكم");
+    expect(joinPieceTexts([{ text: "مرح" }, { text: "" }, { text: "با", continuesWord: true }, { text: "بكم" }])).toBe(
+      "مرحبا بكم",
+    );
     const words: TranscriptWord[] = [{ word: "مرح", start: 0, end: 1 }];
-    appendWords(words, [{ word: "با", start: 2, end: 3 }, { word: "بكم", start: 3, end: 4 }], true);
-    expect(words.map((w) => [w.word, w.start, w.end])).toEqual([["مرحبا", 0, 3], ["بكم", 3, 4]]);
+    appendWords(
+      words,
+      [
+        { word: "با", start: 2, end: 3 },
+        { word: "بكم", start: 3, end: 4 },
+      ],
+      true,
+    );
+    expect(words.map((w) => [w.word, w.start, w.end])).toEqual([
+      ["مرحبا", 0, 3],
+      ["بكم", 3, 4],
+    ]);
   });
 
   test("does tell word-piece vocabularies (▁word) from character ones (standalone ▁)", () => {

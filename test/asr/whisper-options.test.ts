@@ -18,7 +18,15 @@ const bytes = (text: string) => new TextEncoder().encode(text);
 describe("Whisper prompt encoding", () => {
   test("does merge the adjacent pair of lowest rank first, as tiktoken does", () => {
     // Ranks: a b c, then "bc" before "ab"; "abc" is not a token.
-    const table = new Map([[0, bytes("a")], [1, bytes("b")], [2, bytes("c")], [3, bytes(" ")], [4, bytes("bc")], [5, bytes("ab")], [6, bytes(" a")]]);
+    const table = new Map([
+      [0, bytes("a")],
+      [1, bytes("b")],
+      [2, bytes("c")],
+      [3, bytes(" ")],
+      [4, bytes("bc")],
+      [5, bytes("ab")],
+      [6, bytes(" a")],
+    ]);
     const encoder = new WhisperEncoder(table);
     expect(encoder.encode("abcb")).toEqual([0, 4, 1]);
     expect(encoder.encode("ab")).toEqual([5]);
@@ -71,7 +79,14 @@ describe("Whisper options on the constructed pair", () => {
 
   beforeAll(async () => {
     models = modelsDir();
-    pack = await writeWhisperPack(join(models.dir, "whisper-test"), { rows: ["السلام عليكم", "ها"], bands: [[0, 2000], [2000, 8000]], endlessRows: [1] });
+    pack = await writeWhisperPack(join(models.dir, "whisper-test"), {
+      rows: ["السلام عليكم", "ها"],
+      bands: [
+        [0, 2000],
+        [2000, 8000],
+      ],
+      endlessRows: [1],
+    });
     packs = await loadAsrPacks(models.dir);
     recognizer = packs.recognizers.get("whisper-test")!;
   });
@@ -83,7 +98,9 @@ describe("Whisper options on the constructed pair", () => {
 
   /** The tokens the decoder's first step is fed while `run` runs. */
   async function firstStepTokens(run: () => Promise<unknown>): Promise<number[]> {
-    const model = (recognizer as unknown as { model: { step: (tokens: readonly number[], ...rest: unknown[]) => Promise<unknown> } }).model;
+    const model = (
+      recognizer as unknown as { model: { step: (tokens: readonly number[], ...rest: unknown[]) => Promise<unknown> } }
+    ).model;
     const step = model.step.bind(model);
     const fed: number[][] = [];
     model.step = (tokens, ...rest) => {
@@ -103,9 +120,16 @@ describe("Whisper options on the constructed pair", () => {
     const task = [v.sot, v.languages.ar, v.transcribe, v.noTimestamps];
     expect(await firstStepTokens(() => recognizer.recognize(sine(500, 2)))).toEqual(task);
     // " #" is a space piece and a "#" piece in this vocabulary.
-    expect(await firstStepTokens(() => recognizer.recognize(sine(500, 2), undefined, { prompt: "#" }))).toEqual([v.sotPrev, v.blank, v.error, ...task]);
+    expect(await firstStepTokens(() => recognizer.recognize(sine(500, 2), undefined, { prompt: "#" }))).toEqual([
+      v.sotPrev,
+      v.blank,
+      v.error,
+      ...task,
+    ]);
     // n_text_ctx 64 keeps the last 31 context tokens.
-    const long = await firstStepTokens(() => recognizer.recognize(sine(500, 2), undefined, { prompt: "# ".repeat(40) }));
+    const long = await firstStepTokens(() =>
+      recognizer.recognize(sine(500, 2), undefined, { prompt: "# ".repeat(40) }),
+    );
     expect(long.length).toBe(1 + 31 + task.length);
   });
 

@@ -46,7 +46,12 @@ function isControl(token: string): boolean {
  * silence, so only the pause tells that the next word began. Shorter pauses (a word spoken
  * slowly) never break a word.
  */
-export function ctcText(tokens: readonly CtcToken[], table: readonly string[], frameSeconds: number, wordBreaks: readonly number[] = []): RecognizedText {
+export function ctcText(
+  tokens: readonly CtcToken[],
+  table: readonly string[],
+  frameSeconds: number,
+  wordBreaks: readonly number[] = [],
+): RecognizedText {
   const words: RecognizedWord[] = [];
   let word = "";
   let start = 0;

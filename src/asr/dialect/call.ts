@@ -26,7 +26,11 @@ export interface DialectDecision {
 }
 
 /** Scores `samples` (at most the identifier's own window of it), or null when it heard nothing. */
-export async function scoreSpeech(identifier: DialectIdentifier, samples: Float32Array, signal?: AbortSignal): Promise<ScoredSpeech | null> {
+export async function scoreSpeech(
+  identifier: DialectIdentifier,
+  samples: Float32Array,
+  signal?: AbortSignal,
+): Promise<ScoredSpeech | null> {
   const logits = await identifier.logits(samples, signal);
   if (logits === null || logits.length === 0) return null;
   return { logits, seconds: samples.length / SPEECH_SAMPLE_RATE };
@@ -58,7 +62,11 @@ export function decide(logits: Float32Array | null, labels: readonly string[]): 
 }
 
 /** The call's decision over the first `callSeconds` of scored speech (in order). */
-export function callDialect(scored: readonly (ScoredSpeech | null)[], labels: readonly string[], callSeconds: number): DialectDecision | null {
+export function callDialect(
+  scored: readonly (ScoredSpeech | null)[],
+  labels: readonly string[],
+  callSeconds: number,
+): DialectDecision | null {
   let budget = callSeconds;
   const parts: { logits: Float32Array; weight: number }[] = [];
   for (const speech of scored) {
@@ -73,7 +81,9 @@ export function callDialect(scored: readonly (ScoredSpeech | null)[], labels: re
 
 /** A segment's dialect from its utterances' scores. */
 export function segmentDialect(scored: readonly (ScoredSpeech | null)[], labels: readonly string[]): string | null {
-  const parts = scored.filter((s): s is ScoredSpeech => s !== null).map((s) => ({ logits: s.logits, weight: s.seconds }));
+  const parts = scored
+    .filter((s): s is ScoredSpeech => s !== null)
+    .map((s) => ({ logits: s.logits, weight: s.seconds }));
   return decide(meanLogits(parts), labels)?.dialect ?? null;
 }
 

@@ -86,7 +86,11 @@ export function utterances(spans: readonly SpeechSpan[], options: PolicyOptions)
  * What the recogniser is given for a recording of `totalSamples` with these speech spans: nothing
  * without speech, the whole audio when it fits the window, else one piece per utterance.
  */
-export function decodePieces(spans: readonly SpeechSpan[], totalSamples: number, options: PolicyOptions): DecodePiece[] {
+export function decodePieces(
+  spans: readonly SpeechSpan[],
+  totalSamples: number,
+  options: PolicyOptions,
+): DecodePiece[] {
   const groups = utterances(spans, options);
   if (groups.length === 0) return [];
   if (totalSamples <= options.windowSamples) return [{ start: 0, end: totalSamples, utterances: groups }];

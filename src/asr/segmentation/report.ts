@@ -72,7 +72,7 @@ export function reportPiece(piece: DecodePiece, result: RecognizedText): PieceSe
   const words = result.words ?? [];
   const spelled = squash(words.map((w) => w.word).join(" ")) === squash(result.text);
   if (piece.utterances.length < 2 || words.length === 0 || !spelled) return [wholePiece(piece, result)];
-  const clusters: { lo: number; hi: number; words: typeof words[number][] }[] = [];
+  const clusters: { lo: number; hi: number; words: (typeof words)[number][] }[] = [];
   for (const word of words) {
     const start = piece.start + Math.round(word.start * SPEECH_SAMPLE_RATE);
     const end = piece.start + Math.round(word.end * SPEECH_SAMPLE_RATE);
@@ -88,6 +88,12 @@ export function reportPiece(piece: DecodePiece, result: RecognizedText): PieceSe
     const start = utterances[0]!.start;
     const end = utterances[utterances.length - 1]!.end;
     const part = { ...result, words: cluster.words };
-    return { start, end, text: cluster.words.map((w) => w.word).join(" "), words: placeWords(piece, part, start, end), utterances };
+    return {
+      start,
+      end,
+      text: cluster.words.map((w) => w.word).join(" "),
+      words: placeWords(piece, part, start, end),
+      utterances,
+    };
   });
 }

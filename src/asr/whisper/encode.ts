@@ -16,7 +16,8 @@ export class WhisperEncoder {
   private readonly ranks = new Map<string, number>();
 
   constructor(table: ReadonlyMap<number, Uint8Array>) {
-    for (const [id, bytes] of table) if (bytes.length > 0 && !this.ranks.has(key(bytes))) this.ranks.set(key(bytes), id);
+    for (const [id, bytes] of table)
+      if (bytes.length > 0 && !this.ranks.has(key(bytes))) this.ranks.set(key(bytes), id);
   }
 
   /** Token ids of `text`; bytes the table cannot spell are dropped. */
@@ -49,7 +50,12 @@ export class WhisperEncoder {
  * `<|startofprev|>`, the last `n_text_ctx / 2 − 1` tokens of " " + prompt, then the task prompt.
  * Without a `sot_prev` token in the model or without text, the task prompt alone.
  */
-export function promptWithContext(taskPrompt: readonly number[], context: readonly number[], sotPrev: number | null, nTextCtx: number): number[] {
+export function promptWithContext(
+  taskPrompt: readonly number[],
+  context: readonly number[],
+  sotPrev: number | null,
+  nTextCtx: number,
+): number[] {
   if (sotPrev === null || context.length === 0) return [...taskPrompt];
   const keep = Math.max(0, Math.floor(nTextCtx / 2) - 1);
   return [sotPrev, ...context.slice(-keep), ...taskPrompt];

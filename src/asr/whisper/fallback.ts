@@ -24,7 +24,8 @@ export function compressionRatio(text: string): number {
 /** Temperatures tried from `first` (0 by default) up to 1.0 in steps of 0.2. */
 export function temperatures(first = 0): number[] {
   const out: number[] = [];
-  for (let k = 0; first + k * TEMPERATURE_STEP <= 1 + 1e-9; k++) out.push(Math.round((first + k * TEMPERATURE_STEP) * 1000) / 1000);
+  for (let k = 0; first + k * TEMPERATURE_STEP <= 1 + 1e-9; k++)
+    out.push(Math.round((first + k * TEMPERATURE_STEP) * 1000) / 1000);
   return out.length > 0 ? out : [1];
 }
 
@@ -55,7 +56,12 @@ export function logProbability(logits: Float32Array, id: number, suppressed: (id
 }
 
 /** Samples an id from softmax(logits / temperature) over the allowed ids; -1 when none is allowed. */
-export function sample(logits: Float32Array, temperature: number, suppressed: (id: number) => boolean, random: () => number): number {
+export function sample(
+  logits: Float32Array,
+  temperature: number,
+  suppressed: (id: number) => boolean,
+  random: () => number,
+): number {
   let max = -Infinity;
   for (let i = 0; i < logits.length; i++) if (!suppressed(i) && logits[i]! > max) max = logits[i]!;
   if (max === -Infinity) return -1;

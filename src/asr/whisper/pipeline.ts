@@ -61,7 +61,13 @@ export async function encodeWindow(model: WhisperModel, samples: Float32Array): 
 }
 
 /** Decodes token ids from a window's encoder output. */
-export async function decodeTokens(model: WhisperModel, cross: CrossAttention, seconds: number, settings: DecodeSettings = {}, signal?: AbortSignal): Promise<DecodedTokens> {
+export async function decodeTokens(
+  model: WhisperModel,
+  cross: CrossAttention,
+  seconds: number,
+  settings: DecodeSettings = {},
+  signal?: AbortSignal,
+): Promise<DecodedTokens> {
   const { meta } = model.config;
   const prompt = settings.prompt ?? model.config.prompt;
   const temperature = settings.temperature ?? 0;

@@ -168,6 +168,20 @@ describe("OpenAI transcription options", () => {
     expect(((await unknown.json()) as { text: string }).text).toBe(WORD);
   });
 
+  test("does accept prompt and temperature and ignore them with a recogniser that takes no context", async () => {
+    const res = await post("/v1/asr/transcribe", { prompt: "مرحبا بكم", temperature: "0.4" });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { text: string }).text).toBe(WORD);
+  });
+
+  test("does select the pack named in a gRPC Recognize config", async () => {
+    const config = { container: "wav", model: "tone-ctc-b", prompt: "مرحبا", temperature: 0.2 };
+    const outcome = await unary(grpcPort.asr, "Recognize", { config, audio: readFileSync(wav) }, bearer(key));
+    expect([outcome.response?.model, outcome.response?.text]).toEqual(["tone-ctc-b", WORD]);
+    const hot = await unary(grpcPort.asr, "Recognize", { config: { ...config, temperature: 3 }, audio: readFileSync(wav) }, bearer(key));
+    expect(hot.error?.code).toBe(3);
+  });
+
   test("does refuse a temperature outside 0..1 and an unknown granularity with 422", async () => {
     const hot = await post("/v1/asr/audio/transcriptions", { temperature: "1.5" });
     expect(hot.status).toBe(422);

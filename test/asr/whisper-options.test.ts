@@ -49,6 +49,7 @@ describe("Whisper temperature fallback", () => {
     expect(temperatures()).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
     expect(temperatures(0.5)).toEqual([0.5, 0.7, 0.9]);
     expect(temperatures(1)).toEqual([1]);
+    expect(temperatures(Math.fround(0.2))).toEqual([0.2, 0.4, 0.6, 0.8, 1]);
   });
 
   test("does call a repetitive or improbable decode a failure", () => {

@@ -22,7 +22,9 @@ export function compressionRatio(text: string): number {
 }
 
 /** Temperatures tried from `first` (0 by default) up to 1.0 in steps of 0.2. */
-export function temperatures(first = 0): number[] {
+export function temperatures(requested = 0): number[] {
+  // A float32 from gRPC (0.2 → 0.2000000029) must still reach 1.0 in steps of 0.2.
+  const first = Math.round(requested * 1000) / 1000;
   const out: number[] = [];
   for (let k = 0; first + k * TEMPERATURE_STEP <= 1 + 1e-9; k++)
     out.push(Math.round((first + k * TEMPERATURE_STEP) * 1000) / 1000);

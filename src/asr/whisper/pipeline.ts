@@ -101,6 +101,9 @@ export async function decodeWindow(model: WhisperModel, samples: Float32Array, s
   return (await decodeTokens(model, cross, samples.length / SPEECH_SAMPLE_RATE, {}, signal)).ids;
 }
 
+/** Characters of a prompt encoded: comfortably more than the 223 tokens the decoder keeps. */
+const PROMPT_TAIL_CHARS = 2000;
+
 /** Seed of the sampling generator (fixed: the same audio always decodes to the same text). */
 const SAMPLING_SEED = 0x5a3d;
 
@@ -136,7 +139,9 @@ export class WhisperRecognizer implements Recognizer {
   async recognize(samples: Float32Array, signal?: AbortSignal, options: RecognizeOptions = {}): Promise<RecognizedText> {
     if (samples.length === 0) return { text: "" };
     const { config } = this.model;
-    const context = options.prompt?.trim() ? this.encoder.encode(` ${options.prompt.trim()}`) : [];
+    // Only the context's last tokens are kept, so only the prompt's tail is worth encoding.
+    const tail = options.prompt?.trim().slice(-PROMPT_TAIL_CHARS) ?? "";
+    const context = tail !== "" ? this.encoder.encode(` ${tail}`) : [];
     const prompt = promptWithContext(config.prompt, context, config.meta.sotPrev, config.meta.nTextCtx);
     const cross = await encodeWindow(this.model, samples);
     const seconds = samples.length / SPEECH_SAMPLE_RATE;

@@ -4,8 +4,10 @@
  * splitter otherwise); the segmentation policy (./segmentation/policy.ts) decodes audio that fits
  * the recogniser's window whole and cuts longer audio into utterances. With a dialect-id pack the
  * call's dialect is decided over its first seconds of speech (./dialect/call.ts), which may route
- * it to a dialect-specific recogniser; `model` names a pack explicitly. Streams are endpointed by
- * the same speech spans, so their finals match a file's utterance segments.
+ * it to a dialect-specific recogniser; `model` names a pack explicitly. Streams are endpointed on
+ * the same speech spans, one final per span, so their finals match a file's utterance segments
+ * whenever the pauses between utterances are at least the join pause (0.5 s);
+ * ./segmentation/endpointer.ts applies the whole policy to live audio.
  */
 import { SPEECH_SAMPLE_RATE } from "../audio/speech-rate.ts";
 import { decodeAudioFile } from "../audio/decode.ts";
@@ -13,8 +15,7 @@ import { AppError } from "../errors/taxonomy.ts";
 import type { Admission } from "../runtime/admission.ts";
 import type { CallOptions } from "../core/call.ts";
 import type { LoadedAsrPacks } from "./packs.ts";
-import type { Recognizer, VoiceActivityDetector } from "./recognizer.ts";
-import type { RecognizedText, RecognizeOptions } from "./recognizer.ts";
+import type { RecognizedText, RecognizeOptions, Recognizer, VoiceActivityDetector } from "./recognizer.ts";
 import type {
   AsrService,
   StreamingResult,

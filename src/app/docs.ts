@@ -73,8 +73,17 @@ const TRANSCRIPTION: OpenAPIV3.SchemaObject = {
     language: { type: "string", enum: ["ar"] },
     dialect: { type: "string", nullable: true, description: "Detected dialect (ar-najdi, ar-hijazi, ar-qassimi, ar-egyptian, ar-levantine), or null without a dialect-id pack." },
     duration: { type: "number", description: "Seconds of audio." },
+    dialect_confidence: {
+      type: "number",
+      description: "Extension, present with a dialect: its softmax probability under the call's mean dialect logits (first asr.dialect_seconds of speech).",
+    },
   },
   example: { text: "السلام عليكم، أبي أعرف وين وصل طلبي", language: "ar", dialect: "ar-najdi", duration: 3.2 },
+};
+
+const WORD: OpenAPIV3.SchemaObject = {
+  type: "object",
+  properties: { word: { type: "string" }, start: { type: "number" }, end: { type: "number" } },
 };
 
 const SEGMENT: OpenAPIV3.SchemaObject = {
@@ -83,8 +92,13 @@ const SEGMENT: OpenAPIV3.SchemaObject = {
     id: { type: "integer" },
     start: { type: "number" },
     end: { type: "number" },
+    seek: { type: "integer", description: "Start in 10 ms frames." },
     text: { type: "string" },
-    words: { type: "array", items: { type: "object", properties: { word: { type: "string" }, start: { type: "number" }, end: { type: "number" } } } },
+    temperature: { type: "number", description: "Whisper: temperature of the decode kept." },
+    avg_logprob: { type: "number", description: "Whisper: mean token log-probability." },
+    compression_ratio: { type: "number", description: "Whisper: UTF-8 bytes over gzip bytes of the text." },
+    dialect: { type: "string", description: "Extension: the segment's own dialect, with a dialect-id pack." },
+    words: { type: "array", items: WORD, description: "Extension: the segment's timed words, when the recogniser times words." },
   },
 };
 
@@ -187,7 +201,13 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
       Transcription: TRANSCRIPTION,
       VerboseTranscription: {
         type: "object",
-        properties: { task: { type: "string", enum: ["transcribe"] }, ...TRANSCRIPTION.properties, segments: { type: "array", items: SEGMENT } },
+        properties: {
+          task: { type: "string", enum: ["transcribe"] },
+          ...TRANSCRIPTION.properties,
+          model: { type: "string", description: "Extension: the recogniser pack that answered." },
+          segments: { type: "array", items: SEGMENT, description: "Utterances; left out when only `word` granularity was asked for." },
+          words: { type: "array", items: WORD, description: "With `timestamp_granularities[]=word`: every timed word (empty for Whisper packs)." },
+        },
       },
       Health: {
         type: "object",

@@ -54,6 +54,10 @@ export async function buildAsrEngine(config: SawtConfig, admission: Admission, l
   const defaultRecognizer = wanted === "" ? fallback : packs.recognizers.get(wanted);
   if (defaultRecognizer === undefined) return fail(`asr.pack ${JSON.stringify(wanted)} is not an installed recogniser pack`);
   const dialectRoutes = new Map<string, Recognizer>();
+  // Packs that declare their dialect route first; asr.dialect_packs overrides them per dialect.
+  for (const [pack, dialect] of [...packs.recognizerDialects].sort(([a], [b]) => a.localeCompare(b))) {
+    if (!dialectRoutes.has(dialect)) dialectRoutes.set(dialect, packs.recognizers.get(pack)!);
+  }
   const ignored: string[] = [];
   for (const [dialect, pack] of parseDialectPacks(config.asr.dialect_packs)) {
     const recognizer = packs.recognizers.get(pack);
@@ -74,6 +78,7 @@ export async function buildAsrEngine(config: SawtConfig, admission: Admission, l
     dialectRoutes,
     admission,
     decode: { maxDurationSeconds: config.asr.max_duration_s, timeoutMs: config.asr.ffmpeg_timeout_ms },
+    dialectSeconds: config.asr.dialect_seconds,
     ...(observe ? { observe } : {}),
   });
   return { ok: true, service, details, release: () => packs.release() };

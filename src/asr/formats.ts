@@ -3,7 +3,7 @@
  * vtt. Transport-free, so REST and the CLI render alike. Subtitle cues come from the transcript's
  * segments; a transcript without segments becomes one cue over the whole audio.
  */
-import type { Transcript, TranscriptFormat, TranscriptSegment } from "./types.ts";
+import type { Transcript, TranscriptFormat, TranscriptSegment, TranscriptWord } from "./types.ts";
 
 /** A rendered transcript. */
 export interface RenderedTranscript {
@@ -52,33 +52,72 @@ export function renderVtt(transcript: Transcript): string {
   return body.length > 0 ? `WEBVTT\n\n${body}` : "WEBVTT\n";
 }
 
-/** The json body of D14: `{text, language, dialect, duration}`. */
+/**
+ * The json body of D14: `{text, language, dialect, duration}`, plus the extension
+ * `dialect_confidence` when a dialect was detected.
+ */
 export function transcriptJson(transcript: Transcript): Record<string, unknown> {
-  return { text: transcript.text, language: transcript.language, dialect: transcript.dialect, duration: transcript.duration };
-}
-
-/** The verbose_json body: json plus segments (with words when the model gave them). */
-export function transcriptVerboseJson(transcript: Transcript): Record<string, unknown> {
   return {
-    task: "transcribe",
-    ...transcriptJson(transcript),
-    segments: transcript.segments.map((segment) => ({
-      id: segment.id,
-      start: segment.start,
-      end: segment.end,
-      text: segment.text,
-      ...(segment.words ? { words: segment.words.map((w) => ({ word: w.word, start: w.start, end: w.end })) } : {}),
-    })),
+    text: transcript.text,
+    language: transcript.language,
+    dialect: transcript.dialect,
+    duration: transcript.duration,
+    ...(transcript.dialectConfidence !== undefined ? { dialect_confidence: transcript.dialectConfidence } : {}),
   };
 }
 
+const timedWord = (w: TranscriptWord) => ({ word: w.word, start: w.start, end: w.end });
+
+/** A segment as OpenAI's verbose_json names it, with Sawt's extensions (words, dialect). */
+function verboseSegment(segment: TranscriptSegment): Record<string, unknown> {
+  return {
+    id: segment.id,
+    // Whisper's seek is the window's offset in 10 ms mel frames.
+    seek: Math.round(segment.start * 100),
+    start: segment.start,
+    end: segment.end,
+    text: segment.text,
+    ...(segment.temperature !== undefined ? { temperature: segment.temperature } : {}),
+    ...(segment.avgLogprob !== undefined ? { avg_logprob: segment.avgLogprob } : {}),
+    ...(segment.compressionRatio !== undefined ? { compression_ratio: segment.compressionRatio } : {}),
+    ...(segment.dialect !== undefined ? { dialect: segment.dialect } : {}),
+    ...(segment.words ? { words: segment.words.map(timedWord) } : {}),
+  };
+}
+
+/**
+ * The verbose_json body: json plus `task`, the answering pack as `model`, `segments` (with their
+ * words, when the model timed them) unless only `word` granularity was asked for, and the
+ * call's `words` when `word` granularity was asked for (empty when the recogniser cannot time words).
+ */
+export function transcriptVerboseJson(
+  transcript: Transcript,
+  granularities: readonly string[] = ["segment"],
+): Record<string, unknown> {
+  const words = granularities.includes("word");
+  const segments = granularities.includes("segment") || !words;
+  return {
+    task: "transcribe",
+    ...transcriptJson(transcript),
+    ...(transcript.model !== undefined ? { model: transcript.model } : {}),
+    ...(segments ? { segments: transcript.segments.map(verboseSegment) } : {}),
+    ...(words ? { words: (transcript.words ?? []).map(timedWord) } : {}),
+  };
+}
+
+/** What a rendering may be asked beyond its format. */
+export interface RenderOptions {
+  /** verbose_json timestamp granularities (`segment`, `word`); default segment. */
+  readonly granularities?: readonly string[];
+}
+
 /** Renders `transcript` in `format`. */
-export function renderTranscript(transcript: Transcript, format: TranscriptFormat): RenderedTranscript {
+export function renderTranscript(transcript: Transcript, format: TranscriptFormat, options: RenderOptions = {}): RenderedTranscript {
   switch (format) {
     case "json":
       return { body: JSON.stringify(transcriptJson(transcript)), contentType: "application/json" };
     case "verbose_json":
-      return { body: JSON.stringify(transcriptVerboseJson(transcript)), contentType: "application/json" };
+      return { body: JSON.stringify(transcriptVerboseJson(transcript, options.granularities)), contentType: "application/json" };
     case "text":
       return { body: `${transcript.text}\n`, contentType: "text/plain; charset=utf-8" };
     case "srt":

@@ -12,10 +12,13 @@ import { readyService } from "../edge/readiness.ts";
 import { authPlugin, type Caller } from "../http/auth.ts";
 import { authedOperation, AUTHED_HEADERS, ref } from "../http/openapi.ts";
 import { renderTranscript } from "./formats.ts";
-import { parseTranscriptionForm } from "./schema.ts";
+import { granularities, parseTranscriptionForm, transcriptionOptions } from "./schema.ts";
 import type { TranscriptFormat } from "./types.ts";
 import { receiveAudioUpload } from "../http/audio-upload.ts";
 import { sweepStaleUploads } from "../audio/upload.ts";
+
+/** Response header naming the recogniser pack that answered (absent when no speech was recognised). */
+export const ASR_MODEL_HEADER = "X-ASR-Model";
 
 /** How a transcription route reads its request. */
 export interface TranscribeOptions {
@@ -32,10 +35,16 @@ export interface TranscribeOptions {
 export async function transcribeRequest(ctx: AppContext, request: Request, caller: Caller, options: TranscribeOptions = {}): Promise<Response> {
   const upload = await receiveAudioUpload(request, { dataDir: ctx.config.paths.data_dir, maxUploadMb: ctx.config.asr.max_upload_mb, fileFields: options.fileFields });
   try {
-    const form = parseTranscriptionForm(upload.fields);
-    const transcript = await readyService(ctx, "asr").transcribeFile(upload.path, { signal: request.signal, keyId: caller.key.id });
-    const rendered = renderTranscript(transcript, options.format ?? form.response_format);
-    return new Response(rendered.body, { headers: { "content-type": rendered.contentType, "cache-control": "no-store" } });
+    const form = parseTranscriptionForm(upload.fields, upload.fieldValues);
+    const transcript = await readyService(ctx, "asr").transcribeFile(upload.path, {
+      signal: request.signal,
+      keyId: caller.key.id,
+      ...transcriptionOptions(form),
+    });
+    const rendered = renderTranscript(transcript, options.format ?? form.response_format, { granularities: granularities(form) });
+    const headers: Record<string, string> = { "content-type": rendered.contentType, "cache-control": "no-store" };
+    if (transcript.model !== undefined) headers[ASR_MODEL_HEADER] = transcript.model;
+    return new Response(rendered.body, { headers });
   } finally {
     await upload.remove();
   }
@@ -56,7 +65,13 @@ export const TRANSCRIPTION_BODY: OpenAPIV3.RequestBodyObject = {
 
 const TRANSCRIPTION_SUCCESS: OpenAPIV3.ResponseObject = {
   description: "The transcript in the requested format (json by default). Dialectal spelling is kept.",
-  headers: AUTHED_HEADERS,
+  headers: {
+    ...AUTHED_HEADERS,
+    [ASR_MODEL_HEADER]: {
+      description: "The recogniser pack (folder name) that answered; absent when the audio held no speech.",
+      schema: { type: "string" },
+    },
+  },
   content: {
     "application/json": {
       schema: { oneOf: [ref("schemas", "Transcription"), ref("schemas", "VerboseTranscription")] },

@@ -9,7 +9,25 @@ import type { BrokenPack } from "../models/errors.ts";
 import type { PackRole } from "../models/family.ts";
 import { inspectModels, packsOfRole, type ConfiguredPack } from "../models/inspect.ts";
 import { loadPack } from "../models/load.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { dialectLabel } from "./dialect/config.ts";
 import type { DialectIdentifier, Recognizer, VoiceActivityDetector } from "./recognizer.ts";
+
+/**
+ * File in a recogniser pack's folder declaring the dialect it is trained for (one code such as
+ * `ar-egyptian`, or a bare `egyptian`): the engine routes calls whose dialect is that one to it,
+ * unless `asr.dialect_packs` names another pack for the dialect.
+ */
+export const PACK_DIALECT_FILE = "dialect.txt";
+
+/** The dialect a recogniser pack folder declares, or null. */
+export function declaredDialect(dir: string): string | null {
+  const path = join(dir, PACK_DIALECT_FILE);
+  if (!existsSync(path)) return null;
+  const line = readFileSync(path, "utf8").split("\n").map((l) => l.trim()).find((l) => l !== "" && !l.startsWith("#"));
+  return line === undefined || /\s/.test(line) ? null : dialectLabel(line);
+}
 
 
 /** What a pack does for the ASR engine, as health details and doctor name it. */
@@ -60,6 +78,8 @@ export interface LoadedAsrPacks {
   readonly vad: VoiceActivityDetector | null;
   /** The first dialect-id pack by name, if any. */
   readonly dialect: DialectIdentifier | null;
+  /** Recogniser pack → the dialect its folder declares ({@link PACK_DIALECT_FILE}). */
+  readonly recognizerDialects: ReadonlyMap<string, string>;
   readonly packs: readonly AsrPackInfo[];
   readonly broken: readonly BrokenPack[];
   release(): Promise<void>;
@@ -69,6 +89,7 @@ export interface LoadedAsrPacks {
 export async function loadAsrPacks(modelsDir: string): Promise<LoadedAsrPacks> {
   const { usable, broken } = asrEntries(modelsDir);
   const recognizers = new Map<string, Recognizer>();
+  const recognizerDialects = new Map<string, string>();
   const packs: AsrPackInfo[] = [];
   let vad: VoiceActivityDetector | null = null;
   let dialect: DialectIdentifier | null = null;
@@ -81,7 +102,11 @@ export async function loadAsrPacks(modelsDir: string): Promise<LoadedAsrPacks> {
       continue;
     }
     packs.push(info);
-    if (info.role === "recognizer") recognizers.set(info.name, result.model as Recognizer);
+    if (info.role === "recognizer") {
+      recognizers.set(info.name, result.model as Recognizer);
+      const declared = declaredDialect(entry.pack.dir);
+      if (declared !== null) recognizerDialects.set(info.name, declared);
+    }
     else if (info.role === "vad") vad = result.model as VoiceActivityDetector;
     else dialect = result.model as DialectIdentifier;
   }
@@ -89,6 +114,7 @@ export async function loadAsrPacks(modelsDir: string): Promise<LoadedAsrPacks> {
     recognizers,
     vad,
     dialect,
+    recognizerDialects,
     packs,
     broken,
     async release() {

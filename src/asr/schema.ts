@@ -2,11 +2,24 @@
  * The transcription request's form fields, declared once (valibot) and reused as the type, by the
  * REST routes and by the API docs. The `file` part itself is received by ./upload.ts; these are the
  * small fields beside it. D14: `language` is `ar` or omitted; `response_format` picks the rendering.
+ * The OpenAI options: `model` names a recogniser pack, `prompt` and `temperature` steer Whisper,
+ * `timestamp_granularities[]` asks verbose_json for `segment` and/or `word` times.
  */
 import * as v from "valibot";
 import { fieldErrors, FORM_FIELDS } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
-import { TRANSCRIPT_FORMATS } from "./types.ts";
+import { TRANSCRIPT_FORMATS, type TranscriptionOptions } from "./types.ts";
+
+/** Timestamp granularities of verbose_json (OpenAI). */
+export const TIMESTAMP_GRANULARITIES = ["segment", "word"] as const;
+/** One timestamp granularity. */
+export type TimestampGranularity = (typeof TIMESTAMP_GRANULARITIES)[number];
+
+/** Longest `prompt` accepted, in characters (Whisper keeps only its last 223 tokens anyway). */
+export const MAX_PROMPT_CHARS = 4096;
+
+/** The form field OpenAI clients repeat for each granularity. */
+const GRANULARITIES_FIELD = "timestamp_granularities[]";
 
 /** Form fields of POST /v1/asr/audio/transcriptions (besides `file`). Unknown fields are ignored. */
 export const TranscriptionFormSchema = v.object({
@@ -25,16 +38,102 @@ export const TranscriptionFormSchema = v.object({
     ),
     "json",
   ),
-  model: v.optional(v.pipe(v.string(), v.description("Accepted for OpenAI-client compatibility and ignored: the installed ASR packs decide."))),
+  model: v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        "A recogniser pack by folder name (see /v1/asr/health `packs`). A name that is not installed, such as " +
+          "`whisper-1`, uses the default pack (asr.pack, or the dialect route). The pack that answered is in the " +
+          "`X-ASR-Model` header and verbose_json `model`.",
+      ),
+      v.examples(["whisper-1"]),
+    ),
+  ),
+  prompt: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(MAX_PROMPT_CHARS, `Must be at most ${MAX_PROMPT_CHARS} characters`),
+      v.description(
+        "Text the audio continues (names, spelling, style). Whisper packs decode after it as previous-text " +
+          "context (`<|startofprev|>`, its last 223 tokens); other recognisers ignore it.",
+      ),
+    ),
+  ),
+  temperature: v.optional(
+    v.pipe(
+      v.number("Must be a number between 0 and 1"),
+      v.minValue(0, "Must be between 0 and 1"),
+      v.maxValue(1, "Must be between 0 and 1"),
+      v.description(
+        "Whisper packs: 0 (default) decodes greedily and falls back to sampling at 0.2, 0.4, … 1.0 when the text " +
+          "repeats itself (compression ratio > 2.4) or is improbable (mean log-probability < −1); a higher value " +
+          "starts the fallback there. Other recognisers ignore it.",
+      ),
+      v.examples([0]),
+    ),
+  ),
+  [GRANULARITIES_FIELD]: v.optional(
+    v.pipe(
+      v.array(v.picklist(TIMESTAMP_GRANULARITIES, `Must be one of: ${TIMESTAMP_GRANULARITIES.join(", ")}`)),
+      v.description(
+        "verbose_json only, repeat the field per value: `segment` (default) gives `segments`, `word` gives " +
+          "`words` (timed by CTC, transducer and Moonshine packs; empty for Whisper, whose export cannot time words).",
+      ),
+    ),
+  ),
 });
 
 /** The validated form fields, defaults applied (`response_format` json). */
 export type TranscriptionForm = Readonly<v.InferOutput<typeof TranscriptionFormSchema>>;
 
-/** Validates the form fields (empty values count as omitted). Throws AppError 422. */
-export function parseTranscriptionForm(fields: Readonly<Record<string, string>>): TranscriptionForm {
-  const present = Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim().length > 0).map(([k, value]) => [k, value.trim()]));
-  const result = v.safeParse(TranscriptionFormSchema, present);
+/** The form's values as the schema takes them: trimmed, empty ones dropped, numbers and lists read. */
+function formInput(
+  fields: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, readonly string[]>>,
+): Record<string, unknown> {
+  const present: Record<string, unknown> = Object.fromEntries(
+    Object.entries(fields)
+      .filter(([, value]) => value.trim().length > 0)
+      .map(([k, value]) => [k, value.trim()]),
+  );
+  const temperature = present.temperature;
+  if (typeof temperature === "string" && /^[+-]?(\d+\.?\d*|\.\d+)$/.test(temperature)) present.temperature = Number(temperature);
+  // OpenAI clients send `timestamp_granularities[]` once per value; a bare comma list is read too.
+  const all = (name: string) => values[name] ?? (fields[name] === undefined ? [] : [fields[name]]);
+  const listed = [...all(GRANULARITIES_FIELD), ...all("timestamp_granularities")]
+    .flatMap((value) => value.split(","))
+    .map((value) => value.trim())
+    .filter((value) => value.length > 0);
+  delete present.timestamp_granularities;
+  if (listed.length > 0) present[GRANULARITIES_FIELD] = listed;
+  else delete present[GRANULARITIES_FIELD];
+  return present;
+}
+
+/**
+ * Validates the form fields (empty values count as omitted); `values` holds every value of a
+ * repeated field. Throws AppError 422.
+ */
+export function parseTranscriptionForm(
+  fields: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, readonly string[]>> = {},
+): TranscriptionForm {
+  const result = v.safeParse(TranscriptionFormSchema, formInput(fields, values));
   if (!result.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, FORM_FIELDS) });
   return result.output;
+}
+
+/** The granularities a form asked for (`segment` when it named none). */
+export function granularities(form: TranscriptionForm): readonly TimestampGranularity[] {
+  const asked = form[GRANULARITIES_FIELD];
+  return asked && asked.length > 0 ? [...new Set(asked)] : ["segment"];
+}
+
+/** The service options a form asks for (`model`, `prompt`, `temperature`). */
+export function transcriptionOptions(form: TranscriptionForm): Pick<TranscriptionOptions, "model" | "prompt" | "temperature"> {
+  return {
+    ...(form.model !== undefined ? { model: form.model } : {}),
+    ...(form.prompt !== undefined ? { prompt: form.prompt } : {}),
+    ...(form.temperature !== undefined ? { temperature: form.temperature } : {}),
+  };
 }

@@ -1,10 +1,13 @@
 /**
  * The ASR service behind every front door (REST, gRPC, `sawt asr`). A request's audio is decoded
- * by the hardened ffmpeg path, cut into ≤ 30 s speech segments (Silero VAD when a pack is
- * installed, an energy splitter otherwise), its dialect identified from the first segment when a
- * dialect-id pack is installed (which may route it to a dialect-specific recogniser), and each
- * segment recognised in order. Streams go through the very same segmentation, so a stream's final
- * results are the segments a file upload of the same audio yields.
+ * by the hardened ffmpeg path and its speech found (Silero VAD when a pack is installed, an energy
+ * splitter otherwise); the segmentation policy (./segmentation/policy.ts) decodes audio that fits
+ * the recogniser's window whole and cuts longer audio into utterances. With a dialect-id pack the
+ * call's dialect is decided over its first seconds of speech (./dialect/call.ts), which may route
+ * it to a dialect-specific recogniser; `model` names a pack explicitly. Streams are endpointed on
+ * the same speech spans, one final per span, so their finals match a file's utterance segments
+ * whenever the pauses between utterances are at least the join pause (0.5 s);
+ * ./segmentation/endpointer.ts applies the whole policy to live audio.
  */
 import { SPEECH_SAMPLE_RATE } from "../audio/speech-rate.ts";
 import { decodeAudioFile } from "../audio/decode.ts";
@@ -12,11 +15,22 @@ import { AppError } from "../errors/taxonomy.ts";
 import type { Admission } from "../runtime/admission.ts";
 import type { CallOptions } from "../core/call.ts";
 import type { LoadedAsrPacks } from "./packs.ts";
-import type { Recognizer, VoiceActivityDetector } from "./recognizer.ts";
-import type { AsrService, StreamingResult, Transcript, TranscriptSegment } from "./types.ts";
+import type { RecognizedText, RecognizeOptions, Recognizer, VoiceActivityDetector } from "./recognizer.ts";
+import type {
+  AsrService,
+  StreamingResult,
+  Transcript,
+  TranscriptionOptions,
+  TranscriptSegment,
+  TranscriptWord,
+} from "./types.ts";
+import { CallDialects, DEFAULT_CALL_DIALECT_SECONDS } from "./dialect/call.ts";
+import { appendWords, joinPieceTexts, type JoinablePiece } from "./segmentation/join.ts";
+import { decodePieces, DEFAULT_WINDOW_SECONDS, policyOptions, type DecodePiece } from "./segmentation/policy.ts";
+import { reportPiece } from "./segmentation/report.ts";
 import { createEnergyDetector } from "./vad/energy.ts";
 import { segmentSpeech, SpeechTracker, type SpeechPiece } from "./vad/pipeline.ts";
-import type { SegmenterOptions } from "./vad/segmenter.ts";
+import type { SegmenterOptions, SpeechSpan } from "./vad/segmenter.ts";
 
 /** Audio between two interim results of a stream. */
 export const INTERIM_SECONDS = 1;
@@ -34,10 +48,46 @@ export interface AsrServiceOptions {
   readonly admission: Admission;
   readonly decode: { readonly maxDurationSeconds: number; readonly timeoutMs: number };
   readonly segmenter?: Partial<SegmenterOptions>;
+  /** Pauses shorter than this keep speech in one utterance (segmentation policy). */
+  readonly joinPauseSeconds?: number;
+  /** Seconds of speech the call's dialect is decided over. */
+  readonly dialectSeconds?: number;
   readonly observe?: InferenceObserver;
 }
 
 const seconds = (samples: number) => Math.round((samples / SPEECH_SAMPLE_RATE) * 1000) / 1000;
+
+/** A recogniser's window in seconds, read defensively (families that do not declare one get 30 s). */
+export function windowSeconds(recognizer: Recognizer): number {
+  const declared = recognizer.maxSegmentSeconds;
+  return typeof declared === "number" && Number.isFinite(declared) && declared >= 2 ? declared : DEFAULT_WINDOW_SECONDS;
+}
+
+/** The decoding options a call passes to its recogniser. */
+function recognizeOptions(options: TranscriptionOptions): RecognizeOptions {
+  return {
+    ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+  };
+}
+
+/** Middles of the pauses between a piece's utterances, in seconds from the piece's start. */
+function wordBreaks(piece: DecodePiece): RecognizeOptions {
+  const breaks = piece.utterances.slice(1).map((u, i) => (piece.utterances[i]!.end + u.start) / 2 - piece.start);
+  return breaks.length > 0 ? { wordBreaks: breaks.map((at) => at / SPEECH_SAMPLE_RATE) } : {};
+}
+
+/** A searching recogniser's decoding facts as segment fields. */
+function decodingFacts(result: RecognizedText): Partial<TranscriptSegment> {
+  const facts = result.decoding;
+  if (facts === undefined) return {};
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  return {
+    temperature: round(facts.temperature),
+    avgLogprob: round(facts.avgLogprob),
+    compressionRatio: round(facts.compressionRatio),
+  };
+}
 
 /** Recognition state shared by the segments of one request or stream. */
 interface Session {
@@ -53,15 +103,15 @@ export class AsrEngineService implements AsrService {
     this.detector = options.packs.vad ?? createEnergyDetector();
   }
 
-  async transcribeFile(path: string, options: CallOptions = {}): Promise<Transcript> {
+  async transcribeFile(path: string, options: TranscriptionOptions = {}): Promise<Transcript> {
     const decoded = await decodeAudioFile(path, { ...this.options.decode, signal: options.signal });
     return this.transcribeSamples(decoded.samples, options);
   }
 
-  transcribeSamples(samples: Float32Array, options: CallOptions = {}): Promise<Transcript> {
+  transcribeSamples(samples: Float32Array, options: TranscriptionOptions = {}): Promise<Transcript> {
     return this.options.admission.run(async () => {
       const started = performance.now();
-      const transcript = await this.transcribe(samples, options.signal);
+      const transcript = await this.transcribe(samples, options);
       this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
       return transcript;
     }, { signal: options.signal, timeoutMs: options.timeoutMs });
@@ -115,20 +165,79 @@ export class AsrEngineService implements AsrService {
     }
   }
 
-  private async transcribe(samples: Float32Array, signal?: AbortSignal): Promise<Transcript> {
-    const pieces = await segmentSpeech(samples, this.detector, this.options.segmenter, signal);
-    const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
+  /** Recogniser for `model` (a pack folder name); unknown or absent names get the default. */
+  private pick(model: string | undefined): { recognizer: Recognizer; explicit: boolean } {
+    const named = model === undefined ? undefined : this.options.packs.recognizers.get(model);
+    return named ? { recognizer: named, explicit: true } : { recognizer: this.options.defaultRecognizer, explicit: false };
+  }
+
+  /** Longest speech span the detector may produce: the smallest window of any recogniser. */
+  private spanWindowSeconds(): number {
+    const windows = [...this.options.packs.recognizers.values(), this.options.defaultRecognizer].map(windowSeconds);
+    return Math.min(this.options.segmenter?.maxSegmentSeconds ?? DEFAULT_WINDOW_SECONDS, ...windows);
+  }
+
+  private plan(spans: readonly SpeechSpan[], total: number, recognizer: Recognizer): DecodePiece[] {
+    return decodePieces(spans, total, policyOptions(windowSeconds(recognizer), this.options.joinPauseSeconds));
+  }
+
+  /**
+   * A whole recording: speech spans → decode pieces (the segmentation policy) → the call's dialect
+   * over its first seconds of speech (which may route to a dialect pack) → one recognition per
+   * piece → segments split back into utterances → one text joined by the word rule.
+   */
+  private async transcribe(samples: Float32Array, options: TranscriptionOptions): Promise<Transcript> {
+    const { signal } = options;
+    const segmenter = { ...this.options.segmenter, maxSegmentSeconds: this.spanWindowSeconds() };
+    const spans = await segmentSpeech(samples, this.detector, segmenter, signal);
+    const chosen = this.pick(options.model);
+    let recognizer = chosen.recognizer;
+    let pieces = this.plan(spans, samples.length, recognizer);
+    const callSeconds = this.options.dialectSeconds ?? DEFAULT_CALL_DIALECT_SECONDS;
+    const dialects = new CallDialects(this.options.packs.dialect, samples, callSeconds);
+    const decision = await dialects.decide(pieces.flatMap((p) => p.utterances), signal);
+    const routed = decision && !chosen.explicit ? this.options.dialectRoutes.get(decision.dialect) : undefined;
+    if (routed !== undefined && routed !== recognizer) {
+      recognizer = routed;
+      pieces = this.plan(spans, samples.length, recognizer);
+    }
     const segments: TranscriptSegment[] = [];
+    const texts: JoinablePiece[] = [];
+    const words: TranscriptWord[] = [];
+    let timed = false;
     for (const piece of pieces) {
-      const segment = await this.recognizePiece(piece, state, signal);
-      if (segment.text !== "") segments.push({ ...segment, id: segments.length });
+      signal?.throwIfAborted();
+      const result = await recognizer.recognize(samples.slice(piece.start, piece.end), signal, {
+        ...recognizeOptions(options),
+        ...wordBreaks(piece),
+      });
+      const reported = reportPiece(piece, result);
+      if (reported.length === 0) continue;
+      texts.push(result);
+      timed ||= result.words !== undefined;
+      appendWords(words, reported.flatMap((r) => r.words ?? []), result.continuesWord === true && texts.length > 1);
+      for (const part of reported) {
+        const dialect = await dialects.ofUtterances(part.utterances, signal);
+        segments.push({
+          id: segments.length,
+          start: seconds(part.start),
+          end: seconds(part.end),
+          text: part.text,
+          ...(part.words ? { words: part.words } : {}),
+          ...(dialect ? { dialect } : {}),
+          ...decodingFacts(result),
+        });
+      }
     }
     return {
-      text: segments.map((s) => s.text).join(" "),
+      text: joinPieceTexts(texts),
       language: "ar",
-      dialect: state.dialect ?? null,
+      dialect: decision?.dialect ?? null,
       duration: seconds(samples.length),
       segments,
+      ...(segments.length > 0 ? { model: recognizer.name } : {}),
+      ...(decision ? { dialectConfidence: decision.confidence } : {}),
+      ...(timed && segments.length > 0 ? { words } : {}),
     };
   }
 

@@ -7,6 +7,7 @@ import { extname } from "node:path";
 import { existsSync } from "node:fs";
 import { buildAsrEngine } from "../asr/engine.ts";
 import { renderTranscript } from "../asr/formats.ts";
+import { granularities, parseTranscriptionForm, transcriptionOptions, type TranscriptionForm } from "../asr/schema.ts";
 import { TRANSCRIPT_FORMATS, UPLOAD_EXTENSIONS, type TranscriptFormat } from "../asr/types.ts";
 import { loadConfig } from "../config/config.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
@@ -15,18 +16,49 @@ import { Admission } from "../runtime/admission.ts";
 import { parseArgs, stringFlag, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 
-const flags = { config: "value", format: "value" } as const;
+const flags = {
+  config: "value",
+  format: "value",
+  model: "value",
+  prompt: "value",
+  temperature: "value",
+  "timestamp-granularities": "value",
+} as const;
+
+/** The flags as the REST form would carry them, validated by the same schema. */
+function formOf(args: ReturnType<typeof parseArgs>): TranscriptionForm {
+  const fields: Record<string, string> = {};
+  const put = (field: string, flag: string) => {
+    const value = stringFlag(args, flag);
+    if (value !== undefined) fields[field] = value;
+  };
+  put("response_format", "format");
+  put("model", "model");
+  put("prompt", "prompt");
+  put("temperature", "temperature");
+  put("timestamp_granularities", "timestamp-granularities");
+  try {
+    return parseTranscriptionForm(fields);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const problems = error.fields.map((f) => `${f.field.replace(/^form\./, "")}: ${f.message}`).join("; ");
+    throw new UsageError(problems || error.detail);
+  }
+}
 
 /** The offline transcription command. */
 export const asrCommand: Command = {
   name: "asr",
   summary: "transcribe an audio file offline (no server)",
   usage: `Usage:
-  sawt asr FILE [--format json|text|verbose_json|srt|vtt] [--config FILE]
+  sawt asr FILE [--format json|text|verbose_json|srt|vtt] [--model PACK] [--prompt TEXT]
+               [--temperature 0..1] [--timestamp-granularities segment,word] [--config FILE]
 
 Transcribes FILE with the ASR packs in paths.models_dir and prints the transcript to stdout in
 the given format (default json: {"text","language","dialect","duration"}). FILE must have one of
 the upload extensions: ${UPLOAD_EXTENSIONS.join(", ")}.
+--model, --prompt, --temperature and --timestamp-granularities mean what the REST form fields
+model, prompt, temperature and timestamp_granularities[] mean (the same service path).
 Exit 0 on success; 1 when the file cannot be transcribed or no ASR pack is installed; 2 on usage errors.`,
   flags,
   async run(argv) {
@@ -36,6 +68,7 @@ Exit 0 on success; 1 when the file cannot be transcribed or no ASR pack is insta
     if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
     const format = stringFlag(args, "format") ?? "json";
     if (!(TRANSCRIPT_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${TRANSCRIPT_FORMATS.join(", ")}`);
+    const form = formOf(args);
     const config = loadConfig({ file: stringFlag(args, "config") });
     // stdout carries the transcript; only problems go to the (stderr) log.
     setLogLevel(config.log.level === "debug" ? "debug" : "warn");
@@ -54,8 +87,8 @@ Exit 0 on success; 1 when the file cannot be transcribed or no ASR pack is insta
       return 1;
     }
     try {
-      const transcript = await engine.service.transcribeFile(file);
-      const rendered = renderTranscript(transcript, format as TranscriptFormat);
+      const transcript = await engine.service.transcribeFile(file, transcriptionOptions(form));
+      const rendered = renderTranscript(transcript, format as TranscriptFormat, { granularities: granularities(form) });
       process.stdout.write(rendered.body.endsWith("\n") ? rendered.body : `${rendered.body}\n`);
       return 0;
     } catch (error) {

@@ -74,6 +74,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     itemPattern: { regex: /^[A-Za-z][A-Za-z0-9_-]*=[^=\s/]+$/, hint: "dialect=pack, e.g. ar-egyptian=whisper-egy" },
     doc: "Dialect-specific recogniser packs as `dialect=pack` (e.g. `ar-egyptian=whisper-egy`): used when the dialect-id pack detects that dialect.",
   },
+  { section: "asr", key: "dialect_seconds", type: "int", default: 30, min: 1, max: 600, doc: "Seconds of speech (across segments) the call's dialect is decided over (mean of the dialect-id logits)." },
   {
     section: "cluster",
     key: "secret",

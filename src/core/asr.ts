@@ -25,6 +25,12 @@ export interface TranscriptSegment {
   readonly end: number;
   readonly text: string;
   readonly words?: readonly TranscriptWord[];
+  /** The segment's own dialect (best label of its speech), when a dialect-id pack is installed. */
+  readonly dialect?: string;
+  /** Decoder facts of searching recognisers (Whisper): temperature kept, mean log-probability, compression ratio. */
+  readonly temperature?: number;
+  readonly avgLogprob?: number;
+  readonly compressionRatio?: number;
 }
 
 /** A finished transcription. */
@@ -36,6 +42,22 @@ export interface Transcript {
   /** Seconds of audio. */
   readonly duration: number;
   readonly segments: readonly TranscriptSegment[];
+  /** Pack (folder name) that recognised the speech; absent when nothing was recognised. */
+  readonly model?: string;
+  /** Softmax probability of `dialect` under the call's mean dialect logits. */
+  readonly dialectConfidence?: number;
+  /** Every timed word of the call, in order, when the recogniser times words. */
+  readonly words?: readonly TranscriptWord[];
+}
+
+/** What a transcription call may ask beyond {@link CallOptions}. */
+export interface TranscriptionOptions extends CallOptions {
+  /** Recogniser pack by folder name; a name that is not installed means the default (`whisper-1`). */
+  readonly model?: string;
+  /** Text the audio continues; used by recognisers that take context (Whisper), ignored by others. */
+  readonly prompt?: string;
+  /** First sampling temperature in [0, 1] (Whisper; 0 = greedy with temperature fallback). */
+  readonly temperature?: number;
 }
 
 /** An interim or final streaming result. */
@@ -50,9 +72,9 @@ export interface StreamingResult {
 /** The ASR service all front doors call. */
 export interface AsrService {
   /** Decodes (hardened ffmpeg) and transcribes an uploaded file. Throws AppError. */
-  transcribeFile(path: string, options?: CallOptions): Promise<Transcript>;
+  transcribeFile(path: string, options?: TranscriptionOptions): Promise<Transcript>;
   /** Transcribes 16 kHz mono float samples. */
-  transcribeSamples(samples: Float32Array, options?: CallOptions): Promise<Transcript>;
+  transcribeSamples(samples: Float32Array, options?: TranscriptionOptions): Promise<Transcript>;
   /** Streaming recognition over 16 kHz mono float chunks: interim then final results (VAD endpointing). */
   transcribeStream(chunks: AsyncIterable<Float32Array>, options?: CallOptions): AsyncIterable<StreamingResult>;
 }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import type { AppContext } from "../core/context.ts";
 import { TranscriptionFormSchema } from "../asr/schema.ts";
-import type { AsrService, Transcript } from "../asr/types.ts";
+import type { AsrService, Transcript, TranscriptionOptions } from "../asr/types.ts";
 import { allowedExtension, uploadDir, uploadTooLarge } from "../audio/upload.ts";
 import { readyService } from "../edge/readiness.ts";
 import { fieldErrors } from "../errors/fields.ts";
@@ -30,6 +30,9 @@ export interface RecognitionConfigMessage {
   sample_rate_hz: number;
   container: string;
   language: string;
+  model?: string;
+  prompt?: string;
+  temperature?: number;
 }
 
 interface RecognizeRequestMessage {
@@ -55,9 +58,27 @@ function checkConfig(config: RecognitionConfigMessage, location: string): void {
     const checked = v.safeParse(TranscriptionFormSchema, { language: config.language.trim() });
     if (!checked.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(checked.issues, { prefix: location, root: location }) });
   }
+  const prompt = config.prompt ?? "";
+  const temperature = config.temperature ?? 0;
+  const options = v.safeParse(TranscriptionFormSchema, { ...(prompt !== "" ? { prompt } : {}), temperature });
+  if (!options.success) {
+    const fields = fieldErrors(options.issues, { prefix: location, root: location });
+    throw new AppError("validation", Detail.validationFailed, { fields });
+  }
   if (config.encoding === "LINEAR_PCM" && (!Number.isInteger(config.sample_rate_hz) || config.sample_rate_hz < 8000 || config.sample_rate_hz > 48000)) {
     throw invalid(`${location}.sample_rate_hz`, "LINEAR_PCM needs a sample rate between 8000 and 48000");
   }
+}
+
+/** The transcription options a Recognize config carries (the REST form's model, prompt, temperature). */
+function recognizeOptions(config: RecognitionConfigMessage): TranscriptionOptions {
+  const model = config.model?.trim() ?? "";
+  const prompt = config.prompt ?? "";
+  return {
+    ...(model !== "" ? { model } : {}),
+    ...(prompt.trim() !== "" ? { prompt } : {}),
+    ...(config.temperature ? { temperature: config.temperature } : {}),
+  };
 }
 
 /** A transcript as a RecognizeResponse. */
@@ -67,7 +88,16 @@ export function recognizeResponse(transcript: Transcript) {
     language: transcript.language,
     dialect: transcript.dialect ?? "",
     duration_seconds: transcript.duration,
-    segments: transcript.segments.map((s) => ({ id: s.id, start: s.start, end: s.end, text: s.text, words: s.words ? [...s.words] : [] })),
+    segments: transcript.segments.map((s) => ({
+      id: s.id,
+      start: s.start,
+      end: s.end,
+      text: s.text,
+      words: s.words ? [...s.words] : [],
+      dialect: s.dialect ?? "",
+    })),
+    model: transcript.model ?? "",
+    dialect_confidence: transcript.dialectConfidence ?? 0,
   };
 }
 
@@ -164,12 +194,13 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       if (message.audio.length > ctx.config.asr.max_upload_mb * 1024 * 1024) throw uploadTooLarge(ctx.config.asr.max_upload_mb);
       if (config.encoding !== "LINEAR_PCM") {
         const extension = containerExtension(config.container);
-        return recognizeResponse(await transcribeContainer(ctx, readyService(ctx, "asr"), message.audio, extension, scope.options));
+        const options = { ...scope.options, ...recognizeOptions(config) };
+        return recognizeResponse(await transcribeContainer(ctx, readyService(ctx, "asr"), message.audio, extension, options));
       }
       if (config.container !== "") throw invalid("config.container", "LINEAR_PCM audio has no container");
       const asr = readyService(ctx, "asr");
       const audio = await pcmToAsrRate(message.audio, config.sample_rate_hz, scope.options.signal);
-      return recognizeResponse(await asr.transcribeSamples(audio, scope.options));
+      return recognizeResponse(await asr.transcribeSamples(audio, { ...scope.options, ...recognizeOptions(config) }));
     }),
 
     StreamingRecognize: streamingMethod<grpc.ServerDuplexStream<StreamingRequestMessage, unknown>>(ctx, "asr.StreamingRecognize", async (call, scope) => {

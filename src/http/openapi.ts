@@ -13,6 +13,7 @@ interface Node {
   readonly kind: string;
   readonly type: string;
   readonly wrapped?: Node;
+  readonly item?: Node;
   readonly entries?: Record<string, Node>;
   readonly options?: readonly unknown[];
   readonly pipe?: readonly Node[];
@@ -57,6 +58,9 @@ function convert(node: Node): Converted {
       break;
     case "picklist":
       schema = { type: "string", enum: [...(node.options ?? [])] };
+      break;
+    case "array":
+      schema = { type: "array", items: node.item ? convert(node.item).schema : {} };
       break;
     default:
       schema = {};

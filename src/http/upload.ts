@@ -34,6 +34,8 @@ export interface Upload extends UploadedFile {
   readonly files: readonly UploadedFile[];
   /** Form fields other than the file (last value wins). */
   readonly fields: Readonly<Record<string, string>>;
+  /** Every value of each form field, in order (for fields a client repeats, e.g. `name[]`). */
+  readonly fieldValues: Readonly<Record<string, readonly string[]>>;
   remove(): Promise<void>;
 }
 
@@ -67,6 +69,8 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
 
   const dir = options.dir;
   const fields: Record<string, string> = {};
+  // No prototype: a part named `__proto__` must stay a plain entry.
+  const fieldValues: Record<string, string[]> = Object.create(null);
   const maxFiles = options.maxFiles ?? 1;
   const files: Array<{ path: string; filename: string; extension: string; bytes: number }> = [];
   let totalBytes = 0;
@@ -113,7 +117,9 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
         chunks.push(new Uint8Array(chunk)); // copy: the parser reuses its buffer
       },
       end: () => {
-        fields[name] = Buffer.concat(chunks).toString("utf8");
+        const value = Buffer.concat(chunks).toString("utf8");
+        fields[name] = value;
+        (fieldValues[name] ??= []).push(value);
       },
     };
   };
@@ -136,5 +142,5 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
   }
   const first = files[0];
   if (first === undefined) throw new AppError("bad_request", Detail.noFile);
-  return { ...first, files, fields, remove: async () => void (await Promise.all(files.map((f) => rm(f.path, { force: true })))) };
+  return { ...first, files, fields, fieldValues, remove: async () => void (await Promise.all(files.map((f) => rm(f.path, { force: true })))) };
 }

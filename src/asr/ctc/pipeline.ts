@@ -6,7 +6,8 @@
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { nemoFbank } from "../features/fbank.ts";
 import { argmax } from "../onnx.ts";
-import type { RecognizedText, RecognizedWord, Recognizer } from "../recognizer.ts";
+import type { RecognizedText, RecognizedWord, RecognizeOptions, Recognizer } from "../recognizer.ts";
+import { marksWordStarts } from "../segmentation/join.ts";
 import type { CtcConfig } from "./config.ts";
 import { CtcModel, type CtcOutput } from "./model.ts";
 
@@ -38,8 +39,19 @@ function isControl(token: string): boolean {
   return /^<[^<>\s]+>$/.test(token);
 }
 
-/** Text and word times of emitted tokens; `frameSeconds` is the output frame duration. */
-export function ctcText(tokens: readonly CtcToken[], table: readonly string[], frameSeconds: number): RecognizedText {
+/**
+ * Text and word times of emitted tokens; `frameSeconds` is the output frame duration. A time in
+ * `wordBreaks` (seconds, inside a pause the segmentation policy ends an utterance at) that falls
+ * between two tokens is a word break even without `▁`: a character model emits nothing in
+ * silence, so only the pause tells that the next word began. Shorter pauses (a word spoken
+ * slowly) never break a word.
+ */
+export function ctcText(
+  tokens: readonly CtcToken[],
+  table: readonly string[],
+  frameSeconds: number,
+  wordBreaks: readonly number[] = [],
+): RecognizedText {
   const words: RecognizedWord[] = [];
   let word = "";
   let start = 0;
@@ -51,6 +63,7 @@ export function ctcText(tokens: readonly CtcToken[], table: readonly string[], f
   for (const { id, frame } of tokens) {
     const piece = table[id] ?? "";
     if (isControl(piece)) continue;
+    if (word !== "" && wordBreaks.some((at) => at >= end && at <= frame * frameSeconds)) flush();
     const parts = piece.split(WORD_MARK);
     // Every `▁` starts a new word; text before the first one continues the current word.
     for (const [index, part] of parts.entries()) {
@@ -69,10 +82,15 @@ export function ctcText(tokens: readonly CtcToken[], table: readonly string[], f
 export class CtcRecognizer implements Recognizer {
   readonly family = "nemo-ctc";
 
+  /** Whether the vocabulary marks word starts (word pieces), so a segment can say it continues a word. */
+  private readonly marksStarts: boolean;
+
   private constructor(
     readonly name: string,
     private readonly model: CtcModel,
-  ) {}
+  ) {
+    this.marksStarts = marksWordStarts(model.config.tokens);
+  }
 
   /** Loads the pack's session. */
   static async load(config: CtcConfig, name: string): Promise<CtcRecognizer> {
@@ -83,14 +101,18 @@ export class CtcRecognizer implements Recognizer {
     return this.model.provider;
   }
 
-  async recognize(samples: Float32Array, signal?: AbortSignal): Promise<RecognizedText> {
+  async recognize(samples: Float32Array, signal?: AbortSignal, options: RecognizeOptions = {}): Promise<RecognizedText> {
     const { config } = this.model;
     const features = nemoFbank(samples, { nMels: config.featDim, normalize: config.normalize });
     if (features.validFrames === 0) return { text: "", words: [] };
     signal?.throwIfAborted();
     const output = await this.model.run(features.data, features.nFrames, features.validFrames);
     const factor = config.subsamplingFactor ?? Math.max(1, Math.round(features.nFrames / Math.max(1, output.frames)));
-    return ctcText(greedyCtc(output, config.blankId), config.tokens, factor * FRAME_SECONDS);
+    const tokens = greedyCtc(output, config.blankId);
+    const text = ctcText(tokens, config.tokens, factor * FRAME_SECONDS, options.wordBreaks);
+    const first = tokens.map((t) => config.tokens[t.id] ?? "").find((piece) => piece !== "" && !isControl(piece));
+    const continuesWord = this.marksStarts && first !== undefined && !first.startsWith(WORD_MARK);
+    return continuesWord ? { ...text, continuesWord } : text;
   }
 
   release(): Promise<void> {

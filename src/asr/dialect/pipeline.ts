@@ -1,6 +1,7 @@
 /**
  * Dialect identification of a stretch of speech: fbank features of (at most `max_seconds` of) the
- * audio, pooled when the model wants one vector, → logits → the best label.
+ * audio, pooled when the model wants one vector, → logits → the best label. The service combines
+ * the logits of several stretches into one decision per call (./call.ts).
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { nemoFbank } from "../features/fbank.ts";
@@ -39,7 +40,22 @@ export class DialectPipeline implements DialectIdentifier {
     return new DialectPipeline(name, await DialectModel.load(config, `${name}/${config.modelPath.split("/").pop()}`));
   }
 
+  get labels(): readonly string[] {
+    return this.model.config.labels;
+  }
+
+  get maxSeconds(): number {
+    return this.model.config.maxSeconds;
+  }
+
   async identify(samples: Float32Array, signal?: AbortSignal): Promise<string | null> {
+    const logits = await this.logits(samples, signal);
+    if (logits === null) return null;
+    const best = argmax(logits, 0, Math.min(logits.length, this.labels.length));
+    return best < 0 ? null : this.labels[best]!;
+  }
+
+  async logits(samples: Float32Array, signal?: AbortSignal): Promise<Float32Array | null> {
     const { config } = this.model;
     const audio = samples.subarray(0, config.maxSeconds * SPEECH_SAMPLE_RATE);
     const features = nemoFbank(audio, { nMels: config.featDim, normalize: config.normalize });
@@ -48,8 +64,7 @@ export class DialectPipeline implements DialectIdentifier {
     const logits = config.pooled
       ? await this.model.logits(meanPool(features.data, features.nMels, features.nFrames, features.validFrames), null)
       : await this.model.logits(validFrames(features.data, features.nMels, features.nFrames, features.validFrames), features.validFrames);
-    const best = argmax(logits, 0, Math.min(logits.length, config.labels.length));
-    return best < 0 ? null : config.labels[best]!;
+    return logits.slice(0, config.labels.length);
   }
 
   release(): Promise<void> {

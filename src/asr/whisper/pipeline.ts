@@ -5,14 +5,17 @@
  * far, carrying the self caches it returns. Suppressed: every special token (ids above eot: task,
  * language, timestamp and no-speech tokens), the model's non_speech_tokens (OpenAI's default
  * suppression), and on the first step eot and blank (a lone space). Text is the joined bytes of
- * the emitted tokens, decoded once.
+ * the emitted tokens, decoded once. A `prompt` goes before the task prompt as previous-text
+ * context (./encode.ts); temperature fallback as in Whisper's reference decoder (./fallback.ts).
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { WHISPER_N_FRAMES, whisperLogMel } from "../features/whisper-mel.ts";
 import { argmax } from "../onnx.ts";
-import type { RecognizedText, Recognizer } from "../recognizer.ts";
+import type { RecognizedText, RecognizeOptions, Recognizer } from "../recognizer.ts";
 import type { WhisperConfig, WhisperMeta } from "./config.ts";
-import { WhisperModel } from "./model.ts";
+import { promptWithContext, WhisperEncoder } from "./encode.ts";
+import { compressionRatio, logProbability, needsFallback, sample, seededRandom, temperatures } from "./fallback.ts";
+import { type CrossAttention, WhisperModel } from "./model.ts";
 import { detokenize } from "./tokens.ts";
 
 /** Tokens per second of audio a window may produce (fast Arabic speech stays well below). */
@@ -35,35 +38,90 @@ export function suppression(meta: WhisperMeta): { first: (id: number) => boolean
   return { first: (id) => later(id) || id === meta.eot || id === meta.blankId, later };
 }
 
-/** Decodes token ids for one window's audio. */
-export async function decodeWindow(model: WhisperModel, samples: Float32Array, signal?: AbortSignal): Promise<number[]> {
-  const { meta, prompt } = model.config;
-  const mel = whisperLogMel(samples.subarray(0, WHISPER_N_FRAMES * 160), { nMels: meta.nMels });
-  const cross = await model.encode(mel.data, mel.nFrames);
+/** How one window is decoded. */
+export interface DecodeSettings {
+  /** Full decoder prompt (task prompt, possibly after previous-text context). */
+  readonly prompt?: readonly number[];
+  /** 0 is greedy; above 0 samples from softmax(logits / temperature). */
+  readonly temperature?: number;
+  /** Uniform [0, 1) source for sampling. */
+  readonly random?: () => number;
+}
+
+/** Token ids of one decode and the sum of their log-probabilities (end of text included). */
+export interface DecodedTokens {
+  readonly ids: number[];
+  readonly sumLogprob: number;
+}
+
+/** Runs the encoder on one window's audio. */
+export async function encodeWindow(model: WhisperModel, samples: Float32Array): Promise<CrossAttention> {
+  const mel = whisperLogMel(samples.subarray(0, WHISPER_N_FRAMES * 160), { nMels: model.config.meta.nMels });
+  return model.encode(mel.data, mel.nFrames);
+}
+
+/** Decodes token ids from a window's encoder output. */
+export async function decodeTokens(
+  model: WhisperModel,
+  cross: CrossAttention,
+  seconds: number,
+  settings: DecodeSettings = {},
+  signal?: AbortSignal,
+): Promise<DecodedTokens> {
+  const { meta } = model.config;
+  const prompt = settings.prompt ?? model.config.prompt;
+  const temperature = settings.temperature ?? 0;
+  const random = settings.random ?? Math.random;
   const suppress = suppression(meta);
-  const budget = whisperTokenBudget(samples.length / SPEECH_SAMPLE_RATE, meta.nTextCtx);
+  const budget = whisperTokenBudget(seconds, meta.nTextCtx);
+  const pick = (logits: Float32Array, masked: (id: number) => boolean) =>
+    temperature > 0 ? sample(logits, temperature, masked, random) : argmax(logits, 0, logits.length, masked);
   let step = await model.step(prompt, model.emptyCache(), cross, 0);
   let offset = prompt.length;
-  let next = argmax(step.logits, 0, step.logits.length, suppress.first);
+  let mask = suppress.first;
+  let next = pick(step.logits, mask);
+  let sumLogprob = 0;
   const emitted: number[] = [];
-  while (next >= 0 && next !== meta.eot && emitted.length < budget && offset < meta.nTextCtx) {
+  while (next >= 0 && emitted.length < budget && offset < meta.nTextCtx) {
+    sumLogprob += logProbability(step.logits, next, mask);
+    if (next === meta.eot) break;
     emitted.push(next);
     signal?.throwIfAborted();
     step = await model.step([next], step.cache, cross, offset);
     offset += 1;
-    next = argmax(step.logits, 0, step.logits.length, suppress.later);
+    mask = suppress.later;
+    next = pick(step.logits, mask);
   }
-  return emitted;
+  return { ids: emitted, sumLogprob };
 }
+
+/** Decodes token ids for one window's audio, greedily with the task prompt (no fallback). */
+export async function decodeWindow(model: WhisperModel, samples: Float32Array, signal?: AbortSignal): Promise<number[]> {
+  const cross = await encodeWindow(model, samples);
+  return (await decodeTokens(model, cross, samples.length / SPEECH_SAMPLE_RATE, {}, signal)).ids;
+}
+
+/** Characters of a prompt encoded: comfortably more than the 223 tokens the decoder keeps. */
+const PROMPT_TAIL_CHARS = 2000;
+
+/** Seed of the sampling generator (fixed: the same audio always decodes to the same text). */
+const SAMPLING_SEED = 0x5a3d;
 
 /** A Whisper pack as a {@link Recognizer}. */
 export class WhisperRecognizer implements Recognizer {
   readonly family = "whisper";
 
+  /** Windows of at most 30 s (the encoder's fixed input). */
+  readonly maxSegmentSeconds = 30;
+  private readonly encoder: WhisperEncoder;
+
   private constructor(
     readonly name: string,
     private readonly model: WhisperModel,
-  ) {}
+  ) {
+    const text = new Map([...model.config.tokenBytes].filter(([id]) => id < model.config.meta.eot));
+    this.encoder = new WhisperEncoder(text);
+  }
 
   /** Loads the pack's sessions. */
   static async load(config: WhisperConfig, name: string): Promise<WhisperRecognizer> {
@@ -74,10 +132,33 @@ export class WhisperRecognizer implements Recognizer {
     return this.model.provider;
   }
 
-  async recognize(samples: Float32Array, signal?: AbortSignal): Promise<RecognizedText> {
+  /**
+   * One window with temperature fallback (./fallback.ts); `prompt` becomes previous-text
+   * context. The decode kept reports its temperature, mean log-probability and compression ratio.
+   */
+  async recognize(samples: Float32Array, signal?: AbortSignal, options: RecognizeOptions = {}): Promise<RecognizedText> {
     if (samples.length === 0) return { text: "" };
-    const ids = await decodeWindow(this.model, samples, signal);
-    return { text: detokenize(ids, this.model.config.tokenBytes).trim() };
+    const { config } = this.model;
+    // Only the context's last tokens are kept, so only the prompt's tail is worth encoding.
+    const tail = options.prompt?.trim().slice(-PROMPT_TAIL_CHARS) ?? "";
+    const context = tail !== "" ? this.encoder.encode(` ${tail}`) : [];
+    const prompt = promptWithContext(config.prompt, context, config.meta.sotPrev, config.meta.nTextCtx);
+    const cross = await encodeWindow(this.model, samples);
+    const seconds = samples.length / SPEECH_SAMPLE_RATE;
+    let kept: RecognizedText = { text: "" };
+    for (const [attempt, temperature] of temperatures(options.temperature ?? 0).entries()) {
+      const random = seededRandom(SAMPLING_SEED + attempt);
+      const decoded = await decodeTokens(this.model, cross, seconds, { prompt, temperature, random }, signal);
+      const text = detokenize(decoded.ids, config.tokenBytes).trim();
+      const decoding = {
+        temperature,
+        avgLogprob: decoded.sumLogprob / (decoded.ids.length + 1),
+        compressionRatio: compressionRatio(text),
+      };
+      kept = { text, decoding };
+      if (!needsFallback(decoding.compressionRatio, decoding.avgLogprob)) break;
+    }
+    return kept;
   }
 
   release(): Promise<void> {

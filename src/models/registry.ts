@@ -15,6 +15,7 @@
  */
 import { ctcFamily } from "../asr/ctc/family.ts";
 import { dialectFamily } from "../asr/dialect/family.ts";
+import { moonshineFamily } from "../asr/moonshine/family.ts";
 import { sileroFamily } from "../asr/vad/family.ts";
 import { whisperFamily } from "../asr/whisper/family.ts";
 import { piperFamily, vitsFamily } from "../tts/piper/family.ts";
@@ -36,6 +37,7 @@ const BUILT_IN: readonly AnyFamily[] = [
   whisperFamily,
   dialectFamily,
   ctcFamily,
+  moonshineFamily,
 ];
 
 const registered: AnyFamily[] = [];

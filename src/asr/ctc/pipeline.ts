@@ -6,15 +6,13 @@
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { nemoFbank } from "../features/fbank.ts";
 import { argmax } from "../onnx.ts";
-import type { RecognizedText, RecognizedWord, Recognizer } from "../recognizer.ts";
+import { OFFLINE_CONFORMER_SECONDS, type RecognizedText, type Recognizer } from "../recognizer.ts";
+import { timedPiecesText } from "../timed-pieces.ts";
 import type { CtcConfig } from "./config.ts";
 import { CtcModel, type CtcOutput } from "./model.ts";
 
 /** Seconds between feature frames (hop 160 at 16 kHz). */
 const FRAME_SECONDS = 160 / SPEECH_SAMPLE_RATE;
-/** SentencePiece's word-start marker. */
-const WORD_MARK = "▁";
-
 /** One emitted token and the output frame it was emitted on. */
 export interface CtcToken {
   readonly id: number;
@@ -33,41 +31,18 @@ export function greedyCtc(output: CtcOutput, blankId: number): CtcToken[] {
   return tokens;
 }
 
-/** Whether a vocabulary entry is a control symbol (`<unk>`, `<blk>`, `<pad>`, …) rather than text. */
-function isControl(token: string): boolean {
-  return /^<[^<>\s]+>$/.test(token);
-}
-
 /** Text and word times of emitted tokens; `frameSeconds` is the output frame duration. */
 export function ctcText(tokens: readonly CtcToken[], table: readonly string[], frameSeconds: number): RecognizedText {
-  const words: RecognizedWord[] = [];
-  let word = "";
-  let start = 0;
-  let end = 0;
-  const flush = () => {
-    if (word !== "") words.push({ word, start, end });
-    word = "";
-  };
-  for (const { id, frame } of tokens) {
-    const piece = table[id] ?? "";
-    if (isControl(piece)) continue;
-    const parts = piece.split(WORD_MARK);
-    // Every `▁` starts a new word; text before the first one continues the current word.
-    for (const [index, part] of parts.entries()) {
-      if (index > 0) flush();
-      if (part === "") continue;
-      if (word === "") start = frame * frameSeconds;
-      word += part;
-      end = (frame + 1) * frameSeconds;
-    }
-  }
-  flush();
-  return { text: words.map((w) => w.word).join(" "), words };
+  return timedPiecesText(
+    tokens.map(({ id, frame }) => ({ piece: table[id] ?? "", start: frame * frameSeconds, end: (frame + 1) * frameSeconds })),
+  );
 }
 
 /** A NeMo CTC pack as a {@link Recognizer}. */
 export class CtcRecognizer implements Recognizer {
   readonly family = "nemo-ctc";
+  /** See {@link OFFLINE_CONFORMER_SECONDS}. */
+  readonly maxSegmentSeconds = OFFLINE_CONFORMER_SECONDS;
 
   private constructor(
     readonly name: string,

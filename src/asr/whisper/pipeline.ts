@@ -10,7 +10,7 @@
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { WHISPER_N_FRAMES, whisperLogMel } from "../features/whisper-mel.ts";
 import { argmax } from "../onnx.ts";
-import type { RecognizedText, Recognizer } from "../recognizer.ts";
+import { MAX_SEGMENT_SECONDS, type RecognizedText, type Recognizer } from "../recognizer.ts";
 import type { WhisperConfig, WhisperMeta } from "./config.ts";
 import { WhisperModel } from "./model.ts";
 import { detokenize } from "./tokens.ts";
@@ -59,6 +59,8 @@ export async function decodeWindow(model: WhisperModel, samples: Float32Array, s
 /** A Whisper pack as a {@link Recognizer}. */
 export class WhisperRecognizer implements Recognizer {
   readonly family = "whisper";
+  /** Whisper's fixed 30 s window. */
+  readonly maxSegmentSeconds = MAX_SEGMENT_SECONDS;
 
   private constructor(
     readonly name: string,

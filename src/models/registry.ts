@@ -16,6 +16,7 @@
 import { ctcFamily } from "../asr/ctc/family.ts";
 import { dialectFamily } from "../asr/dialect/family.ts";
 import { moonshineFamily } from "../asr/moonshine/family.ts";
+import { transducerFamily } from "../asr/transducer/family.ts";
 import { sileroFamily } from "../asr/vad/family.ts";
 import { whisperFamily } from "../asr/whisper/family.ts";
 import { piperFamily, vitsFamily } from "../tts/piper/family.ts";
@@ -38,6 +39,7 @@ const BUILT_IN: readonly AnyFamily[] = [
   dialectFamily,
   ctcFamily,
   moonshineFamily,
+  transducerFamily,
 ];
 
 const registered: AnyFamily[] = [];

@@ -17,7 +17,7 @@ import { argmax, openSession } from "../onnx.ts";
 import { OFFLINE_CONFORMER_SECONDS, type RecognizedText, type Recognizer } from "../recognizer.ts";
 import { timedPiecesText } from "../timed-pieces.ts";
 import type { TransducerConfig } from "./config.ts";
-import { openJoint, TransducerEncoder, type PredictionJoint, type TransducerJoint } from "./model.ts";
+import { openJoint, TransducerEncoder, type PredictionJoint, type PredictorOutput, type TransducerJoint } from "./model.ts";
 
 /** Seconds between feature frames (hop 160 at 16 kHz). */
 export const FEATURE_FRAME_SECONDS = 160 / SPEECH_SAMPLE_RATE;
@@ -33,21 +33,43 @@ export interface TransducerToken {
   readonly duration: number;
 }
 
+/**
+ * Greedy RNNT search that can be fed encoder frames in pieces (the streaming transducer feeds it
+ * chunk by chunk, carrying the prediction network's output and states across chunks as
+ * sherpa-onnx's online search does).
+ */
+export class RnntSearch {
+  readonly tokens: TransducerToken[] = [];
+  private predicted: PredictorOutput | undefined;
+
+  constructor(
+    private readonly joint: TransducerJoint,
+    private readonly blankId: number,
+  ) {}
+
+  /** Searches `frames`, the first of which is frame `offset` of the stream. */
+  async push(frames: readonly Float32Array[], offset: number, signal?: AbortSignal): Promise<void> {
+    const { joint, blankId } = this;
+    let predicted = (this.predicted ??= await joint.predict(blankId, joint.initialStates()));
+    for (const [t, frame] of frames.entries()) {
+      signal?.throwIfAborted();
+      for (let symbol = 0; symbol < RNNT_MAX_SYMBOLS_PER_FRAME; symbol++) {
+        const logits = await joint.join(frame, predicted.out);
+        const y = argmax(logits, 0, blankId + 1);
+        if (y === blankId) break;
+        this.tokens.push({ id: y, frame: offset + t, duration: 1 });
+        predicted = await joint.predict(y, predicted.states);
+      }
+    }
+    this.predicted = predicted;
+  }
+}
+
 /** Greedy RNNT search over encoder frames. */
 export async function greedyRnnt(frames: readonly Float32Array[], joint: TransducerJoint, blankId: number, signal?: AbortSignal) {
-  const tokens: TransducerToken[] = [];
-  let predicted = await joint.predict(blankId, joint.initialStates());
-  for (const [t, frame] of frames.entries()) {
-    signal?.throwIfAborted();
-    for (let symbol = 0; symbol < RNNT_MAX_SYMBOLS_PER_FRAME; symbol++) {
-      const logits = await joint.join(frame, predicted.out);
-      const y = argmax(logits, 0, blankId + 1);
-      if (y === blankId) break;
-      tokens.push({ id: y, frame: t, duration: 1 });
-      predicted = await joint.predict(y, predicted.states);
-    }
-  }
-  return tokens;
+  const search = new RnntSearch(joint, blankId);
+  await search.push(frames, 0, signal);
+  return search.tokens;
 }
 
 /** Greedy TDT search over encoder frames. */

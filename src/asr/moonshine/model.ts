@@ -22,14 +22,24 @@ export interface MoonshineStep {
 
 const KINDS = ["key", "value"] as const;
 
+function selfPresents(layers: number): string[] {
+  const names = ["logits"];
+  for (let layer = 0; layer < layers; layer++) for (const kind of KINDS) names.push(`present.${layer}.decoder.${kind}`);
+  return names;
+}
+
 /** Owns a Moonshine pack's encoder and merged-decoder sessions. */
 export class MoonshineModel {
+  private readonly selfFetches: readonly string[];
+
   private constructor(
     readonly config: MoonshineConfig,
     private readonly encoder: RunnerSession,
     private readonly decoder: RunnerSession,
     readonly provider: "cpu" | "cuda",
-  ) {}
+  ) {
+    this.selfFetches = selfPresents(config.layers);
+  }
 
   /** Opens both sessions. */
   static async load(config: MoonshineConfig, pack: string): Promise<MoonshineModel> {
@@ -71,12 +81,15 @@ export class MoonshineModel {
    */
   async step(ids: readonly number[], hidden: Tensor, cache: MoonshineCache, first: boolean): Promise<MoonshineStep> {
     const ort = await ortModule();
-    const out = await this.decoder.run({
+    const feeds = {
       input_ids: i64(ids, [1, ids.length]),
       encoder_hidden_states: hidden,
       use_cache_branch: new ort.Tensor("bool", Uint8Array.of(first ? 0 : 1), [1]),
       ...cache,
-    });
+    };
+    // After the first step the cross-attention presents are not needed back (they would cross
+    // the worker boundary every step for nothing).
+    const out = await this.decoder.run(feeds, first ? undefined : this.selfFetches);
     const logits = out.logits;
     const data = floatData(logits, "logits");
     const vocab = logits!.dims[2] ?? 0;

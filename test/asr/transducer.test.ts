@@ -11,7 +11,7 @@ import type { TransducerJoint } from "../../src/asr/transducer/model.ts";
 import { greedyRnnt, greedyTdt, transducerText, TransducerRecognizer } from "../../src/asr/transducer/pipeline.ts";
 import { letterToneAudio } from "../support/models/ctc.ts";
 import { transducerTokens, writeToneTransducerPack } from "../support/models/transducer.ts";
-import { modelsDir } from "./support.ts";
+import { concat, modelsDir, readyEngine, silence } from "./support.ts";
 
 const TEXT = "سلام عليكم ورحمة الله";
 const FRAME = 0.04;
@@ -109,6 +109,26 @@ describe("offline NeMo transducer", () => {
     };
     expect(text(await greedyTdt(frames, stepByOne, blank))).not.toBe(TEXT);
     expect(text(await greedyRnnt(frames, tdt.joint, blank))).not.toBe(TEXT);
+  });
+
+  test.each(["tone-rnnt", "tone-tdt"])("does put monotonic word times inside their segment through the ASR service (%s)", async (pack) => {
+    const engine = await readyEngine(models.dir, { SAWT_ASR_PACK: pack });
+    try {
+      const transcript = await engine.service.transcribeSamples(concat(silence(0.5), letterToneAudio(TEXT), silence(0.5)));
+      expect(transcript.text).toBe(TEXT);
+      for (const segment of transcript.segments) {
+        const words = segment.words!;
+        expect(words.length).toBeGreaterThan(0);
+        for (const [i, word] of words.entries()) {
+          expect(word.start).toBeGreaterThanOrEqual(segment.start);
+          expect(word.end).toBeLessThanOrEqual(segment.end);
+          expect(word.end).toBeGreaterThan(word.start);
+          if (i > 0) expect(word.start).toBeGreaterThanOrEqual(words[i - 1]!.end);
+        }
+      }
+    } finally {
+      await engine.release();
+    }
   });
 
   test("does report a transducer whose tokens.txt does not match vocab_size", async () => {

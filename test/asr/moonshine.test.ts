@@ -37,7 +37,10 @@ function pack(dir: string) {
 
 describe("Moonshine on the real model", () => {
   test("does decode the English recording to exactly the reference tokens and text", async () => {
-    const recognizer = await MoonshineRecognizer.load(configureMoonshine(pack(join(models.dir, "moonshine-tiny-en"))), "moonshine-tiny-en");
+    const recognizer = await MoonshineRecognizer.load(
+      configureMoonshine(pack(join(models.dir, "moonshine-tiny-en"))),
+      "moonshine-tiny-en",
+    );
     try {
       const { samples } = await decodeAudioFile(englishSpeechWav(), { maxDurationSeconds: 60, timeoutMs: 30_000 });
       const ids = await recognizer.tokens(samples);
@@ -50,7 +53,9 @@ describe("Moonshine on the real model", () => {
 
   test("does list the pack as a Moonshine recogniser with its language", () => {
     const scan = inspectAsrPacks(models.dir);
-    expect(scan.usable.map((p) => [p.name, p.family, p.role])).toEqual([["moonshine-tiny-en", "moonshine", "recognizer"]]);
+    expect(scan.usable.map((p) => [p.name, p.family, p.role])).toEqual([
+      ["moonshine-tiny-en", "moonshine", "recognizer"],
+    ]);
     expect(scan.broken).toEqual([]);
   });
 });
@@ -81,24 +86,36 @@ describe("Moonshine over the real server's REST endpoint", () => {
     ogg: ["-c:a", "libvorbis", "-q:a", "8", "-f", "ogg"],
   };
 
-  test.each(["wav", "mp3", "ogg"])("does transcribe the recording uploaded as %s to exactly the reference text", async (extension) => {
-    const path = join(models.dir, `speech.${extension}`);
-    ffmpegSync(["-i", englishSpeechWav(), ...uploads[extension]!, path]);
-    const reply = await call(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, {
-      method: "POST",
-      headers: { "X-API-Key": key },
-      body: uploadForm({ name: `speech.${extension}`, data: readFileSync(path) }, { response_format: "json" }),
-    });
-    expect(reply.status).toBe(200);
-    expect(reply.json.text).toBe(reference.text);
-  }, 60_000);
+  test.each(["wav", "mp3", "ogg"])(
+    "does transcribe the recording uploaded as %s to exactly the reference text",
+    async (extension) => {
+      const path = join(models.dir, `speech.${extension}`);
+      ffmpegSync(["-i", englishSpeechWav(), ...uploads[extension]!, path]);
+      const reply = await call(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, {
+        method: "POST",
+        headers: { "X-API-Key": key },
+        body: uploadForm({ name: `speech.${extension}`, data: readFileSync(path) }, { response_format: "json" }),
+      });
+      expect(reply.status).toBe(200);
+      expect(reply.json.text).toBe(reference.text);
+    },
+    60_000,
+  );
 });
 
 describe("Moonshine tokenizer and limits", () => {
   const vocabulary = parseMoonshineTokenizer(
     JSON.stringify({
-      model: { type: "BPE", byte_fallback: true, vocab: { "<unk>": 0, "<s>": 1, "</s>": 2, "<0xD9>": 3, "<0x85>": 4, "▁Hi": 5, "!": 6, "▁": 7 } },
-      added_tokens: [{ id: 0, content: "<unk>", special: true }, { id: 1, content: "<s>", special: true }, { id: 2, content: "</s>", special: true }],
+      model: {
+        type: "BPE",
+        byte_fallback: true,
+        vocab: { "<unk>": 0, "<s>": 1, "</s>": 2, "<0xD9>": 3, "<0x85>": 4, "▁Hi": 5, "!": 6, "▁": 7 },
+      },
+      added_tokens: [
+        { id: 0, content: "<unk>", special: true },
+        { id: 1, content: "<s>", special: true },
+        { id: 2, content: "</s>", special: true },
+      ],
     }),
   );
 
@@ -118,7 +135,10 @@ describe("Moonshine tokenizer and limits", () => {
     for (const file of ["encoder_model.ort", "decoder_model_merged.ort"]) writeFileSync(join(dir, file), "flatbuffer");
     writeFileSync(join(dir, "tokenizer.json"), readFileSync(join(models.dir, "moonshine-tiny-en", "tokenizer.json")));
     expect(() => configureMoonshine(pack(dir))).toThrow(PackError);
-    writeFileSync(join(dir, "config.json"), JSON.stringify({ decoder_num_hidden_layers: 6, decoder_num_attention_heads: 8, hidden_size: 288 }));
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({ decoder_num_hidden_layers: 6, decoder_num_attention_heads: 8, hidden_size: 288 }),
+    );
     expect(configureMoonshine(pack(dir))).toMatchObject({ layers: 6, heads: 8, headDim: 36 });
   });
 });

@@ -12,7 +12,10 @@ import { StreamingCtcSearch, type StreamingCtcRecognizer } from "../../src/asr/n
 import type { CacheAwareEncoder, EncoderCaches } from "../../src/asr/nemo-streaming/encoder.ts";
 import { StreamingFeatures } from "../../src/asr/nemo-streaming/features.ts";
 import { tailPadding, type ChunkDecoder } from "../../src/asr/nemo-streaming/stream.ts";
-import { StreamingRnntDecoder, type StreamingTransducerRecognizer } from "../../src/asr/nemo-streaming/transducer/pipeline.ts";
+import {
+  StreamingRnntDecoder,
+  type StreamingTransducerRecognizer,
+} from "../../src/asr/nemo-streaming/transducer/pipeline.ts";
 import { inspectAsrPacks, loadAsrPacks, type LoadedAsrPacks } from "../../src/asr/packs.ts";
 import { isStreamingRecognizer, type StreamingRecognizer } from "../../src/asr/recognizer.ts";
 import { letterToneAudio } from "../support/models/ctc.ts";
@@ -96,21 +99,24 @@ describe("streaming NeMo families", () => {
     expect(ctc.chunkSeconds).toBeCloseTo(0.12, 5);
   });
 
-  test.each(["CTC", "transducer"])("does stream tone speech in 20 ms pieces to the exact text with %s", async (kind) => {
-    const recognizer = kind === "CTC" ? ctc : transducer;
-    const audio = concat(silence(0.3), letterToneAudio(TEXT), silence(0.4));
-    const { partials, final } = await stream(recognizer, audio);
-    expect(final.text).toBe(TEXT);
-    expect((await recognizer.recognize(audio)).text).toBe(TEXT);
-    // Partials arrive while the audio is still coming, and each extends the one before.
-    const halfway = partials[Math.floor(partials.length / 2)]!;
-    expect(halfway.length).toBeGreaterThan(0);
-    expect(TEXT.startsWith(halfway)).toBe(true);
-    for (let i = 1; i < partials.length; i++) expect(partials[i]!.startsWith(partials[i - 1]!)).toBe(true);
-    const words = final.words!;
-    expect(words.map((w) => w.word).join(" ")).toBe(TEXT);
-    for (let i = 1; i < words.length; i++) expect(words[i]!.start).toBeGreaterThanOrEqual(words[i - 1]!.end);
-  });
+  test.each(["CTC", "transducer"])(
+    "does stream tone speech in 20 ms pieces to the exact text with %s",
+    async (kind) => {
+      const recognizer = kind === "CTC" ? ctc : transducer;
+      const audio = concat(silence(0.3), letterToneAudio(TEXT), silence(0.4));
+      const { partials, final } = await stream(recognizer, audio);
+      expect(final.text).toBe(TEXT);
+      expect((await recognizer.recognize(audio)).text).toBe(TEXT);
+      // Partials arrive while the audio is still coming, and each extends the one before.
+      const halfway = partials[Math.floor(partials.length / 2)]!;
+      expect(halfway.length).toBeGreaterThan(0);
+      expect(TEXT.startsWith(halfway)).toBe(true);
+      for (let i = 1; i < partials.length; i++) expect(partials[i]!.startsWith(partials[i - 1]!)).toBe(true);
+      const words = final.words!;
+      expect(words.map((w) => w.word).join(" ")).toBe(TEXT);
+      for (let i = 1; i < words.length; i++) expect(words[i]!.start).toBeGreaterThanOrEqual(words[i - 1]!.end);
+    },
+  );
 
   test("does read a doubled letter across the pad between its tones", async () => {
     expect((await ctc.recognize(letterToneAudio("الله"))).text).toBe("الله");
@@ -119,7 +125,10 @@ describe("streaming NeMo families", () => {
 
   test.each(["CTC", "transducer"])("does read the text with this file's own correct chunk loop (%s)", async (kind) => {
     const audio = letterToneAudio(TEXT);
-    const decoder = kind === "CTC" ? new StreamingCtcSearch(ctc.config) : new StreamingRnntDecoder(transducer.config, transducer.joint);
+    const decoder =
+      kind === "CTC"
+        ? new StreamingCtcSearch(ctc.config)
+        : new StreamingRnntDecoder(transducer.config, transducer.joint);
     expect(await chunkLoop(kind === "CTC" ? ctc.encoder : transducer.encoder, decoder, audio)).toBe(TEXT);
   });
 
@@ -132,7 +141,9 @@ describe("streaming NeMo families", () => {
   ];
 
   test.each(faults)("does give wrong CTC text when the chunk loop %s", async (_what, fault) => {
-    expect(await chunkLoop(ctc.encoder, new StreamingCtcSearch(ctc.config), letterToneAudio(TEXT), fault)).not.toBe(TEXT);
+    expect(await chunkLoop(ctc.encoder, new StreamingCtcSearch(ctc.config), letterToneAudio(TEXT), fault)).not.toBe(
+      TEXT,
+    );
   });
 
   test.each(faults)("does give wrong transducer text when the chunk loop %s", async (_what, fault) => {
@@ -151,13 +162,16 @@ describe("streaming NeMo families", () => {
     const audio = concat(letterToneAudio(TEXT), silence(0.1));
     const whole = nemoFbank(audio, { normalize: "none" });
     const live = new StreamingFeatures(80);
-    for (let at = 0, size = 1; at < audio.length; at += size, size = (size * 7 + 3) % 2999) live.accept(audio.subarray(at, at + size));
+    for (let at = 0, size = 1; at < audio.length; at += size, size = (size * 7 + 3) % 2999)
+      live.accept(audio.subarray(at, at + size));
     const frames = live.available;
     // A frame is final once its window's last sample is in: 200 samples past its centre.
     expect(frames).toBe(Math.floor((audio.length - 200) / 160) + 1);
     const got = live.window(0, frames);
     let worst = 0;
-    for (let t = 0; t < frames; t++) for (let c = 0; c < 80; c++) worst = Math.max(worst, Math.abs(got[c * frames + t]! - whole.data[c * whole.nFrames + t]!));
+    for (let t = 0; t < frames; t++)
+      for (let c = 0; c < 80; c++)
+        worst = Math.max(worst, Math.abs(got[c * frames + t]! - whole.data[c * whole.nFrames + t]!));
     expect(worst).toBeLessThan(1e-4);
   });
 });

@@ -53,7 +53,10 @@ function frozen(joint: TransducerJoint): TransducerJoint {
 describe("offline NeMo transducer", () => {
   test("does list the RNNT and TDT packs as transducer recognisers", () => {
     const scan = inspectAsrPacks(models.dir);
-    expect(scan.usable.map((p) => [p.name, p.family])).toEqual([["tone-rnnt", "nemo-transducer"], ["tone-tdt", "nemo-transducer"]]);
+    expect(scan.usable.map((p) => [p.name, p.family])).toEqual([
+      ["tone-rnnt", "nemo-transducer"],
+      ["tone-tdt", "nemo-transducer"],
+    ]);
     expect([rnnt.family, tdt.family]).toEqual(["nemo-transducer", "nemo-tdt"]);
   });
 
@@ -111,25 +114,30 @@ describe("offline NeMo transducer", () => {
     expect(text(await greedyRnnt(frames, tdt.joint, blank))).not.toBe(TEXT);
   });
 
-  test.each(["tone-rnnt", "tone-tdt"])("does put monotonic word times inside their segment through the ASR service (%s)", async (pack) => {
-    const engine = await readyEngine(models.dir, { SAWT_ASR_PACK: pack });
-    try {
-      const transcript = await engine.service.transcribeSamples(concat(silence(0.5), letterToneAudio(TEXT), silence(0.5)));
-      expect(transcript.text).toBe(TEXT);
-      for (const segment of transcript.segments) {
-        const words = segment.words!;
-        expect(words.length).toBeGreaterThan(0);
-        for (const [i, word] of words.entries()) {
-          expect(word.start).toBeGreaterThanOrEqual(segment.start);
-          expect(word.end).toBeLessThanOrEqual(segment.end);
-          expect(word.end).toBeGreaterThan(word.start);
-          if (i > 0) expect(word.start).toBeGreaterThanOrEqual(words[i - 1]!.end);
+  test.each(["tone-rnnt", "tone-tdt"])(
+    "does put monotonic word times inside their segment through the ASR service (%s)",
+    async (pack) => {
+      const engine = await readyEngine(models.dir, { SAWT_ASR_PACK: pack });
+      try {
+        const transcript = await engine.service.transcribeSamples(
+          concat(silence(0.5), letterToneAudio(TEXT), silence(0.5)),
+        );
+        expect(transcript.text).toBe(TEXT);
+        for (const segment of transcript.segments) {
+          const words = segment.words!;
+          expect(words.length).toBeGreaterThan(0);
+          for (const [i, word] of words.entries()) {
+            expect(word.start).toBeGreaterThanOrEqual(segment.start);
+            expect(word.end).toBeLessThanOrEqual(segment.end);
+            expect(word.end).toBeGreaterThan(word.start);
+            if (i > 0) expect(word.start).toBeGreaterThanOrEqual(words[i - 1]!.end);
+          }
         }
+      } finally {
+        await engine.release();
       }
-    } finally {
-      await engine.release();
-    }
-  });
+    },
+  );
 
   test("does report a transducer whose tokens.txt does not match vocab_size", async () => {
     const dir = modelsDir();

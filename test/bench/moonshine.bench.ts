@@ -50,21 +50,37 @@ try {
   const encoder = await ort.InferenceSession.create(config.encoderPath, options);
   const decoder = await ort.InferenceSession.create(config.decoderPath, options);
   const raw = async () => {
-    const { last_hidden_state: hidden } = await encoder.run({ input_values: new ort.Tensor("float32", samples, [1, samples.length]) });
+    const { last_hidden_state: hidden } = await encoder.run({
+      input_values: new ort.Tensor("float32", samples, [1, samples.length]),
+    });
     let cache: Record<string, Tensor> = {};
     for (let l = 0; l < config.layers; l++) {
-      for (const part of ["decoder", "encoder"]) for (const kind of ["key", "value"]) cache[`past_key_values.${l}.${part}.${kind}`] = new ort.Tensor("float32", new Float32Array(0), [1, config.heads, 0, config.headDim]);
+      for (const part of ["decoder", "encoder"])
+        for (const kind of ["key", "value"])
+          cache[`past_key_values.${l}.${part}.${kind}`] = new ort.Tensor("float32", new Float32Array(0), [
+            1,
+            config.heads,
+            0,
+            config.headDim,
+          ]);
     }
     let token = config.vocabulary.bos;
     const budget = moonshineTokenBudget(seconds, config.language);
     for (let step = 0; step <= budget; step++) {
-      const feeds: InferenceSession.FeedsType = { input_ids: new ort.Tensor("int64", BigInt64Array.of(BigInt(token)), [1, 1]), encoder_hidden_states: hidden!, use_cache_branch: new ort.Tensor("bool", Uint8Array.of(step > 0 ? 1 : 0), [1]), ...cache };
+      const feeds: InferenceSession.FeedsType = {
+        input_ids: new ort.Tensor("int64", BigInt64Array.of(BigInt(token)), [1, 1]),
+        encoder_hidden_states: hidden!,
+        use_cache_branch: new ort.Tensor("bool", Uint8Array.of(step > 0 ? 1 : 0), [1]),
+        ...cache,
+      };
       const out = await decoder.run(feeds);
       const logits = out.logits!.data as Float32Array;
       token = argmax(logits, logits.length - out.logits!.dims[2]!, logits.length);
       if (token === config.vocabulary.eos) break;
       const next: Record<string, Tensor> = {};
-      for (const name of Object.keys(cache)) next[name] = name.includes(".encoder.") && step > 0 ? cache[name]! : out[name.replace("past_key_values", "present")]!;
+      for (const name of Object.keys(cache))
+        next[name] =
+          name.includes(".encoder.") && step > 0 ? cache[name]! : out[name.replace("past_key_values", "present")]!;
       cache = next;
     }
   };
@@ -74,8 +90,19 @@ try {
   const recognizerMs = await median(() => recognizer.recognize(samples));
   await recognizer.release();
 
-  const admission = new Admission({ name: "asr", concurrency: 1, maxQueue: 4, queueTimeoutMs: 60_000, busyDetail: "busy", timeoutDetail: "timeout" });
-  const engine = await buildAsrEngine(loadConfig({ env: { SAWT_MODELS_DIR: dir, SAWT_DATA_DIR: join(dir, "data") } }), admission, log);
+  const admission = new Admission({
+    name: "asr",
+    concurrency: 1,
+    maxQueue: 4,
+    queueTimeoutMs: 60_000,
+    busyDetail: "busy",
+    timeoutDetail: "timeout",
+  });
+  const engine = await buildAsrEngine(
+    loadConfig({ env: { SAWT_MODELS_DIR: dir, SAWT_DATA_DIR: join(dir, "data") } }),
+    admission,
+    log,
+  );
   if (!engine.ok) throw new Error(engine.reason);
   const serviceMs = await median(() => engine.service.transcribeSamples(samples));
   const segments = (await engine.service.transcribeSamples(samples)).segments.length;

@@ -40,7 +40,11 @@ function firstPresent(pack: PackFiles, names: readonly string[]): string | undef
 
 /** Whether the folder holds a Moonshine encoder, merged decoder and tokenizer.json. */
 export function claimsMoonshine(pack: PackFiles): boolean {
-  return firstPresent(pack, ENCODERS) !== undefined && firstPresent(pack, DECODERS) !== undefined && pack.has("tokenizer.json");
+  return (
+    firstPresent(pack, ENCODERS) !== undefined &&
+    firstPresent(pack, DECODERS) !== undefined &&
+    pack.has("tokenizer.json")
+  );
 }
 
 interface CacheShape {
@@ -56,7 +60,14 @@ function shapeFromHeader(info: OnnxModelInfo, file: string, problems: string[]):
   const heads = dims?.[1];
   const headDim = dims?.[3];
   if (layers === 0) problems.push(`${file} lacks input past_key_values.0.decoder.key`);
-  problems.push(...missingIo(info, ["input_ids", "encoder_hidden_states", "use_cache_branch"], ["logits", "present.0.decoder.key"], file));
+  problems.push(
+    ...missingIo(
+      info,
+      ["input_ids", "encoder_hidden_states", "use_cache_branch"],
+      ["logits", "present.0.decoder.key"],
+      file,
+    ),
+  );
   if (typeof heads !== "number" || typeof headDim !== "number") {
     if (layers > 0) problems.push(`${file} does not declare the cache's heads and head size`);
     return { layers, heads: 0, headDim: 0 };
@@ -89,7 +100,9 @@ function shapeFromHfConfig(config: HfConfig | null, file: string): CacheShape {
   const hidden = config?.hidden_size;
   const whole = (n: unknown): n is number => Number.isInteger(n) && (n as number) > 0;
   if (!whole(layers) || !whole(heads) || !whole(attentionHeads) || !whole(hidden) || hidden % attentionHeads !== 0) {
-    throw new PackError(`${file} needs a config.json giving decoder_num_hidden_layers, decoder_num_attention_heads and hidden_size`);
+    throw new PackError(
+      `${file} needs a config.json giving decoder_num_hidden_layers, decoder_num_attention_heads and hidden_size`,
+    );
   }
   return { layers, heads, headDim: hidden / attentionHeads };
 }
@@ -106,9 +119,12 @@ export function configureMoonshine(pack: PackFiles): MoonshineConfig {
   const encoder = firstPresent(pack, ENCODERS)!;
   const decoder = firstPresent(pack, DECODERS)!;
   const problems: string[] = [];
-  if (encoder.endsWith(".onnx")) problems.push(...missingIo(pack.header(encoder), ["input_values"], ["last_hidden_state"], encoder));
+  if (encoder.endsWith(".onnx"))
+    problems.push(...missingIo(pack.header(encoder), ["input_values"], ["last_hidden_state"], encoder));
   const hf = readHfConfig(pack);
-  const shape = decoder.endsWith(".onnx") ? shapeFromHeader(pack.header(decoder), decoder, problems) : shapeFromHfConfig(hf, decoder);
+  const shape = decoder.endsWith(".onnx")
+    ? shapeFromHeader(pack.header(decoder), decoder, problems)
+    : shapeFromHfConfig(hf, decoder);
   const vocabulary = parseMoonshineTokenizer(pack.text("tokenizer.json"));
   if (problems.length > 0) throw new PackError(problems.join("; "));
   return Object.freeze({

@@ -69,7 +69,8 @@ export class MoonshineModel {
     const cache: Record<string, Tensor> = {};
     for (let layer = 0; layer < layers; layer++) {
       for (const part of ["decoder", "encoder"]) {
-        for (const kind of KINDS) cache[`past_key_values.${layer}.${part}.${kind}`] = f32(new Float32Array(0), [1, heads, 0, headDim]);
+        for (const kind of KINDS)
+          cache[`past_key_values.${layer}.${part}.${kind}`] = f32(new Float32Array(0), [1, heads, 0, headDim]);
       }
     }
     return cache;

@@ -35,7 +35,11 @@ export function moonshineTokenBudget(seconds: number, language: string | null): 
 }
 
 /** Greedy token ids (without `<s>` and `</s>`) for one segment. */
-export async function decodeMoonshine(model: MoonshineModel, samples: Float32Array, signal?: AbortSignal): Promise<number[]> {
+export async function decodeMoonshine(
+  model: MoonshineModel,
+  samples: Float32Array,
+  signal?: AbortSignal,
+): Promise<number[]> {
   const { vocabulary, language } = model.config;
   const hidden = await model.encode(samples);
   const budget = moonshineTokenBudget(samples.length / SPEECH_SAMPLE_RATE, language);

@@ -36,7 +36,8 @@ export function parseMoonshineTokenizer(text: string): MoonshineVocabulary {
   if (vocab === undefined || typeof vocab !== "object") throw new PackError("tokenizer.json has no model.vocab");
   const pieces: (string | undefined)[] = [];
   for (const [piece, id] of Object.entries(vocab)) {
-    if (!Number.isInteger(id) || id < 0 || id > 10_000_000) throw new PackError(`tokenizer.json gives ${piece} a bad id`);
+    if (!Number.isInteger(id) || id < 0 || id > 10_000_000)
+      throw new PackError(`tokenizer.json gives ${piece} a bad id`);
     pieces[id] = piece;
   }
   const special = new Set<number>();

@@ -45,12 +45,16 @@ export function readStreamingMeta(info: OnnxModelInfo, file: string, problems: s
     chunkShift: meta.int("chunk_shift"),
     subsamplingFactor: meta.int("subsampling_factor"),
     vocabSize: meta.int("vocab_size"),
-    featDim: meta.intOr("feat_dim", typeof info.inputs[0]?.dims?.[1] === "number" ? (info.inputs[0].dims[1] as number) : 80),
+    featDim: meta.intOr(
+      "feat_dim",
+      typeof info.inputs[0]?.dims?.[1] === "number" ? (info.inputs[0].dims[1] as number) : 80,
+    ),
     channelCache: dims("cache_last_channel"),
     timeCache: dims("cache_last_time"),
   };
   const normalize = meta.stringOr("normalize_type", "").trim();
-  if (!["", "NA"].includes(normalize)) problems.push(`${file} metadata normalize_type ${JSON.stringify(normalize)} cannot be streamed`);
+  if (!["", "NA"].includes(normalize))
+    problems.push(`${file} metadata normalize_type ${JSON.stringify(normalize)} cannot be streamed`);
   problems.push(...meta.problems);
   problems.push(...missingIo(info, [...CACHE_INPUTS], [], file));
   const sizes = [result.windowSize, result.chunkShift, result.subsamplingFactor, result.featDim];
@@ -87,7 +91,11 @@ export class CacheAwareEncoder {
   initialCaches(): EncoderCaches {
     const [c1, c2, c3] = this.meta.channelCache;
     const [t1, t2, t3] = this.meta.timeCache;
-    return [f32(new Float32Array(c1 * c2 * c3), [1, c1, c2, c3]), f32(new Float32Array(t1 * t2 * t3), [1, t1, t2, t3]), i64([0], [1])];
+    return [
+      f32(new Float32Array(c1 * c2 * c3), [1, c1, c2, c3]),
+      f32(new Float32Array(t1 * t2 * t3), [1, t1, t2, t3]),
+      i64([0], [1]),
+    ];
   }
 
   /** Runs one window of features laid out `[featDim, window_size]` with the carried caches. */
@@ -104,7 +112,8 @@ export class CacheAwareEncoder {
     // Output 1 is the output length (discarded, as sherpa-onnx does); 2–4 are the next caches.
     const names = this.session.outputNames;
     const next = [out[names[2]!], out[names[3]!], out[names[4]!]];
-    if (out[names[0]!] === undefined || next.some((t) => t === undefined)) throw new Error("streaming encoder returned too few outputs");
+    if (out[names[0]!] === undefined || next.some((t) => t === undefined))
+      throw new Error("streaming encoder returned too few outputs");
     return { output: out[names[0]!]!, caches: next as unknown as EncoderCaches };
   }
 

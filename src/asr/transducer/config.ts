@@ -77,11 +77,13 @@ export function readTransducerMeta(info: OnnxModelInfo, file: string, problems: 
   const predRnnLayers = meta.int("pred_rnn_layers");
   const predHidden = meta.int("pred_hidden");
   const normalizeType = meta.stringOr("normalize_type", "").trim();
-  if (!["per_feature", "", "NA"].includes(normalizeType)) problems.push(`${file} metadata normalize_type ${JSON.stringify(normalizeType)} is not supported`);
+  if (!["per_feature", "", "NA"].includes(normalizeType))
+    problems.push(`${file} metadata normalize_type ${JSON.stringify(normalizeType)} is not supported`);
   const declared = info.inputs[0]?.dims?.[1];
   const featDim = meta.intOr("feat_dim", typeof declared === "number" ? declared : 80);
   problems.push(...meta.problems);
-  if (subsamplingFactor < 1 || predRnnLayers < 1 || predHidden < 1 || featDim < 1) problems.push(`${file} metadata has a non-positive size`);
+  if (subsamplingFactor < 1 || predRnnLayers < 1 || predHidden < 1 || featDim < 1)
+    problems.push(`${file} metadata has a non-positive size`);
   return {
     vocabSize,
     subsamplingFactor,
@@ -97,7 +99,8 @@ export function readTransducerMeta(info: OnnxModelInfo, file: string, problems: 
 export function transducerTokens(pack: PackFiles, vocabSize: number, problems: string[]): string[] {
   const tokens = parseCtcTokens(pack.text("tokens.txt"));
   if (tokens[tokens.length - 1] !== "<blk>") problems.push("tokens.txt does not end with the blank <blk>");
-  if (tokens.length !== vocabSize + 1) problems.push(`tokens.txt lists ${tokens.length} tokens but vocab_size is ${vocabSize} (+ blank)`);
+  if (tokens.length !== vocabSize + 1)
+    problems.push(`tokens.txt lists ${tokens.length} tokens but vocab_size is ${vocabSize} (+ blank)`);
   return tokens;
 }
 
@@ -114,8 +117,10 @@ export function configureTransducer(pack: PackFiles): TransducerConfig {
   const outputs = pack.header(joiner).outputs[0]?.dims;
   const width = outputs?.[outputs.length - 1];
   if (typeof width === "number") {
-    if (meta.tdt && width <= tokens.length) problems.push(`${joiner} has no duration outputs although the model is TDT`);
-    if (!meta.tdt && width !== tokens.length) problems.push(`${joiner} gives ${width} logits but tokens.txt lists ${tokens.length}`);
+    if (meta.tdt && width <= tokens.length)
+      problems.push(`${joiner} has no duration outputs although the model is TDT`);
+    if (!meta.tdt && width !== tokens.length)
+      problems.push(`${joiner} gives ${width} logits but tokens.txt lists ${tokens.length}`);
   }
   if (problems.length > 0) throw new PackError(problems.join("; "));
   return Object.freeze({

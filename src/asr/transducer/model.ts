@@ -43,7 +43,10 @@ export class PredictionJoint implements TransducerJoint {
 
   async predict(token: number, states: readonly Tensor[]): Promise<PredictorOutput> {
     const [targets, length, ...stateNames] = this.decoder.inputNames;
-    const feeds: Record<string, Tensor> = { [targets!]: await int32([token], [1, 1]), [length!]: await int32([1], [1]) };
+    const feeds: Record<string, Tensor> = {
+      [targets!]: await int32([token], [1, 1]),
+      [length!]: await int32([1], [1]),
+    };
     stateNames.forEach((name, i) => (feeds[name] = states[i]!));
     const out = await this.decoder.run(feeds);
     const names = this.decoder.outputNames;
@@ -65,7 +68,12 @@ export class PredictionJoint implements TransducerJoint {
 }
 
 /** Opens a decoder and joiner; releases what opened when one fails. */
-export async function openJoint(paths: { decoder: string; joiner: string }, layers: number, hidden: number, pack: string) {
+export async function openJoint(
+  paths: { decoder: string; joiner: string },
+  layers: number,
+  hidden: number,
+  pack: string,
+) {
   await ortModule();
   const label = (path: string) => `${pack}/${path.split("/").pop()}`;
   const decoder = await openSession(paths.decoder, label(paths.decoder));
@@ -96,7 +104,10 @@ export class TransducerEncoder {
   /** Runs features `[featDim, frames]` of which `validFrames` carry audio; the valid encoder frames. */
   async run(features: Float32Array, featDim: number, frames: number, validFrames: number): Promise<Float32Array[]> {
     const [featuresName, lengthName] = this.session.inputNames;
-    const out = await this.session.run({ [featuresName!]: f32(features, [1, featDim, frames]), [lengthName!]: i64([validFrames], [1]) });
+    const out = await this.session.run({
+      [featuresName!]: f32(features, [1, featDim, frames]),
+      [lengthName!]: i64([validFrames], [1]),
+    });
     const [outName, lengthOut] = this.session.outputNames;
     const tensor = out[outName!];
     const data = floatData(tensor, "encoder output");

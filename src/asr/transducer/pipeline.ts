@@ -17,7 +17,13 @@ import { argmax, openSession } from "../onnx.ts";
 import { OFFLINE_CONFORMER_SECONDS, type RecognizedText, type Recognizer } from "../recognizer.ts";
 import { timedPiecesText } from "../timed-pieces.ts";
 import type { TransducerConfig } from "./config.ts";
-import { openJoint, TransducerEncoder, type PredictionJoint, type PredictorOutput, type TransducerJoint } from "./model.ts";
+import {
+  openJoint,
+  TransducerEncoder,
+  type PredictionJoint,
+  type PredictorOutput,
+  type TransducerJoint,
+} from "./model.ts";
 
 /** Seconds between feature frames (hop 160 at 16 kHz). */
 export const FEATURE_FRAME_SECONDS = 160 / SPEECH_SAMPLE_RATE;
@@ -66,14 +72,24 @@ export class RnntSearch {
 }
 
 /** Greedy RNNT search over encoder frames. */
-export async function greedyRnnt(frames: readonly Float32Array[], joint: TransducerJoint, blankId: number, signal?: AbortSignal) {
+export async function greedyRnnt(
+  frames: readonly Float32Array[],
+  joint: TransducerJoint,
+  blankId: number,
+  signal?: AbortSignal,
+) {
   const search = new RnntSearch(joint, blankId);
   await search.push(frames, 0, signal);
   return search.tokens;
 }
 
 /** Greedy TDT search over encoder frames. */
-export async function greedyTdt(frames: readonly Float32Array[], joint: TransducerJoint, blankId: number, signal?: AbortSignal) {
+export async function greedyTdt(
+  frames: readonly Float32Array[],
+  joint: TransducerJoint,
+  blankId: number,
+  signal?: AbortSignal,
+) {
   const vocab = blankId + 1;
   const tokens: TransducerToken[] = [];
   let predicted = await joint.predict(blankId, joint.initialStates());
@@ -99,7 +115,11 @@ export async function greedyTdt(frames: readonly Float32Array[], joint: Transduc
 }
 
 /** Text and word times of emitted tokens; `frameSeconds` is one encoder frame. */
-export function transducerText(tokens: readonly TransducerToken[], table: readonly string[], frameSeconds: number): RecognizedText {
+export function transducerText(
+  tokens: readonly TransducerToken[],
+  table: readonly string[],
+  frameSeconds: number,
+): RecognizedText {
   return timedPiecesText(
     tokens.map(({ id, frame, duration }) => ({
       piece: table[id] ?? "",
@@ -130,7 +150,12 @@ export class TransducerRecognizer implements Recognizer {
   static async load(config: TransducerConfig, name: string): Promise<TransducerRecognizer> {
     const encoder = await openSession(config.encoderPath, `${name}/${config.encoderPath.split("/").pop()}`);
     try {
-      const { joint, provider } = await openJoint({ decoder: config.decoderPath, joiner: config.joinerPath }, config.predRnnLayers, config.predHidden, name);
+      const { joint, provider } = await openJoint(
+        { decoder: config.decoderPath, joiner: config.joinerPath },
+        config.predRnnLayers,
+        config.predHidden,
+        name,
+      );
       const both = provider === "cuda" && encoder.provider === "cuda" ? "cuda" : "cpu";
       return new TransducerRecognizer(name, config, new TransducerEncoder(encoder.session), joint, both);
     } catch (error) {

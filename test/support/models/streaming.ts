@@ -40,37 +40,75 @@ function encoderCore(g: GraphBuilder) {
   const length = g.input("cache_last_channel_len", "int64", [1]);
   const relative = (tones: readonly number[]) => {
     const bins = g.int64(tones.map((id) => tonePeak(toneFrequency(id)).bin));
-    const levels = g.float(tones.map((id) => tonePeak(toneFrequency(id)).level), [1, tones.length, 1]);
+    const levels = g.float(
+      tones.map((id) => tonePeak(toneFrequency(id)).level),
+      [1, tones.length, 1],
+    );
     const energy = g.op("Sub", [g.op("Gather", [features, bins], { axis: 1 }), levels]);
-    return g.op("Slice", [energy, g.int64([0]), g.int64([STREAMING.window]), g.int64([2]), g.int64([STREAMING.subsampling])]);
+    return g.op("Slice", [
+      energy,
+      g.int64([0]),
+      g.int64([STREAMING.window]),
+      g.int64([2]),
+      g.int64([STREAMING.subsampling]),
+    ]);
   };
   const kept = relative([SPACE_TONE, ...LETTER_TONES.map(([, id]) => id)]);
-  const loudest = g.op("ReduceMax", [g.op("Concat", [kept, relative([...BLANK_TONES])], { axis: 1 })], { axes: [1], keepdims: 1 });
-  const s = g.op("Cast", [g.op("And", [g.op("Greater", [kept, g.float(-3)]), g.op("GreaterOrEqual", [kept, loudest])])], { to: 1 });
-  const slice = (x: string, from: number, to: number) => g.op("Slice", [x, g.int64([from]), g.int64([to]), g.int64([2])]);
+  const loudest = g.op("ReduceMax", [g.op("Concat", [kept, relative([...BLANK_TONES])], { axis: 1 })], {
+    axes: [1],
+    keepdims: 1,
+  });
+  const s = g.op(
+    "Cast",
+    [g.op("And", [g.op("Greater", [kept, g.float(-3)]), g.op("GreaterOrEqual", [kept, loudest])])],
+    { to: 1 },
+  );
+  const slice = (x: string, from: number, to: number) =>
+    g.op("Slice", [x, g.int64([from]), g.int64([to]), g.int64([2])]);
   const context = slice(s, 0, 1);
   const newest = g.op("Reshape", [time, g.int64([1, K, 1])]);
   const lengthF = g.op("Cast", [length], { to: 1 });
   // The context frame must repeat the previous window's last frame (once there is one).
-  const mismatch = g.op("Cast", [g.op("Greater", [g.op("ReduceSum", [g.op("Abs", [g.op("Sub", [context, newest])])], { keepdims: 0 }), g.float(0.5)])], { to: 1 });
+  const mismatch = g.op(
+    "Cast",
+    [
+      g.op("Greater", [
+        g.op("ReduceSum", [g.op("Abs", [g.op("Sub", [context, newest])])], { keepdims: 0 }),
+        g.float(0.5),
+      ]),
+    ],
+    { to: 1 },
+  );
   const started = g.op("Cast", [g.op("Greater", [lengthF, g.float(0)])], { to: 1 });
   const gate = g.op("Sub", [g.float(1), g.op("Mul", [mismatch, started])]);
   const fresh = g.op("Mul", [slice(s, 1, 1 + NEW), gate]);
-  const older = g.op("Transpose", [g.op("Reshape", [channel, g.int64([1, STREAMING.history, K])])], { perm: [0, 2, 1] });
+  const older = g.op("Transpose", [g.op("Reshape", [channel, g.int64([1, STREAMING.history, K])])], {
+    perm: [0, 2, 1],
+  });
   const joined = g.op("Concat", [older, newest, fresh], { axis: 2 });
   // History slots before (history + 1 − len) are not real yet: they read as silence.
-  const positions = g.float(Array.from({ length: SEQ }, (_, i) => i), [1, 1, SEQ]);
+  const positions = g.float(
+    Array.from({ length: SEQ }, (_, i) => i),
+    [1, 1, SEQ],
+  );
   const firstReal = g.op("Sub", [g.float(STREAMING.history + 1), lengthF]);
   const combined = g.op("Mul", [joined, g.op("Cast", [g.op("GreaterOrEqual", [positions, firstReal])], { to: 1 })]);
-  const nextChannel = g.op("Reshape", [g.op("Transpose", [slice(combined, SEQ - 1 - STREAMING.history, SEQ - 1)], { perm: [0, 2, 1] }), g.int64([1, 1, STREAMING.history, K])]);
+  const nextChannel = g.op("Reshape", [
+    g.op("Transpose", [slice(combined, SEQ - 1 - STREAMING.history, SEQ - 1)], { perm: [0, 2, 1] }),
+    g.int64([1, 1, STREAMING.history, K]),
+  ]);
   const nextTime = g.op("Reshape", [slice(combined, SEQ - 1, SEQ), g.int64([1, 1, K, 1])]);
   const nextLength = g.op("Min", [g.op("Add", [length, g.int64([NEW])]), g.int64([STREAMING.history + 1])]);
-  return { combined, slice, outputs: () => {
-    g.output(g.int64([NEW]), "encoded_lengths", "int64", [1]);
-    g.output(nextChannel, "cache_last_channel_next", "float32", [1, 1, STREAMING.history, K]);
-    g.output(nextTime, "cache_last_time_next", "float32", [1, 1, K, 1]);
-    g.output(nextLength, "cache_last_channel_next_len", "int64", [1]);
-  } };
+  return {
+    combined,
+    slice,
+    outputs: () => {
+      g.output(g.int64([NEW]), "encoded_lengths", "int64", [1]);
+      g.output(nextChannel, "cache_last_channel_next", "float32", [1, 1, STREAMING.history, K]);
+      g.output(nextTime, "cache_last_time_next", "float32", [1, 1, K, 1]);
+      g.output(nextLength, "cache_last_channel_next_len", "int64", [1]);
+    },
+  };
 }
 
 function metadata(extra: Record<string, string | number> = {}) {
@@ -98,9 +136,16 @@ export function buildStreamingToneCtc(): Uint8Array {
   const lagged = slice(combined, STREAMING.history + 1 - NEW, STREAMING.history + 1);
   const scores = g.op("Transpose", [g.op("Mul", [lagged, g.float(2)])], { perm: [0, 2, 1] });
   const blank = g.op("Expand", [g.float([0.5], [1, 1, 1]), g.int64([1, NEW, 1])]);
-  g.output(g.op("LogSoftmax", [g.op("Concat", [scores, blank], { axis: 2 })], { axis: -1 }), "logprobs", "float32", [1, NEW, V]);
+  g.output(g.op("LogSoftmax", [g.op("Concat", [scores, blank], { axis: 2 })], { axis: -1 }), "logprobs", "float32", [
+    1,
+    NEW,
+    V,
+  ]);
   outputs();
-  return g.toModel({ producerName: "sawt-test-tone-streaming", metadata: metadata({ model_type: "EncDecCTCModelBPE" }) });
+  return g.toModel({
+    producerName: "sawt-test-tone-streaming",
+    metadata: metadata({ model_type: "EncDecCTCModelBPE" }),
+  });
 }
 
 /** The streaming transducer encoder: RNNT frames ([on, on, rep, 0]) over the cached history. */
@@ -122,7 +167,12 @@ export function buildStreamingToneEncoder(): Uint8Array {
 export async function writeStreamingCtcPack(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   await Bun.write(join(dir, "model.onnx"), buildStreamingToneCtc());
-  await Bun.write(join(dir, "tokens.txt"), transducerTokens().map((t, i) => `${t} ${i}\n`).join(""));
+  await Bun.write(
+    join(dir, "tokens.txt"),
+    transducerTokens()
+      .map((t, i) => `${t} ${i}\n`)
+      .join(""),
+  );
 }
 
 /** Writes the streaming transducer pack (encoder/decoder/joiner + tokens.txt) into `dir`. */
@@ -131,5 +181,10 @@ export async function writeStreamingTransducerPack(dir: string): Promise<void> {
   await Bun.write(join(dir, "encoder.onnx"), buildStreamingToneEncoder());
   await Bun.write(join(dir, "decoder.onnx"), buildToneDecoder());
   await Bun.write(join(dir, "joiner.onnx"), buildToneJoiner(false));
-  await Bun.write(join(dir, "tokens.txt"), transducerTokens().map((t, i) => `${t} ${i}\n`).join(""));
+  await Bun.write(
+    join(dir, "tokens.txt"),
+    transducerTokens()
+      .map((t, i) => `${t} ${i}\n`)
+      .join(""),
+  );
 }

@@ -58,15 +58,25 @@ export function buildToneEncoder(sustained: boolean, metadata: Record<string, st
   // Relative log energy of each token's tone bin, and of the pad/bos/eos tones (silence for us).
   const relative = (tones: readonly number[]) => {
     const bins = g.int64(tones.map((id) => tonePeak(toneFrequency(id)).bin));
-    const levels = g.float(tones.map((id) => tonePeak(toneFrequency(id)).level), [1, tones.length, 1]);
+    const levels = g.float(
+      tones.map((id) => tonePeak(toneFrequency(id)).level),
+      [1, tones.length, 1],
+    );
     const energy = g.op("Sub", [g.op("Gather", [features, bins], { axis: 1 }), levels]);
     return g.op("Slice", [energy, g.int64([0]), g.int64([1 << 30]), g.int64([2]), g.int64([TRANSDUCER_SUBSAMPLING])]);
   };
   const kept = relative(ids);
-  const loudest = g.op("ReduceMax", [g.op("Concat", [kept, relative([...BLANK_TONES])], { axis: 1 })], { axes: [1], keepdims: 1 });
+  const loudest = g.op("ReduceMax", [g.op("Concat", [kept, relative([...BLANK_TONES])], { axis: 1 })], {
+    axes: [1],
+    keepdims: 1,
+  });
   // A token sounds where its tone is near full level and no other tone is louder (tones leak into
   // neighbouring mel bins, so the level alone would light two tokens).
-  const s = g.op("Cast", [g.op("And", [g.op("Greater", [kept, g.float(-3)]), g.op("GreaterOrEqual", [kept, loudest])])], { to: 1 });
+  const s = g.op(
+    "Cast",
+    [g.op("And", [g.op("Greater", [kept, g.float(-3)]), g.op("GreaterOrEqual", [kept, loudest])])],
+    { to: 1 },
+  );
   const on = g.op("Mul", [s, g.op("Sub", [g.float(1), later(g, s, K, 1)])]);
   const recent = g.op("Max", [later(g, s, K, 2), later(g, s, K, 3), later(g, s, K, 4)]);
   const rep = g.op("Mul", [on, recent]);
@@ -74,7 +84,10 @@ export function buildToneEncoder(sustained: boolean, metadata: Record<string, st
   const ahead = Array.from({ length: LOOKAHEAD }, (_, j) => earlier(g, anyOnset, j + 1));
   const frames = g.op("Concat", [sustained ? s : on, on, rep, ...ahead], { axis: 1 });
   g.output(frames, "outputs", "float32", [1, 3 * K + LOOKAHEAD, "T_out"]);
-  const outLength = g.op("Div", [g.op("Add", [length, g.int64(TRANSDUCER_SUBSAMPLING - 1)]), g.int64(TRANSDUCER_SUBSAMPLING)]);
+  const outLength = g.op("Div", [
+    g.op("Add", [length, g.int64(TRANSDUCER_SUBSAMPLING - 1)]),
+    g.int64(TRANSDUCER_SUBSAMPLING),
+  ]);
   g.output(outLength, "encoded_lengths", "int64", [1]);
   return g.toModel({ producerName: "sawt-test-tone-transducer", metadata });
 }
@@ -103,8 +116,14 @@ export function buildToneJoiner(tdt: boolean): Uint8Array {
   const decoder = g.input("decoder_outputs", "float32", [1, 2 * V, 1]);
   const e = g.op("Reshape", [encoder, g.int64([-1])]);
   const d = g.op("Reshape", [decoder, g.int64([-1])]);
-  const part = (x: string, from: number, to: number) => g.op("Slice", [x, g.int64([from]), g.int64([to]), g.int64([0])]);
-  const [score, on, rep, ahead] = [part(e, 0, K), part(e, K, 2 * K), part(e, 2 * K, 3 * K), part(e, 3 * K, 3 * K + LOOKAHEAD)];
+  const part = (x: string, from: number, to: number) =>
+    g.op("Slice", [x, g.int64([from]), g.int64([to]), g.int64([0])]);
+  const [score, on, rep, ahead] = [
+    part(e, 0, K),
+    part(e, K, 2 * K),
+    part(e, 2 * K, 3 * K),
+    part(e, 3 * K, 3 * K + LOOKAHEAD),
+  ];
   const [last, prev] = [part(d, 0, K), part(d, V, V + K)];
   const one = g.float(1);
   const allowed = g.op("Mul", [rep, g.op("Sub", [one, prev])]);
@@ -112,13 +131,23 @@ export function buildToneJoiner(tdt: boolean): Uint8Array {
   const tokens = g.op("Sub", [g.op("Mul", [score, g.float(2)]), g.op("Mul", [sup, g.float(20)])]);
   const pieces = [tokens, g.float([0.5])];
   if (tdt) {
-    const stay = g.op("Mul", [g.op("ReduceMax", [on], { keepdims: 1 }), g.op("Sub", [one, g.op("ReduceSum", [sup], { keepdims: 1 })])]);
+    const stay = g.op("Mul", [
+      g.op("ReduceMax", [on], { keepdims: 1 }),
+      g.op("Sub", [one, g.op("ReduceSum", [sup], { keepdims: 1 })]),
+    ]);
     const jump = g.op("Sub", [one, stay]);
     pieces.push(g.op("Sub", [g.op("Mul", [stay, g.float(10)]), one]));
-    pieces.push(g.op("Mul", [jump, g.op("Add", [g.op("Mul", [ahead, g.float([9, 8, 7, 6])]), g.float([0, 0, 0, 0.1])])]));
+    pieces.push(
+      g.op("Mul", [jump, g.op("Add", [g.op("Mul", [ahead, g.float([9, 8, 7, 6])]), g.float([0, 0, 0, 0.1])])]),
+    );
   }
   const width = V + (tdt ? LOOKAHEAD + 1 : 0);
-  g.output(g.op("Reshape", [g.op("Concat", pieces, { axis: 0 }), g.int64([1, 1, 1, width])]), "outputs", "float32", [1, 1, 1, width]);
+  g.output(g.op("Reshape", [g.op("Concat", pieces, { axis: 0 }), g.int64([1, 1, 1, width])]), "outputs", "float32", [
+    1,
+    1,
+    1,
+    width,
+  ]);
   return g.toModel({ producerName: "sawt-test-tone-transducer" });
 }
 
@@ -134,10 +163,17 @@ export async function writeToneTransducerPack(dir: string, options: { tdt?: bool
     pred_hidden: V,
     feat_dim: FEAT_DIM,
     model_type: "EncDecRNNTBPEModel",
-    url: tdt ? "https://huggingface.co/nvidia/parakeet-tdt-tone" : "https://huggingface.co/nvidia/fastconformer-rnnt-tone",
+    url: tdt
+      ? "https://huggingface.co/nvidia/parakeet-tdt-tone"
+      : "https://huggingface.co/nvidia/fastconformer-rnnt-tone",
   };
   await Bun.write(join(dir, "encoder.onnx"), buildToneEncoder(tdt, metadata));
   await Bun.write(join(dir, "decoder.onnx"), buildToneDecoder());
   await Bun.write(join(dir, "joiner.onnx"), buildToneJoiner(tdt));
-  await Bun.write(join(dir, "tokens.txt"), transducerTokens().map((t, i) => `${t} ${i}\n`).join(""));
+  await Bun.write(
+    join(dir, "tokens.txt"),
+    transducerTokens()
+      .map((t, i) => `${t} ${i}\n`)
+      .join(""),
+  );
 }

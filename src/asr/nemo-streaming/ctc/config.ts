@@ -35,7 +35,8 @@ export function configureStreamingCtc(pack: PackFiles): StreamingCtcConfig {
   const tokens = parseCtcTokens(pack.text("tokens.txt"));
   const blankId = tokens.indexOf("<blk>");
   if (blankId < 0) problems.push("tokens.txt has no <blk>");
-  if (tokens.length !== meta.vocabSize + 1) problems.push(`tokens.txt lists ${tokens.length} tokens but vocab_size is ${meta.vocabSize} (+ blank)`);
+  if (tokens.length !== meta.vocabSize + 1)
+    problems.push(`tokens.txt lists ${tokens.length} tokens but vocab_size is ${meta.vocabSize} (+ blank)`);
   if (problems.length > 0) throw new PackError(problems.join("; "));
   return Object.freeze({ modelPath: pack.path(file), tokens: Object.freeze(tokens), blankId, meta });
 }

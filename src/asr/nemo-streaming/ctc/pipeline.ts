@@ -29,7 +29,8 @@ export class StreamingCtcSearch implements ChunkDecoder {
   async decodeChunk(output: Tensor, frameOffset: number): Promise<number> {
     const data = floatData(output, "logprobs");
     const [, frames, vocab] = output.dims as number[];
-    if (vocab !== this.config.tokens.length) throw new Error(`logprobs has ${vocab} classes, expected ${this.config.tokens.length}`);
+    if (vocab !== this.config.tokens.length)
+      throw new Error(`logprobs has ${vocab} classes, expected ${this.config.tokens.length}`);
     if (!this.carry) this.previous = -1;
     for (let t = 0; t < frames!; t++) {
       const id = argmax(data, t * vocab, (t + 1) * vocab);
@@ -58,7 +59,11 @@ export class StreamingCtcRecognizer implements StreamingRecognizer {
 
   /** Opens the model. */
   static async load(config: StreamingCtcConfig, name: string): Promise<StreamingCtcRecognizer> {
-    const encoder = await CacheAwareEncoder.load(config.modelPath, config.meta, `${name}/${config.modelPath.split("/").pop()}`);
+    const encoder = await CacheAwareEncoder.load(
+      config.modelPath,
+      config.meta,
+      `${name}/${config.modelPath.split("/").pop()}`,
+    );
     return new StreamingCtcRecognizer(name, config, encoder);
   }
 

@@ -26,13 +26,18 @@ export interface StreamingTransducerConfig {
 /** Whether the folder is a transducer whose encoder carries NeMo's streaming caches. */
 export function claimsStreamingTransducer(pack: PackFiles): boolean {
   const encoder = transducerFile(pack, "encoder");
-  const complete = encoder !== undefined && transducerFile(pack, "decoder") !== undefined && transducerFile(pack, "joiner") !== undefined;
+  const complete =
+    encoder !== undefined &&
+    transducerFile(pack, "decoder") !== undefined &&
+    transducerFile(pack, "joiner") !== undefined;
   return complete && pack.has("tokens.txt") && isStreamingEncoder(pack.tryHeader(encoder));
 }
 
 /** Validates a claimed pack; throws {@link PackError} with every reason it is unusable. */
 export function configureStreamingTransducer(pack: PackFiles): StreamingTransducerConfig {
-  const [encoder, decoder, joiner] = (["encoder", "decoder", "joiner"] as const).map((part) => transducerFile(pack, part)!);
+  const [encoder, decoder, joiner] = (["encoder", "decoder", "joiner"] as const).map(
+    (part) => transducerFile(pack, part)!,
+  );
   const problems: string[] = [];
   const info = pack.header(encoder!);
   const meta = readStreamingMeta(info, encoder!, problems);

@@ -31,7 +31,11 @@ export class StreamingRnntDecoder implements ChunkDecoder {
   }
 
   text(): RecognizedText {
-    return transducerText(this.search.tokens, this.config.tokens, this.config.meta.subsamplingFactor * FEATURE_FRAME_SECONDS);
+    return transducerText(
+      this.search.tokens,
+      this.config.tokens,
+      this.config.meta.subsamplingFactor * FEATURE_FRAME_SECONDS,
+    );
   }
 }
 
@@ -50,7 +54,11 @@ export class StreamingTransducerRecognizer implements StreamingRecognizer {
 
   /** Opens the three sessions. */
   static async load(config: StreamingTransducerConfig, name: string): Promise<StreamingTransducerRecognizer> {
-    const encoder = await CacheAwareEncoder.load(config.encoderPath, config.meta, `${name}/${config.encoderPath.split("/").pop()}`);
+    const encoder = await CacheAwareEncoder.load(
+      config.encoderPath,
+      config.meta,
+      `${name}/${config.encoderPath.split("/").pop()}`,
+    );
     try {
       const paths = { decoder: config.decoderPath, joiner: config.joinerPath };
       const { joint, provider } = await openJoint(paths, config.predRnnLayers, config.predHidden, name);

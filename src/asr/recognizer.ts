@@ -32,7 +32,7 @@ export interface Recognizer {
   /**
    * Longest audio (seconds) the family decodes well in one call: segmentation cuts longer audio
    * into segments no longer than this and hands shorter audio over whole. Per family, see
-   * docs/architecture.md ("Recogniser windows").
+   * docs/architecture.md ("ASR recogniser families") and models/README.md.
    */
   readonly maxSegmentSeconds: number;
   /** Recognises one segment of at most {@link Recognizer.maxSegmentSeconds}. */

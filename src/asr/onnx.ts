@@ -10,7 +10,8 @@ import { createSession } from "../runtime/sessions.ts";
 export interface RunnerSession {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
-  run(feeds: Record<string, Tensor>): Promise<Record<string, Tensor>>;
+  /** Runs the model; `fetches` limits the outputs computed and sent back. */
+  run(feeds: Record<string, Tensor>, fetches?: readonly string[]): Promise<Record<string, Tensor>>;
   release(): Promise<void>;
 }
 

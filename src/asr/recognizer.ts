@@ -25,7 +25,10 @@ export interface DecodingFacts {
 /** One segment's recognition. */
 export interface RecognizedText {
   readonly text: string;
-  /** Present when the model yields timing (CTC frames); absent for Whisper without timestamps. */
+  /**
+   * Present when the family can time words: CTC and transducers (the frames tokens were emitted
+   * on); absent for Whisper and Moonshine (attention decoders give no alignment).
+   */
   readonly words?: readonly RecognizedWord[];
   /**
    * True when the first token says the text continues the previous piece's last word (a word
@@ -57,17 +60,56 @@ export interface Recognizer {
   readonly family: string;
   readonly provider: "cpu" | "cuda";
   /**
-   * Longest audio (seconds) recognised in one call; absent means {@link MAX_SEGMENT_SECONDS}.
-   * The segmentation policy decodes audio up to this long whole.
+   * Longest audio (seconds) the family decodes well in one call: the segmentation policy hands
+   * audio up to this long over whole and cuts longer audio into segments no longer than this. Per
+   * family, see docs/architecture.md ("ASR recogniser families") and models/README.md.
    */
-  readonly maxSegmentSeconds?: number;
-  /** Recognises one segment of at most its window ({@link maxSegmentSeconds}). */
+  readonly maxSegmentSeconds: number;
+  /** Recognises one segment of at most {@link Recognizer.maxSegmentSeconds}. */
   recognize(samples: Float32Array, signal?: AbortSignal, options?: RecognizeOptions): Promise<RecognizedText>;
   release(): Promise<void>;
 }
 
+/**
+ * One live audio stream through a streaming recogniser. Audio goes in as it arrives; `decode`
+ * runs every chunk the model can take so far and returns the text so far (a partial result);
+ * `finalize` pads and decodes the tail and returns the final text. Text only grows while a
+ * stream lives: streaming families never revise what they emitted. Not safe for concurrent calls:
+ * await each `decode` before the next.
+ */
+export interface RecognizerStream {
+  /** Appends 16 kHz mono samples in [-1, 1]. */
+  acceptWaveform(samples: Float32Array): void;
+  /** Decodes every complete chunk received so far; the text (and word times) of the stream so far. */
+  decode(signal?: AbortSignal): Promise<RecognizedText>;
+  /** Ends the input, decodes what is left and returns the stream's final text; the stream is then spent. */
+  finalize(signal?: AbortSignal): Promise<RecognizedText>;
+}
+
+/**
+ * A recogniser that can decode audio as it arrives (cache-aware streaming models). It is also a
+ * plain {@link Recognizer}: `recognize` runs one stream over the whole segment.
+ */
+export interface StreamingRecognizer extends Recognizer {
+  /** Seconds of audio one model chunk advances by: partial results cannot come more often. */
+  readonly chunkSeconds: number;
+  createStream(): RecognizerStream;
+}
+
+/** Whether `recognizer` can decode a live stream chunk by chunk. */
+export function isStreamingRecognizer(recognizer: Recognizer): recognizer is StreamingRecognizer {
+  return typeof (recognizer as Partial<StreamingRecognizer>).createStream === "function";
+}
+
 /** Longest segment a recogniser is given (Whisper's window). */
 export const MAX_SEGMENT_SECONDS = 30;
+
+/**
+ * Window of the offline NeMo families (CTC, transducer): their FastConformer encoders use full
+ * attention, whose cost grows with the square of the length, and were trained on utterances of
+ * up to ~20–30 s, so 30 s keeps both memory and accuracy where the models were made for.
+ */
+export const OFFLINE_CONFORMER_SECONDS = 30;
 
 /** Samples per VAD window at 16 kHz (Silero v5's 32 ms). */
 export const VAD_WINDOW = 512;

@@ -10,11 +10,18 @@
  *    offered to the CTC recogniser.
  * 2. Tashkeel and the speaker encoder claim their fixed folder names.
  * 3. ASR families claim by files and model headers; a dialect pack (model.onnx + labels.txt) and
- *    a CTC pack (model.onnx + tokens.txt) never claim each other's files.
+ *    a CTC pack (model.onnx + tokens.txt) never claim each other's files. A streaming CTC pack
+ *    (the same files, but a model with NeMo's cache inputs) is asked before the offline CTC
+ *    family, which would take it; offline and streaming transducers tell themselves apart by the
+ *    encoder's cache inputs.
  * Families registered from code ({@link registerFamily}, e.g. a test's) are asked first.
  */
 import { ctcFamily } from "../asr/ctc/family.ts";
 import { dialectFamily } from "../asr/dialect/family.ts";
+import { moonshineFamily } from "../asr/moonshine/family.ts";
+import { streamingCtcFamily } from "../asr/nemo-streaming/ctc/family.ts";
+import { streamingTransducerFamily } from "../asr/nemo-streaming/transducer/family.ts";
+import { transducerFamily } from "../asr/transducer/family.ts";
 import { sileroFamily } from "../asr/vad/family.ts";
 import { whisperFamily } from "../asr/whisper/family.ts";
 import { piperFamily, vitsFamily } from "../tts/piper/family.ts";
@@ -35,7 +42,11 @@ const BUILT_IN: readonly AnyFamily[] = [
   sileroFamily,
   whisperFamily,
   dialectFamily,
+  streamingCtcFamily,
   ctcFamily,
+  moonshineFamily,
+  transducerFamily,
+  streamingTransducerFamily,
 ];
 
 const registered: AnyFamily[] = [];

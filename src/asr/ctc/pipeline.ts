@@ -6,16 +6,14 @@
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { nemoFbank } from "../features/fbank.ts";
 import { argmax } from "../onnx.ts";
-import type { RecognizedText, RecognizedWord, RecognizeOptions, Recognizer } from "../recognizer.ts";
+import { OFFLINE_CONFORMER_SECONDS, type RecognizedText, type RecognizedWord, type RecognizeOptions, type Recognizer } from "../recognizer.ts";
 import { marksWordStarts } from "../segmentation/join.ts";
+import { WORD_MARK } from "../timed-pieces.ts";
 import type { CtcConfig } from "./config.ts";
 import { CtcModel, type CtcOutput } from "./model.ts";
 
 /** Seconds between feature frames (hop 160 at 16 kHz). */
 const FRAME_SECONDS = 160 / SPEECH_SAMPLE_RATE;
-/** SentencePiece's word-start marker. */
-const WORD_MARK = "▁";
-
 /** One emitted token and the output frame it was emitted on. */
 export interface CtcToken {
   readonly id: number;
@@ -81,6 +79,8 @@ export function ctcText(
 /** A NeMo CTC pack as a {@link Recognizer}. */
 export class CtcRecognizer implements Recognizer {
   readonly family = "nemo-ctc";
+  /** See {@link OFFLINE_CONFORMER_SECONDS}. */
+  readonly maxSegmentSeconds = OFFLINE_CONFORMER_SECONDS;
 
   /** Whether the vocabulary marks word starts (word pieces), so a segment can say it continues a word. */
   private readonly marksStarts: boolean;

@@ -11,7 +11,7 @@
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { WHISPER_N_FRAMES, whisperLogMel } from "../features/whisper-mel.ts";
 import { argmax } from "../onnx.ts";
-import type { RecognizedText, RecognizeOptions, Recognizer } from "../recognizer.ts";
+import { MAX_SEGMENT_SECONDS, type RecognizedText, type RecognizeOptions, type Recognizer } from "../recognizer.ts";
 import type { WhisperConfig, WhisperMeta } from "./config.ts";
 import { promptWithContext, WhisperEncoder } from "./encode.ts";
 import { compressionRatio, logProbability, needsFallback, sample, seededRandom, temperatures } from "./fallback.ts";
@@ -110,9 +110,8 @@ const SAMPLING_SEED = 0x5a3d;
 /** A Whisper pack as a {@link Recognizer}. */
 export class WhisperRecognizer implements Recognizer {
   readonly family = "whisper";
-
-  /** Windows of at most 30 s (the encoder's fixed input). */
-  readonly maxSegmentSeconds = 30;
+  /** Whisper's fixed 30 s window (the encoder's input). */
+  readonly maxSegmentSeconds = MAX_SEGMENT_SECONDS;
   private readonly encoder: WhisperEncoder;
 
   private constructor(

@@ -1,0 +1,47 @@
+/**
+ * Text and word times from timed SentencePiece pieces, for the families that know when each
+ * token was emitted (CTC and transducers, from the encoder frame of each token). `▁` starts a
+ * word; control symbols (`<unk>`, `<blk>`, …) add nothing; a word spans from its first piece's
+ * start to its last piece's end.
+ */
+import type { RecognizedText, RecognizedWord } from "./recognizer.ts";
+
+/** SentencePiece's word-start marker. */
+export const WORD_MARK = "▁";
+
+/** One emitted vocabulary piece and when (seconds, within the segment) it sounded. */
+export interface TimedPiece {
+  readonly piece: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Whether a vocabulary entry is a control symbol (`<unk>`, `<blk>`, `<pad>`, …) rather than text. */
+export function isControlPiece(piece: string): boolean {
+  return /^<[^<>\s]+>$/.test(piece);
+}
+
+/** Joins timed pieces into text with one word per `▁`-started run, each with its times. */
+export function timedPiecesText(pieces: readonly TimedPiece[]): RecognizedText {
+  const words: RecognizedWord[] = [];
+  let word = "";
+  let start = 0;
+  let end = 0;
+  const flush = () => {
+    if (word !== "") words.push({ word, start, end });
+    word = "";
+  };
+  for (const timed of pieces) {
+    if (isControlPiece(timed.piece)) continue;
+    // Every `▁` starts a new word; text before the first one continues the current word.
+    for (const [index, part] of timed.piece.split(WORD_MARK).entries()) {
+      if (index > 0) flush();
+      if (part === "") continue;
+      if (word === "") start = timed.start;
+      word += part;
+      end = Math.max(end, timed.end);
+    }
+  }
+  flush();
+  return { text: words.map((w) => w.word).join(" "), words };
+}

@@ -1,5 +1,7 @@
 /** The feature plugins mounted on the HTTP app, in order. */
 import { asrRoutes } from "../asr/http.ts";
+import { jambonzRoutes } from "../asr/jambonz/routes.ts";
+import { realtimeRoutes } from "../asr/realtime/routes.ts";
 import { ttsRoutes } from "../tts/http.ts";
 import { ttsWebSocketRoutes } from "../tts/ws.ts";
 import { voicesRoutes } from "../voices/http.ts";
@@ -9,4 +11,4 @@ import { legacyRoutes } from "./legacy.ts";
 import { metricsRoutes } from "./metrics-route.ts";
 
 /** Every feature's HTTP plugin. */
-export const httpPlugins: readonly FeaturePlugin[] = [ttsRoutes, ttsWebSocketRoutes, asrRoutes, voicesRoutes, legacyRoutes, docsRoutes, metricsRoutes];
+export const httpPlugins: readonly FeaturePlugin[] = [ttsRoutes, ttsWebSocketRoutes, asrRoutes, realtimeRoutes, jambonzRoutes, voicesRoutes, legacyRoutes, docsRoutes, metricsRoutes];

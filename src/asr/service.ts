@@ -13,7 +13,8 @@ import type { Admission } from "../runtime/admission.ts";
 import type { CallOptions } from "../core/call.ts";
 import type { LoadedAsrPacks } from "./packs.ts";
 import type { Recognizer, VoiceActivityDetector } from "./recognizer.ts";
-import type { AsrService, StreamingResult, Transcript, TranscriptSegment } from "./types.ts";
+import type { AsrService, LiveEvent, LiveTranscription, LiveTranscriptionOptions, StreamingResult, Transcript, TranscriptSegment } from "./types.ts";
+import { OfflineLiveTranscription, type UtteranceDecoder } from "./streaming/live.ts";
 import { createEnergyDetector } from "./vad/energy.ts";
 import { segmentSpeech, SpeechTracker, type SpeechPiece } from "./vad/pipeline.ts";
 import type { SegmenterOptions } from "./vad/segmenter.ts";
@@ -88,6 +89,22 @@ export class AsrEngineService implements AsrService {
     yield* this.finals(await tracker.end(signal), state, options);
   }
 
+  openLive(live: LiveTranscriptionOptions, emit: (event: LiveEvent) => void, options: CallOptions = {}): LiveTranscription {
+    const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
+    const decoder: UtteranceDecoder = {
+      final: (samples) =>
+        this.admitted(async () => {
+          const started = performance.now();
+          const transcript = await this.transcribe(samples, options.signal, state);
+          this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
+          return { text: transcript.text, dialect: transcript.dialect };
+        }, options),
+      partial: (samples) => this.interim(samples, state, options),
+    };
+    const vad = live.turnDetection ? this.detector.createStream() : null;
+    return new OfflineLiveTranscription(vad, live, decoder, emit, options.signal);
+  }
+
   /** Streams are admitted per recognition, so a long call never holds an inference slot while idle. */
   private admitted<T>(job: () => Promise<T>, options: CallOptions): Promise<T> {
     return this.options.admission.run(job, { signal: options.signal, timeoutMs: options.timeoutMs });
@@ -115,9 +132,8 @@ export class AsrEngineService implements AsrService {
     }
   }
 
-  private async transcribe(samples: Float32Array, signal?: AbortSignal): Promise<Transcript> {
+  private async transcribe(samples: Float32Array, signal?: AbortSignal, state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer }): Promise<Transcript> {
     const pieces = await segmentSpeech(samples, this.detector, this.options.segmenter, signal);
-    const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
     const segments: TranscriptSegment[] = [];
     for (const piece of pieces) {
       const segment = await this.recognizePiece(piece, state, signal);

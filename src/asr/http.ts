@@ -16,6 +16,7 @@ import { parseTranscriptionForm } from "./schema.ts";
 import type { TranscriptFormat } from "./types.ts";
 import { receiveAudioUpload } from "../http/audio-upload.ts";
 import { sweepStaleUploads } from "../audio/upload.ts";
+import { streamTranscription } from "./http/sse.ts";
 
 /** How a transcription route reads its request. */
 export interface TranscribeOptions {
@@ -31,13 +32,20 @@ export interface TranscribeOptions {
  */
 export async function transcribeRequest(ctx: AppContext, request: Request, caller: Caller, options: TranscribeOptions = {}): Promise<Response> {
   const upload = await receiveAudioUpload(request, { dataDir: ctx.config.paths.data_dir, maxUploadMb: ctx.config.asr.max_upload_mb, fileFields: options.fileFields });
+  let handedOver = false;
   try {
-    const form = parseTranscriptionForm(upload.fields);
+    const { stream, ...fields } = upload.fields;
+    const form = parseTranscriptionForm(fields);
+    if (options.format === undefined && stream?.trim().toLowerCase() === "true") {
+      const asr = readyService(ctx, "asr");
+      handedOver = true;
+      return streamTranscription(ctx, asr, upload, { signal: request.signal, keyId: caller.key.id });
+    }
     const transcript = await readyService(ctx, "asr").transcribeFile(upload.path, { signal: request.signal, keyId: caller.key.id });
     const rendered = renderTranscript(transcript, options.format ?? form.response_format);
     return new Response(rendered.body, { headers: { "content-type": rendered.contentType, "cache-control": "no-store" } });
   } finally {
-    await upload.remove();
+    if (!handedOver) await upload.remove();
   }
 }
 

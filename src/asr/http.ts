@@ -73,6 +73,10 @@ const TRANSCRIPTION_SUCCESS: OpenAPIV3.ResponseObject = {
     "text/plain": { schema: { type: "string" }, example: `${EXAMPLE_TRANSCRIPT.text}\n` },
     "application/x-subrip": { schema: { type: "string" }, example: `1\n00:00:00,000 --> 00:00:03,200\n${EXAMPLE_TRANSCRIPT.text}\n` },
     "text/vtt": { schema: { type: "string" }, example: `WEBVTT\n\n00:00:00.000 --> 00:00:03.200\n${EXAMPLE_TRANSCRIPT.text}\n` },
+    "text/event-stream": {
+      schema: { type: "string", description: "With `stream=true`: Server-Sent Events, `transcript.text.delta` per segment, then `transcript.text.done`." },
+      example: `data: {"type":"transcript.text.delta","delta":"السلام عليكم"}\n\ndata: {"type":"transcript.text.done","text":"السلام عليكم","usage":{"type":"duration","seconds":3.2}}\n\n`,
+    },
   },
 };
 

@@ -1,6 +1,6 @@
 /**
  * The ceiling on live transcription sessions per engine (`streaming.max_streams`), shared by every
- * live door (realtime WebSocket, jambonz): a session takes a slot before it starts and gives it
+ * live door (realtime WebSocket, jambonz, gRPC StreamingRecognize): a session takes a slot before it starts and gives it
  * back, exactly once, however it ends. A refused session gets the REST 503 busy body. The open
  * slots are also the `sawt_asr_open_streams` gauge.
  */

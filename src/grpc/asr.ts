@@ -14,6 +14,7 @@ import { TranscriptionFormSchema } from "../asr/schema.ts";
 import type { AsrService, Transcript } from "../asr/types.ts";
 import { allowedExtension, uploadDir, uploadTooLarge } from "../audio/upload.ts";
 import { readyService } from "../edge/readiness.ts";
+import { acquireStreamSlot } from "../edge/stream-slots.ts";
 import { fieldErrors } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { streamingMethod, unaryMethod, writeMessage } from "./call.ts";
@@ -156,6 +157,14 @@ async function* streamAudio(messages: { next(): Promise<IteratorResult<Streaming
   }
 }
 
+/** Passes chunks through, reporting each one's size (the audio-seconds-in metric). */
+async function* countAudio(chunks: AsyncIterable<Uint8Array>, count: (bytes: number) => void): AsyncIterable<Uint8Array> {
+  for await (const chunk of chunks) {
+    count(chunk.length);
+    yield chunk;
+  }
+}
+
 /** Registers SpeechRecognition on the ASR port. */
 export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
   if (which !== "asr") return;
@@ -188,11 +197,19 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       const format = rawFormat(config.encoding, config.sample_rate_hz);
       if (!format) throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM, MULAW or ALAW only");
       const asr = readyService(ctx, "asr");
-      const audio = rawStreamToAsrRate(streamAudio(messages), format);
-      for await (const result of asr.transcribeStream(audio, scope.options)) {
-        if (!result.isFinal && !streaming.interim_results) continue;
-        const message = { transcript: result.text, is_final: result.isFinal, start_time: result.start, end_time: result.end, dialect: result.dialect ?? "" };
-        await writeMessage(call, { results: [message] }, signal);
+      // Counted against streaming.max_streams like the WebSocket doors (UNAVAILABLE when all are taken).
+      const slot = acquireStreamSlot(ctx, "grpc");
+      try {
+        const bytesPerSecond = format.sampleRate * (format.encoding === "pcm_s16le" ? 2 : 1);
+        const counted = countAudio(streamAudio(messages), (bytes) => ctx.metrics.observeStreamAudio("grpc", bytes / bytesPerSecond));
+        const audio = rawStreamToAsrRate(counted, format);
+        for await (const result of asr.transcribeStream(audio, scope.options)) {
+          if (!result.isFinal && !streaming.interim_results) continue;
+          const message = { transcript: result.text, is_final: result.isFinal, start_time: result.start, end_time: result.end, dialect: result.dialect ?? "" };
+          await writeMessage(call, { results: [message] }, signal);
+        }
+      } finally {
+        slot.release();
       }
     }),
   };

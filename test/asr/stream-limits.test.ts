@@ -27,7 +27,7 @@ beforeAll(async () => {
   models = modelsDir();
   await writeToneCtcPack(join(models.dir, "tone-ctc"));
   sawt = await startSawt({
-    env: { SAWT_MODELS_DIR: models.dir, SAWT_STREAMING_MAX_SESSION_S: "3", SAWT_STREAMING_IDLE_TIMEOUT_S: "1", SAWT_STREAMING_MAX_STREAMS: String(MAX_STREAMS) },
+    env: { SAWT_MODELS_DIR: models.dir, SAWT_STREAMING_MAX_SESSION_S: "3", SAWT_STREAMING_IDLE_TIMEOUT_S: "1", SAWT_STREAMING_MAX_STREAMS: String(MAX_STREAMS), SAWT_STREAMING_MAX_BUFFER_S: "2" },
   });
   key = (await sawt.createKey({ name: "limits", rpm: 100_000 })).key;
   admin = (await sawt.createKey({ name: "ops", admin: true })).key;
@@ -68,10 +68,20 @@ describe("realtime bad input", () => {
 
   test("does end a session with an error and close 1008 when its audio passes the session limit", async () => {
     const client = await realtime();
-    const second = Buffer.from(new Uint8Array(48000)).toString("base64");
-    for (let i = 0; i < 4; i++) client.sendJson({ type: "input_audio_buffer.append", audio: second });
+    const quarter = Buffer.from(new Uint8Array(12000)).toString("base64");
+    for (let i = 0; i < 16 && client.ws.readyState === WebSocket.OPEN; i++) {
+      client.sendJson({ type: "input_audio_buffer.append", audio: quarter });
+      await Bun.sleep(10);
+    }
     const error = await client.next("error");
     expect(error.error.message).toContain("3 s limit");
+    expect((await client.closed).code).toBe(1008);
+  });
+
+  test("does end a session with an error and close 1008 when more audio waits than streaming.max_buffer_s", async () => {
+    const client = await realtime();
+    client.sendJson({ type: "input_audio_buffer.append", audio: Buffer.from(new Uint8Array(48000 * 2.5)).toString("base64") });
+    expect((await client.next("error")).error).toMatchObject({ code: "http_413", message: expect.stringContaining("faster than it can be transcribed") });
     expect((await client.closed).code).toBe(1008);
   });
 
@@ -110,6 +120,28 @@ describe("jambonz bad input", () => {
   });
 });
 
+describe("jambonz limits", () => {
+  test("does send an error and close when the stream stays silent past the idle timeout", async () => {
+    const client = await connect(`${ws}/v1/asr/jambonz`, { headers: { authorization: `Bearer ${key}` } });
+    client.sendJson({ type: "start", language: "ar-SA", format: "raw", encoding: "LINEAR16", sampleRateHz: 8000, interimResults: false });
+    const closed = await client.closed;
+    expect(client.events).toEqual([expect.objectContaining({ type: "error", error: "No audio or event for 1 s: session closed" })]);
+    expect(closed.code).not.toBe(1000);
+  });
+
+  test("does send an error and close when the audio passes the session limit", async () => {
+    const client = await connect(`${ws}/v1/asr/jambonz`, { headers: { authorization: `Bearer ${key}` } });
+    client.sendJson({ type: "start", language: "ar-SA", format: "raw", encoding: "LINEAR16", sampleRateHz: 8000, interimResults: false });
+    for (let i = 0; i < 20 && client.ws.readyState === WebSocket.OPEN; i++) {
+      client.ws.send(new Uint8Array(4000));
+      await Bun.sleep(10);
+    }
+    await client.closed;
+    expect(client.events.at(-1)).toMatchObject({ type: "error", error: "The session exceeded its 3 s limit" });
+    await until(async () => (await openStreams()) === 0, "open streams back to 0");
+  });
+});
+
 describe("gRPC StreamingRecognize telephony audio", () => {
   test("does transcribe MULAW and ALAW at 8 kHz", async () => {
     const port = clients(sawt.ports.grpc_asr);
@@ -126,5 +158,8 @@ describe("gRPC StreamingRecognize telephony audio", () => {
       expect([encoding, error?.details, messages.flatMap((m) => m.results).map((r) => r.transcript)]).toEqual([encoding, undefined, ["سلام"]]);
     }
     port.close();
+    await until(async () => (await openStreams()) === 0, "open streams back to 0");
+    const metrics = await (await fetch(`${sawt.baseUrl}/metrics`, { headers: { "x-api-key": admin } })).text();
+    expect(metrics).toContain('sawt_asr_stream_audio_seconds_total{door="grpc"}');
   });
 });

@@ -17,6 +17,17 @@ import { readyService } from "./readiness.ts";
 import { openScope, type CallScope } from "./scope.ts";
 import { acquireStreamSlot, type StreamSlot } from "./stream-slots.ts";
 
+/**
+ * The WebSocket close code for the way a session ended: 1000 normal, 1013 (try again later) when
+ * refused busy or not ready, 1011 for a server failure, 1008 (policy) for a limit or a bad client.
+ */
+export function closeCodeFor(error: AppError | undefined): number {
+  if (!error) return 1000;
+  if (error.status === 503) return 1013;
+  if (error.status >= 500 && error.status !== 504) return 1011;
+  return 1008;
+}
+
 /** How a door opens a session. */
 export interface LiveSessionInit {
   readonly door: StreamDoor;

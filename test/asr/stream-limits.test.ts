@@ -126,7 +126,7 @@ describe("jambonz limits", () => {
     client.sendJson({ type: "start", language: "ar-SA", format: "raw", encoding: "LINEAR16", sampleRateHz: 8000, interimResults: false });
     const closed = await client.closed;
     expect(client.events).toEqual([expect.objectContaining({ type: "error", error: "No audio or event for 1 s: session closed" })]);
-    expect(closed.code).not.toBe(1000);
+    expect(closed.code).toBe(1008);
   });
 
   test("does send an error and close when the audio passes the session limit", async () => {

@@ -18,7 +18,7 @@ import type { LiveEvent } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
 import { presentedKey, verify } from "../../edge/auth.ts";
 import { errorBody } from "../../edge/error-body.ts";
-import { openLiveSession, type LiveSession } from "../../edge/live-session.ts";
+import { closeCodeFor, openLiveSession, type LiveSession } from "../../edge/live-session.ts";
 import { requestIdFrom } from "../../edge/request-id.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../../store/keys.ts";
@@ -82,7 +82,7 @@ export function jambonzRoutes(ctx: AppContext) {
         onEvent: (event) => forward(ws, connection, event),
         onEnd: (error) => {
           if (error) sendError(ws, error);
-          ws.close(error ? 1011 : 1000, error ? error.detail.slice(0, 120) : "stopped");
+          ws.close(closeCodeFor(error), error ? error.detail.slice(0, 120) : "stopped");
         },
       },
       format,
@@ -156,7 +156,7 @@ export function jambonzRoutes(ctx: AppContext) {
       } catch (error) {
         const appError = sendError(ws, error);
         // A session that never started cannot continue: close as jambonz expects of a vendor error.
-        if (!connection.session) ws.close(appError.status === 503 ? 1013 : 1008, appError.detail.slice(0, 120));
+        if (!connection.session) ws.close(closeCodeFor(appError), appError.detail.slice(0, 120));
       }
     },
     close(ws) {

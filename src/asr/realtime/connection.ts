@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { LiveEvent } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
 import { errorBody } from "../../edge/error-body.ts";
-import { openLiveSession, type LiveSession } from "../../edge/live-session.ts";
+import { closeCodeFor, openLiveSession, type LiveSession } from "../../edge/live-session.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../../store/keys.ts";
 import { applyBetaUpdate, applyGaUpdate, betaSessionJson, DEFAULT_SETTINGS, gaSessionJson, ParamError, type RealtimeSettings } from "./session-config.ts";
@@ -19,14 +19,6 @@ import { applyBetaUpdate, applyGaUpdate, betaSessionJson, DEFAULT_SETTINGS, gaSe
 export interface RealtimeSocket {
   sendJson(event: Record<string, unknown>): void;
   close(code: number, reason: string): void;
-}
-
-/** WebSocket close codes for the ways a session ends. */
-export function closeCodeFor(error: AppError | undefined): number {
-  if (!error) return 1000;
-  if (error.status === 503) return 1013;
-  if (error.status >= 500 && error.status !== 504) return 1011;
-  return 1008;
 }
 
 const id = (prefix: string) => `${prefix}_${randomBytes(10).toString("hex")}`;

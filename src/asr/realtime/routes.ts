@@ -13,7 +13,8 @@ import { errorBody } from "../../edge/error-body.ts";
 import { requestIdFrom } from "../../edge/request-id.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../../store/keys.ts";
-import { closeCodeFor, RealtimeConnection } from "./connection.ts";
+import { closeCodeFor } from "../../edge/live-session.ts";
+import { RealtimeConnection } from "./connection.ts";
 
 /** Largest client frame: OpenAI caps one append at 15 MiB of base64. */
 export const REALTIME_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;

@@ -12,6 +12,7 @@ import { encodeG711 } from "../../src/audio/g711.ts";
 import { floatToInt16 } from "../../src/audio/wav.ts";
 import { bearer, clients, collect, waitServing } from "../grpc/client.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
+import { promtoolCheck } from "../support/in-process.ts";
 import { startSawt, until, type SawtProcess } from "../support/sawt.ts";
 import { concat, modelsDir, silence } from "./support.ts";
 import { connect } from "./ws-client.ts";
@@ -161,5 +162,8 @@ describe("gRPC StreamingRecognize telephony audio", () => {
     await until(async () => (await openStreams()) === 0, "open streams back to 0");
     const metrics = await (await fetch(`${sawt.baseUrl}/metrics`, { headers: { "x-api-key": admin } })).text();
     expect(metrics).toContain('sawt_asr_stream_audio_seconds_total{door="grpc"}');
+    expect(metrics).toContain("# TYPE sawt_asr_stream_final_latency_seconds histogram");
+    const checked = await promtoolCheck(metrics);
+    expect([checked.code, checked.output]).toEqual([0, ""]);
   });
 });

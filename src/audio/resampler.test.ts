@@ -21,11 +21,14 @@ function level(samples: Float32Array, frequency: number, rate: number): number {
 }
 
 describe("StreamingResampler", () => {
-  test.each([8000, 11025, 22050, 24000, 44100, 48000])("does keep a 1 kHz tone's level and length when %i Hz goes to 16 kHz", (rate) => {
-    const out = resampleAll(sine(1000, rate, 1), rate, 16000);
-    expect(out.length).toBe(16000);
-    expect(level(out, 1000, 16000)).toBeCloseTo(0.5, 1);
-  });
+  test.each([8000, 11025, 22050, 24000, 44100, 48000])(
+    "does keep a 1 kHz tone's level and length when %i Hz goes to 16 kHz",
+    (rate) => {
+      const out = resampleAll(sine(1000, rate, 1), rate, 16000);
+      expect(out.length).toBe(16000);
+      expect(level(out, 1000, 16000)).toBeCloseTo(0.5, 1);
+    },
+  );
 
   test("does remove what lies above the new Nyquist frequency when it downsamples", () => {
     const out = resampleAll(sine(12000, 48000, 1), 48000, 16000);
@@ -37,7 +40,8 @@ describe("StreamingResampler", () => {
     const whole = resampleAll(input, 24000, 16000);
     const resampler = new StreamingResampler(24000, 16000);
     const parts: number[] = [];
-    for (let at = 0, size = 1; at < input.length; at += size, size = (size * 7) % 997 + 1) parts.push(...resampler.push(input.subarray(at, at + size)));
+    for (let at = 0, size = 1; at < input.length; at += size, size = ((size * 7) % 997) + 1)
+      parts.push(...resampler.push(input.subarray(at, at + size)));
     parts.push(...resampler.flush());
     expect(parts.length).toBe(whole.length);
     expect(Math.max(...parts.map((x, i) => Math.abs(x - whole[i]!)))).toBeLessThan(1e-6);

@@ -53,7 +53,10 @@ function kernelFor(inRate: number, outRate: number): Kernel {
     for (let k = 0; k < taps; k++) {
       // Tap k multiplies input sample (pos - half + 1 + k); its distance from the output instant:
       const t = k - half + 1 - frac;
-      const w = Math.abs(t) >= half ? 0 : 0.42 + 0.5 * Math.cos((Math.PI * t) / half) + 0.08 * Math.cos((2 * Math.PI * t) / half);
+      const w =
+        Math.abs(t) >= half
+          ? 0
+          : 0.42 + 0.5 * Math.cos((Math.PI * t) / half) + 0.08 * Math.cos((2 * Math.PI * t) / half);
       const value = cutoff * sinc(cutoff * t) * w;
       table[p * taps + k] = value;
       sum += value;

@@ -101,7 +101,12 @@ export class LiveSession {
       return;
     }
     if ((this.queuedBytes + bytes.length) / perSecond > this.limits.max_buffer_s) {
-      this.fail(new AppError("payload_too_large", `Audio is arriving faster than it can be transcribed: more than ${this.limits.max_buffer_s} s are waiting`));
+      this.fail(
+        new AppError(
+          "payload_too_large",
+          `Audio is arriving faster than it can be transcribed: more than ${this.limits.max_buffer_s} s are waiting`,
+        ),
+      );
       return;
     }
     this.enqueue(bytes.length, async () => {
@@ -130,7 +135,10 @@ export class LiveSession {
   touch(): void {
     if (this.ended) return;
     clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.fail(new AppError("timeout", `No audio or event for ${this.limits.idle_timeout_s} s: session closed`)), this.limits.idle_timeout_s * 1000);
+    this.idleTimer = setTimeout(
+      () => this.fail(new AppError("timeout", `No audio or event for ${this.limits.idle_timeout_s} s: session closed`)),
+      this.limits.idle_timeout_s * 1000,
+    );
   }
 
   /** Processes what is queued, closes open speech as a final, then ends the session normally. */
@@ -159,7 +167,8 @@ export class LiveSession {
 
   private forward(event: LiveEvent): void {
     if (this.ended) return;
-    if (event.type === "final") this.ctx.metrics.observeFinalLatency(this.init.door, (performance.now() - this.arrivedAt) / 1000);
+    if (event.type === "final")
+      this.ctx.metrics.observeFinalLatency(this.init.door, (performance.now() - this.arrivedAt) / 1000);
     this.init.onEvent(event);
   }
 

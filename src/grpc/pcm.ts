@@ -63,7 +63,11 @@ export function rawToAsrRate(bytes: Uint8Array, format: LiveAudioFormat): Float3
 }
 
 /** Live float chunks at `rate` → 16 kHz float chunks, through the one streaming resampler. */
-export async function* streamToAsrRate(chunks: AsyncIterable<Float32Array>, rate: number, signal?: AbortSignal): AsyncIterable<Float32Array> {
+export async function* streamToAsrRate(
+  chunks: AsyncIterable<Float32Array>,
+  rate: number,
+  signal?: AbortSignal,
+): AsyncIterable<Float32Array> {
   const resampler = new StreamingResampler(rate, SPEECH_SAMPLE_RATE);
   for await (const chunk of chunks) {
     signal?.throwIfAborted();
@@ -75,7 +79,10 @@ export async function* streamToAsrRate(chunks: AsyncIterable<Float32Array>, rate
 }
 
 /** Live raw byte chunks in `format` → 16 kHz float chunks (odd bytes carried, G.711 decoded). */
-export async function* rawStreamToAsrRate(chunks: AsyncIterable<Uint8Array>, format: LiveAudioFormat): AsyncIterable<Float32Array> {
+export async function* rawStreamToAsrRate(
+  chunks: AsyncIterable<Uint8Array>,
+  format: LiveAudioFormat,
+): AsyncIterable<Float32Array> {
   const input = new LiveAudioInput(format);
   for await (const chunk of chunks) {
     const out = input.push(chunk);

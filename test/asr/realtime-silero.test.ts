@@ -38,15 +38,33 @@ afterAll(async () => {
 
 /** Streams the speech with server VAD at `threshold`; returns the events once the stream is finished. */
 async function run(threshold: number) {
-  const client = await connect(`${sawt.baseUrl.replace(/^http/, "ws")}/v1/asr/realtime`, { headers: { "x-api-key": key } });
-  client.sendJson({ type: "session.update", session: { type: "transcription", audio: { input: { format: { type: "audio/pcm", rate: 16000 }, turn_detection: { type: "server_vad", threshold, silence_duration_ms: 300 } } } } });
+  const client = await connect(`${sawt.baseUrl.replace(/^http/, "ws")}/v1/asr/realtime`, {
+    headers: { "x-api-key": key },
+  });
+  client.sendJson({
+    type: "session.update",
+    session: {
+      type: "transcription",
+      audio: {
+        input: {
+          format: { type: "audio/pcm", rate: 16000 },
+          turn_detection: { type: "server_vad", threshold, silence_duration_ms: 300 },
+        },
+      },
+    },
+  });
   await client.next("session.updated");
   const pcm = await realSpeech();
-  for (let at = 0; at < pcm.length; at += 640) client.sendJson({ type: "input_audio_buffer.append", audio: Buffer.from(pcm.subarray(at, at + 640)).toString("base64") });
+  for (let at = 0; at < pcm.length; at += 640)
+    client.sendJson({
+      type: "input_audio_buffer.append",
+      audio: Buffer.from(pcm.subarray(at, at + 640)).toString("base64"),
+    });
   // One second of silence ends any open speech.
   client.sendJson({ type: "input_audio_buffer.append", audio: Buffer.from(new Uint8Array(32000)).toString("base64") });
   const stops = () => client.events.filter((e) => e.type === "input_audio_buffer.speech_stopped").length;
-  const completions = () => client.events.filter((e) => e.type === "conversation.item.input_audio_transcription.completed").length;
+  const completions = () =>
+    client.events.filter((e) => e.type === "conversation.item.input_audio_transcription.completed").length;
   await Bun.sleep(200);
   await until(() => completions() === stops() && client.events.length > 1, "every utterance completed");
   await Bun.sleep(300);
@@ -61,7 +79,9 @@ test("does bracket real speech with speech_started/stopped from Silero and honou
   const vad = events.filter((e) => e.type.startsWith("input_audio_buffer.speech_"));
   expect(events.filter((e) => e.type === "error")).toEqual([]);
   expect(vad.length).toBeGreaterThanOrEqual(2);
-  vad.forEach((e, i) => expect(e.type).toBe(i % 2 === 0 ? "input_audio_buffer.speech_started" : "input_audio_buffer.speech_stopped"));
+  vad.forEach((e, i) =>
+    expect(e.type).toBe(i % 2 === 0 ? "input_audio_buffer.speech_started" : "input_audio_buffer.speech_stopped"),
+  );
   for (let i = 0; i + 1 < vad.length; i += 2) {
     expect(vad[i + 1].item_id).toBe(vad[i].item_id);
     expect(vad[i + 1].audio_end_ms).toBeGreaterThan(vad[i].audio_start_ms);

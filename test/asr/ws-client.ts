@@ -19,7 +19,10 @@ export interface TestSocket {
 }
 
 /** Opens a WebSocket to `url` with optional headers and subprotocols; resolves once open (or closed). */
-export async function connect(url: string, options: { headers?: Record<string, string>; protocols?: string[] } = {}): Promise<TestSocket> {
+export async function connect(
+  url: string,
+  options: { headers?: Record<string, string>; protocols?: string[] } = {},
+): Promise<TestSocket> {
   const ws = new WebSocket(url, { headers: options.headers, protocols: options.protocols } as any);
   ws.binaryType = "arraybuffer";
   const events: any[] = [];
@@ -46,7 +49,14 @@ export async function connect(url: string, options: { headers?: Record<string, s
     closed,
     async next(type, nth = 1) {
       const found = () => events.filter((e) => e.type === type)[nth - 1];
-      await until(() => found() ?? (closedNow ? Promise.reject(new Error(`closed before ${type}: ${JSON.stringify(events.slice(-3))}`)) : undefined), `event ${type}`);
+      await until(
+        () =>
+          found() ??
+          (closedNow
+            ? Promise.reject(new Error(`closed before ${type}: ${JSON.stringify(events.slice(-3))}`))
+            : undefined),
+        `event ${type}`,
+      );
       return found();
     },
     sendJson: (event) => ws.send(JSON.stringify(event)),

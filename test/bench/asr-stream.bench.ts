@@ -26,7 +26,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const fixed = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "–");
 
 /** Pushes `audio` in 20 ms chunks at real time; returns the worst lateness (ms) of a chunk's processing. */
-async function paced(push: (chunk: Float32Array) => Promise<void>, audio: Float32Array, onChunk?: () => void): Promise<number> {
+async function paced(
+  push: (chunk: Float32Array) => Promise<void>,
+  audio: Float32Array,
+  onChunk?: () => void,
+): Promise<number> {
   const start = performance.now();
   let worst = 0;
   for (let i = 0, at = 0; at < audio.length; i++, at += CHUNK) {
@@ -60,11 +64,18 @@ const live = engine.service.openLive({ turnDetection: DETECTION, partialInterval
     ratios.push(latency / (event.computeSeconds * 1000));
   }
 });
-await paced((chunk) => live.push(chunk), audio, () => (chunkAt = performance.now()));
+await paced(
+  (chunk) => live.push(chunk),
+  audio,
+  () => (chunkAt = performance.now()),
+);
 await live.finish();
 await engine.release();
 models.remove();
-const gaps = partialTimes.slice(1).map((t, i) => t - partialTimes[i]!).filter((gap) => gap < 1500);
+const gaps = partialTimes
+  .slice(1)
+  .map((t, i) => t - partialTimes[i]!)
+  .filter((gap) => gap < 1500);
 
 // 2. Capacity with a recogniser of stated per-decode cost.
 const TARGET_MS = 20;
@@ -84,10 +95,23 @@ const service = new AsrEngineService({
   packs: { recognizers: new Map(), vad: null, dialect: null, packs: [], broken: [], release: async () => {} },
   defaultRecognizer: costly,
   dialectRoutes: new Map(),
-  admission: new Admission({ name: "asr", concurrency: 2, maxQueue: 10_000, queueTimeoutMs: 60_000, busyDetail: "busy", timeoutDetail: "timeout" }),
+  admission: new Admission({
+    name: "asr",
+    concurrency: 2,
+    maxQueue: 10_000,
+    queueTimeoutMs: 60_000,
+    busyDetail: "busy",
+    timeoutDetail: "timeout",
+  }),
   decode: { maxDurationSeconds: 3600, timeoutMs: 60_000 },
 });
-const streamAudio = concat(silence(0.3), letterToneAudio("سلام عليكم"), silence(0.8), letterToneAudio("سلام عليكم"), silence(0.8));
+const streamAudio = concat(
+  silence(0.3),
+  letterToneAudio("سلام عليكم"),
+  silence(0.8),
+  letterToneAudio("سلام عليكم"),
+  silence(0.8),
+);
 const levels: string[] = [];
 let sustained = 0;
 for (const streams of [1, 2, 4, 8, 16, 32, 64, 128]) {

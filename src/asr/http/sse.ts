@@ -20,12 +20,23 @@ const encoder = new TextEncoder();
 const event = (body: Record<string, unknown>) => encoder.encode(`data: ${JSON.stringify(body)}\n\n`);
 
 /** Answers a transcription request as an SSE stream; removes the upload once decoded. */
-export async function streamTranscription(ctx: AppContext, asr: AsrService, upload: Upload, options: CallOptions & { signal: AbortSignal }): Promise<Response> {
+export async function streamTranscription(
+  ctx: AppContext,
+  asr: AsrService,
+  upload: Upload,
+  options: CallOptions & { signal: AbortSignal },
+): Promise<Response> {
   let samples: Float32Array;
   try {
     const file = upload.files[0];
     if (!file) throw new Error("no file");
-    samples = (await decodeAudioFile(file.path, { maxDurationSeconds: ctx.config.asr.max_duration_s, timeoutMs: ctx.config.asr.ffmpeg_timeout_ms, signal: options.signal })).samples;
+    samples = (
+      await decodeAudioFile(file.path, {
+        maxDurationSeconds: ctx.config.asr.max_duration_s,
+        timeoutMs: ctx.config.asr.ffmpeg_timeout_ms,
+        signal: options.signal,
+      })
+    ).samples;
   } finally {
     await upload.remove();
   }
@@ -38,16 +49,27 @@ export async function streamTranscription(ctx: AppContext, asr: AsrService, uplo
         }
         for await (const result of asr.transcribeStream(whole(), options)) {
           if (!result.isFinal || result.text === "") continue;
-          controller.enqueue(event({ type: "transcript.text.delta", delta: texts.length === 0 ? result.text : ` ${result.text}` }));
+          controller.enqueue(
+            event({ type: "transcript.text.delta", delta: texts.length === 0 ? result.text : ` ${result.text}` }),
+          );
           texts.push(result.text);
         }
-        controller.enqueue(event({ type: "transcript.text.done", text: texts.join(" "), usage: { type: "duration", seconds: Math.round((samples.length / SPEECH_SAMPLE_RATE) * 1000) / 1000 } }));
+        controller.enqueue(
+          event({
+            type: "transcript.text.done",
+            text: texts.join(" "),
+            usage: { type: "duration", seconds: Math.round((samples.length / SPEECH_SAMPLE_RATE) * 1000) / 1000 },
+          }),
+        );
       } catch (thrown) {
         const error = toAppError(thrown);
-        if (!options.signal.aborted) controller.enqueue(event({ type: "error", status: error.status, ...errorBody(error) }));
+        if (!options.signal.aborted)
+          controller.enqueue(event({ type: "error", status: error.status, ...errorBody(error) }));
       }
       controller.close();
     },
   });
-  return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" } });
+  return new Response(body, {
+    headers: { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" },
+  });
 }

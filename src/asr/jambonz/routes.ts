@@ -26,7 +26,11 @@ import type { ApiKeyRecord } from "../../store/keys.ts";
 /** Largest frame jambonz may send (its audio frames are small; a start message is tiny). */
 export const JAMBONZ_MAX_MESSAGE_BYTES = 1024 * 1024;
 /** The encodings a start message may name and what they are. */
-const ENCODINGS: Readonly<Record<string, LiveAudioFormat["encoding"]>> = { LINEAR16: "pcm_s16le", MULAW: "pcm_mulaw", ALAW: "pcm_alaw" };
+const ENCODINGS: Readonly<Record<string, LiveAudioFormat["encoding"]>> = {
+  LINEAR16: "pcm_s16le",
+  MULAW: "pcm_mulaw",
+  ALAW: "pcm_alaw",
+};
 /** OpenAI's server_vad defaults, the turn detection of a jambonz stream. */
 const TURN_DETECTION = { threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 };
 
@@ -47,7 +51,13 @@ interface Connection {
 
 function sendError(ws: Socket, thrown: unknown): AppError {
   const error = toAppError(thrown);
-  ws.send(JSON.stringify({ type: "error", error: error.kind === "validation" ? `${error.fields[0]?.field}: ${error.fields[0]?.message}` : error.detail, sawt: { status: error.status, ...errorBody(error) } }));
+  ws.send(
+    JSON.stringify({
+      type: "error",
+      error: error.kind === "validation" ? `${error.fields[0]?.field}: ${error.fields[0]?.message}` : error.detail,
+      sawt: { status: error.status, ...errorBody(error) },
+    }),
+  );
   return error;
 }
 
@@ -56,7 +66,8 @@ function startFormat(message: Record<string, unknown>): LiveAudioFormat {
   const encodingName = message.encoding ?? "LINEAR16";
   const encoding = typeof encodingName === "string" ? ENCODINGS[encodingName.toUpperCase()] : undefined;
   if (!encoding) throw new AppError("bad_request", "start: encoding must be LINEAR16 (or MULAW, ALAW)");
-  if (message.format !== undefined && message.format !== "raw") throw new AppError("bad_request", 'start: format must be "raw"');
+  if (message.format !== undefined && message.format !== "raw")
+    throw new AppError("bad_request", 'start: format must be "raw"');
   const rate = message.sampleRateHz ?? 8000;
   const format = { encoding, sampleRate: typeof rate === "number" ? rate : NaN };
   const problem = liveFormatProblem(format);
@@ -88,7 +99,10 @@ export function jambonzRoutes(ctx: AppContext) {
       format,
     );
     connection.session = session;
-    session.configure({ turnDetection: TURN_DETECTION, partialIntervalMs: ctx.config.streaming.partial_interval_ms }, format);
+    session.configure(
+      { turnDetection: TURN_DETECTION, partialIntervalMs: ctx.config.streaming.partial_interval_ms },
+      format,
+    );
   }
 
   function forward(ws: Socket, connection: Connection, event: LiveEvent): void {
@@ -139,7 +153,10 @@ export function jambonzRoutes(ctx: AppContext) {
         session.audio(message);
         return;
       }
-      const control = typeof message === "object" && message !== null && !Array.isArray(message) ? (message as Record<string, unknown>) : null;
+      const control =
+        typeof message === "object" && message !== null && !Array.isArray(message)
+          ? (message as Record<string, unknown>)
+          : null;
       try {
         if (!session) {
           if (control?.type !== "start") throw new AppError("bad_request", "Expected a start message first");
@@ -152,7 +169,10 @@ export function jambonzRoutes(ctx: AppContext) {
           return;
         }
         session.touch();
-        throw new AppError("bad_request", control?.type === "start" ? "start was already received" : "Unknown control message: expected stop");
+        throw new AppError(
+          "bad_request",
+          control?.type === "start" ? "start was already received" : "Unknown control message: expected stop",
+        );
       } catch (error) {
         const appError = sendError(ws, error);
         // A session that never started cannot continue: close as jambonz expects of a vendor error.

@@ -13,7 +13,15 @@ import { errorBody } from "../../edge/error-body.ts";
 import { closeCodeFor, openLiveSession, type LiveSession } from "../../edge/live-session.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../../store/keys.ts";
-import { applyBetaUpdate, applyGaUpdate, betaSessionJson, DEFAULT_SETTINGS, gaSessionJson, ParamError, type RealtimeSettings } from "./session-config.ts";
+import {
+  applyBetaUpdate,
+  applyGaUpdate,
+  betaSessionJson,
+  DEFAULT_SETTINGS,
+  gaSessionJson,
+  ParamError,
+  type RealtimeSettings,
+} from "./session-config.ts";
 
 /** What the connection needs from its socket. */
 export interface RealtimeSocket {
@@ -23,7 +31,13 @@ export interface RealtimeSocket {
 
 const id = (prefix: string) => `${prefix}_${randomBytes(10).toString("hex")}`;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const CLIENT_EVENTS = new Set(["session.update", "transcription_session.update", "input_audio_buffer.append", "input_audio_buffer.commit", "input_audio_buffer.clear"]);
+const CLIENT_EVENTS = new Set([
+  "session.update",
+  "transcription_session.update",
+  "input_audio_buffer.append",
+  "input_audio_buffer.commit",
+  "input_audio_buffer.clear",
+]);
 
 /** See the file comment. */
 export class RealtimeConnection {
@@ -65,7 +79,13 @@ export class RealtimeConnection {
   receive(message: unknown): void {
     this.session.touch();
     if (message instanceof Uint8Array) {
-      this.sendError(new AppError("bad_request", "Binary frames are not part of this protocol: send JSON events (audio as base64 in input_audio_buffer.append)"), "invalid_binary_frame");
+      this.sendError(
+        new AppError(
+          "bad_request",
+          "Binary frames are not part of this protocol: send JSON events (audio as base64 in input_audio_buffer.append)",
+        ),
+        "invalid_binary_frame",
+      );
       return;
     }
     if (typeof message !== "object" || message === null || Array.isArray(message)) {
@@ -77,7 +97,12 @@ export class RealtimeConnection {
     const type = event.type;
     if (typeof type !== "string" || !CLIENT_EVENTS.has(type)) {
       const shown = typeof type === "string" ? `'${type.slice(0, 64)}'` : "missing";
-      this.sendError(new AppError("bad_request", `Invalid event type ${shown}: this endpoint serves transcription events only`), "invalid_event_type", clientEventId, "type");
+      this.sendError(
+        new AppError("bad_request", `Invalid event type ${shown}: this endpoint serves transcription events only`),
+        "invalid_event_type",
+        clientEventId,
+        "type",
+      );
       return;
     }
     try {
@@ -97,14 +122,19 @@ export class RealtimeConnection {
       case "session.update":
       case "transcription_session.update": {
         const beta = type === "transcription_session.update";
-        this.settings = beta ? applyBetaUpdate(event.session, this.settings) : applyGaUpdate(event.session, this.settings);
+        this.settings = beta
+          ? applyBetaUpdate(event.session, this.settings)
+          : applyGaUpdate(event.session, this.settings);
         this.session.configure(this.live(), this.settings.format);
-        this.send(beta ? "transcription_session.updated" : "session.updated", { session: beta ? betaSessionJson(this.sessionId, this.settings) : gaSessionJson(this.sessionId, this.settings) });
+        this.send(beta ? "transcription_session.updated" : "session.updated", {
+          session: beta ? betaSessionJson(this.sessionId, this.settings) : gaSessionJson(this.sessionId, this.settings),
+        });
         return;
       }
       case "input_audio_buffer.append": {
         const audio = event.audio;
-        if (typeof audio !== "string" || !BASE64.test(audio)) throw new ParamError("audio", "must be base64-encoded audio bytes");
+        if (typeof audio !== "string" || !BASE64.test(audio))
+          throw new ParamError("audio", "must be base64-encoded audio bytes");
         this.session.audio(Buffer.from(audio, "base64"));
         return;
       }
@@ -122,7 +152,10 @@ export class RealtimeConnection {
   }
 
   private live() {
-    return { turnDetection: this.settings.turnDetection, partialIntervalMs: this.ctx.config.streaming.partial_interval_ms };
+    return {
+      turnDetection: this.settings.turnDetection,
+      partialIntervalMs: this.ctx.config.streaming.partial_interval_ms,
+    };
   }
 
   private sessionJson() {
@@ -151,7 +184,12 @@ export class RealtimeConnection {
         // OpenAI's deltas only append; a revised hypothesis sends an empty delta and the whole text.
         const delta = event.text.startsWith(this.sentText) ? event.text.slice(this.sentText.length) : "";
         if (delta !== "") this.sentText = event.text;
-        this.send("conversation.item.input_audio_transcription.delta", { item_id: this.currentItem(), content_index: 0, delta, transcript: event.text });
+        this.send("conversation.item.input_audio_transcription.delta", {
+          item_id: this.currentItem(),
+          content_index: 0,
+          delta,
+          transcript: event.text,
+        });
         return;
       }
       case "final": {
@@ -176,11 +214,26 @@ export class RealtimeConnection {
     this.socket.sendJson({ event_id: id("event"), type, ...fields });
   }
 
-  private sendError(error: AppError, code?: string, clientEventId: string | null = null, param: string | null = null): void {
+  private sendError(
+    error: AppError,
+    code?: string,
+    clientEventId: string | null = null,
+    param: string | null = null,
+  ): void {
     const type = error.status >= 500 ? "server_error" : "invalid_request_error";
-    const message = error.kind === "validation" && error.fields.length > 0 ? `${error.fields[0]!.field}: ${error.fields[0]!.message}` : error.detail;
+    const message =
+      error.kind === "validation" && error.fields.length > 0
+        ? `${error.fields[0]!.field}: ${error.fields[0]!.message}`
+        : error.detail;
     this.send("error", {
-      error: { type, code: code ?? `http_${error.status}`, message, param, event_id: clientEventId, sawt: { status: error.status, ...errorBody(error) } },
+      error: {
+        type,
+        code: code ?? `http_${error.status}`,
+        message,
+        param,
+        event_id: clientEventId,
+        sawt: { status: error.status, ...errorBody(error) },
+      },
     });
   }
 }

@@ -22,12 +22,20 @@ const KEY_PROTOCOL = "openai-insecure-api-key.";
 
 /** Subprotocols the client offered. */
 function offeredProtocols(headers: Headers): string[] {
-  return (headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "");
+  return (headers.get("sec-websocket-protocol") ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
 }
 
 /** The key from the headers, or else from the browser subprotocol. */
 function upgradeKey(headers: Headers): string | undefined {
-  return presentedKey(headers) ?? offeredProtocols(headers).find((p) => p.startsWith(KEY_PROTOCOL))?.slice(KEY_PROTOCOL.length);
+  return (
+    presentedKey(headers) ??
+    offeredProtocols(headers)
+      .find((p) => p.startsWith(KEY_PROTOCOL))
+      ?.slice(KEY_PROTOCOL.length)
+  );
 }
 
 interface Upgraded {
@@ -58,19 +66,38 @@ export function realtimeRoutes(ctx: AppContext) {
     upgrade({ request }: { request: Request }) {
       return offeredProtocols(request.headers).includes("realtime") ? { "sec-websocket-protocol": "realtime" } : {};
     },
-    open(ws: { id: string; data: { request: Request }; send(data: string): unknown; close(code?: number, reason?: string): unknown }) {
+    open(ws: {
+      id: string;
+      data: { request: Request };
+      send(data: string): unknown;
+      close(code?: number, reason?: string): unknown;
+    }) {
       const init = upgraded.get(ws.data.request);
       if (!init) {
         ws.close(1008, "unauthorized");
         return;
       }
-      const socket = { sendJson: (event: Record<string, unknown>) => ws.send(JSON.stringify(event)), close: (code: number, reason: string) => ws.close(code, reason) };
+      const socket = {
+        sendJson: (event: Record<string, unknown>) => ws.send(JSON.stringify(event)),
+        close: (code: number, reason: string) => ws.close(code, reason),
+      };
       try {
         connections.set(ws.id, new RealtimeConnection(ctx, socket, init));
       } catch (thrown) {
         const error = toAppError(thrown);
         const type = error.status >= 500 ? "server_error" : "invalid_request_error";
-        socket.sendJson({ type: "error", event_id: `event_${ws.id}`, error: { type, code: `http_${error.status}`, message: error.detail, param: null, event_id: null, sawt: { status: error.status, ...errorBody(error) } } });
+        socket.sendJson({
+          type: "error",
+          event_id: `event_${ws.id}`,
+          error: {
+            type,
+            code: `http_${error.status}`,
+            message: error.detail,
+            param: null,
+            event_id: null,
+            sawt: { status: error.status, ...errorBody(error) },
+          },
+        });
         socket.close(closeCodeFor(error), error.detail.slice(0, 120));
       }
     },

@@ -68,13 +68,22 @@ function turnDetection(value: unknown, current: TurnDetection | null, param: str
   const base = current ?? DEFAULT_TURN_DETECTION;
   return {
     threshold: value.threshold === undefined ? base.threshold : numberIn(value.threshold, `${param}.threshold`, 0, 1),
-    prefixPaddingMs: value.prefix_padding_ms === undefined ? base.prefixPaddingMs : numberIn(value.prefix_padding_ms, `${param}.prefix_padding_ms`, 0, 5000),
+    prefixPaddingMs:
+      value.prefix_padding_ms === undefined
+        ? base.prefixPaddingMs
+        : numberIn(value.prefix_padding_ms, `${param}.prefix_padding_ms`, 0, 5000),
     silenceDurationMs:
-      value.silence_duration_ms === undefined ? base.silenceDurationMs : numberIn(value.silence_duration_ms, `${param}.silence_duration_ms`, 50, 10000),
+      value.silence_duration_ms === undefined
+        ? base.silenceDurationMs
+        : numberIn(value.silence_duration_ms, `${param}.silence_duration_ms`, 50, 10000),
   };
 }
 
-function transcription(value: Json | undefined, current: RealtimeSettings["transcription"], param: string): RealtimeSettings["transcription"] {
+function transcription(
+  value: Json | undefined,
+  current: RealtimeSettings["transcription"],
+  param: string,
+): RealtimeSettings["transcription"] {
   if (!value) return current;
   const text = (key: string, fallback: string): string => {
     const x = value[key];
@@ -101,7 +110,13 @@ function gaFormat(value: unknown, param: string): LiveAudioFormat {
   if (!isObject(value)) throw new ParamError(param, "must be an object");
   switch (value.type) {
     case "audio/pcm":
-      return checkedFormat({ encoding: "pcm_s16le", sampleRate: value.rate === undefined ? 24000 : numberIn(value.rate, `${param}.rate`, 8000, 48000) }, param);
+      return checkedFormat(
+        {
+          encoding: "pcm_s16le",
+          sampleRate: value.rate === undefined ? 24000 : numberIn(value.rate, `${param}.rate`, 8000, 48000),
+        },
+        param,
+      );
     case "audio/pcmu":
       return { encoding: "pcm_mulaw", sampleRate: G711_RATE };
     case "audio/pcma":
@@ -126,8 +141,15 @@ export function applyGaUpdate(session: unknown, current: RealtimeSettings): Real
   const input = objectAt(objectAt(session, "audio", "session") ?? {}, "input", "session.audio") ?? {};
   return {
     format: input.format === undefined ? current.format : gaFormat(input.format, "session.audio.input.format"),
-    turnDetection: "turn_detection" in input ? turnDetection(input.turn_detection, current.turnDetection, "session.audio.input.turn_detection") : current.turnDetection,
-    transcription: transcription(objectAt(input, "transcription", "session.audio.input"), current.transcription, "session.audio.input.transcription"),
+    turnDetection:
+      "turn_detection" in input
+        ? turnDetection(input.turn_detection, current.turnDetection, "session.audio.input.turn_detection")
+        : current.turnDetection,
+    transcription: transcription(
+      objectAt(input, "transcription", "session.audio.input"),
+      current.transcription,
+      "session.audio.input.transcription",
+    ),
   };
 }
 
@@ -142,14 +164,26 @@ export function applyBetaUpdate(session: unknown, current: RealtimeSettings): Re
   }
   return {
     format,
-    turnDetection: "turn_detection" in session ? turnDetection(session.turn_detection, current.turnDetection, "session.turn_detection") : current.turnDetection,
-    transcription: transcription(objectAt(session, "input_audio_transcription", "session"), current.transcription, "session.input_audio_transcription"),
+    turnDetection:
+      "turn_detection" in session
+        ? turnDetection(session.turn_detection, current.turnDetection, "session.turn_detection")
+        : current.turnDetection,
+    transcription: transcription(
+      objectAt(session, "input_audio_transcription", "session"),
+      current.transcription,
+      "session.input_audio_transcription",
+    ),
   };
 }
 
 function turnDetectionJson(detection: TurnDetection | null) {
   if (!detection) return null;
-  return { type: "server_vad", threshold: detection.threshold, prefix_padding_ms: detection.prefixPaddingMs, silence_duration_ms: detection.silenceDurationMs };
+  return {
+    type: "server_vad",
+    threshold: detection.threshold,
+    prefix_padding_ms: detection.prefixPaddingMs,
+    silence_duration_ms: detection.silenceDurationMs,
+  };
 }
 
 function gaFormatJson(format: LiveAudioFormat) {
@@ -188,7 +222,9 @@ export function betaSessionJson(id: string, settings: RealtimeSettings) {
     id,
     object: "realtime.transcription_session",
     input_audio_format: betaFormatName(settings.format),
-    ...(settings.format.encoding === "pcm_s16le" && settings.format.sampleRate !== 24000 ? { sample_rate: settings.format.sampleRate } : {}),
+    ...(settings.format.encoding === "pcm_s16le" && settings.format.sampleRate !== 24000
+      ? { sample_rate: settings.format.sampleRate }
+      : {}),
     input_audio_transcription: { ...settings.transcription },
     turn_detection: turnDetectionJson(settings.turnDetection),
     input_audio_noise_reduction: null,

@@ -17,7 +17,9 @@ export const MAX_UTTERANCE_SECONDS = 30;
 const RELEASE_MARGIN = 0.15;
 
 /** What one window changed. */
-export type TurnChange = { readonly type: "start"; readonly at: number } | { readonly type: "end"; readonly at: number };
+export type TurnChange =
+  | { readonly type: "start"; readonly at: number }
+  | { readonly type: "end"; readonly at: number };
 
 const samplesOf = (ms: number) => Math.round((ms * SPEECH_SAMPLE_RATE) / 1000);
 

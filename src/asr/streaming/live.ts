@@ -110,7 +110,11 @@ export class OfflineLiveTranscription implements LiveTranscription {
     const end = this.audio.end;
     const start = this.endpointer?.openStart ?? this.pendingStart;
     if (end - start < (MIN_COMMIT_MS * SPEECH_SAMPLE_RATE) / 1000) {
-      throw new AppError("bad_request", `Error committing input audio buffer: buffer too small. Expected at least ${MIN_COMMIT_MS}ms of audio, but buffer only has ${ms(Math.max(0, end - start))}ms of audio.`);
+      throw new AppError(
+        "bad_request",
+        "Error committing input audio buffer: buffer too small. " +
+          `Expected at least ${MIN_COMMIT_MS}ms of audio, but buffer only has ${ms(Math.max(0, end - start))}ms of audio.`,
+      );
     }
     const open = this.endpointer?.openStart !== null && this.endpointer !== null;
     this.endpointer?.close(end);
@@ -151,13 +155,24 @@ export class OfflineLiveTranscription implements LiveTranscription {
     const started = performance.now();
     const result = await this.decoder.final(samples, this.signal);
     const computeSeconds = (performance.now() - started) / 1000;
-    this.emit({ type: "final", text: result.text, start: seconds(start), end: seconds(end), dialect: result.dialect, computeSeconds });
+    this.emit({
+      type: "final",
+      text: result.text,
+      start: seconds(start),
+      end: seconds(end),
+      dialect: result.dialect,
+      computeSeconds,
+    });
   }
 
   /** Re-decodes the open utterance when another `partialIntervalMs` of it arrived. */
   private async maybePartial(): Promise<void> {
     if (this.partialGap <= 0) return;
-    const open = this.endpointer ? this.endpointer.openStart : this.pendingStart < this.audio.end ? this.pendingStart : null;
+    const open = this.endpointer
+      ? this.endpointer.openStart
+      : this.pendingStart < this.audio.end
+        ? this.pendingStart
+        : null;
     const end = this.audio.end;
     if (open === null || end - Math.max(open, this.partialAt) < this.partialGap) return;
     this.partialAt = end;

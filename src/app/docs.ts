@@ -196,6 +196,13 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
         properties: {
           file: { type: "string", format: "binary", description: "The audio: flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav or webm; at most 100 MB." },
           ...formSchema.properties,
+          stream: {
+            type: "string",
+            enum: ["true", "false"],
+            description:
+              "`true`: answer `text/event-stream` (OpenAI's streamed transcription): one `transcript.text.delta` event per finished " +
+              "segment (`delta` joins them with spaces), then `transcript.text.done` with the whole `text`; `response_format` is ignored.",
+          },
         },
       },
       Transcription: TRANSCRIPTION,

@@ -1,6 +1,8 @@
 /** The feature plugins mounted on the HTTP app, in order. */
 import { asrRoutes } from "../asr/http.ts";
 import { ttsAnalyzeRoutes } from "../tts/http/analyze.ts";
+import { jambonzRoutes } from "../asr/jambonz/routes.ts";
+import { realtimeRoutes } from "../asr/realtime/routes.ts";
 import { ttsRoutes } from "../tts/http.ts";
 import { lexiconRoutes } from "../tts/lexicon/http.ts";
 import { ttsWebSocketRoutes } from "../tts/ws.ts";
@@ -11,4 +13,16 @@ import { legacyRoutes } from "./legacy.ts";
 import { metricsRoutes } from "./metrics-route.ts";
 
 /** Every feature's HTTP plugin. */
-export const httpPlugins: readonly FeaturePlugin[] = [ttsRoutes, ttsAnalyzeRoutes, lexiconRoutes, ttsWebSocketRoutes, asrRoutes, voicesRoutes, legacyRoutes, docsRoutes, metricsRoutes];
+export const httpPlugins: readonly FeaturePlugin[] = [
+  ttsRoutes,
+  ttsAnalyzeRoutes,
+  lexiconRoutes,
+  ttsWebSocketRoutes,
+  asrRoutes,
+  realtimeRoutes,
+  jambonzRoutes,
+  voicesRoutes,
+  legacyRoutes,
+  docsRoutes,
+  metricsRoutes,
+];

@@ -16,6 +16,7 @@ import { granularities, parseTranscriptionForm, transcriptionOptions } from "./s
 import type { TranscriptFormat } from "./types.ts";
 import { receiveAudioUpload } from "../http/audio-upload.ts";
 import { sweepStaleUploads } from "../audio/upload.ts";
+import { streamTranscription } from "./http/sse.ts";
 
 /** Response header naming the recogniser pack that answered (absent when no speech was recognised). */
 export const ASR_MODEL_HEADER = "X-ASR-Model";
@@ -34,19 +35,23 @@ export interface TranscribeOptions {
  */
 export async function transcribeRequest(ctx: AppContext, request: Request, caller: Caller, options: TranscribeOptions = {}): Promise<Response> {
   const upload = await receiveAudioUpload(request, { dataDir: ctx.config.paths.data_dir, maxUploadMb: ctx.config.asr.max_upload_mb, fileFields: options.fileFields });
+  let handedOver = false;
   try {
-    const form = parseTranscriptionForm(upload.fields, upload.fieldValues);
-    const transcript = await readyService(ctx, "asr").transcribeFile(upload.path, {
-      signal: request.signal,
-      keyId: caller.key.id,
-      ...transcriptionOptions(form),
-    });
+    const { stream, ...fields } = upload.fields;
+    const form = parseTranscriptionForm(fields, upload.fieldValues);
+    const callOptions = { signal: request.signal, keyId: caller.key.id, ...transcriptionOptions(form) };
+    if (options.format === undefined && stream?.trim().toLowerCase() === "true") {
+      const asr = readyService(ctx, "asr");
+      handedOver = true;
+      return streamTranscription(ctx, asr, upload, callOptions);
+    }
+    const transcript = await readyService(ctx, "asr").transcribeFile(upload.path, callOptions);
     const rendered = renderTranscript(transcript, options.format ?? form.response_format, { granularities: granularities(form) });
     const headers: Record<string, string> = { "content-type": rendered.contentType, "cache-control": "no-store" };
     if (transcript.model !== undefined) headers[ASR_MODEL_HEADER] = transcript.model;
     return new Response(rendered.body, { headers });
   } finally {
-    await upload.remove();
+    if (!handedOver) await upload.remove();
   }
 }
 
@@ -80,6 +85,10 @@ const TRANSCRIPTION_SUCCESS: OpenAPIV3.ResponseObject = {
     "text/plain": { schema: { type: "string" }, example: `${EXAMPLE_TRANSCRIPT.text}\n` },
     "application/x-subrip": { schema: { type: "string" }, example: `1\n00:00:00,000 --> 00:00:03,200\n${EXAMPLE_TRANSCRIPT.text}\n` },
     "text/vtt": { schema: { type: "string" }, example: `WEBVTT\n\n00:00:00.000 --> 00:00:03.200\n${EXAMPLE_TRANSCRIPT.text}\n` },
+    "text/event-stream": {
+      schema: { type: "string", description: "With `stream=true`: Server-Sent Events, `transcript.text.delta` per segment, then `transcript.text.done`." },
+      example: `data: {"type":"transcript.text.delta","delta":"السلام عليكم"}\n\ndata: {"type":"transcript.text.done","text":"السلام عليكم","usage":{"type":"duration","seconds":3.2}}\n\n`,
+    },
   },
 };
 

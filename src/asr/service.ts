@@ -18,6 +18,9 @@ import type { LoadedAsrPacks } from "./packs.ts";
 import type { RecognizedText, RecognizeOptions, Recognizer, VoiceActivityDetector } from "./recognizer.ts";
 import type {
   AsrService,
+  LiveEvent,
+  LiveTranscription,
+  LiveTranscriptionOptions,
   StreamingResult,
   Transcript,
   TranscriptionOptions,
@@ -28,6 +31,7 @@ import { CallDialects, DEFAULT_CALL_DIALECT_SECONDS } from "./dialect/call.ts";
 import { appendWords, joinPieceTexts, type JoinablePiece } from "./segmentation/join.ts";
 import { decodePieces, DEFAULT_WINDOW_SECONDS, policyOptions, type DecodePiece } from "./segmentation/policy.ts";
 import { reportPiece } from "./segmentation/report.ts";
+import { OfflineLiveTranscription, type UtteranceDecoder } from "./streaming/live.ts";
 import { createEnergyDetector } from "./vad/energy.ts";
 import { segmentSpeech, SpeechTracker, type SpeechPiece } from "./vad/pipeline.ts";
 import type { SegmenterOptions, SpeechSpan } from "./vad/segmenter.ts";
@@ -138,6 +142,23 @@ export class AsrEngineService implements AsrService {
     yield* this.finals(await tracker.end(signal), state, options);
   }
 
+  openLive(live: LiveTranscriptionOptions, emit: (event: LiveEvent) => void, options: CallOptions = {}): LiveTranscription {
+    const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
+    const decoder: UtteranceDecoder = {
+      final: (samples) =>
+        this.admitted(async () => {
+          const started = performance.now();
+          // Each utterance is one recording to the file policy: decoded whole, its dialect decided on it.
+          const transcript = await this.transcribe(samples, { signal: options.signal });
+          this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
+          return { text: transcript.text, dialect: transcript.dialect };
+        }, options),
+      partial: (samples) => this.interim(samples, state, options),
+    };
+    const vad = live.turnDetection ? this.detector.createStream() : null;
+    return new OfflineLiveTranscription(vad, live, decoder, emit, options.signal);
+  }
+
   /** Streams are admitted per recognition, so a long call never holds an inference slot while idle. */
   private admitted<T>(job: () => Promise<T>, options: CallOptions): Promise<T> {
     return this.options.admission.run(job, { signal: options.signal, timeoutMs: options.timeoutMs });
@@ -214,6 +235,7 @@ export class AsrEngineService implements AsrService {
       const reported = reportPiece(piece, result);
       if (reported.length === 0) continue;
       texts.push(result);
+      options.onText?.(joinPieceTexts(texts));
       timed ||= result.words !== undefined;
       appendWords(words, reported.flatMap((r) => r.words ?? []), result.continuesWord === true && texts.length > 1);
       for (const part of reported) {

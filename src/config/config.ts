@@ -16,6 +16,7 @@ export interface SawtConfig {
   readonly runtime: { provider: "auto" | "cpu" | "cuda"; intra_op_threads: number; metrics_open: boolean };
   readonly tts: { strict_voices: boolean; tashkeel: "auto" | "off"; concurrency: number; max_queue: number; queue_timeout_ms: number; max_input_chars: number; blocked_patterns: string[] };
   readonly asr: { concurrency: number; max_queue: number; queue_timeout_ms: number; max_upload_mb: number; max_duration_s: number; ffmpeg_timeout_ms: number; ffmpeg_concurrency: number; pack: string; dialect_packs: string[]; dialect_seconds: number };
+  readonly streaming: { max_session_s: number; idle_timeout_s: number; max_streams: number; partial_interval_ms: number; max_buffer_s: number };
   readonly cluster: { secret: string };
   /** The file the config was read from, if any. */
   readonly source: string | undefined;

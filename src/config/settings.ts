@@ -75,6 +75,11 @@ export const SETTINGS: readonly SettingSpec[] = [
     doc: "Dialect-specific recogniser packs as `dialect=pack` (e.g. `ar-egyptian=whisper-egy`): used when the dialect-id pack detects that dialect.",
   },
   { section: "asr", key: "dialect_seconds", type: "int", default: 30, min: 1, max: 600, doc: "Seconds of speech (across segments) the call's dialect is decided over (mean of the dialect-id logits)." },
+  { section: "streaming", key: "max_session_s", type: "int", default: 3600, min: 1, max: 86400, doc: "Longest live transcription session (realtime WebSocket, jambonz); longer is ended with an error." },
+  { section: "streaming", key: "idle_timeout_s", type: "int", default: 30, min: 1, max: 3600, doc: "A live session that receives no audio or event this long is closed." },
+  { section: "streaming", key: "max_streams", type: "int", default: 64, min: 1, max: 100000, doc: "Live transcription streams open at once on the ASR engine (realtime, jambonz, gRPC StreamingRecognize); more are refused with the 503 body." },
+  { section: "streaming", key: "partial_interval_ms", type: "int", default: 1000, min: 0, max: 60000, doc: "Audio between two re-decodes of an open utterance (partial results); 0 sends finals only." },
+  { section: "streaming", key: "max_buffer_s", type: "int", default: 20, min: 1, max: 600, doc: "Audio a live session may hold unprocessed (a client sending faster than real time); more is refused." },
   {
     section: "cluster",
     key: "secret",

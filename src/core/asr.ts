@@ -58,6 +58,11 @@ export interface TranscriptionOptions extends CallOptions {
   readonly prompt?: string;
   /** First sampling temperature in [0, 1] (Whisper; 0 = greedy with temperature fallback). */
   readonly temperature?: number;
+  /**
+   * Called after each decoded piece with the transcript's text so far (joined by the same rule as
+   * the final text, so each call's text extends the last): what streamed REST transcription sends.
+   */
+  readonly onText?: (textSoFar: string) => void;
 }
 
 /** An interim or final streaming result. */
@@ -69,6 +74,58 @@ export interface StreamingResult {
   readonly dialect: string | null;
 }
 
+/** Server-side turn detection of a live transcription (OpenAI's server_vad settings). */
+export interface TurnDetection {
+  /** Speech probability (Silero, or the energy detector's level score) at which speech starts, 0–1. */
+  readonly threshold: number;
+  /** Audio kept before the detected start of speech. */
+  readonly prefixPaddingMs: number;
+  /** Silence that ends an utterance. */
+  readonly silenceDurationMs: number;
+}
+
+/** How a live transcription is run. */
+export interface LiveTranscriptionOptions {
+  /** Null: the client commits its utterances (no server VAD). */
+  readonly turnDetection: TurnDetection | null;
+  /** Audio between two re-decodes of the open utterance (partial results); 0 turns partials off. */
+  readonly partialIntervalMs: number;
+}
+
+/** What a live transcription reports, in order; times are milliseconds of audio since the start. */
+export type LiveEvent =
+  | { readonly type: "speech_started"; readonly audioStartMs: number }
+  | { readonly type: "speech_stopped"; readonly audioEndMs: number }
+  | { readonly type: "committed"; readonly audioStartMs: number; readonly audioEndMs: number }
+  | { readonly type: "partial"; readonly text: string; readonly start: number; readonly end: number }
+  | {
+      readonly type: "final";
+      readonly text: string;
+      /** Seconds since the start of the stream. */
+      readonly start: number;
+      readonly end: number;
+      readonly dialect: string | null;
+      /** Compute time of the decode that produced this final (seconds). */
+      readonly computeSeconds: number;
+    };
+
+/**
+ * One live transcription: 16 kHz chunks in, {@link LiveEvent}s out through the callback given at
+ * open. Calls must not overlap (the door awaits each); a failure rejects the call that caused it.
+ */
+export interface LiveTranscription {
+  /** Adds audio; turn detection may start or end an utterance (a final follows its end). */
+  push(samples: Float32Array): Promise<void>;
+  /** Ends the open utterance now (or, without turn detection, everything since the last commit). */
+  commit(): Promise<void>;
+  /** Drops the audio not yet committed. */
+  clear(): void;
+  /** Audio held and not yet committed, in milliseconds. */
+  readonly pendingMs: number;
+  /** Ends the stream: open speech becomes a final. */
+  finish(): Promise<void>;
+}
+
 /** The ASR service all front doors call. */
 export interface AsrService {
   /** Decodes (hardened ffmpeg) and transcribes an uploaded file. Throws AppError. */
@@ -77,4 +134,6 @@ export interface AsrService {
   transcribeSamples(samples: Float32Array, options?: TranscriptionOptions): Promise<Transcript>;
   /** Streaming recognition over 16 kHz mono float chunks: interim then final results (VAD endpointing). */
   transcribeStream(chunks: AsyncIterable<Float32Array>, options?: CallOptions): AsyncIterable<StreamingResult>;
+  /** Opens a live transcription (realtime doors): turn detection, partials, a final per utterance. */
+  openLive(options: LiveTranscriptionOptions, emit: (event: LiveEvent) => void, call?: CallOptions): LiveTranscription;
 }

@@ -1,7 +1,7 @@
 /**
  * sawt.asr.v1.SpeechRecognition on the ASR port: a thin adapter over the same {@link AsrService}
  * REST calls. Container bytes go through a private temporary file and `transcribeFile` (the
- * hardened decoder), raw PCM is converted to 16 kHz float and given to `transcribeSamples`;
+ * hardened decoder), raw PCM or G.711 is converted to 16 kHz float and given to `transcribeSamples`;
  * StreamingRecognize feeds `transcribeStream` chunk by chunk and forwards its results.
  */
 import type * as grpc from "@grpc/grpc-js";
@@ -14,10 +14,12 @@ import { TranscriptionFormSchema } from "../asr/schema.ts";
 import type { AsrService, Transcript, TranscriptionOptions } from "../asr/types.ts";
 import { allowedExtension, uploadDir, uploadTooLarge } from "../audio/upload.ts";
 import { readyService } from "../edge/readiness.ts";
+import { acquireStreamSlot } from "../edge/stream-slots.ts";
 import { fieldErrors } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { streamingMethod, unaryMethod, writeMessage } from "./call.ts";
-import { pcmToAsrRate, s16leAligner, s16leToFloat, streamToAsrRate } from "./pcm.ts";
+import { G711_RATE } from "../audio/live-input.ts";
+import { rawFormat, rawStreamToAsrRate, rawToAsrRate } from "./pcm.ts";
 import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
 import type { GrpcRegistrar } from "./server.ts";
 
@@ -26,7 +28,7 @@ export const MAX_STREAM_CHUNK_BYTES = 131072;
 
 /** RecognitionConfig as proto-loader decodes it. */
 export interface RecognitionConfigMessage {
-  encoding: "ENCODING_UNSPECIFIED" | "LINEAR_PCM";
+  encoding: "ENCODING_UNSPECIFIED" | "LINEAR_PCM" | "MULAW" | "ALAW";
   sample_rate_hz: number;
   container: string;
   language: string;
@@ -52,7 +54,7 @@ function invalid(field: string, message: string): AppError {
   return new AppError("validation", Detail.validationFailed, { fields: [{ field, message }] });
 }
 
-/** Checks the field REST has too (language, with REST's schema) and LINEAR_PCM's rate. */
+/** Checks the field REST has too (language, with REST's schema) and a raw encoding's rate. */
 function checkConfig(config: RecognitionConfigMessage, location: string): void {
   if (config.language.trim() !== "") {
     const checked = v.safeParse(TranscriptionFormSchema, { language: config.language.trim() });
@@ -67,6 +69,10 @@ function checkConfig(config: RecognitionConfigMessage, location: string): void {
   }
   if (config.encoding === "LINEAR_PCM" && (!Number.isInteger(config.sample_rate_hz) || config.sample_rate_hz < 8000 || config.sample_rate_hz > 48000)) {
     throw invalid(`${location}.sample_rate_hz`, "LINEAR_PCM needs a sample rate between 8000 and 48000");
+  }
+  const format = rawFormat(config.encoding, config.sample_rate_hz);
+  if (format && format.encoding !== "pcm_s16le" && format.sampleRate !== G711_RATE) {
+    throw invalid(`${location}.sample_rate_hz`, `${config.encoding} audio is 8000 Hz (send 8000 or 0)`);
   }
 }
 
@@ -168,9 +174,8 @@ function clientMessages<T>(call: grpc.ServerDuplexStream<T, unknown>, signal: Ab
   };
 }
 
-/** Audio chunks of a recognition stream as 16 kHz float, with the chunk-size rule and odd-byte carry. */
-async function* streamAudio(messages: { next(): Promise<IteratorResult<StreamingRequestMessage>> }): AsyncIterable<Float32Array> {
-  const align = s16leAligner();
+/** Audio bytes of a recognition stream, with the chunk-size rule (decoding: ./pcm.ts). */
+async function* streamAudio(messages: { next(): Promise<IteratorResult<StreamingRequestMessage>> }): AsyncIterable<Uint8Array> {
   while (true) {
     const next = await messages.next();
     if (next.done) return;
@@ -178,8 +183,15 @@ async function* streamAudio(messages: { next(): Promise<IteratorResult<Streaming
     if (message.streaming_request !== "audio_content") throw new AppError("bad_request", "Only the first message may carry streaming_config");
     const content: Uint8Array = message.audio_content ?? new Uint8Array(0);
     if (content.length > MAX_STREAM_CHUNK_BYTES) throw new AppError("bad_request", `audio_content exceeds ${MAX_STREAM_CHUNK_BYTES} bytes`);
-    const bytes = align(content);
-    if (bytes.length > 0) yield s16leToFloat(bytes);
+    if (content.length > 0) yield content;
+  }
+}
+
+/** Passes chunks through, reporting each one's size (the audio-seconds-in metric). */
+async function* countAudio(chunks: AsyncIterable<Uint8Array>, count: (bytes: number) => void): AsyncIterable<Uint8Array> {
+  for await (const chunk of chunks) {
+    count(chunk.length);
+    yield chunk;
   }
 }
 
@@ -192,14 +204,15 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       checkConfig(config, "config");
       if (message.audio.length === 0) throw new AppError("bad_request", Detail.noFile);
       if (message.audio.length > ctx.config.asr.max_upload_mb * 1024 * 1024) throw uploadTooLarge(ctx.config.asr.max_upload_mb);
-      if (config.encoding !== "LINEAR_PCM") {
+      const format = rawFormat(config.encoding, config.sample_rate_hz);
+      if (!format) {
         const extension = containerExtension(config.container);
         const options = { ...scope.options, ...recognizeOptions(config) };
         return recognizeResponse(await transcribeContainer(ctx, readyService(ctx, "asr"), message.audio, extension, options));
       }
-      if (config.container !== "") throw invalid("config.container", "LINEAR_PCM audio has no container");
+      if (config.container !== "") throw invalid("config.container", `${config.encoding} audio has no container`);
       const asr = readyService(ctx, "asr");
-      const audio = await pcmToAsrRate(message.audio, config.sample_rate_hz, scope.options.signal);
+      const audio = rawToAsrRate(message.audio, format);
       return recognizeResponse(await asr.transcribeSamples(audio, { ...scope.options, ...recognizeOptions(config) }));
     }),
 
@@ -212,13 +225,22 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       if (!streaming) throw new AppError("bad_request", "The first message must carry streaming_config");
       const config = streaming.config ?? EMPTY_CONFIG;
       checkConfig(config, "streaming_config.config");
-      if (config.encoding !== "LINEAR_PCM") throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM only");
+      const format = rawFormat(config.encoding, config.sample_rate_hz);
+      if (!format) throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM, MULAW or ALAW only");
       const asr = readyService(ctx, "asr");
-      const audio = streamToAsrRate(streamAudio(messages), config.sample_rate_hz, signal);
-      for await (const result of asr.transcribeStream(audio, scope.options)) {
-        if (!result.isFinal && !streaming.interim_results) continue;
-        const message = { transcript: result.text, is_final: result.isFinal, start_time: result.start, end_time: result.end, dialect: result.dialect ?? "" };
-        await writeMessage(call, { results: [message] }, signal);
+      // Counted against streaming.max_streams like the WebSocket doors (UNAVAILABLE when all are taken).
+      const slot = acquireStreamSlot(ctx, "grpc");
+      try {
+        const bytesPerSecond = format.sampleRate * (format.encoding === "pcm_s16le" ? 2 : 1);
+        const counted = countAudio(streamAudio(messages), (bytes) => ctx.metrics.observeStreamAudio("grpc", bytes / bytesPerSecond));
+        const audio = rawStreamToAsrRate(counted, format);
+        for await (const result of asr.transcribeStream(audio, scope.options)) {
+          if (!result.isFinal && !streaming.interim_results) continue;
+          const message = { transcript: result.text, is_final: result.isFinal, start_time: result.start, end_time: result.end, dialect: result.dialect ?? "" };
+          await writeMessage(call, { results: [message] }, signal);
+        }
+      } finally {
+        slot.release();
       }
     }),
   };

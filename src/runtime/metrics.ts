@@ -39,6 +39,12 @@ export interface RequestObservation {
   readonly seconds: number;
 }
 
+/** The live transcription doors, as the `door` label names them. */
+export const STREAM_DOORS = ["realtime", "jambonz", "grpc"] as const;
+/** One live transcription door. */
+export type StreamDoor = (typeof STREAM_DOORS)[number];
+
+const FINAL_LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10];
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const RTF_BUCKETS = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5];
@@ -54,6 +60,9 @@ export class Metrics {
   private readonly inference: Histogram;
   private readonly audio: Counter;
   private readonly rtf: Histogram;
+  private readonly streamAudio: Counter;
+  private readonly finalLatency: Histogram;
+  private readonly openStreams = new Map<StreamDoor, number>(STREAM_DOORS.map((door) => [door, 0]));
 
   constructor(sources: MetricsSources) {
     const r = this.registry;
@@ -88,6 +97,16 @@ export class Metrics {
     this.inference = r.histogram("sawt_inference_seconds", "Compute time of one inference (synthesis or transcription).", ["engine"], LATENCY_BUCKETS);
     this.audio = r.counter("sawt_inference_audio_seconds_total", "Seconds of audio produced (TTS) or transcribed (ASR).", ["engine"]);
     this.rtf = r.histogram("sawt_inference_real_time_factor", "Compute time over audio duration per inference (below 1 is faster than real time).", ["engine"], RTF_BUCKETS);
+    r.gauge("sawt_asr_open_streams", "Live transcription sessions open, by door.", () =>
+      STREAM_DOORS.map((door) => ({ labels: { door }, value: this.openStreams.get(door) ?? 0 })),
+    );
+    this.streamAudio = r.counter("sawt_asr_stream_audio_seconds_total", "Seconds of audio received by live transcription sessions, by door.", ["door"]);
+    this.finalLatency = r.histogram(
+      "sawt_asr_stream_final_latency_seconds",
+      "Time from the end of an utterance (its last audio received) to its final result being sent, by door.",
+      ["door"],
+      FINAL_LATENCY_BUCKETS,
+    );
     r.gauge("process_resident_memory_bytes", "Resident memory of the process, including inference workers.", () => [{ labels: {}, value: process.memoryUsage.rss() }]);
     r.gauge("sawt_js_heap_used_bytes", "JavaScript heap in use on the main thread.", () => [{ labels: {}, value: process.memoryUsage().heapUsed }]);
     r.collectedCounter("process_cpu_seconds_total", "CPU time of the process (user + system), all threads.", () => {
@@ -122,6 +141,26 @@ export class Metrics {
       this.audio.inc({ engine }, audioSeconds);
       this.rtf.observe({ engine }, seconds / audioSeconds);
     }
+  }
+
+  /** A live transcription session opened (+1) or closed (−1) on `door`. */
+  countStream(door: StreamDoor, delta: 1 | -1): void {
+    this.openStreams.set(door, Math.max(0, (this.openStreams.get(door) ?? 0) + delta));
+  }
+
+  /** Live sessions open on `door` now. */
+  streamsOpen(door: StreamDoor): number {
+    return this.openStreams.get(door) ?? 0;
+  }
+
+  /** Seconds of audio a live session received. */
+  observeStreamAudio(door: StreamDoor, seconds: number): void {
+    if (seconds > 0) this.streamAudio.inc({ door }, seconds);
+  }
+
+  /** Seconds from the end of an utterance to its final result. */
+  observeFinalLatency(door: StreamDoor, seconds: number): void {
+    this.finalLatency.observe({ door }, seconds);
   }
 
   /** Requests counted for a method, route and status (tests, diagnostics). */

@@ -123,7 +123,7 @@ describe("grpc request errors", () => {
     call.write({ streaming_config: { config: { container: "wav" } } });
     call.end();
     const { error } = await done;
-    expect([error?.code, error?.details]).toEqual([grpc.status.INVALID_ARGUMENT, "Request validation failed: streaming_config.config.encoding: StreamingRecognize takes LINEAR_PCM only"]);
+    expect([error?.code, error?.details]).toEqual([grpc.status.INVALID_ARGUMENT, "Request validation failed: streaming_config.config.encoding: StreamingRecognize takes LINEAR_PCM, MULAW or ALAW only"]);
   });
 
   test("does answer UNAVAILABLE 'ASR engine not initialized' with retry-after when no recogniser is installed", async () => {

@@ -1,0 +1,239 @@
+/**
+ * One OpenAI Realtime transcription connection: client events in, server events out, over the
+ * shared live session (src/edge/live-session.ts). Events and fields follow OpenAI's Realtime API
+ * (GA and the older beta `transcription_session.*` shape). Sawt extensions, always as EXTRA
+ * fields: `dialect`, `start`, `end` (seconds) on `…transcription.completed`; `transcript` (the whole
+ * current hypothesis, which may revise earlier deltas) on `…transcription.delta`; `error.sawt`
+ * (Sawt's REST error body) on `error` events.
+ */
+import { randomBytes } from "node:crypto";
+import type { LiveEvent } from "../../core/asr.ts";
+import type { AppContext } from "../../core/context.ts";
+import { errorBody } from "../../edge/error-body.ts";
+import { closeCodeFor, openLiveSession, type LiveSession } from "../../edge/live-session.ts";
+import { AppError, toAppError } from "../../errors/taxonomy.ts";
+import type { ApiKeyRecord } from "../../store/keys.ts";
+import {
+  applyBetaUpdate,
+  applyGaUpdate,
+  betaSessionJson,
+  DEFAULT_SETTINGS,
+  gaSessionJson,
+  ParamError,
+  type RealtimeSettings,
+} from "./session-config.ts";
+
+/** What the connection needs from its socket. */
+export interface RealtimeSocket {
+  sendJson(event: Record<string, unknown>): void;
+  close(code: number, reason: string): void;
+}
+
+const id = (prefix: string) => `${prefix}_${randomBytes(10).toString("hex")}`;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const CLIENT_EVENTS = new Set([
+  "session.update",
+  "transcription_session.update",
+  "input_audio_buffer.append",
+  "input_audio_buffer.commit",
+  "input_audio_buffer.clear",
+]);
+
+/** See the file comment. */
+export class RealtimeConnection {
+  private readonly sessionId = id("sess");
+  private settings: RealtimeSettings = DEFAULT_SETTINGS;
+  private readonly session: LiveSession;
+  /** The item the current utterance becomes, created at speech start or the first delta. */
+  private item: string | null = null;
+  private previousItem: string | null = null;
+  private sentText = "";
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly socket: RealtimeSocket,
+    init: { key: ApiKeyRecord; requestId: string; beta: boolean },
+  ) {
+    this.beta = init.beta;
+    this.session = openLiveSession(
+      ctx,
+      {
+        door: "realtime",
+        requestId: init.requestId,
+        key: init.key,
+        onEvent: (event) => this.forward(event),
+        onEnd: (error) => {
+          if (error) this.sendError(error);
+          this.socket.close(closeCodeFor(error), error ? error.detail.slice(0, 120) : "session ended");
+        },
+      },
+      this.settings.format,
+    );
+    this.session.configure(this.live(), this.settings.format);
+    this.send(this.beta ? "transcription_session.created" : "session.created", { session: this.sessionJson() });
+  }
+
+  private readonly beta: boolean;
+
+  /** One client frame: `text` is the parsed JSON (or the raw string), `binary` a binary frame. */
+  receive(message: unknown): void {
+    this.session.touch();
+    if (message instanceof Uint8Array) {
+      this.sendError(
+        new AppError(
+          "bad_request",
+          "Binary frames are not part of this protocol: send JSON events (audio as base64 in input_audio_buffer.append)",
+        ),
+        "invalid_binary_frame",
+      );
+      return;
+    }
+    if (typeof message !== "object" || message === null || Array.isArray(message)) {
+      this.sendError(new AppError("bad_request", "Every frame must be a JSON object event"), "invalid_json");
+      return;
+    }
+    const event = message as Record<string, unknown>;
+    const clientEventId = typeof event.event_id === "string" ? event.event_id : null;
+    const type = event.type;
+    if (typeof type !== "string" || !CLIENT_EVENTS.has(type)) {
+      const shown = typeof type === "string" ? `'${type.slice(0, 64)}'` : "missing";
+      this.sendError(
+        new AppError("bad_request", `Invalid event type ${shown}: this endpoint serves transcription events only`),
+        "invalid_event_type",
+        clientEventId,
+        "type",
+      );
+      return;
+    }
+    try {
+      this.handle(type, event, clientEventId);
+    } catch (error) {
+      this.sendError(toAppError(error), undefined, clientEventId, error instanceof ParamError ? error.param : null);
+    }
+  }
+
+  /** The client went away. */
+  abandon(): void {
+    this.session.abandon();
+  }
+
+  private handle(type: string, event: Record<string, unknown>, clientEventId: string | null): void {
+    switch (type) {
+      case "session.update":
+      case "transcription_session.update": {
+        const beta = type === "transcription_session.update";
+        this.settings = beta
+          ? applyBetaUpdate(event.session, this.settings)
+          : applyGaUpdate(event.session, this.settings);
+        this.session.configure(this.live(), this.settings.format);
+        this.send(beta ? "transcription_session.updated" : "session.updated", {
+          session: beta ? betaSessionJson(this.sessionId, this.settings) : gaSessionJson(this.sessionId, this.settings),
+        });
+        return;
+      }
+      case "input_audio_buffer.append": {
+        const audio = event.audio;
+        if (typeof audio !== "string" || !BASE64.test(audio))
+          throw new ParamError("audio", "must be base64-encoded audio bytes");
+        this.session.audio(Buffer.from(audio, "base64"));
+        return;
+      }
+      case "input_audio_buffer.commit":
+        this.session.commit((error) => this.sendError(error, "input_audio_buffer_commit_empty", clientEventId));
+        return;
+      case "input_audio_buffer.clear":
+        this.session.clear(() => {
+          this.item = null;
+          this.sentText = "";
+          this.send("input_audio_buffer.cleared", {});
+        });
+        return;
+    }
+  }
+
+  private live() {
+    return {
+      turnDetection: this.settings.turnDetection,
+      partialIntervalMs: this.ctx.config.streaming.partial_interval_ms,
+    };
+  }
+
+  private sessionJson() {
+    return this.beta ? betaSessionJson(this.sessionId, this.settings) : gaSessionJson(this.sessionId, this.settings);
+  }
+
+  private currentItem(): string {
+    this.item ??= id("item");
+    return this.item;
+  }
+
+  private forward(event: LiveEvent): void {
+    switch (event.type) {
+      case "speech_started":
+        this.item = id("item");
+        this.sentText = "";
+        this.send("input_audio_buffer.speech_started", { audio_start_ms: event.audioStartMs, item_id: this.item });
+        return;
+      case "speech_stopped":
+        this.send("input_audio_buffer.speech_stopped", { audio_end_ms: event.audioEndMs, item_id: this.currentItem() });
+        return;
+      case "committed":
+        this.send("input_audio_buffer.committed", { previous_item_id: this.previousItem, item_id: this.currentItem() });
+        return;
+      case "partial": {
+        // OpenAI's deltas only append; a revised hypothesis sends an empty delta and the whole text.
+        const delta = event.text.startsWith(this.sentText) ? event.text.slice(this.sentText.length) : "";
+        if (delta !== "") this.sentText = event.text;
+        this.send("conversation.item.input_audio_transcription.delta", {
+          item_id: this.currentItem(),
+          content_index: 0,
+          delta,
+          transcript: event.text,
+        });
+        return;
+      }
+      case "final": {
+        const item = this.currentItem();
+        this.send("conversation.item.input_audio_transcription.completed", {
+          item_id: item,
+          content_index: 0,
+          transcript: event.text,
+          usage: { type: "duration", seconds: Math.round((event.end - event.start) * 1000) / 1000 },
+          dialect: event.dialect,
+          start: event.start,
+          end: event.end,
+        });
+        this.previousItem = item;
+        this.item = null;
+        this.sentText = "";
+      }
+    }
+  }
+
+  private send(type: string, fields: Record<string, unknown>): void {
+    this.socket.sendJson({ event_id: id("event"), type, ...fields });
+  }
+
+  private sendError(
+    error: AppError,
+    code?: string,
+    clientEventId: string | null = null,
+    param: string | null = null,
+  ): void {
+    const type = error.status >= 500 ? "server_error" : "invalid_request_error";
+    const message =
+      error.kind === "validation" && error.fields.length > 0
+        ? `${error.fields[0]!.field}: ${error.fields[0]!.message}`
+        : error.detail;
+    this.send("error", {
+      error: {
+        type,
+        code: code ?? `http_${error.status}`,
+        message,
+        param,
+        event_id: clientEventId,
+        sawt: { status: error.status, ...errorBody(error) },
+      },
+    });
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * What every live transcription door (realtime WebSocket, jambonz) shares once its wire format is
+ * parsed: the ASR engine's readiness gate and a stream slot (src/edge/stream-slots.ts), the call
+ * scope (one log line per session), audio decoding to 16 kHz (src/audio/live-input.ts), one
+ * serial queue of operations over the engine's {@link LiveTranscription}, and the limits:
+ * session length (`streaming.max_session_s`, audio and wall clock), idle timeout, and bounded
+ * buffering (`streaming.max_buffer_s` of audio waiting to be processed). A limit, a failure or
+ * the client going away ends the session once: slot released, work aborted, `onEnd` called.
+ */
+import { LiveAudioInput, type LiveAudioFormat } from "../audio/live-input.ts";
+import type { LiveEvent, LiveTranscription, LiveTranscriptionOptions } from "../core/asr.ts";
+import type { AppContext } from "../core/context.ts";
+import { AppError, toAppError } from "../errors/taxonomy.ts";
+import type { StreamDoor } from "../runtime/metrics.ts";
+import type { ApiKeyRecord } from "../store/keys.ts";
+import { readyService } from "./readiness.ts";
+import { openScope, type CallScope } from "./scope.ts";
+import { acquireStreamSlot, type StreamSlot } from "./stream-slots.ts";
+
+/**
+ * The WebSocket close code for the way a session ended: 1000 normal, 1013 (try again later) when
+ * refused busy or not ready, 1011 for a server failure, 1008 (policy) for a limit or a bad client.
+ */
+export function closeCodeFor(error: AppError | undefined): number {
+  if (!error) return 1000;
+  if (error.status === 503) return 1013;
+  if (error.status >= 500 && error.status !== 504) return 1011;
+  return 1008;
+}
+
+/** How a door opens a session. */
+export interface LiveSessionInit {
+  readonly door: StreamDoor;
+  readonly requestId: string;
+  readonly key: ApiKeyRecord;
+  /** Every engine event, in order. */
+  readonly onEvent: (event: LiveEvent) => void;
+  /** The session ended: `error` says why when it was not a normal end or the client leaving. */
+  readonly onEnd: (error: AppError | undefined) => void;
+}
+
+/** See the file comment. Open with {@link openLiveSession}. */
+export class LiveSession {
+  private readonly scope: CallScope;
+  private readonly slot: StreamSlot;
+  private readonly limits: AppContext["config"]["streaming"];
+  private input: LiveAudioInput;
+  private live: LiveTranscription | null = null;
+  private queue: Promise<void> = Promise.resolve();
+  private queuedBytes = 0;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly sessionTimer: ReturnType<typeof setTimeout>;
+  private ended = false;
+  /** When the operation being processed arrived (final latency is measured from it). */
+  private arrivedAt = 0;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly init: LiveSessionInit,
+    format: LiveAudioFormat,
+  ) {
+    this.limits = ctx.config.streaming;
+    this.scope = openScope(ctx, { event: init.door, method: `asr.${init.door}`, requestId: init.requestId });
+    try {
+      this.scope.admit(init.key);
+      readyService(ctx, "asr");
+      this.slot = acquireStreamSlot(ctx, init.door);
+    } catch (error) {
+      this.scope.finish(String(toAppError(error).status), error);
+      throw error;
+    }
+    this.input = new LiveAudioInput(format);
+    this.sessionTimer = setTimeout(() => this.fail(this.tooLong()), this.limits.max_session_s * 1000);
+    this.touch();
+  }
+
+  /** The call's signal: aborted when the session ends. */
+  get signal(): AbortSignal {
+    return this.scope.signal;
+  }
+
+  /** Starts (or restarts, after a configuration change) the engine's live transcription. */
+  configure(options: LiveTranscriptionOptions, format: LiveAudioFormat): void {
+    this.enqueue(0, async () => {
+      await this.live?.finish();
+      if (format.encoding !== this.input.format.encoding || format.sampleRate !== this.input.format.sampleRate) {
+        this.input = new LiveAudioInput(format);
+      }
+      const asr = readyService(this.ctx, "asr");
+      this.live = asr.openLive(options, (event) => this.forward(event), this.scope.options);
+    });
+  }
+
+  /** Queues audio bytes; refuses (ending the session) beyond the buffering or session limits. */
+  audio(bytes: Uint8Array): void {
+    this.touch();
+    if (this.ended || bytes.length === 0) return;
+    const perSecond = this.input.bytesPerSecond;
+    if (this.input.secondsIn + (this.queuedBytes + bytes.length) / perSecond > this.limits.max_session_s) {
+      this.fail(this.tooLong());
+      return;
+    }
+    if ((this.queuedBytes + bytes.length) / perSecond > this.limits.max_buffer_s) {
+      this.fail(
+        new AppError(
+          "payload_too_large",
+          `Audio is arriving faster than it can be transcribed: more than ${this.limits.max_buffer_s} s are waiting`,
+        ),
+      );
+      return;
+    }
+    this.enqueue(bytes.length, async () => {
+      const samples = this.input.push(bytes);
+      this.ctx.metrics.observeStreamAudio(this.init.door, bytes.length / perSecond);
+      if (samples.length > 0) await this.requireLive().push(samples);
+    });
+  }
+
+  /** Ends the open utterance now (a client commit). Errors go to `onError` and leave the session open. */
+  commit(onError: (error: AppError) => void): void {
+    this.touch();
+    this.enqueue(0, () => this.requireLive().commit(), onError);
+  }
+
+  /** Drops uncommitted audio. */
+  clear(then: () => void): void {
+    this.touch();
+    this.enqueue(0, async () => {
+      this.requireLive().clear();
+      then();
+    });
+  }
+
+  /** Any client message: the session is not idle. */
+  touch(): void {
+    if (this.ended) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(
+      () => this.fail(new AppError("timeout", `No audio or event for ${this.limits.idle_timeout_s} s: session closed`)),
+      this.limits.idle_timeout_s * 1000,
+    );
+  }
+
+  /** Processes what is queued, closes open speech as a final, then ends the session normally. */
+  finish(): void {
+    this.touch();
+    this.enqueue(0, async () => {
+      const tail = this.input.flush();
+      const live = this.requireLive();
+      if (tail.length > 0) await live.push(tail);
+      await live.finish();
+      this.end(undefined, "200");
+    });
+  }
+
+  /** The client went away: abort everything now, release the slot. */
+  abandon(): void {
+    if (this.ended) return;
+    this.scope.cancel();
+    this.end(undefined, "499");
+  }
+
+  private requireLive(): LiveTranscription {
+    if (!this.live) throw new AppError("bad_request", "The session is not configured");
+    return this.live;
+  }
+
+  private forward(event: LiveEvent): void {
+    if (this.ended) return;
+    if (event.type === "final")
+      this.ctx.metrics.observeFinalLatency(this.init.door, (performance.now() - this.arrivedAt) / 1000);
+    this.init.onEvent(event);
+  }
+
+  private enqueue(bytes: number, job: () => Promise<void>, onError?: (error: AppError) => void): void {
+    this.queuedBytes += bytes;
+    const arrived = performance.now();
+    this.queue = this.queue.then(async () => {
+      this.queuedBytes -= bytes;
+      if (this.ended) return;
+      this.arrivedAt = arrived;
+      try {
+        await job();
+      } catch (error) {
+        if (this.ended) return;
+        const appError = toAppError(error);
+        if (onError && appError.kind === "bad_request") onError(appError);
+        else this.fail(error);
+      }
+    });
+  }
+
+  private tooLong(): AppError {
+    return new AppError("payload_too_large", `The session exceeded its ${this.limits.max_session_s} s limit`);
+  }
+
+  private fail(error: unknown): void {
+    if (this.ended) return;
+    const appError = toAppError(error);
+    this.end(appError, String(appError.status), error);
+  }
+
+  private end(error: AppError | undefined, code: string, thrown?: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.sessionTimer);
+    this.slot.release();
+    this.scope.finish(code, thrown);
+    // Work still queued or running for this session stops here.
+    if (!this.scope.signal.aborted) this.scope.cancel();
+    this.init.onEnd(error);
+  }
+}
+
+/** Opens a live session: key admitted (rate limit), engine ready, a slot free; throws the AppError otherwise. */
+export function openLiveSession(ctx: AppContext, init: LiveSessionInit, format: LiveAudioFormat): LiveSession {
+  return new LiveSession(ctx, init, format);
+}

@@ -19,7 +19,8 @@ Runs Sawt. Prints one JSON line {"msg":"listening","http":P,"grpc_asr":P,"grpc_t
 once every port is bound; logs go to stderr as JSON lines. SIGTERM or SIGINT drains: health
 turns 503 (draining), new speech requests get 503, in-flight and queued work finishes (up to
 server.drain_timeout_ms), ports close, the database is closed cleanly, exit 0. A second signal
-exits at once with 1.
+exits at once with 1. SIGHUP reloads the model packs: new requests use the packs now in
+paths.models_dir once they are warm, requests in flight finish on the old ones (docs/models.md).
 
 Options:
   --config FILE   TOML config (default: $SAWT_CONFIG, else built-in defaults)`,
@@ -62,6 +63,10 @@ Options:
           },
         );
       };
+      // SIGHUP (`systemctl reload sawt`): pick up installed or removed model packs, no call dropped.
+      process.on("SIGHUP", () => {
+        if (!stopping) void server.reload("SIGHUP").catch((error) => log.error("models reload failed", { error: String(error) }));
+      });
       process.on("SIGTERM", () => shutdown("SIGTERM"));
       process.on("SIGINT", () => shutdown("SIGINT"));
     });

@@ -171,6 +171,18 @@ export interface EncodedSpeechStream extends SpeechResolution {
   readonly audio: ReadableStream<Uint8Array>;
 }
 
+/** The model pack a built-in voice speaks with (GET /v1/tts/voices), as the running engine loaded it. */
+export interface VoicePackServing {
+  /** The pack's folder under the models directory. */
+  readonly name: string;
+  readonly family: string;
+  readonly size_bytes: number;
+  /** Where its sessions run: `cpu` or `cuda`. */
+  readonly provider: string;
+  /** Load plus warm-up of this engine generation, in ms. */
+  readonly warm_up_ms: number;
+}
+
 /** A voice as listed by GET /v1/tts/voices. */
 export interface VoiceInfo {
   readonly voice_id: string;
@@ -180,6 +192,8 @@ export interface VoiceInfo {
   readonly dialects: readonly string[];
   readonly engine: TtsEngineName;
   readonly status?: "training" | "ready" | "failed";
+  /** The pack serving a built-in voice; absent when espeak-ng speaks it. */
+  readonly pack?: VoicePackServing;
 }
 
 /** The TTS service all front doors call. */

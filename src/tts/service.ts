@@ -34,7 +34,7 @@ import { builtinVoiceInfo, INVALID_VOICE_DETAIL, resolveVoice, VOICE_SPECS, type
 export interface TtsServiceDeps {
   readonly strictVoices: boolean;
   readonly admission: Admission;
-  readonly packs: Pick<TtsPacks, "voices">;
+  readonly packs: Pick<TtsPacks, "voices"> & Partial<Pick<TtsPacks, "serving">>;
   /** espeak-ng's output rate (probeEspeak), for the embedded engine. */
   readonly espeakSampleRate: number;
   readonly log: Logger;
@@ -182,7 +182,11 @@ export class SawtTtsService implements TtsService {
   }
 
   listVoices(_keyId?: string): VoiceInfo[] {
-    return VOICES.map((voice) => builtinVoiceInfo(voice, resolveVoice({ voice, dialect: undefined }, this.installed, false).engine, "ready"));
+    return VOICES.map((voice) => {
+      const info = builtinVoiceInfo(voice, resolveVoice({ voice, dialect: undefined }, this.installed, false).engine, "ready");
+      const pack = this.deps.packs.serving?.get(voice);
+      return pack && info.engine !== "espeak-ng" ? { ...info, pack } : info;
+    });
   }
 
   /** The renderer a resolution names: the pack's voice, else espeak-ng speaking the voice itself. */

@@ -55,6 +55,14 @@ async function writeEntry(root: string, segments: string[], body: Readable, budg
   await pipeline(body, count, createWriteStream(join(root, ...segments), { flags: "wx", mode: 0o644 }));
 }
 
+/**
+ * GNU sparse members: type `S` (tar-stream names no such type: its `type` is null, as for any
+ * type it does not know) or PAX `GNU.sparse.*` records on a plain file.
+ */
+function isSparse(header: tarStream.Header): boolean {
+  return header.type === null || Object.keys(header.pax ?? {}).some((k) => k.startsWith("GNU.sparse"));
+}
+
 const TAR_REFUSED: Readonly<Record<string, string>> = {
   symlink: "a symbolic link",
   link: "a hard link",
@@ -74,13 +82,13 @@ async function unpackTar(path: string, format: ArchiveFormat, root: string, limi
   try {
     for await (const entry of extract) {
       const { name, type, size } = entry.header;
-      const refused = TAR_REFUSED[type ?? ""];
+      const refused = isSparse(entry.header) ? "a sparse file (or of a type tar-stream does not know)" : TAR_REFUSED[type ?? ""];
       if (refused) throw new PackError(`${name} is ${refused}${entry.header.linkname ? ` to ${entry.header.linkname}` : ""}`);
       const segments = safeEntryPath(name);
       budget.entry(name, size ?? 0);
       if (type === "directory") mkdirSync(join(root, ...segments), { recursive: true, mode: 0o755 });
       else if (type === "file" || type === "contiguous-file") await writeEntry(root, segments, entry as unknown as Readable, budget);
-      else throw new PackError(`${name} is a ${type ?? "unknown"} entry (sparse or unknown types are not packs)`);
+      else throw new PackError(`${name} is an entry of type ${type ?? "unknown"}: only files and folders make a pack`);
     }
     await feeding;
   } catch (error) {

@@ -23,7 +23,7 @@ export function localServiceUrl(config: SawtConfig): string {
 async function askReload(config: SawtConfig, args: ParsedArgs): Promise<{ ok: boolean; line: string }> {
   if (args.flags["no-reload"]) return { ok: true, line: "not reloaded (--no-reload): SIGHUP or a restart picks it up" };
   const key = stringFlag(args, "admin-key") ?? process.env.SAWT_ADMIN_KEY;
-  const later = "the running service picks it up on SIGHUP (systemctl reload sawt) or its next start";
+  const later = "the running service picks it up on SIGHUP (systemctl kill --kill-whom=main -s HUP sawt) or its next start";
   if (!key) return { ok: true, line: `no admin key (--admin-key or SAWT_ADMIN_KEY): ${later}` };
   const url = new URL(MODELS_RELOAD_PATH, stringFlag(args, "url") ?? localServiceUrl(config));
   let response: Response;

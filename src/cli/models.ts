@@ -61,7 +61,7 @@ install  takes a pack as its publisher publishes it: a .tar.bz2, .tar.gz or .zip
          pack's name is the voice it serves (--as yara). Then the running service reloads through
          POST /v1/admin/models/reload with the admin key from --admin-key or $SAWT_ADMIN_KEY
          (--url overrides http://<server.host>:<server.http_port>); without one, SIGHUP
-         (systemctl reload sawt) or the next start picks it up. Exit 1 when any PATH is refused.
+         (systemctl kill --kill-whom=main -s HUP sawt) or the next start picks it up. Exit 1 when any PATH is refused.
 remove   deletes a pack folder (atomically) and reloads the same way.
 list     shows each pack folder under paths.models_dir and what it serves, as the engines see
          it; --json adds family, size_bytes, and the provider and warm-up time install measured.

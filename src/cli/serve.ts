@@ -63,7 +63,7 @@ Options:
           },
         );
       };
-      // SIGHUP (`systemctl reload sawt`): pick up installed or removed model packs, no call dropped.
+      // SIGHUP (`systemctl kill --kill-whom=main -s HUP sawt`): pick up installed or removed model packs, no call dropped.
       process.on("SIGHUP", () => {
         if (!stopping) void server.reload("SIGHUP").catch((error) => log.error("models reload failed", { error: String(error) }));
       });

@@ -171,8 +171,13 @@ export interface EncodedSpeechStream extends SpeechResolution {
   readonly audio: ReadableStream<Uint8Array>;
 }
 
-/** The model pack a built-in voice speaks with (GET /v1/tts/voices), as the running engine loaded it. */
+/**
+ * The model pack a built-in voice speaks with, as the running engine loaded it: GET /v1/tts/voices
+ * lists these beside the voices (`packs`), so the voice entries stay what gRPC's ListVoices sends.
+ */
 export interface VoicePackServing {
+  /** The voice it serves. */
+  readonly voice: string;
   /** The pack's folder under the models directory. */
   readonly name: string;
   readonly family: string;
@@ -192,8 +197,6 @@ export interface VoiceInfo {
   readonly dialects: readonly string[];
   readonly engine: TtsEngineName;
   readonly status?: "training" | "ready" | "failed";
-  /** The pack serving a built-in voice; absent when espeak-ng speaks it. */
-  readonly pack?: VoicePackServing;
 }
 
 /** The TTS service all front doors call. */
@@ -210,4 +213,6 @@ export interface TtsService {
   synthesizeEncodedStream(request: SpeechRequest, options?: CallOptions): Promise<EncodedSpeechStream>;
   /** Built-in voices plus the caller's cloned voices. */
   listVoices(keyId?: string): VoiceInfo[];
+  /** Which pack serves each built-in voice that has one (family, size, provider, warm-up). */
+  voicePacks?(): VoicePackServing[];
 }

@@ -99,7 +99,7 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger): Promise<T
     loaded.push(summary(name, voice, facts));
     const { dir } = entry.pack;
     const size = packTree(dir).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
-    serving.set(voice, { name, family: facts.family, size_bytes: size, provider: renderer.provider, warm_up_ms: result.ms });
+    serving.set(voice, { voice, name, family: facts.family, size_bytes: size, provider: renderer.provider, warm_up_ms: result.ms });
     logger.info("tts pack loaded", {
       pack: name,
       voice,

@@ -5,7 +5,7 @@
  */
 import { concatSamples } from "../audio/concat.ts";
 import { describeEncoding, encodeAudio, encodeAudioStream } from "../audio/encode.ts";
-import { clampSpeed } from "../core/tts.ts";
+import { clampSpeed, type VoicePackServing } from "../core/tts.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
@@ -182,11 +182,12 @@ export class SawtTtsService implements TtsService {
   }
 
   listVoices(_keyId?: string): VoiceInfo[] {
-    return VOICES.map((voice) => {
-      const info = builtinVoiceInfo(voice, resolveVoice({ voice, dialect: undefined }, this.installed, false).engine, "ready");
-      const pack = this.deps.packs.serving?.get(voice);
-      return pack && info.engine !== "espeak-ng" ? { ...info, pack } : info;
-    });
+    return VOICES.map((voice) => builtinVoiceInfo(voice, resolveVoice({ voice, dialect: undefined }, this.installed, false).engine, "ready"));
+  }
+
+  /** The packs serving built-in voices, in voice order (GET /v1/tts/voices `packs`). */
+  voicePacks(): VoicePackServing[] {
+    return VOICES.flatMap((voice) => this.deps.packs.serving?.get(voice) ?? []);
   }
 
   /** The renderer a resolution names: the pack's voice, else espeak-ng speaking the voice itself. */

@@ -187,12 +187,23 @@ export async function buildBundle(options: Options): Promise<{ dir: string; tarb
   copyFileSync(join(ROOT, "installer", "install.sh"), join(dir, "install.sh"));
   for (const script of ["libexec/sawt-healthcheck", "libexec/sawt-cli", "install.sh"]) chmodSync(join(dir, script), 0o755);
   copyFileSync(join(ROOT, "README.md"), join(dir, "README.md"));
+  // Scale-out kit for the balancer host and the operator (docs/scale-out.md): no network needed either.
+  mkdirSync(join(dir, "cluster"));
+  for (const [from, to] of [
+    ["deploy/haproxy/haproxy.cfg.in", "haproxy.cfg.in"],
+    ["deploy/haproxy/render.sh", "render.sh"],
+    ["installer/rolling-upgrade.sh", "rolling-upgrade.sh"],
+    ["installer/rolling-upgrade.md", "rolling-upgrade.md"],
+    ["docs/scale-out.md", "scale-out.md"],
+  ] as const) copyFileSync(join(ROOT, from), join(dir, "cluster", to));
+  for (const script of ["cluster/render.sh", "cluster/rolling-upgrade.sh"]) chmodSync(join(dir, script), 0o755);
   writeFileSync(join(dir, "VERSION"), `${version}\n`);
   included.push(
     { path: "sawt.toml.example", what: "every setting with its meaning and default; installed as /etc/sawt/sawt.toml on a fresh install" },
     { path: "systemd/", what: "sawt.service (Type=notify, watchdog, hardened), sawt-healthcheck.service and .timer" },
     { path: "libexec/", what: "sawt-healthcheck (run by the timer), sawt-cli (/usr/local/bin/sawt)" },
     { path: "install.sh", what: "installer: install, upgrade with rollback, --uninstall [--purge], --root DIR" },
+    { path: "cluster/", what: "several boxes behind HAProxy: config template and render.sh, rolling-upgrade.sh, scale-out.md" },
   );
 
   const commit = gitCommit();

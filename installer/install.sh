@@ -428,6 +428,10 @@ start_service() {
 staged_health() {
   bin=$1
   work=$(mktemp -d "${TMPDIR:-/tmp}/sawt-install-health.XXXXXX")
+  # Created here: the background child opens its redirections only once it runs, and the loop
+  # below may read them first on a loaded machine.
+  : >"$work/out"
+  : >"$work/err"
   umask 027 # as the unit's UMask: the database it creates gets the mode a real install gives it
   SAWT_CONFIG=$CONF SAWT_DATA_DIR=$STATE SAWT_MODELS_DIR=$MODELS SAWT_HOST=127.0.0.1 \
     SAWT_HTTP_PORT=0 SAWT_GRPC_ASR_PORT=0 SAWT_GRPC_TTS_PORT=0 \

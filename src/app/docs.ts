@@ -149,6 +149,8 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
       "X-TTS-Engine": header("The engine that spoke: piper, vits, espeak-ng or cloned."),
       "X-TTS-Fallback": header("Present when a fallback happened: why (e.g. unknown voice, pack not installed)."),
       "X-Sample-Rate": header("Sample rate of the audio in Hz (for pcm: s16le mono at this rate).", { type: "integer" }),
+      "X-TTS-Instructions": header("`ignored` when the request carried OpenAI's `instructions` (Sawt does not follow them)."),
+      "X-Audio-Content-Type": header("With `stream_format: sse`: the content type of the audio inside the events."),
     },
     schemas: {
       StandardError: STANDARD_ERROR,

@@ -21,7 +21,8 @@ describe("planEncoding", () => {
 
   test("does only put integers and fixed words into ffmpeg arguments", () => {
     const args = ffmpegEncodeArgs(planEncoding("opus", 22050, 16000), "encoded", true);
-    expect(args.slice(0, 8)).toEqual(["-f", "s16le", "-ar", "22050", "-ac", "1", "-i", "pipe:0"]);
+    // Streaming adds the no-probe input options (first bytes must not wait for seconds of input).
+    expect(args.slice(0, 12)).toEqual(["-f", "s16le", "-ar", "22050", "-ac", "1", "-probesize", "32", "-analyzeduration", "0", "-i", "pipe:0"]);
     expect(args.at(-1)).toBe("pipe:1");
     expect(args).toContain("libopus");
     expect(args).toContain("-page_duration");

@@ -92,7 +92,11 @@ function atLeast(rates: readonly number[], wanted: number): number {
  * FLAC totals are handled in-process. `streaming` asks the muxers to emit pages/packets promptly.
  */
 export function ffmpegEncodeArgs(plan: EncodingPlan, target: "encoded" | "s16le", streaming: boolean): string[] {
-  const args = ["-f", "s16le", "-ar", String(plan.inputRate), "-ac", "1", "-i", "pipe:0"];
+  const args = ["-f", "s16le", "-ar", String(plan.inputRate), "-ac", "1"];
+  // Raw input has nothing to probe, but ffmpeg would still read seconds of it (analyzeduration)
+  // before encoding: a stream's first bytes would wait for two or three sentences.
+  if (streaming) args.push("-probesize", "32", "-analyzeduration", "0");
+  args.push("-i", "pipe:0");
   args.push("-map_metadata", "-1", "-fflags", "+bitexact", "-threads", "1", "-ac", "1", "-ar", String(plan.encoderRate));
   const narrow = plan.encoderRate <= 16000;
   if (target === "s16le") args.push("-c:a", "pcm_s16le", "-f", "s16le");

@@ -1,20 +1,58 @@
-/** `sawt keys create|list|revoke`: API key administration against the local database. */
-import { loadConfig } from "../config/config.ts";
+/** `sawt keys create|list|revoke|export|import`: API key administration against the local database. */
+import type { Database } from "bun:sqlite";
+import { loadConfig, type SawtConfig } from "../config/config.ts";
+import { clusterSecret } from "../store/cluster-file.ts";
 import { closeDatabase, openDatabase } from "../store/database.ts";
+import { exportKeys, haproxyRpmMap, importKeys } from "../store/key-export.ts";
 import { KeyStore } from "../store/keys.ts";
-import { intFlag, parseArgs, stringFlag, UsageError } from "./args.ts";
+import { intFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from "./args.ts";
+import { readClusterFile, writeOutput } from "./cluster-io.ts";
 import type { Command } from "./command.ts";
 
-const flags = { config: "value", name: "value", rpm: "value", admin: "boolean", json: "boolean" } as const;
+const flags = {
+  config: "value",
+  name: "value",
+  rpm: "value",
+  admin: "boolean",
+  json: "boolean",
+  out: "value",
+  "haproxy-map": "value",
+} as const;
 
-function withKeys<T>(configFile: string | undefined, fn: (keys: KeyStore, defaultRpm: number) => T): T {
+/** Opens the configured database for `fn` and closes it afterwards. */
+export function withDatabase<T>(configFile: string | undefined, fn: (db: Database, config: SawtConfig) => T): T {
   const config = loadConfig({ file: configFile });
   const db = openDatabase(config.paths.data_dir);
   try {
-    return fn(new KeyStore(db), config.auth.default_rpm);
+    return fn(db, config);
   } finally {
     closeDatabase(db);
   }
+}
+
+function withKeys<T>(configFile: string | undefined, fn: (keys: KeyStore, defaultRpm: number) => T): T {
+  return withDatabase(configFile, (db, config) => fn(new KeyStore(db), config.auth.default_rpm));
+}
+
+function exportAction(args: ParsedArgs, configFile: string | undefined): number {
+  const file = withDatabase(configFile, (db, config) => exportKeys(db, clusterSecret(config)));
+  writeOutput(stringFlag(args, "out"), JSON.stringify(file, null, 1) + "\n");
+  const map = stringFlag(args, "haproxy-map");
+  if (map) writeOutput(map, haproxyRpmMap(file));
+  process.stderr.write(`exported ${file.items.length} keys as digests, generation ${file.generation}\n`);
+  return 0;
+}
+
+function importAction(path: string | undefined, configFile: string | undefined): number {
+  const result = withDatabase(configFile, (db, config) => {
+    const secret = clusterSecret(config);
+    return importKeys(db, readClusterFile(path), secret);
+  });
+  process.stderr.write(
+    `imported keys generation ${result.generation}: ${result.added} added, ${result.updated} updated, ` +
+      `${result.revoked} revoked, ${result.unchanged} unchanged\n`,
+  );
+  return 0;
 }
 
 function when(ms: number | null): string {
@@ -24,17 +62,25 @@ function when(ms: number | null): string {
 /** The keys command. */
 export const keysCommand: Command = {
   name: "keys",
-  summary: "create, list and revoke API keys",
+  summary: "create, list, revoke, export and import API keys",
   usage: `Usage:
   sawt keys create --name NAME [--rpm N] [--admin] [--json]
   sawt keys list [--json]
   sawt keys revoke ID
+  sawt keys export [--out FILE] [--haproxy-map FILE]
+  sawt keys import FILE|-
 
 create   prints the new key once (it is stored only as a SHA-256 digest); --json prints
          {"id","name","key","rpm"}. --rpm sets requests per minute (default auth.default_rpm);
          --admin allows /metrics.
 list     shows id, name, rpm, admin, created, last used, revoked; never secrets.
 revoke   refuses the key from now on.
+export   writes every key (digests only, never secrets) as a file signed with cluster.secret
+         (HMAC-SHA256) and a new generation number, to stdout or --out; --haproxy-map also
+         writes "<id> <rpm>" lines for the balancer's per-key limit (deploy/haproxy/).
+import   adds or updates the keys of an export on this box, so the same keys work on every box
+         without re-issuing them; refuses a bad signature, a file older than the last import, and
+         a key id known here with another secret. Revocations are copied and never undone.
 
 Options:
   --config FILE   TOML config (the database lives in paths.data_dir)`,
@@ -79,8 +125,14 @@ Options:
         process.stderr.write(`revoked key ${id}\n`);
         return 0;
       }
+      case "export":
+        return exportAction(args, configFile);
+      case "import":
+        return importAction(rest[0], configFile);
       default:
-        throw new UsageError(action ? `unknown keys action ${JSON.stringify(action)}` : "keys needs an action: create, list or revoke");
+        throw new UsageError(
+          action ? `unknown keys action ${JSON.stringify(action)}` : "keys needs an action: create, list, revoke, export or import",
+        );
     }
   },
 };

@@ -19,8 +19,10 @@ Runs Sawt. Prints one JSON line {"msg":"listening","http":P,"grpc_asr":P,"grpc_t
 once every port is bound; logs go to stderr as JSON lines. SIGTERM or SIGINT drains: health
 turns 503 (draining), new speech requests get 503, in-flight and queued work finishes (up to
 server.drain_timeout_ms), ports close, the database is closed cleanly, exit 0. A second signal
-exits at once with 1. SIGHUP reloads the model packs: new requests use the packs now in
-paths.models_dir once they are warm, requests in flight finish on the old ones (docs/models.md).
+exits at once with 1. With server.drain_grace_ms, /ready answers 503 that long first while
+requests are still served, so a load balancer stops sending before the drain refuses anything.
+SIGHUP reloads the model packs: new requests use the packs now in paths.models_dir once they are
+warm, requests in flight finish on the old ones (docs/models.md).
 
 Options:
   --config FILE   TOML config (default: $SAWT_CONFIG, else built-in defaults)`,
@@ -46,12 +48,19 @@ Options:
         stopping = true;
         log.info("shutdown", { signal, drain_timeout_ms: config.server.drain_timeout_ms });
         supervision.stopping();
+        const grace = config.server.drain_grace_ms;
         // Should closing hang past the drain deadline, do not outlive it by much.
         setTimeout(() => {
           log.error("shutdown did not finish in time, exiting");
           resolve(1);
-        }, config.server.drain_timeout_ms + 10_000).unref();
-        server.stop().then(
+        }, grace + config.server.drain_timeout_ms + 10_000).unref();
+        // Behind a load balancer: /ready (and gRPC health) answer 503 first while requests are still
+        // served, so the balancer's health checks take this box out before anything is refused.
+        if (grace > 0) {
+          server.ctx.shuttingDown = true;
+          log.info("not ready, serving until the balancer notices", { drain_grace_ms: grace });
+        }
+        Bun.sleep(grace).then(() => server.stop()).then(
           () => {
             supervision.close();
             log.info("stopped");

@@ -9,13 +9,14 @@ import { envName, SETTINGS, type SettingSpec } from "./settings.ts";
 
 /** Typed configuration after validation. */
 export interface SawtConfig {
-  readonly server: { host: string; http_port: number; grpc_asr_port: number; grpc_tts_port: number; drain_timeout_ms: number; max_json_bytes: number };
+  readonly server: { host: string; http_port: number; grpc_asr_port: number; grpc_tts_port: number; drain_timeout_ms: number; drain_grace_ms: number; max_json_bytes: number };
   readonly paths: { data_dir: string; models_dir: string; models_dir_explicit: boolean };
   readonly log: { level: "debug" | "info" | "warn" | "error" };
   readonly auth: { default_rpm: number };
   readonly runtime: { provider: "auto" | "cpu" | "cuda"; intra_op_threads: number; metrics_open: boolean };
   readonly tts: { strict_voices: boolean; concurrency: number; max_queue: number; queue_timeout_ms: number; max_input_chars: number; blocked_patterns: string[] };
   readonly asr: { concurrency: number; max_queue: number; queue_timeout_ms: number; max_upload_mb: number; max_duration_s: number; ffmpeg_timeout_ms: number; ffmpeg_concurrency: number; pack: string; dialect_packs: string[] };
+  readonly cluster: { secret: string };
   /** The file the config was read from, if any. */
   readonly source: string | undefined;
 }

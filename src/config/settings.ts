@@ -34,6 +34,15 @@ export const SETTINGS: readonly SettingSpec[] = [
   { section: "server", key: "grpc_asr_port", type: "port", default: 9101, doc: "gRPC ASR port; 0 picks a free port." },
   { section: "server", key: "grpc_tts_port", type: "port", default: 9102, doc: "gRPC TTS port; 0 picks a free port." },
   { section: "server", key: "drain_timeout_ms", type: "int", default: 30000, min: 0, max: 600000, doc: "On SIGTERM, how long in-flight and queued work may finish before exit." },
+  {
+    section: "server",
+    key: "drain_grace_ms",
+    type: "int",
+    default: 0,
+    min: 0,
+    max: 60000,
+    doc: "On SIGTERM, how long /ready answers 503 while requests are still served, before the drain starts: behind a load balancer, longer than its health checks take to see a box go (docs/scale-out.md).",
+  },
   { section: "server", key: "max_json_bytes", type: "int", default: 1 * MB, min: 1024, max: 16 * MB, doc: "Largest JSON request body." },
   { section: "paths", key: "data_dir", type: "string", default: "./data", doc: "State: SQLite database, cloned-voice samples, temporary uploads." },
   { section: "paths", key: "models_dir", type: "string", default: "./models", doc: "Model packs, one folder each (see models/README.md)." },
@@ -63,6 +72,13 @@ export const SETTINGS: readonly SettingSpec[] = [
     default: [],
     itemPattern: { regex: /^[A-Za-z][A-Za-z0-9_-]*=[^=\s/]+$/, hint: "dialect=pack, e.g. ar-egyptian=whisper-egy" },
     doc: "Dialect-specific recogniser packs as `dialect=pack` (e.g. `ar-egyptian=whisper-egy`): used when the dialect-id pack detects that dialect.",
+  },
+  {
+    section: "cluster",
+    key: "secret",
+    type: "string",
+    default: "",
+    doc: "Shared secret (at least 32 characters) that signs and checks `sawt keys|voices export|import` files; the same on every box of a cluster. Empty: export and import refuse to run.",
   },
 ];
 

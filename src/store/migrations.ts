@@ -31,4 +31,12 @@ export const MIGRATIONS: readonly string[] = [
      updated_at INTEGER NOT NULL
    ) STRICT;
    CREATE INDEX cloned_voices_by_key ON cloned_voices(key_id);`,
+  // 3: generations of the signed cluster files (keys, voices) this box exported and imported last,
+  // so an import can refuse a file older than one it already applied (docs/scale-out.md).
+  `CREATE TABLE cluster_generations (
+     kind TEXT PRIMARY KEY CHECK (kind IN ('keys', 'voices')),
+     exported INTEGER NOT NULL DEFAULT 0,
+     imported INTEGER NOT NULL DEFAULT 0,
+     imported_at INTEGER
+   ) STRICT;`,
 ];

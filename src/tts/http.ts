@@ -39,10 +39,21 @@ const SPEECH_SUCCESS: OpenAPIV3.ResponseObject = {
     "X-TTS-Engine": ref("headers", "X-TTS-Engine"),
     "X-TTS-Fallback": ref("headers", "X-TTS-Fallback"),
     "X-Sample-Rate": ref("headers", "X-Sample-Rate"),
+    "X-TTS-Instructions": ref("headers", "X-TTS-Instructions"),
+    "X-Audio-Content-Type": ref("headers", "X-Audio-Content-Type"),
   },
-  content: Object.fromEntries(
-    ["audio/mpeg", "audio/wav", "audio/ogg", "audio/flac", "audio/aac", "audio/pcm"].map((type) => [type, { schema: { type: "string", format: "binary" } }]),
-  ),
+  content: {
+    ...Object.fromEntries(
+      ["audio/mpeg", "audio/wav", "audio/ogg", "audio/flac", "audio/aac", "audio/pcm", "audio/pcmu", "audio/pcma"].map((type) => [
+        type,
+        { schema: { type: "string", format: "binary" } },
+      ]),
+    ),
+    "text/event-stream": {
+      schema: { type: "string" },
+      example: 'data: {"type":"speech.audio.delta","audio":"UklGR…"}\n\ndata: {"type":"speech.audio.done","usage":{"input_tokens":9,"output_tokens":0,"total_tokens":9}}\n\n',
+    },
+  },
 };
 
 /** The OpenAPI operation of a speech route. */
@@ -54,6 +65,9 @@ function speechOperation(operationId: string, alias: boolean): OpenAPIV3.Operati
       (alias ? "Alias of POST /v1/tts/audio/speech, kept for clients of the 2.0.0 path.\n\n" : "") +
       "Synthesises `input` with a voice and dialect. The dialect comes from the body, else the `X-TTS-Dialect` header; " +
       "an unknown value counts as omitted. An unknown or removed voice (Nouf, Atheer) falls back to Yara and `X-TTS-Fallback` says why. " +
+      "The audio is streamed as it is synthesised (chunked, sentence by sentence; WAV with an unknown-length header); errors come before the first byte. " +
+      "`stream_format: sse` sends OpenAI's `speech.audio.delta`/`speech.audio.done` events instead. " +
+      "`encoding` pcm_mulaw / pcm_alaw gives G.711 for pcm (audio/pcmu, audio/pcma) and wav. " +
       "Every request counts against the key's rate limit, whatever its outcome.",
     tags: ["TTS"],
     parameters: [

@@ -31,6 +31,13 @@ interface VoiceRow {
   updated_at: number;
 }
 
+/** A finished voice with its embedding, as a cluster file carries it (src/voices/export.ts). */
+export interface PortableVoice extends ClonedVoice {
+  readonly status: "ready" | "failed";
+  /** The speaker embedding's float32 bytes (little-endian), null for a failed voice. */
+  readonly embedding: Uint8Array | null;
+}
+
 /** Prefix that marks a voice id as a cloned voice in a speech request's `voice` field. */
 export const CLONED_VOICE_PREFIX = "voice_";
 
@@ -88,5 +95,45 @@ export class ClonedVoiceStore {
   /** Voices left in `training` by a crash: marked failed at start-up so none stays stuck. */
   failInterrupted(reason: string): number {
     return this.db.query("UPDATE cloned_voices SET status = 'failed', reason = ?, updated_at = ? WHERE status = 'training'").run(reason, Date.now()).changes;
+  }
+
+  /** Every finished (ready or failed) voice of every key, with embeddings: the export's content. */
+  portable(): PortableVoice[] {
+    const rows = this.db.query("SELECT * FROM cloned_voices WHERE status != 'training' ORDER BY id").all() as VoiceRow[];
+    return rows.map((row) => ({ ...toVoice(row), status: row.status as PortableVoice["status"], embedding: row.embedding }));
+  }
+
+  /**
+   * Adds or refreshes an imported voice: a known id takes the imported state when it is at least as
+   * recent as ours. Returns what happened; "conflict" when the id belongs to another key here.
+   */
+  putPortable(voice: PortableVoice): "added" | "updated" | "unchanged" | "conflict" {
+    const here = this.db.query("SELECT key_id, updated_at FROM cloned_voices WHERE id = ?").get(voice.id) as
+      | { key_id: string; updated_at: number }
+      | null;
+    if (!here) {
+      this.db
+        .query("INSERT INTO cloned_voices (id, key_id, name, status, reason, embedding, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(voice.id, voice.keyId, voice.name, voice.status, voice.reason, voice.embedding, voice.createdAt, voice.updatedAt);
+      return "added";
+    }
+    if (here.key_id !== voice.keyId) return "conflict";
+    if (here.updated_at > voice.updatedAt) return "unchanged";
+    const changes = this.db
+      .query(
+        `UPDATE cloned_voices SET name = ?, status = ?, reason = ?, embedding = ?, updated_at = ?
+         WHERE id = ? AND NOT (name IS ? AND status IS ? AND reason IS ? AND embedding IS ? AND updated_at IS ?)`,
+      )
+      .run(voice.name, voice.status, voice.reason, voice.embedding, voice.updatedAt, voice.id, voice.name, voice.status, voice.reason, voice.embedding, voice.updatedAt).changes;
+    return changes === 1 ? "updated" : "unchanged";
+  }
+
+  /** Deletes every voice whose id is not in `keep` (an import with --prune); returns how many. */
+  deleteAllExcept(keep: ReadonlySet<string>): number {
+    const ids = (this.db.query("SELECT id FROM cloned_voices WHERE status != 'training'").all() as { id: string }[]).map((r) => r.id);
+    const remove = this.db.query("DELETE FROM cloned_voices WHERE id = ?");
+    let removed = 0;
+    for (const id of ids) if (!keep.has(id)) removed += remove.run(id).changes;
+    return removed;
   }
 }

@@ -111,7 +111,16 @@ describe("ASR over HTTP without a recogniser pack", () => {
       const health = await until(settled, "the ASR engine to settle", { timeoutMs: 30_000, everyMs: 100 });
       expect(health.status).toBe(503);
       expect(health.json).toMatchObject({ status: "unavailable", detail: "no ASR model pack installed", enabled: false });
-      const ready = await call(`${bare.baseUrl}/ready`);
+      // /ready also waits for the TTS engine, which may still be starting on a loaded machine.
+      const ready = await until(
+        async () => {
+          const reply = await call(`${bare.baseUrl}/ready`);
+          const starting = Object.values((reply.json.engines ?? {}) as Record<string, string>).includes("initializing");
+          return starting ? undefined : reply;
+        },
+        "the other engines to settle",
+        { timeoutMs: 30_000, everyMs: 100 },
+      );
       expect(ready.status).toBe(200);
       const k = (await bare.createKey({ name: "bare" })).key;
       const reply = await call(`${bare.baseUrl}/v1/asr/audio/transcriptions`, { method: "POST", headers: { "X-API-Key": k }, body: uploadForm({ name: "call.wav", data: files.wav! }) });

@@ -152,6 +152,7 @@ describe("a reload under load", () => {
     await until(() => sessions() >= released + 2, "the old generations released");
     await Bun.sleep(500);
     const after = rssMiB();
+    console.info(`RSS MiB: baseline ${baseline.toFixed(0)}, two generations ${during.toFixed(0)}, drained ${after.toFixed(0)}`);
     // Two heavy generations at once cost about one more pack; after the drain that is given back.
     expect(during - baseline).toBeGreaterThan(80);
     expect(after - baseline).toBeLessThan(40);

@@ -116,7 +116,8 @@ class EngineSlot<K extends EngineName> {
     const old = this.current;
     this.current = generation;
     // The service first, then the state: a request that sees "ready" always finds the service.
-    this.setService(trackCalls(result.service, generation as Generation<unknown>));
+    const current = () => (this.ctx as { [P in EngineName]?: EngineServices[P] })[this.name] as EngineServices[K] | undefined;
+    this.setService(trackCalls(result.service, generation as Generation<unknown>, current));
     const details = { ...base, ...result.details, broken_packs: broken };
     if (first) state.ready(details);
     else state.renew({ ready: true }, details);
@@ -131,6 +132,7 @@ class EngineSlot<K extends EngineName> {
   /** Releases `old` once its calls are done (or the drain deadline passes). */
   private retire(old: Generation<EngineServices[K]>): void {
     const { ctx, name } = this;
+    old.retired = true;
     const waitMs = ctx.config.server.drain_timeout_ms;
     const retiring = (async () => {
       const idle = await old.idle(waitMs);

@@ -10,6 +10,8 @@ import type { LoadedEngine } from "../core/engines.ts";
 /** A loaded engine and the calls in flight on it. */
 export class Generation<S> {
   private inFlight = 0;
+  /** Set when a newer generation replaced this one: calls made after that go to the newer one. */
+  retired = false;
   private idleWaiters: Array<() => void> = [];
 
   constructor(
@@ -95,11 +97,16 @@ function trackAnswer(value: unknown, leave: () => void): unknown {
 
 /**
  * The view of `service` the context holds: every method call counts on `generation` until its
- * answer is complete. Feature-blind, so a method added to a service later is tracked too.
+ * answer is complete. Feature-blind, so a method added to a service later is tracked too. A
+ * caller that kept this view across a reload (a long-lived session calling once per utterance)
+ * is sent to `successor()` — the service now on the context — once this generation is retired,
+ * so no call reaches released sessions.
  */
-export function trackCalls<S extends object>(service: S, generation: Generation<unknown>): S {
-  return new Proxy(service, {
+export function trackCalls<S extends object>(service: S, generation: Generation<unknown>, successor: () => S | undefined): S {
+  const view: S = new Proxy(service, {
     get(target, property) {
+      const next = generation.retired ? successor() : undefined;
+      if (next !== undefined && next !== view) return Reflect.get(next, property);
       const value = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
@@ -124,4 +131,5 @@ export function trackCalls<S extends object>(service: S, generation: Generation<
       };
     },
   });
+  return view;
 }

@@ -11,8 +11,9 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { VOICES } from "../tts/types.ts";
+import { speakOnce, type LoadedVoice } from "../tts/voice-family.ts";
 import { DEFAULT_LIMITS, type ArchiveLimits } from "./archive-limits.ts";
-import { PackError } from "./errors.ts";
+import { firstLine, PackError } from "./errors.ts";
 import { loadPack } from "./load.ts";
 import { packFiles } from "./pack.ts";
 import { allFamilies } from "./registry.ts";
@@ -64,6 +65,15 @@ async function validate(name: string, dir: string): Promise<Omit<PackRecord, "so
   const started = performance.now();
   const result = await loadPack({ ok: true, pack, family, config });
   if (!result.ok) throw new PackError(result.reason);
+  if (family.role === "tts-voice") {
+    // Voice families have no warmUp of their own: speak one sentence, as a first request would.
+    try {
+      await speakOnce(result.model as LoadedVoice, name);
+    } catch (error) {
+      await result.model.release();
+      throw new PackError(`cannot speak with the voice: ${firstLine(error)}`);
+    }
+  }
   const warmUpMs = Math.round(performance.now() - started);
   const provider = (result.model as { provider?: string }).provider ?? "cpu";
   await result.model.release();

@@ -117,6 +117,16 @@ describe("sawt models install refuses", () => {
       says: /decompresses \d+:1 \(over 100:1\): refused as a decompression bomb/,
     },
     {
+      what: "a gzip bomb",
+      make: () => rawTarGz(join(sources, "bomb.tar.gz"), [{ header: { name: "pack/model.onnx", size: 64 * 1024 ** 2 }, body: new Uint8Array(64 * 1024 ** 2) }]),
+      says: /decompresses \d+:1 \(over 100:1\): refused as a decompression bomb/,
+    },
+    {
+      what: "a zip entry climbing out with ../",
+      make: () => writeZip(join(sources, "dotdot.zip"), [{ name: "../escaped.txt", data: Buffer.from("hi") }]),
+      says: /invalid relative path: \.\.\/escaped\.txt/,
+    },
+    {
       what: "a broken model",
       make: () => {
         const dir = join(work.path, "broken", "Myriam");

@@ -8,7 +8,7 @@
  * are invisible to the scan (./scan.ts), so a running service never sees staging.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { VOICES } from "../tts/types.ts";
 import { speakOnce, type LoadedVoice } from "../tts/voice-family.ts";
@@ -99,20 +99,21 @@ export async function installPack(source: string, options: InstallOptions): Prom
     const staged = await stageSource(source, staging, options.limits ?? DEFAULT_LIMITS);
     const name = options.as ?? staged.suggestedName;
     if (!PACK_NAME.test(name)) throw new PackError(`${JSON.stringify(name)} is not a pack name (letters, digits, . _ -)`);
-    const dir = join(staging, name === "unpacked" ? "pack-unpacked" : name);
+    mkdirSync(join(staging, "pack"));
+    const dir = join(staging, "pack", name);
     renameSync(staged.dir, dir);
     const facts = await validate(name, dir);
-    const record: PackRecord = { ...facts, source: staged.kind, installed_at: new Date().toISOString(), size_bytes: 0 };
     const size = await writeChecksums(dir);
-    const final = join(dir, "..", name);
-    if (final !== dir) renameSync(dir, final);
-    writeFileSync(join(final, PACK_RECORD), `${JSON.stringify({ ...record, size_bytes: size }, null, 2)}\n`, { mode: 0o644 });
-    const target = join(options.modelsDir, name);
-    const replaced = existsSync(target);
+    const record: PackRecord = { ...facts, source: staged.kind, installed_at: new Date().toISOString(), size_bytes: size };
+    writeFileSync(join(dir, PACK_RECORD), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o644 });
+    // Folder names decide voices case-insensitively (`yara/` serves Yara): `--as yara` replaces `Yara/`.
+    const lower = name.toLowerCase();
+    const previous = readdirSync(options.modelsDir).find((e) => !e.startsWith(".") && e.toLowerCase() === lower);
+    const replaced = previous !== undefined;
     // Two renames on one filesystem: the old pack steps aside, the new one steps in.
-    if (replaced) renameSync(target, join(staging, ".replaced"));
-    renameSync(final, target);
-    return { name, family: facts.family, serves: facts.serves, replaced, record: { ...record, size_bytes: size } };
+    if (previous !== undefined) renameSync(join(options.modelsDir, previous), join(staging, "replaced"));
+    renameSync(dir, join(options.modelsDir, name));
+    return { name, family: facts.family, serves: facts.serves, replaced, record };
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }

@@ -58,7 +58,9 @@ async function validate(name: string, dir: string): Promise<Omit<PackRecord, "so
   const pack = packFiles(name, dir, top);
   const family = allFamilies().find((f) => f.claims(pack));
   if (family === undefined) {
-    const hint = top.some((f) => f.endsWith(".onnx")) ? `; a voice pack must be named after a voice (--as ${VOICES.join("|")})` : "";
+    // What a voice looks like (a Piper pair, or sherpa-onnx's model + tokens.txt): name it after its voice.
+    const voiceLike = top.some((f) => f.endsWith(".onnx") && (top.includes(`${f}.json`) || top.includes("tokens.txt")));
+    const hint = voiceLike ? `; a voice pack must be named after a voice (--as ${VOICES.join("|")})` : "";
     throw new PackError(`no model family recognises these files (${top.join(", ") || "none"})${hint}`);
   }
   const config = family.configure(pack);

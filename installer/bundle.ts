@@ -5,14 +5,17 @@
  * template, the systemd units, the installer, SHA256SUMS of every file and manifest.json saying what
  * is included, what is omitted and why.
  *
- * Options: --out DIR (default dist), --models DIR (default: the configured models dir),
+ * Options: --out DIR (default dist), --models DIR (default: the configured models dir; each pack
+ * folder or published archive in it is validated as `sawt models install` does, bundlePacks),
  * --skip-debs (tests; the manifest then says so), --no-tarball (leave only the staged directory).
  */
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { loadConfig } from "../src/config/config.ts";
+import { PackError } from "../src/models/errors.ts";
+import { installPack } from "../src/models/install.ts";
 import { CUDA_PROVIDER_LIBRARIES } from "../src/runtime/devices.ts";
 import { configTemplate } from "./config-template.ts";
 import { debClosure, downloadDebs, ESPEAK_PACKAGES, type DebFile } from "./debs.ts";
@@ -47,6 +50,29 @@ function parseOptions(argv: readonly string[]): Options {
     else throw new Error(`unknown option ${arg} (see the header of installer/bundle.ts)`);
   }
   return options;
+}
+
+/**
+ * Puts every pack of `from` into the bundle's `to` through the installer the appliance runs
+ * (src/models/install.ts): a pack folder, or an archive as published (`.tar.bz2`, `.tar.gz`,
+ * `.zip`), is recognised, validated with a warm-up run and given SHA256SUMS, so an air-gapped
+ * install comes up with voices that are known to load. A refused pack fails the build.
+ */
+async function bundlePacks(from: string, to: string): Promise<string[]> {
+  if (!existsSync(from)) return [];
+  const names: string[] = [];
+  for (const entry of readdirSync(from, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (entry.name.startsWith(".")) continue;
+    const archive = entry.isFile() && /\.(tar\.bz2|tar\.gz|tgz|zip)$/i.test(entry.name);
+    if (!entry.isDirectory() && !archive) continue;
+    try {
+      names.push((await installPack(join(from, entry.name), { modelsDir: to })).name);
+    } catch (error) {
+      if (!(error instanceof PackError)) throw error;
+      throw new Error(`model pack ${entry.name} refused: ${error.reason}`);
+    }
+  }
+  return names;
 }
 
 function sh(argv: string[], cwd = ROOT): string {
@@ -152,10 +178,9 @@ export async function buildBundle(options: Options): Promise<{ dir: string; tarb
 
   const modelsDir = options.models ?? loadConfig().paths.models_dir;
   mkdirSync(join(dir, "models"));
-  const packs = existsSync(modelsDir) ? readdirSync(modelsDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name) : [];
-  for (const pack of packs) cpSync(join(modelsDir, pack), join(dir, "models", pack), { recursive: true });
-  if (packs.length > 0) included.push({ path: "models/", what: `model packs copied to /var/lib/sawt/models when absent there: ${packs.join(", ")}` });
-  else omitted.push({ what: "model packs", why: `the build's models directory (${relative(ROOT, modelsDir) || "."}) holds none`, fix: "TTS speaks with the built-in espeak-ng engine; copy packs into /var/lib/sawt/models later (see models/README.md)" });
+  const packs = await bundlePacks(modelsDir, join(dir, "models"));
+  if (packs.length > 0) included.push({ path: "models/", what: `model packs, validated as \`sawt models install\` does, copied to /var/lib/sawt/models when absent there: ${packs.join(", ")}` });
+  else omitted.push({ what: "model packs", why: `the build's models directory (${relative(ROOT, modelsDir) || "."}) holds none`, fix: "TTS speaks with the built-in espeak-ng engine; add packs later with `sawt models install` (docs/models.md)" });
 
   writeFileSync(join(dir, "sawt.toml.example"), configTemplate(version));
   mkdirSync(join(dir, "systemd"));

@@ -7,6 +7,7 @@ import { ttsRoutes } from "../tts/http.ts";
 import { lexiconRoutes } from "../tts/lexicon/http.ts";
 import { ttsWebSocketRoutes } from "../tts/ws.ts";
 import { voicesRoutes } from "../voices/http.ts";
+import { adminRoutes } from "./admin-routes.ts";
 import { docsRoutes } from "./docs.ts";
 import type { FeaturePlugin } from "./http-app.ts";
 import { legacyRoutes } from "./legacy.ts";
@@ -25,4 +26,5 @@ export const httpPlugins: readonly FeaturePlugin[] = [
   legacyRoutes,
   docsRoutes,
   metricsRoutes,
+  adminRoutes,
 ];

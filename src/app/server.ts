@@ -24,7 +24,7 @@ import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
 import { engineLoaders } from "./engine-loaders.ts";
 import type { AnyEngineLoader } from "../core/engines.ts";
-import { startEngines, type RunningEngines } from "./engines.ts";
+import { startEngines, type EngineReload, type RunningEngines } from "./engines.ts";
 import { createHttpApp, httpListenOptions, settleRequestLogs, type FeaturePlugin } from "./http-app.ts";
 import { httpPlugins } from "./http-plugins.ts";
 
@@ -34,6 +34,8 @@ export interface RunningServer {
   readonly ports: { readonly http: number; readonly grpc_asr: number; readonly grpc_tts: number };
   /** Settles when every engine is ready or failed. */
   readonly enginesSettled: Promise<void>;
+  /** Reloads the model packs without a restart (SIGHUP, the admin route): see ./engines.ts. */
+  reload(cause: string): Promise<EngineReload[]>;
   /** Drains work (up to the configured deadline), closes ports, engines and the database. */
   stop(): Promise<void>;
 }
@@ -68,6 +70,7 @@ export async function startServer(config: SawtConfig, options: ServerOptions = {
     ctx,
     ports: { http: http.port!, grpc_asr: asr.port, grpc_tts: tts.port },
     enginesSettled: engines.settled,
+    reload: (cause) => engines.reload(cause),
     stop: () => (stopping ??= shutdown(ctx, http, [asr, tts], engines)),
   };
 }

@@ -21,6 +21,8 @@ turns 503 (draining), new speech requests get 503, in-flight and queued work fin
 server.drain_timeout_ms), ports close, the database is closed cleanly, exit 0. A second signal
 exits at once with 1. With server.drain_grace_ms, /ready answers 503 that long first while
 requests are still served, so a load balancer stops sending before the drain refuses anything.
+SIGHUP reloads the model packs: new requests use the packs now in paths.models_dir once they are
+warm, requests in flight finish on the old ones (docs/models.md).
 
 Options:
   --config FILE   TOML config (default: $SAWT_CONFIG, else built-in defaults)`,
@@ -70,6 +72,10 @@ Options:
           },
         );
       };
+      // SIGHUP (`systemctl kill --kill-whom=main -s HUP sawt`): pick up installed or removed model packs, no call dropped.
+      process.on("SIGHUP", () => {
+        if (!stopping) void server.reload("SIGHUP").catch((error) => log.error("models reload failed", { error: String(error) }));
+      });
       process.on("SIGTERM", () => shutdown("SIGTERM"));
       process.on("SIGINT", () => shutdown("SIGINT"));
     });

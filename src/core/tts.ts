@@ -179,6 +179,23 @@ export interface EncodedSpeechStream extends SpeechResolution {
   readonly audio: ReadableStream<Uint8Array>;
 }
 
+/**
+ * The model pack a built-in voice speaks with, as the running engine loaded it: GET /v1/tts/voices
+ * lists these beside the voices (`packs`), so the voice entries stay what gRPC's ListVoices sends.
+ */
+export interface VoicePackServing {
+  /** The voice it serves. */
+  readonly voice: string;
+  /** The pack's folder under the models directory. */
+  readonly name: string;
+  readonly family: string;
+  readonly size_bytes: number;
+  /** Where its sessions run: `cpu` or `cuda`. */
+  readonly provider: string;
+  /** Load plus warm-up of this engine generation, in ms. */
+  readonly warm_up_ms: number;
+}
+
 /** A voice as listed by GET /v1/tts/voices. */
 export interface VoiceInfo {
   readonly voice_id: string;
@@ -233,4 +250,6 @@ export interface TtsService {
   analyze(request: SpeechRequest, options?: CallOptions): Promise<SpeechAnalysis>;
   /** Built-in voices plus the caller's cloned voices. */
   listVoices(keyId?: string): VoiceInfo[];
+  /** Which pack serves each built-in voice that has one (family, size, provider, warm-up). */
+  voicePacks?(): VoicePackServing[];
 }

@@ -4,8 +4,11 @@
  * claimed folder says what it serves or why it cannot; a folder nothing claims is named too.
  */
 import { voiceOfFolder } from "../tts/voice-family.ts";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { inspectModels } from "./inspect.ts";
-import type { PackFolder } from "./scan.ts";
+import { readPackRecord } from "./record.ts";
+import { packTree, type PackFolder } from "./scan.ts";
 
 /** One folder and what it serves. */
 export interface CatalogEntry extends PackFolder {
@@ -13,6 +16,20 @@ export interface CatalogEntry extends PackFolder {
   readonly serves: string | undefined;
   /** Why the pack that claims this folder cannot serve; empty when it can. */
   readonly problems: readonly string[];
+  /** The family that claims it (`piper`, `whisper`, …); null when none does. */
+  readonly family: string | null;
+  /** Every file of the folder, subfolders included (test_wavs/ of a sherpa-onnx pack). */
+  readonly size_bytes: number;
+  /** What `sawt models install` measured: its warm-up's provider and time; null for a pack copied by hand. */
+  readonly provider: string | null;
+  readonly warm_up_ms: number | null;
+  readonly installed_at: string | null;
+}
+
+function folderFacts(dir: string): Pick<CatalogEntry, "size_bytes" | "provider" | "warm_up_ms" | "installed_at"> {
+  const size = packTree(dir).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+  const record = readPackRecord(dir);
+  return { size_bytes: size, provider: record?.provider ?? null, warm_up_ms: record?.warm_up_ms ?? null, installed_at: record?.installed_at ?? null };
 }
 
 /** Why an unclaimed folder is listed with a problem: the operator should know it does nothing. */
@@ -22,7 +39,7 @@ const UNRECOGNISED = "no pack family recognises these files";
 export function describeModels(modelsDir: string): CatalogEntry[] {
   const inspection = inspectModels(modelsDir);
   const entries: CatalogEntry[] = inspection.unclaimed.map(({ name, dir, files }) => {
-    return { name, dir, files, serves: undefined, problems: [UNRECOGNISED] };
+    return { name, dir, files, serves: undefined, problems: [UNRECOGNISED], family: null, ...folderFacts(dir) };
   });
   const servedVoices = new Set<string>();
   for (const entry of inspection.packs) {
@@ -35,7 +52,7 @@ export function describeModels(modelsDir: string): CatalogEntry[] {
       if (servedVoices.has(voice)) [serves, problems] = [undefined, [`another folder already serves ${voice}`]];
       servedVoices.add(voice);
     }
-    entries.push({ name, dir, files, serves, problems });
+    entries.push({ name, dir, files, serves, problems, family: entry.family.name, ...folderFacts(dir) });
   }
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

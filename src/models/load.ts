@@ -9,7 +9,9 @@ import type { LoadContext, LoadedModel } from "./family.ts";
 import type { ConfiguredPack } from "./inspect.ts";
 
 /** A loaded pack, or why it could not be loaded. */
-export type LoadResult = { readonly ok: true; readonly model: LoadedModel } | { readonly ok: false; readonly reason: string };
+export type LoadResult =
+  | { readonly ok: true; readonly model: LoadedModel; /** Load plus warm-up, in ms. */ readonly ms: number }
+  | { readonly ok: false; readonly reason: string };
 
 /**
  * Loads and warms `entry`. On failure its sessions are released and the reason is worded by the
@@ -19,10 +21,11 @@ export type LoadResult = { readonly ok: true; readonly model: LoadedModel } | { 
 export async function loadPack(entry: ConfiguredPack, shared: Omit<LoadContext, "pack" | "dir"> = {}): Promise<LoadResult> {
   const { family, pack } = entry;
   let model: LoadedModel | undefined;
+  const started = performance.now();
   try {
     model = await family.load(entry.config, { ...shared, pack: pack.name, dir: pack.dir });
     await family.warmUp?.(model);
-    return { ok: true, model };
+    return { ok: true, model, ms: Math.round(performance.now() - started) };
   } catch (error) {
     await model?.release().catch(() => undefined);
     const ran = model !== undefined;

@@ -25,3 +25,16 @@ export function scanModelsDir(modelsDir: string): PackFolder[] {
   }
   return packs;
 }
+
+/** Every file under `dir` (relative, `/`-separated, sorted), hidden ones left out. */
+export function packTree(dir: string, prefix = ""): string[] {
+  const files: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    if (name.startsWith(".")) continue;
+    const path = join(dir, name);
+    const stat = statSync(path);
+    if (stat.isDirectory()) files.push(...packTree(path, `${prefix}${name}/`));
+    else if (stat.isFile()) files.push(`${prefix}${name}`);
+  }
+  return files;
+}

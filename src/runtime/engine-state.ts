@@ -70,6 +70,20 @@ export class EngineState {
     this.move("failed", reason);
   }
 
+  /**
+   * A model reload's outcome (src/app/engines.ts): the engine is ready or failed anew with the
+   * new generation's details, which replace the old ones (a removed pack must not linger in
+   * health). Unlike the start-up moves, failed → ready is allowed: installing the missing pack
+   * is the cure. Ignored once draining.
+   */
+  renew(outcome: { ready: true } | { ready: false; reason: string }, details: Record<string, unknown>): void {
+    if (this.status === "draining") return;
+    this.details = { ...details };
+    this.status = outcome.ready ? "ready" : "failed";
+    this.reason = outcome.ready ? undefined : outcome.reason;
+    this.emit();
+  }
+
   /** Starts shutdown: health turns 503 and new work is refused; final. */
   drain(reason = "shutting down"): void {
     if (this.status !== "draining") this.move("draining", reason);

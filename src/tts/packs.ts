@@ -5,11 +5,15 @@
  * (src/models/inspect.ts, load.ts); this file only assembles what the TTS engine keeps. A broken
  * pack is logged, reported in the engine details and skipped; the rest keeps serving.
  */
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import type { VoicePackServing } from "../core/tts.ts";
 import type { Logger } from "../log/logger.ts";
 import type { BrokenPack } from "../models/errors.ts";
 import { inspectModels, packsOfRole, type InspectedPack, type PackInspection } from "../models/inspect.ts";
 import { loadPack } from "../models/load.ts";
 import { loadBuiltinTashkeel } from "./tashkeel/builtin.ts";
+import { packTree } from "../models/scan.ts";
 import type { Tashkeel } from "./tashkeel/model.ts";
 import type { BuiltinVoice } from "./types.ts";
 import { voiceOfFolder, type LoadedVoice, type VoiceFacts, type VoicePackConfig } from "./voice-family.ts";
@@ -25,6 +29,8 @@ export interface VoicePackSummary extends VoiceFacts {
 export interface TtsPacks {
   readonly voices: ReadonlyMap<BuiltinVoice, LoadedVoice>;
   readonly loaded: readonly VoicePackSummary[];
+  /** Which pack serves each voice, its size, provider and warm-up (GET /v1/tts/voices). */
+  readonly serving: ReadonlyMap<BuiltinVoice, VoicePackServing>;
   readonly broken: readonly BrokenPack[];
   /** True when Arabic is diacritised (a pack's model or the built-in one). */
   readonly tashkeel: boolean;
@@ -95,6 +101,7 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger, options: T
   }
   const voices = new Map<BuiltinVoice, LoadedVoice>();
   const loaded: VoicePackSummary[] = [];
+  const serving = new Map<BuiltinVoice, VoicePackServing>();
   for (const { entry, voice } of voicePacks(inspection)) {
     const name = entry.pack.name;
     if (voices.has(voice)) {
@@ -110,6 +117,9 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger, options: T
     const facts = renderer.facts;
     voices.set(voice, renderer);
     loaded.push(summary(name, voice, facts));
+    const { dir } = entry.pack;
+    const size = packTree(dir).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+    serving.set(voice, { voice, name, family: facts.family, size_bytes: size, provider: renderer.provider, warm_up_ms: result.ms });
     logger.info("tts pack loaded", {
       pack: name,
       voice,
@@ -123,6 +133,7 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger, options: T
   return {
     voices,
     loaded,
+    serving,
     broken,
     tashkeel: tashkeel !== undefined,
     tashkeelSource,

@@ -5,7 +5,7 @@
  */
 import { concatSamples } from "../audio/concat.ts";
 import { describeEncoding, encodeAudio, encodeAudioStream } from "../audio/encode.ts";
-import { clampSpeed } from "../core/tts.ts";
+import { clampSpeed, type VoicePackServing } from "../core/tts.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
@@ -41,7 +41,7 @@ import { builtinVoiceInfo, INVALID_VOICE_DETAIL, resolveVoice, VOICE_SPECS, type
 export interface TtsServiceDeps {
   readonly strictVoices: boolean;
   readonly admission: Admission;
-  readonly packs: Pick<TtsPacks, "voices">;
+  readonly packs: Pick<TtsPacks, "voices"> & Partial<Pick<TtsPacks, "serving">>;
   /** espeak-ng's output rate (probeEspeak), for the embedded engine. */
   readonly espeakSampleRate: number;
   /** The diacritiser espeak-ng's Arabic voices read through (undefined: text as written). */
@@ -201,6 +201,11 @@ export class SawtTtsService implements TtsService {
 
   listVoices(_keyId?: string): VoiceInfo[] {
     return VOICES.map((voice) => builtinVoiceInfo(voice, resolveVoice({ voice, dialect: undefined }, this.installed, false).engine, "ready"));
+  }
+
+  /** The packs serving built-in voices, in voice order (GET /v1/tts/voices `packs`). */
+  voicePacks(): VoicePackServing[] {
+    return VOICES.flatMap((voice) => this.deps.packs.serving?.get(voice) ?? []);
   }
 
   /** The renderer a resolution names: the pack's voice, else espeak-ng speaking the voice itself. */

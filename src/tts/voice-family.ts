@@ -8,7 +8,7 @@ import type { Family } from "../models/family.ts";
 import type { PackFiles } from "../models/pack.ts";
 import type { VoiceRenderer } from "./engine.ts";
 import type { BuiltinVoice, TtsEngineName } from "./types.ts";
-import { builtinVoice } from "./voices.ts";
+import { builtinVoice, VOICE_SPECS } from "./voices.ts";
 
 /** What health details, doctor and `models list` say about a voice pack. */
 export interface VoiceFacts {
@@ -68,3 +68,16 @@ export const unrecognisedVoiceFamily: Family<never, LoadedVoice> = {
   load: () => Promise.reject(new PackError("not a voice pack")),
   serves: () => "",
 };
+
+/**
+ * Speaks one short sentence with a loaded voice of the folder `pack`: the warm-up run
+ * `sawt models install` gives a voice before it accepts it (voice families define no `warmUp`,
+ * so engine start-up stays as it was). Throws what the voice throws.
+ */
+export async function speakOnce(voice: LoadedVoice, pack: string): Promise<void> {
+  const name = builtinVoice(pack);
+  if (name === undefined) return;
+  const spec = VOICE_SPECS[name];
+  const [sentence] = voice.sentences(spec.language === "en" ? "Hello." : "سلام.");
+  if (sentence !== undefined) await voice.render(sentence, { speed: 1, voice: name, dialect: spec.primaryDialect ?? "en" });
+}

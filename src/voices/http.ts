@@ -23,6 +23,8 @@ function json(body: unknown, status = 200): Response {
 const voiceIdParameter: OpenAPIV3.ParameterObject = { name: "voice_id", in: "path", required: true, schema: { type: "string" }, example: VOICE_EXAMPLE.voice_id };
 const voiceResponse = (description: string): OpenAPIV3.ResponseObject => ({ description, headers: AUTHED_HEADERS, content: { "application/json": { example: VOICE_EXAMPLE } } });
 
+const PACK_EXAMPLE = { voice: "Yara", name: "Yara", family: "piper", size_bytes: 63_511_038, provider: "cpu", warm_up_ms: 412 };
+
 /** The voices REST plugin. */
 export function voicesRoutes(ctx: AppContext) {
   return new Elysia({ name: "voices-http" })
@@ -30,16 +32,17 @@ export function voicesRoutes(ctx: AppContext) {
     .get(
       "/v1/tts/voices",
       ({ caller }) => {
-        return json({ voices: voicesFor(ctx, caller.key.id) });
+        // `packs`: which model pack serves each built-in voice (docs/models.md), beside the list.
+        return json({ voices: voicesFor(ctx, caller.key.id), packs: ctx.tts?.voicePacks?.() ?? [] });
       },
       {
         auth: true,
         detail: authedOperation({
           operationId: "listVoices",
           summary: "List voices",
-          description: "Built-in voices followed by the caller's cloned voices. Each `voice_id` can be sent as `voice` in a speech request.",
+          description: "Built-in voices followed by the caller's cloned voices. Each `voice_id` can be sent as `voice` in a speech request. `packs` names the model pack serving each built-in voice that has one: its folder `name`, `family`, `size_bytes`, `provider` and `warm_up_ms` (load plus warm-up).",
           tags: ["Voices"],
-          success: { "200": { description: "Voices available to this key.", headers: AUTHED_HEADERS, content: { "application/json": { example: { voices: [STATIC_BUILTINS[0], VOICE_EXAMPLE] } } } } },
+          success: { "200": { description: "Voices available to this key.", headers: AUTHED_HEADERS, content: { "application/json": { example: { voices: [STATIC_BUILTINS[0], VOICE_EXAMPLE], packs: [PACK_EXAMPLE] } } } } },
           errors: [],
         }),
       },

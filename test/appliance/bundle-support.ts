@@ -9,9 +9,10 @@ import { join, relative } from "node:path";
 import { ROOT } from "../support/sawt.ts";
 
 /** Builds the bundle into `out`; resolves to the staged bundle directory. */
-export function buildTestBundle(out: string, options: { tarball?: boolean } = {}): string {
+export function buildTestBundle(out: string, options: { tarball?: boolean; models?: string } = {}): string {
   const args = [process.execPath, join(ROOT, "installer", "bundle.ts"), "--out", out, "--skip-debs"];
   if (!options.tarball) args.push("--no-tarball");
+  if (options.models) args.push("--models", options.models);
   const proc = Bun.spawnSync(args, { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   if (proc.exitCode !== 0) throw new Error(`bundle failed: ${proc.stderr.toString()}`);
   const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;

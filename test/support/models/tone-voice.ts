@@ -81,6 +81,12 @@ export interface ToneVoiceOptions {
    * a voice of realistic per-sentence cost.
    */
   readonly costRepeats?: number;
+  /**
+   * Makes the model this many MiB heavier without changing the audio: a float32 initializer read
+   * at an index that depends on the input (so no optimiser folds it away) and added times zero.
+   * For memory tests that need a pack whose release shows in the process's RSS.
+   */
+  readonly ballastMiB?: number;
 }
 
 /** Side of the cost MatMuls: 2·256³ ≈ 34 MFLOP each. */
@@ -128,6 +134,7 @@ export function buildToneVoice(options: ToneVoiceOptions): Uint8Array {
     : amplitude;
   let audio = g.op("Mul", [g.op("Sin", [arg]), voiced]);
   if (options.costRepeats) audio = g.op("Add", [audio, g.op("Mul", [costChain(g, scales, options.costRepeats), g.float(0)])]);
+  if (options.ballastMiB) audio = g.op("Add", [audio, g.op("Mul", [ballast(g, count, options.ballastMiB), g.float(0)])]);
   // Piper's export labels dims loosely; the audio is always the last dim, as Sawt must assume.
   g.output(g.op("Reshape", [audio, g.int64([1, 1, -1])]), "output", "float32", ["batch_size", 1, "time"]);
   return g.toModel({ producerName: "sawt-test-tone-voice", ...(options.metadata ? { metadata: options.metadata } : {}) });
@@ -143,6 +150,14 @@ function costChain(g: GraphBuilder, scales: string, repeats: number): string {
   let m = g.op("Tile", [noise, g.int64([n, n])]);
   for (let i = 0; i < repeats; i++) m = g.op("MatMul", [m, weights]);
   return g.op("ReduceSum", [m], { keepdims: 0 });
+}
+
+/** One value of a `mib`-MiB initializer, at index `count - count` (input-dependent, never folded). */
+function ballast(g: GraphBuilder, count: string, mib: number): string {
+  const values = new Float32Array((mib * 1024 * 1024) / 4);
+  for (let i = 0; i < values.length; i += 1024) values[i] = i; // not all zeros: nothing may share or compress it
+  const weights = g.initializer("ballast", tensor(values, [values.length]));
+  return g.op("Gather", [weights, g.op("Sub", [count, count])], { axis: 0 });
 }
 
 /** Piper's reserved symbols: pad, bos, eos and word separator. */
@@ -187,6 +202,8 @@ export interface PiperPackOptions {
   readonly embeddingDim?: number;
   /** Makes every run cost this many dense MatMuls (see ToneVoiceOptions.costRepeats). */
   readonly costRepeats?: number;
+  /** Makes the model this many MiB heavier (see ToneVoiceOptions.ballastMiB). */
+  readonly ballastMiB?: number;
 }
 
 /** Paths of a written Piper pack, and the config as written. */
@@ -264,7 +281,13 @@ export async function writePiperPack(dir: string, options: PiperPackOptions): Pr
   const configPath = `${modelPath}.json`;
   await Bun.write(
     modelPath,
-    buildToneVoice({ sampleRate: options.sampleRate, multiSpeaker: numSpeakers > 1, embeddingDim: options.embeddingDim, costRepeats: options.costRepeats }),
+    buildToneVoice({
+      sampleRate: options.sampleRate,
+      multiSpeaker: numSpeakers > 1,
+      embeddingDim: options.embeddingDim,
+      costRepeats: options.costRepeats,
+      ballastMiB: options.ballastMiB,
+    }),
   );
   await Bun.write(configPath, `${JSON.stringify(config, null, 4)}\n`);
   return { modelPath, configPath, config };

@@ -20,6 +20,8 @@ import { englishSpeechWav, installMoonshineTiny, moonshineReference } from "../s
 import { startSawt, type SawtProcess } from "../support/sawt.ts";
 import { call, uploadForm } from "../rest/support.ts";
 import { ENCODINGS, modelsDir } from "./support.ts";
+import { connect } from "./ws-client.ts";
+import { floatToInt16, int16ToBytes } from "../../src/audio/wav.ts";
 
 const reference = moonshineReference();
 let models: ReturnType<typeof modelsDir>;
@@ -65,7 +67,8 @@ describe("Moonshine over the real server's REST endpoint", () => {
   let key: string;
 
   beforeAll(async () => {
-    sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.dir } });
+    // Finals only on live doors: re-decoding a 20 s utterance every second would only slow this test.
+    sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.dir, SAWT_STREAMING_PARTIAL_INTERVAL_MS: "0" } });
     key = (await sawt.createKey({ name: "moonshine", rpm: 10_000 })).key;
     for (let i = 0; i < 600; i++) {
       if ((await fetch(`${sawt.baseUrl}/v1/asr/health`)).status === 200) break;
@@ -101,6 +104,30 @@ describe("Moonshine over the real server's REST endpoint", () => {
     },
     60_000,
   );
+
+  test("does give the same final text through the realtime endpoint when the client commits the whole file", async () => {
+    const decoded = await decodeAudioFile(englishSpeechWav(), {});
+    const client = await connect(`${sawt.baseUrl.replace(/^http/, "ws")}/v1/realtime?intent=transcription`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    client.sendJson({
+      type: "session.update",
+      session: { type: "transcription", audio: { input: { format: { type: "audio/pcm", rate: 16000 }, turn_detection: null } } },
+    });
+    await client.next("session.updated");
+    // 20 ms chunks, as a telephony bridge sends them, faster than real time.
+    const bytes = int16ToBytes(floatToInt16(decoded.samples));
+    for (let at = 0; at < bytes.length; at += 640) {
+      client.sendJson({ type: "input_audio_buffer.append", audio: Buffer.from(bytes.subarray(at, at + 640)).toString("base64") });
+      if (at % (640 * 50) === 0) await Bun.sleep(1);
+    }
+    client.sendJson({ type: "input_audio_buffer.commit" });
+    const completed = await client.next("conversation.item.input_audio_transcription.completed").catch((error: unknown) => {
+      throw new Error(`${error}; events: ${JSON.stringify(client.events.map((e) => ({ ...e, delta: undefined })).slice(-5))}`);
+    });
+    expect(completed.transcript).toBe(reference.text);
+    client.ws.close();
+  }, 60_000);
 });
 
 describe("Moonshine tokenizer and limits", () => {

@@ -68,6 +68,8 @@ export class OfflineLiveTranscription implements LiveTranscription {
   /** Start of the audio not yet committed. */
   private pendingStart = 0;
   private partialAt = 0;
+  /** Audio between partials now: the configured interval, or twice the last partial's decode time if longer. */
+  private gap = 0;
   private lastPartial = "";
 
   constructor(
@@ -79,6 +81,7 @@ export class OfflineLiveTranscription implements LiveTranscription {
   ) {
     this.endpointer = options.turnDetection && vad ? new Endpointer(vad, options.turnDetection) : null;
     this.partialGap = Math.round((options.partialIntervalMs * SPEECH_SAMPLE_RATE) / 1000);
+    this.gap = this.partialGap;
   }
 
   get pendingMs(): number {
@@ -97,6 +100,7 @@ export class OfflineLiveTranscription implements LiveTranscription {
         if (change?.type === "start") {
           this.pendingStart = change.at;
           this.partialAt = this.scored;
+          this.gap = this.partialGap;
           this.lastPartial = "";
           this.emit({ type: "speech_started", audioStartMs: ms(change.at) });
         } else if (change?.type === "end") await this.endUtterance(this.pendingStart, change.at, true);
@@ -174,10 +178,15 @@ export class OfflineLiveTranscription implements LiveTranscription {
         ? this.pendingStart
         : null;
     const end = this.audio.end;
-    if (open === null || end - Math.max(open, this.partialAt) < this.partialGap) return;
+    if (open === null || end - Math.max(open, this.partialAt) < this.gap) return;
     this.partialAt = end;
     const from = Math.max(open, end - MAX_UTTERANCE_SECONDS * SPEECH_SAMPLE_RATE);
+    const started = performance.now();
     const text = await this.decoder.partial(this.audio.slice(from, end), this.signal);
+    // Re-decoding grows with the utterance: a recogniser slower than the interval would fall ever
+    // further behind the caller, so partials are spaced to at least twice their own decode time.
+    const decodeSamples = ((performance.now() - started) / 1000) * SPEECH_SAMPLE_RATE;
+    this.gap = Math.max(this.partialGap, Math.round(2 * decodeSamples));
     if (text === "" || text === this.lastPartial) return;
     this.lastPartial = text;
     this.emit({ type: "partial", text, start: seconds(open), end: seconds(end) });

@@ -15,7 +15,14 @@ import { AppError } from "../errors/taxonomy.ts";
 import type { Admission } from "../runtime/admission.ts";
 import type { CallOptions } from "../core/call.ts";
 import type { LoadedAsrPacks } from "./packs.ts";
-import type { RecognizedText, RecognizeOptions, Recognizer, VoiceActivityDetector } from "./recognizer.ts";
+import {
+  isStreamingRecognizer,
+  type RecognizedText,
+  type RecognizeOptions,
+  type Recognizer,
+  type StreamingRecognizer,
+  type VoiceActivityDetector,
+} from "./recognizer.ts";
 import type {
   AsrService,
   LiveEvent,
@@ -32,6 +39,7 @@ import { appendWords, joinPieceTexts, type JoinablePiece } from "./segmentation/
 import { decodePieces, DEFAULT_WINDOW_SECONDS, policyOptions, type DecodePiece } from "./segmentation/policy.ts";
 import { reportPiece } from "./segmentation/report.ts";
 import { OfflineLiveTranscription, type UtteranceDecoder } from "./streaming/live.ts";
+import { StreamingUtteranceDecoder } from "./streaming/native.ts";
 import { createEnergyDetector } from "./vad/energy.ts";
 import { segmentSpeech, SpeechTracker, type SpeechPiece } from "./vad/pipeline.ts";
 import type { SegmenterOptions, SpeechSpan } from "./vad/segmenter.ts";
@@ -99,6 +107,12 @@ interface Session {
   recognizer: Recognizer;
 }
 
+/** A partial result the engine had no room for is skipped (""), not a failure of the stream. */
+function skipWhenBusy(error: unknown, options: CallOptions): string {
+  if (error instanceof AppError && (error.kind === "unavailable" || error.kind === "timeout") && !options.signal?.aborted) return "";
+  throw error;
+}
+
 /** The {@link AsrService} over loaded packs. */
 export class AsrEngineService implements AsrService {
   private readonly detector: VoiceActivityDetector;
@@ -143,8 +157,16 @@ export class AsrEngineService implements AsrService {
   }
 
   openLive(live: LiveTranscriptionOptions, emit: (event: LiveEvent) => void, options: CallOptions = {}): LiveTranscription {
+    const recognizer = this.options.defaultRecognizer;
+    const decoder = isStreamingRecognizer(recognizer) ? this.streamingDecoder(recognizer, options) : this.offlineDecoder(options);
+    const vad = live.turnDetection ? this.detector.createStream() : null;
+    return new OfflineLiveTranscription(vad, live, decoder, emit, options.signal);
+  }
+
+  /** An offline recogniser on a live door: partials re-decode the open utterance, finals go through the file policy. */
+  private offlineDecoder(options: CallOptions): UtteranceDecoder {
     const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
-    const decoder: UtteranceDecoder = {
+    return {
       final: (samples) =>
         this.admitted(async () => {
           const started = performance.now();
@@ -155,8 +177,20 @@ export class AsrEngineService implements AsrService {
         }, options),
       partial: (samples) => this.interim(samples, state, options),
     };
-    const vad = live.turnDetection ? this.detector.createStream() : null;
-    return new OfflineLiveTranscription(vad, live, decoder, emit, options.signal);
+  }
+
+  /** A streaming recogniser on a live door: one model stream per utterance, caches carried between chunks. */
+  private streamingDecoder(recognizer: StreamingRecognizer, options: CallOptions): UtteranceDecoder {
+    const native = new StreamingUtteranceDecoder(recognizer, this.options.packs.dialect, (job) => this.admitted(job, options));
+    return {
+      final: async (samples) => {
+        const started = performance.now();
+        const result = await native.final(samples, options.signal);
+        this.options.observe?.((performance.now() - started) / 1000, samples.length / SPEECH_SAMPLE_RATE);
+        return result;
+      },
+      partial: (samples) => native.partial(samples, options.signal).catch((error: unknown) => skipWhenBusy(error, options)),
+    };
   }
 
   /** Streams are admitted per recognition, so a long call never holds an inference slot while idle. */
@@ -169,8 +203,7 @@ export class AsrEngineService implements AsrService {
     try {
       return (await this.admitted(() => state.recognizer.recognize(audio, options.signal), options)).text.trim();
     } catch (error) {
-      if (error instanceof AppError && (error.kind === "unavailable" || error.kind === "timeout") && !options.signal?.aborted) return "";
-      throw error;
+      return skipWhenBusy(error, options);
     }
   }
 

@@ -10,6 +10,7 @@ import type { AppContext } from "../core/context.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import { authPlugin } from "../http/auth.ts";
 import { readJsonBody } from "../http/body.ts";
+import { textTooLong } from "../tts/schema.ts";
 import { authedOperation, ref } from "../http/openapi.ts";
 import { parseSpeechBody, streamSpeech } from "../tts/http.ts";
 import { parseSpeechRestFields } from "../tts/http/stream.ts";
@@ -58,7 +59,7 @@ export function legacyRoutes(ctx: AppContext) {
     .post(
       "/synthesize",
       async ({ request, caller, set }) => {
-        const body = fromV1Body(await readJsonBody(request, ctx.config.server.max_json_bytes));
+        const body = fromV1Body(await readJsonBody(request, ctx.config.server.max_json_bytes, () => textTooLong(ctx.config)));
         let speech;
         try {
           speech = parseSpeechBody(ctx, body, request.headers.get("x-tts-dialect"));

@@ -43,7 +43,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     max: 60000,
     doc: "On SIGTERM, how long /ready answers 503 while requests are still served, before the drain starts: behind a load balancer, longer than its health checks take to see a box go (docs/scale-out.md).",
   },
-  { section: "server", key: "max_json_bytes", type: "int", default: 1 * MB, min: 1024, max: 16 * MB, doc: "Largest JSON request body." },
+  { section: "server", key: "max_json_bytes", type: "int", default: 1 * MB, min: 1024, max: 16 * MB, doc: "Largest JSON request body; reading stops there. A speech body over it is 400 `Text exceeds maximum length…` (the spec's answer to long text), any other 413." },
   { section: "paths", key: "data_dir", type: "string", default: "./data", doc: "State: SQLite database, cloned-voice samples, temporary uploads." },
   { section: "paths", key: "models_dir", type: "string", default: "./models", doc: "Model packs, one folder each (see models/README.md)." },
   { section: "log", key: "level", type: "string", default: "info", oneOf: ["debug", "info", "warn", "error"], doc: "Minimum log level." },

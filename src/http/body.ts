@@ -71,10 +71,11 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
 /**
  * Reads a JSON body of at most `maxBytes`. An empty body reads as `undefined` (the schema then
  * reports what is missing); invalid UTF-8, invalid JSON or nesting deeper than
- * {@link MAX_JSON_DEPTH} are 400.
+ * {@link MAX_JSON_DEPTH} are 400. A body over `maxBytes` is refused with `tooLarge` (413 unless the
+ * route says otherwise) as soon as that is known, without reading the rest.
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
-  const bytes = await readBodyCapped(request, maxBytes);
+export async function readJsonBody(request: Request, maxBytes: number, tooLarge?: () => AppError): Promise<unknown> {
+  const bytes = await readBodyCapped(request, maxBytes, tooLarge);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

@@ -12,7 +12,7 @@ import { readJsonBody } from "../http/body.ts";
 import { authedOperation, AUTHED_HEADERS, ref } from "../http/openapi.ts";
 import { codePointLength } from "./frontend/length.ts";
 import { parseSpeechRestFields, type SpeechRestOptions, speechStreamResponse } from "./http/stream.ts";
-import { parseSpeechRequest } from "./schema.ts";
+import { parseSpeechRequest, textTooLong } from "./schema.ts";
 import type { SpeechRequest } from "./types.ts";
 
 /** Validates a decoded JSON body plus the `X-TTS-Dialect` header; 422 fields are named `body.*`. */
@@ -95,7 +95,7 @@ function speechOperation(operationId: string, alias: boolean): OpenAPIV3.Operati
 /** The TTS REST plugin. */
 export function ttsRoutes(ctx: AppContext) {
   const speak = async (request: Request, caller: Caller, requestId: string | undefined): Promise<Response> => {
-    const body = await readJsonBody(request, ctx.config.server.max_json_bytes);
+    const body = await readJsonBody(request, ctx.config.server.max_json_bytes, () => textTooLong(ctx.config));
     const speech = parseSpeechBody(ctx, body, request.headers.get("x-tts-dialect"));
     const rest = parseSpeechRestFields(body);
     return await streamSpeech(ctx, request, speech, rest, caller.key.id, requestId);

@@ -71,9 +71,7 @@ export function parseSpeech(fields: unknown, door: SpeechDoor, limits: SpeechLim
   const request = result.output;
   if (request.input.trim().length === 0) throw new AppError("bad_request", Detail.textEmpty);
   const max = limits.tts.max_input_chars;
-  if (request.input.length > max && codePointLength(request.input) > max) {
-    throw new AppError("bad_request", `Text exceeds maximum length of ${max.toLocaleString("en-US")} characters`);
-  }
+  if (request.input.length > max && codePointLength(request.input) > max) throw textTooLong(limits);
   if (!AUDIO_FORMATS.includes(request.responseFormat)) throw new AppError("bad_request", Detail.invalidFormat);
   if (!isSampleEncoding(request.encoding)) throw new AppError("bad_request", INVALID_ENCODING_DETAIL);
   if (request.encoding !== "pcm_s16le" && !ENCODABLE_FORMATS.includes(request.responseFormat)) {
@@ -100,6 +98,15 @@ export function assertAllowedSpeech(input: string, voice: string, filter: Conten
     throw error;
   }
   for (const part of parts) if (part.kind === "text") assertAllowedContent(writtenForm(part.text), filter);
+}
+
+/**
+ * The error for a speech body too big to read: the only field a speech request may make large is
+ * its text, and the spec's answer to text over the limit is 400 (never 413), however long it is —
+ * so a 5 MB SSML document is refused like a 60,000-character one, without reading it all.
+ */
+export function textTooLong(limits: SpeechLimits): AppError {
+  return new AppError("bad_request", `Text exceeds maximum length of ${limits.tts.max_input_chars.toLocaleString("en-US")} characters`);
 }
 
 /** REST's form of {@link parseSpeech}: a JSON body (`body.*` field names) plus the `X-TTS-Dialect` header. */

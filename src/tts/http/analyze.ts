@@ -11,6 +11,7 @@ import type { AppContext } from "../../core/context.ts";
 import { readyService } from "../../edge/readiness.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { readJsonBody } from "../../http/body.ts";
+import { textTooLong } from "../schema.ts";
 import { authedOperation, AUTHED_HEADERS, ref } from "../../http/openapi.ts";
 import { parseSpeechBody } from "../http.ts";
 
@@ -54,7 +55,7 @@ export function ttsAnalyzeRoutes(ctx: AppContext) {
     .post(
       "/v1/tts/analyze",
       async ({ request, caller }) => {
-        const body = await readJsonBody(request, ctx.config.server.max_json_bytes);
+        const body = await readJsonBody(request, ctx.config.server.max_json_bytes, () => textTooLong(ctx.config));
         const speech = parseSpeechBody(ctx, body, request.headers.get("x-tts-dialect"));
         const analysis = await readyService(ctx, "tts").analyze(speech, { signal: request.signal, keyId: caller.key.id });
         const headers: Record<string, string> = {

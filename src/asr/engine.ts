@@ -6,6 +6,9 @@
  */
 import { EngineLoadError, type EngineLoader } from "../core/engines.ts";
 import { setFfmpegConcurrency } from "../audio/ffmpeg.ts";
+import { PcmBudget } from "../audio/pcm-budget.ts";
+import { uploadDir } from "../audio/upload.ts";
+import { Detail } from "../errors/taxonomy.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
@@ -13,6 +16,8 @@ import type { BrokenPack } from "../models/errors.ts";
 import { loadAsrPacks, type LoadedAsrPacks } from "./packs.ts";
 import type { Recognizer } from "./recognizer.ts";
 import { AsrEngineService, type InferenceObserver } from "./service.ts";
+
+const MB = 1024 * 1024;
 
 /** Why the engine is unavailable when no recogniser pack is installed. */
 export const NO_ASR_PACK = "no ASR model pack installed";
@@ -73,7 +78,11 @@ export async function buildAsrEngine(config: SawtConfig, admission: Admission, l
     defaultRecognizer,
     dialectRoutes,
     admission,
-    decode: { maxDurationSeconds: config.asr.max_duration_s, timeoutMs: config.asr.ffmpeg_timeout_ms },
+    decode: { maxDurationSeconds: config.asr.max_duration_s, timeoutMs: config.asr.ffmpeg_timeout_ms, spoolDir: uploadDir(config.paths.data_dir) },
+    memory: {
+      budget: new PcmBudget({ totalBytes: config.asr.pcm_budget_mb * MB, busyDetail: Detail.asrBusy }),
+      requestSeconds: config.asr.request_pcm_s,
+    },
     ...(observe ? { observe } : {}),
   });
   return { ok: true, service, details, release: () => packs.release() };

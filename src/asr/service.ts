@@ -7,7 +7,8 @@
  * results are the segments a file upload of the same audio yields.
  */
 import { SPEECH_SAMPLE_RATE } from "../audio/speech-rate.ts";
-import { decodeAudioFile } from "../audio/decode.ts";
+import { decodeAudioChunks } from "../audio/decode.ts";
+import { PCM_BYTES_PER_SECOND, type PcmBudget, type PcmHold } from "../audio/pcm-budget.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import type { Admission } from "../runtime/admission.ts";
 import type { CallOptions } from "../core/call.ts";
@@ -15,7 +16,7 @@ import type { LoadedAsrPacks } from "./packs.ts";
 import type { Recognizer, VoiceActivityDetector } from "./recognizer.ts";
 import type { AsrService, StreamingResult, Transcript, TranscriptSegment } from "./types.ts";
 import { createEnergyDetector } from "./vad/energy.ts";
-import { segmentSpeech, SpeechTracker, type SpeechPiece } from "./vad/pipeline.ts";
+import { SpeechTracker, type SpeechPiece } from "./vad/pipeline.ts";
 import type { SegmenterOptions } from "./vad/segmenter.ts";
 
 /** Audio between two interim results of a stream. */
@@ -32,12 +33,24 @@ export interface AsrServiceOptions {
   /** Dialect → recogniser for dialect-specific packs. */
   readonly dialectRoutes: ReadonlyMap<string, Recognizer>;
   readonly admission: Admission;
-  readonly decode: { readonly maxDurationSeconds: number; readonly timeoutMs: number };
+  /** Upload decoding: limits and the private directory decoded PCM is spooled to. */
+  readonly decode: { readonly maxDurationSeconds: number; readonly timeoutMs: number; readonly spoolDir: string };
+  /**
+   * Decoded-audio memory (issue #16): every request reserves `requestSeconds` of float PCM (a file
+   * or stream never holds more: the longest segment, its pad and one decode chunk) from `budget`
+   * before it holds any; raw samples reserve their own length. Over budget → 503 busy.
+   */
+  readonly memory: { readonly budget: PcmBudget; readonly requestSeconds: number };
   readonly segmenter?: Partial<SegmenterOptions>;
   readonly observe?: InferenceObserver;
 }
 
 const seconds = (samples: number) => Math.round((samples / SPEECH_SAMPLE_RATE) * 1000) / 1000;
+
+/** One-second views of `samples`, so segmentation never copies the whole recording at once. */
+function* secondsOf(samples: Float32Array): Iterable<Float32Array> {
+  for (let at = 0; at < samples.length; at += SPEECH_SAMPLE_RATE) yield samples.subarray(at, at + SPEECH_SAMPLE_RATE);
+}
 
 /** Recognition state shared by the segments of one request or stream. */
 interface Session {
@@ -53,21 +66,55 @@ export class AsrEngineService implements AsrService {
     this.detector = options.packs.vad ?? createEnergyDetector();
   }
 
-  async transcribeFile(path: string, options: CallOptions = {}): Promise<Transcript> {
-    const decoded = await decodeAudioFile(path, { ...this.options.decode, signal: options.signal });
-    return this.transcribeSamples(decoded.samples, options);
-  }
-
-  transcribeSamples(samples: Float32Array, options: CallOptions = {}): Promise<Transcript> {
+  /**
+   * Decodes inside the admission slot, so queued uploads hold no decoded audio, and in one-second
+   * chunks from a disk spool, so a running one holds at most its memory reservation.
+   */
+  transcribeFile(path: string, options: CallOptions = {}): Promise<Transcript> {
     return this.options.admission.run(async () => {
-      const started = performance.now();
-      const transcript = await this.transcribe(samples, options.signal);
-      this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
-      return transcript;
+      const hold = this.reserve(this.options.memory.requestSeconds * PCM_BYTES_PER_SECOND);
+      try {
+        const started = performance.now();
+        const chunks = decodeAudioChunks(path, { ...this.options.decode, signal: options.signal, chunkSamples: SPEECH_SAMPLE_RATE });
+        const transcript = await this.transcribe(chunks, options.signal);
+        this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
+        return transcript;
+      } finally {
+        hold.release();
+      }
     }, { signal: options.signal, timeoutMs: options.timeoutMs });
   }
 
+  async transcribeSamples(samples: Float32Array, options: CallOptions = {}): Promise<Transcript> {
+    // The caller already holds these samples; counting them keeps the budget's total honest.
+    const hold = this.reserve(samples.byteLength);
+    try {
+      return await this.options.admission.run(async () => {
+        const started = performance.now();
+        const transcript = await this.transcribe(secondsOf(samples), options.signal);
+        this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
+        return transcript;
+      }, { signal: options.signal, timeoutMs: options.timeoutMs });
+    } finally {
+      hold.release();
+    }
+  }
+
+  /** A stream holds at most one segment in progress plus a chunk: one request's reservation. */
   async *transcribeStream(chunks: AsyncIterable<Float32Array>, options: CallOptions = {}): AsyncIterable<StreamingResult> {
+    const hold = this.reserve(this.options.memory.requestSeconds * PCM_BYTES_PER_SECOND);
+    try {
+      yield* this.streamWithin(chunks, options);
+    } finally {
+      hold.release();
+    }
+  }
+
+  private reserve(bytes: number): PcmHold {
+    return this.options.memory.budget.reserve(bytes);
+  }
+
+  private async *streamWithin(chunks: AsyncIterable<Float32Array>, options: CallOptions): AsyncIterable<StreamingResult> {
     const { signal } = options;
     const tracker = new SpeechTracker(this.detector, this.options.segmenter);
     const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
@@ -115,19 +162,24 @@ export class AsrEngineService implements AsrService {
     }
   }
 
-  private async transcribe(samples: Float32Array, signal?: AbortSignal): Promise<Transcript> {
-    const pieces = await segmentSpeech(samples, this.detector, this.options.segmenter, signal);
+  /** Segments and recognises audio chunk by chunk: only the speech in progress is held. */
+  private async transcribe(chunks: AsyncIterable<Float32Array> | Iterable<Float32Array>, signal?: AbortSignal): Promise<Transcript> {
+    const tracker = new SpeechTracker(this.detector, this.options.segmenter);
     const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
     const segments: TranscriptSegment[] = [];
-    for (const piece of pieces) {
-      const segment = await this.recognizePiece(piece, state, signal);
-      if (segment.text !== "") segments.push({ ...segment, id: segments.length });
-    }
+    const recognizeAll = async (pieces: readonly SpeechPiece[]) => {
+      for (const piece of pieces) {
+        const segment = await this.recognizePiece(piece, state, signal);
+        if (segment.text !== "") segments.push({ ...segment, id: segments.length });
+      }
+    };
+    for await (const chunk of chunks) await recognizeAll(await tracker.push(chunk, signal));
+    await recognizeAll(await tracker.end(signal));
     return {
       text: segments.map((s) => s.text).join(" "),
       language: "ar",
       dialect: state.dialect ?? null,
-      duration: seconds(samples.length),
+      duration: seconds(tracker.received),
       segments,
     };
   }

@@ -21,7 +21,7 @@ const EMPTY = `${Detail.cannotTranscribe}: audio is empty`;
 
 let target: Target;
 let connections = 0;
-let listener: ReturnType<typeof Bun.listen>;
+let listener: Bun.TCPSocketListener<undefined>;
 const work = tempDir("sawt-media-");
 const figures: Array<{ file: string; status: number; detail: string }> = [];
 

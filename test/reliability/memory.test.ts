@@ -11,6 +11,7 @@ import { writeToneCtcPack } from "../support/models/ctc.ts";
 import { ffmpegSync } from "../support/audio.ts";
 import { startSawt, tempDir, until, type SawtProcess } from "../support/sawt.ts";
 import { call, leftoverUploads, uploadForm } from "../rest/support.ts";
+import { recordFigures } from "./server.ts";
 import { memoryOf, mib } from "./support.ts";
 
 const MiB = 1024 * 1024;
@@ -81,6 +82,15 @@ describe("decoded audio memory", () => {
 
     const { peak } = memoryOf(sawt.proc.pid);
     console.log(`memory: idle ${mib(idle)}, peak ${mib(peak)}, bound ${mib(bound)}, statuses ${statuses.join(" ")}`);
+    await recordFigures("memory", {
+      uploads: 10,
+      flacBytes: flac.byteLength,
+      config: CONFIG,
+      idle: mib(idle),
+      peak: mib(peak),
+      bound: mib(bound),
+      statuses: Object.fromEntries([200, 503].map((s) => [s, statuses.filter((x) => x === s).length])),
+    });
     expect(peak).toBeLessThan(bound);
 
     const health = await call(`${sawt.baseUrl}/v1/asr/health`);

@@ -53,8 +53,8 @@ function recognitionConfig(random: Random): Record<string, unknown> {
   return c;
 }
 
-/** Runs one drawn call; returns its problems (empty when it held the contract). */
-export async function runGrpcCall(random: Random, stubs: GrpcStubs, inputs: GrpcFuzzInputs, secrets: Secrets): Promise<string[]> {
+/** Runs one drawn call; returns its status code and problems (none when it held the contract). */
+export async function runGrpcCall(random: Random, stubs: GrpcStubs, inputs: GrpcFuzzInputs, secrets: Secrets): Promise<{ code: number; problems: string[] }> {
   const roll = random.next();
   const m = metadata(random, inputs.key);
   const deadline = { deadline: Date.now() + 20_000 };
@@ -74,7 +74,7 @@ export async function runGrpcCall(random: Random, stubs: GrpcStubs, inputs: Grpc
   if (!ALLOWED_GRPC_CODES.has(outcome.code) && !isNoAudio(outcome.code, outcome.details)) problems.push(`code ${outcome.code} (${outcome.details})`);
   for (const leak of leaks(outcome.details, secrets)) problems.push(`leak: ${leak}`);
   if (outcome.speech && outcome.headers && outcome.headers.get("x-request-id").length === 0) problems.push("no x-request-id");
-  return problems;
+  return { code: outcome.code, problems };
 }
 
 type Outcome = { code: number; details: string; headers?: grpc.Metadata; speech: boolean };

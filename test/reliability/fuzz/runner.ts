@@ -4,7 +4,8 @@
  * before any is sent (each with its own derived seed), so a run reproduces exactly whatever the
  * order replies come back in. Returns counts per door, statuses seen and every violation.
  */
-import { checkHttpReply, type Secrets, type Violation } from "./contract.ts";
+import * as grpc from "@grpc/grpc-js";
+import { checkHttpReply, NO_AUDIO_DETAIL, type Secrets, type Violation } from "./contract.ts";
 import { runGrpcCall, type GrpcStubs } from "./grpc.ts";
 import { Random } from "./random.ts";
 import { drawRestRequest, type FuzzRequest, type RouteSpec } from "./rest.ts";
@@ -80,10 +81,11 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
         count(`ws ${authorised ? "session" : "refused"}`);
         for (const what of outcome.problems) violations.push({ door: "ws", what, request: `ws seed ${task.seed}` });
       } else {
-        const problems = await runGrpcCall(new Random(task.seed), target.grpc, target, target.secrets);
+        const { code, problems } = await runGrpcCall(new Random(task.seed), target.grpc, target, target.secrets);
         report.grpc++;
         sent++;
-        count("grpc");
+        // Any INTERNAL other than the pinned no-audio answer is a violation, listed below.
+        count(`grpc ${grpc.status[code] ?? code}${code === grpc.status.INTERNAL ? " (no audio)" : ""}`);
         for (const what of problems) violations.push({ door: "grpc", what, request: `grpc seed ${task.seed}` });
       }
     }
@@ -109,9 +111,9 @@ async function sendRest(target: FuzzTarget, request: FuzzRequest, count: (label:
     if ((error as Error).name === "TypeError") return undefined;
     return [`connection failed: ${(error as Error).message}`];
   }
-  count(`http ${response.status}`);
   const audio = response.status === 200 && /^audio\/|octet-stream|event-stream/.test(response.headers.get("content-type") ?? "");
   const body = audio ? (await response.arrayBuffer(), "") : await response.text();
+  count(`http ${response.status}${response.status === 500 && body.includes(NO_AUDIO_DETAIL) ? " (no audio)" : ""}`);
   return checkHttpReply(request.method, response.status, response.headers, body, target.secrets);
 }
 

@@ -75,7 +75,8 @@ export class AsrEngineService implements AsrService {
       const hold = this.reserve(this.options.memory.requestSeconds * PCM_BYTES_PER_SECOND);
       try {
         const started = performance.now();
-        const chunks = decodeAudioChunks(path, { ...this.options.decode, signal: options.signal, chunkSamples: SPEECH_SAMPLE_RATE });
+        const decode = { ...this.options.decode, signal: options.signal, chunkSamples: SPEECH_SAMPLE_RATE };
+        const chunks = decodeAudioChunks(path, decode);
         const transcript = await this.transcribe(chunks, options.signal);
         this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
         return transcript;
@@ -101,7 +102,10 @@ export class AsrEngineService implements AsrService {
   }
 
   /** A stream holds at most one segment in progress plus a chunk: one request's reservation. */
-  async *transcribeStream(chunks: AsyncIterable<Float32Array>, options: CallOptions = {}): AsyncIterable<StreamingResult> {
+  async *transcribeStream(
+    chunks: AsyncIterable<Float32Array>,
+    options: CallOptions = {},
+  ): AsyncIterable<StreamingResult> {
     const hold = this.reserve(this.options.memory.requestSeconds * PCM_BYTES_PER_SECOND);
     try {
       yield* this.streamWithin(chunks, options);
@@ -114,7 +118,10 @@ export class AsrEngineService implements AsrService {
     return this.options.memory.budget.reserve(bytes);
   }
 
-  private async *streamWithin(chunks: AsyncIterable<Float32Array>, options: CallOptions): AsyncIterable<StreamingResult> {
+  private async *streamWithin(
+    chunks: AsyncIterable<Float32Array>,
+    options: CallOptions,
+  ): AsyncIterable<StreamingResult> {
     const { signal } = options;
     const tracker = new SpeechTracker(this.detector, this.options.segmenter);
     const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
@@ -163,7 +170,10 @@ export class AsrEngineService implements AsrService {
   }
 
   /** Segments and recognises audio chunk by chunk: only the speech in progress is held. */
-  private async transcribe(chunks: AsyncIterable<Float32Array> | Iterable<Float32Array>, signal?: AbortSignal): Promise<Transcript> {
+  private async transcribe(
+    chunks: AsyncIterable<Float32Array> | Iterable<Float32Array>,
+    signal?: AbortSignal,
+  ): Promise<Transcript> {
     const tracker = new SpeechTracker(this.detector, this.options.segmenter);
     const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
     const segments: TranscriptSegment[] = [];

@@ -121,7 +121,9 @@ async function assertReadableUpload(path: string): Promise<void> {
 function decodeFailure(failure: FfmpegFailure, reason: string, signal: AbortSignal | undefined): unknown {
   logger.info("audio decode failed", { failure, reason });
   if (failure === "aborted") return signal?.reason ?? new AppError("internal", Detail.internal);
-  if (failure === "spawn") return new AppError("internal", Detail.internal, { cause: new Error("ffmpeg could not be started") });
+  if (failure === "spawn") {
+    return new AppError("internal", Detail.internal, { cause: new Error("ffmpeg could not be started") });
+  }
   if (failure === "timeout") return cannotTranscribe(DecodeReason.timeout);
   if (failure === "no_stream") return cannotTranscribe(DecodeReason.noAudio);
   return cannotTranscribe(DecodeReason.corrupt);
@@ -158,7 +160,9 @@ export async function* decodeAudioChunks(path: string, options: ChunkedDecodeOpt
         const samples = new Float32Array(Math.min(chunkSamples, total - at));
         const view = new Uint8Array(samples.buffer);
         const { bytesRead } = await file.read(view, 0, view.byteLength, at * 4);
-        if (bytesRead !== view.byteLength) throw new AppError("internal", Detail.internal, { cause: new Error("spool truncated") });
+        if (bytesRead !== view.byteLength) {
+          throw new AppError("internal", Detail.internal, { cause: new Error("spool truncated") });
+        }
         options.signal?.throwIfAborted();
         yield samples;
       }

@@ -20,7 +20,10 @@ export const INVALID_HANDSHAKE = "Invalid WebSocket handshake";
 export const UPGRADE_REQUIRED = "Upgrade Required: this endpoint speaks WebSocket";
 
 /** Headers the 426 carries (RFC 9110: a 426 must name the protocol to upgrade to). */
-export const UPGRADE_HEADERS: Readonly<Record<string, string>> = Object.freeze({ upgrade: "websocket", connection: "Upgrade" });
+export const UPGRADE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  upgrade: "websocket",
+  connection: "Upgrade",
+});
 
 const hasToken = (value: string | null, token: string) =>
   value !== null && value.split(",").some((part) => part.trim().toLowerCase() === token);
@@ -50,7 +53,10 @@ export function assertWebSocketHandshake(request: Request): void {
  * The answer to a request on a WebSocket path that reached no handler: 426 for a GET (it lacked
  * the upgrade), 405 `Allow: GET` otherwise. `httpMethods` are other HTTP routes on the same path.
  */
-export function webSocketMiss(method: string, httpMethods: readonly string[]): { error: AppError; headers: Record<string, string> } {
+export function webSocketMiss(
+  method: string,
+  httpMethods: readonly string[],
+): { error: AppError; headers: Record<string, string> } {
   if (method === "GET" || method === "HEAD") {
     return { error: new AppError("upgrade_required", UPGRADE_REQUIRED, { headers: UPGRADE_HEADERS }), headers: {} };
   }

@@ -13,7 +13,7 @@ import { requestIdFrom } from "../edge/request-id.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { requestKeyId } from "../http/auth.ts";
 import { errorHeaders } from "../http/errors.ts";
-import { WEBSOCKET_ROUTE_METHOD, webSocketMiss } from "../http/ws-guard.ts";
+import { assertWebSocketHandshake, WEBSOCKET_ROUTE_METHOD, webSocketMiss } from "../http/ws-guard.ts";
 import { healthRoutes } from "./health-routes.ts";
 
 /** A feature plugin factory: gets the shared context, returns an Elysia instance with routes. */
@@ -80,6 +80,10 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
       unloggedRequests++;
       started.set(request, performance.now());
       set.headers["x-request-id"] = requestIdFrom(request.headers);
+      // Every WS route, including ones whose plugin forgets the guard: Bun's own refusal is text/plain.
+      if (request.headers.has("upgrade") && allowed(requestPath(request)).includes(WEBSOCKET_ROUTE_METHOD)) {
+        assertWebSocketHandshake(request);
+      }
     })
     .onError(({ code, error, request, set }) => {
       let appError: AppError;

@@ -2,7 +2,8 @@
  * The HTTP edges of every WebSocket route (issue #16), shared by all of them (src/tts/ws.ts today;
  * any later WS door — realtime, jambonz — uses the same two calls):
  *
- * - {@link assertWebSocketHandshake} in the route's `beforeHandle`: an `Upgrade: websocket`
+ * - {@link assertWebSocketHandshake} in the route's `beforeHandle` (the app also runs it for
+ *   every WS path before routing, so a route that forgets it is still covered): an upgrade
  *   request whose key exchange Bun would refuse gets the standard 400 body instead of Bun's
  *   `text/plain` "Expected a websocket connection".
  * - {@link webSocketMiss} in the app's not-found path: a plain request on a WS path gets

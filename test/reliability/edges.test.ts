@@ -6,6 +6,9 @@
  * bidi controls or lone surrogates is refused with the D7 detail.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Elysia } from "elysia";
+import { createHttpApp, type FeaturePlugin } from "../../src/app/http-app.ts";
+import { httpPlugins } from "../../src/app/http-plugins.ts";
 import { readMultipart } from "../../src/http/multipart.ts";
 import { INVALID_HANDSHAKE, UPGRADE_REQUIRED } from "../../src/http/ws-guard.ts";
 import { Detail } from "../../src/errors/taxonomy.ts";
@@ -73,6 +76,19 @@ describe("WebSocket route edges", () => {
   test.each(broken)("does answer a handshake with %s with the standard 400", async (_what, headers) => {
     const reply = await rawHttp(port, `GET /v1/tts/ws HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${key}\r\n${headers}\r\n`);
     expectStandardRaw(reply, 400, INVALID_HANDSHAKE);
+  });
+
+  test("does refuse a broken handshake with the standard 400 on a WS route whose plugin has no guard", async () => {
+    const bare: FeaturePlugin = () => new Elysia({ name: "bare-ws" }).ws("/test/ws", { message: () => undefined });
+    const server = createHttpApp(app.ctx, [...httpPlugins, bare]).listen({ hostname: "127.0.0.1", port: 0 });
+    try {
+      const reply = await rawHttp(server.server!.port!, "GET /test/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n");
+      expectStandardRaw(reply, 400, INVALID_HANDSHAKE);
+      const plain = await rawHttp(server.server!.port!, "GET /test/ws HTTP/1.1\r\nHost: x\r\n\r\n");
+      expectStandardRaw(plain, 426, UPGRADE_REQUIRED);
+    } finally {
+      await server.stop(true);
+    }
   });
 
   test("does still upgrade a valid handshake", async () => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { runFuzz } from "./fuzz/runner.ts";
 import { recordFigures, startTarget, type Target } from "./server.ts";
+import { keySecret } from "./support.ts";
 
 const SEED = Number(process.env.SAWT_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const REQUESTS = Number(process.env.SAWT_FUZZ_REQUESTS ?? 10_000);
@@ -34,6 +35,6 @@ test("does hold the contract over every door for a seeded fuzz campaign", async 
   expect(target.sawt.proc.exitCode).toBeNull();
   const health = await fetch(`${target.sawt.baseUrl}/health`);
   expect(health.status).toBe(200);
-  const secret = target.key.split("_").at(-1)!;
+  const secret = keySecret(target.key);
   expect(target.sawt.logs.filter((line) => line.includes(secret))).toEqual([]);
 }, 300_000);

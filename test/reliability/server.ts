@@ -16,6 +16,7 @@ import { letterToneAudio } from "../support/models/ctc.ts";
 import { ROOT, startSawt, tempDir, type SawtProcess, type StartOptions } from "../support/sawt.ts";
 import type { Secrets } from "./fuzz/contract.ts";
 import type { RouteSpec } from "./fuzz/rest.ts";
+import { keySecret } from "./support.ts";
 
 /** A started target. */
 export interface Target {
@@ -61,7 +62,7 @@ export async function startTarget(env: Record<string, string> = {}, options: Sta
     wav: encodeWav(speech, 16000),
     pcm,
     modelsDir: models.path,
-    secrets: { needles: [created.key, created.key.split("_").at(-1)!, sawt.dataDir, models.path, ROOT, "node_modules"] },
+    secrets: { needles: [created.key, keySecret(created.key), sawt.dataDir, models.path, ROOT, "node_modules"] },
     async close() {
       grpc.close();
       asrGrpc.close();

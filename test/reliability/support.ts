@@ -70,3 +70,8 @@ export function openFds(pid: number): number {
 
 /** Mebibytes, for messages. */
 export const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
+
+/** The secret part of a `sawt_<id>_<secret>` key (the secret itself may contain `_`). */
+export function keySecret(key: string): string {
+  return key.slice("sawt_".length + 12 + 1);
+}

@@ -13,6 +13,7 @@ import { requestIdFrom } from "../edge/request-id.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { requestKeyId } from "../http/auth.ts";
 import { errorHeaders } from "../http/errors.ts";
+import { assertWebSocketHandshake, WEBSOCKET_ROUTE_METHOD, webSocketMiss } from "../http/ws-guard.ts";
 import { healthRoutes } from "./health-routes.ts";
 
 /** A feature plugin factory: gets the shared context, returns an Elysia instance with routes. */
@@ -31,6 +32,20 @@ export function httpListenOptions(config: SawtConfig) {
   return { hostname: config.server.host, port: config.server.http_port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, development: false };
 }
 
+/**
+ * The request's path from its URL alone. Elysia's own `path` finds the path's slash at a fixed
+ * offset that assumes a Host of at least four characters, so `Host: tts` (what proxies and
+ * Kubernetes services send) made every 405 a 404.
+ */
+export function requestPath(request: Request): string {
+  const url = request.url;
+  const scheme = url.indexOf("://");
+  const slash = url.indexOf("/", scheme < 0 ? 0 : scheme + 3);
+  if (slash < 0) return "/";
+  const end = url.slice(slash).search(/[?#]/);
+  return end < 0 ? url.slice(slash) : url.slice(slash, slash + end);
+}
+
 const started = new WeakMap<Request, number>();
 // Requests whose log line (onAfterResponse) has not been written yet. Bun runs that hook after the
 // response is flushed, so a request answered just before SIGTERM could otherwise go unlogged.
@@ -46,23 +61,34 @@ export async function settleRequestLogs(timeoutMs = 1000): Promise<void> {
 export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[] = [], observe?: RequestObserver) {
   const routeTable: Array<{ method: string; pattern: RegExp }> = [];
   const allowed = (path: string) => [...new Set(routeTable.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+  // 404, 405 (Allow lists HTTP methods only) or, on a WebSocket path, 426 / 405 (src/http/ws-guard.ts).
+  const routeMiss = (request: Request, headers: Record<string, string>): AppError => {
+    const methods = allowed(requestPath(request));
+    const httpMethods = methods.filter((m) => m !== WEBSOCKET_ROUTE_METHOD);
+    if (methods.includes(WEBSOCKET_ROUTE_METHOD) && !httpMethods.includes(request.method)) {
+      const miss = webSocketMiss(request.method, httpMethods);
+      Object.assign(headers, miss.headers);
+      return miss.error;
+    }
+    if (httpMethods.length === 0 || httpMethods.includes(request.method)) return new AppError("not_found", "Not Found");
+    if (httpMethods.includes("GET")) httpMethods.push("HEAD");
+    headers["allow"] = httpMethods.join(", ");
+    return new AppError("method_not_allowed", "Method Not Allowed");
+  };
   const app = new Elysia({ name: "sawt" })
     .onRequest(({ request, set }) => {
       unloggedRequests++;
       started.set(request, performance.now());
       set.headers["x-request-id"] = requestIdFrom(request.headers);
+      // Every WS route, including ones whose plugin forgets the guard: Bun's own refusal is text/plain.
+      if (request.headers.has("upgrade") && allowed(requestPath(request)).includes(WEBSOCKET_ROUTE_METHOD)) {
+        assertWebSocketHandshake(request);
+      }
     })
-    .onError(({ code, error, request, set, path }) => {
+    .onError(({ code, error, request, set }) => {
       let appError: AppError;
       if (error instanceof AppError) appError = error;
-      else if (code === "NOT_FOUND") {
-        const methods = allowed(path);
-        if (methods.length > 0 && !methods.includes(request.method)) {
-          if (methods.includes("GET")) methods.push("HEAD");
-          set.headers["allow"] = methods.join(", ");
-          appError = new AppError("method_not_allowed", "Method Not Allowed");
-        } else appError = new AppError("not_found", "Not Found");
-      } else if (code === "PARSE") appError = new AppError("bad_request", "Malformed request body");
+      else if (code === "NOT_FOUND") appError = routeMiss(request, set.headers as Record<string, string>); else if (code === "PARSE") appError = new AppError("bad_request", "Malformed request body");
       else if (request.signal.aborted) appError = new AppError("client_closed", "Client closed request");
       else if (code === "VALIDATION") appError = new AppError("validation", Detail.validationFailed, { fields: [{ field: "body", message: "invalid request" }] });
       else {
@@ -74,7 +100,7 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
       Object.assign(set.headers, errorHeaders(appError), { "content-type": "application/json" });
       return errorBody(appError);
     })
-    .onAfterResponse(({ request, set, path, route, responseValue }) => {
+    .onAfterResponse(({ request, set, route, responseValue }) => {
       unloggedRequests = Math.max(0, unloggedRequests - 1);
       const begin = started.get(request);
       const seconds = begin === undefined ? 0 : (performance.now() - begin) / 1000;
@@ -86,7 +112,7 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
         request_id: set.headers["x-request-id"],
         method: request.method,
         route: routeName,
-        path: routeName === "unmatched" ? undefined : path,
+        path: routeName === "unmatched" ? undefined : requestPath(request),
         status,
         key_id: requestKeyId(request),
         ms: Math.round(seconds * 1000),

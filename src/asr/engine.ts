@@ -4,8 +4,12 @@
  * back the service plus the details health endpoints show. Used by the server's engine start-up
  * (through {@link asrEngineLoader}) and by the offline `sawt asr` command alike.
  */
+import { tmpdir } from "node:os";
 import { EngineLoadError, type EngineLoader } from "../core/engines.ts";
 import { setFfmpegConcurrency } from "../audio/ffmpeg.ts";
+import { PcmBudget } from "../audio/pcm-budget.ts";
+import { uploadDir } from "../audio/upload.ts";
+import { Detail } from "../errors/taxonomy.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
@@ -13,6 +17,8 @@ import type { BrokenPack } from "../models/errors.ts";
 import { loadAsrPacks, type LoadedAsrPacks } from "./packs.ts";
 import type { Recognizer } from "./recognizer.ts";
 import { AsrEngineService, type InferenceObserver } from "./service.ts";
+
+const MB = 1024 * 1024;
 
 /** Why the engine is unavailable when no recogniser pack is installed. */
 export const NO_ASR_PACK = "no ASR model pack installed";
@@ -30,6 +36,20 @@ export function parseDialectPacks(entries: readonly string[]): Map<string, strin
     if (dialect && pack) routes.set(dialect.trim(), pack.trim());
   }
   return routes;
+}
+
+/**
+ * Where decoded uploads are spooled: the private upload directory of the data dir (on disk, swept
+ * at start-up). `sawt asr` may run as a user who cannot write there; it then spools to the OS
+ * temporary directory, with a warning since that may be a tmpfs (memory).
+ */
+function spoolDir(config: SawtConfig, log: Logger): string {
+  try {
+    return uploadDir(config.paths.data_dir);
+  } catch (error) {
+    log.warn("asr: data dir not writable, decoding via the OS temporary directory", { code: (error as { code?: string }).code });
+    return tmpdir();
+  }
 }
 
 /** Loads packs under `config.paths.models_dir` and builds the service; `observe` hears each inference's time. */
@@ -77,8 +97,12 @@ export async function buildAsrEngine(config: SawtConfig, admission: Admission, l
     defaultRecognizer,
     dialectRoutes,
     admission,
-    decode: { maxDurationSeconds: config.asr.max_duration_s, timeoutMs: config.asr.ffmpeg_timeout_ms },
+    decode: { maxDurationSeconds: config.asr.max_duration_s, timeoutMs: config.asr.ffmpeg_timeout_ms, spoolDir: spoolDir(config, log) },
     dialectSeconds: config.asr.dialect_seconds,
+    memory: {
+      budget: new PcmBudget({ totalBytes: config.asr.pcm_budget_mb * MB, busyDetail: Detail.asrBusy }),
+      requestSeconds: config.asr.request_pcm_s,
+    },
     ...(observe ? { observe } : {}),
   });
   return { ok: true, service, details, release: () => packs.release() };

@@ -9,8 +9,10 @@
  * whenever the pauses between utterances are at least the join pause (0.5 s);
  * ./segmentation/endpointer.ts applies the whole policy to live audio.
  */
+import { concatSamples } from "../audio/concat.ts";
 import { SPEECH_SAMPLE_RATE } from "../audio/speech-rate.ts";
-import { decodeAudioFile } from "../audio/decode.ts";
+import { decodeAudioChunks } from "../audio/decode.ts";
+import { PCM_BYTES_PER_SECOND, type PcmBudget, type PcmHold } from "../audio/pcm-budget.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import type { Admission } from "../runtime/admission.ts";
 import type { CallOptions } from "../core/call.ts";
@@ -58,7 +60,14 @@ export interface AsrServiceOptions {
   /** Dialect → recogniser for dialect-specific packs. */
   readonly dialectRoutes: ReadonlyMap<string, Recognizer>;
   readonly admission: Admission;
-  readonly decode: { readonly maxDurationSeconds: number; readonly timeoutMs: number };
+  /** Upload decoding: limits and the private directory decoded PCM is spooled to. */
+  readonly decode: { readonly maxDurationSeconds: number; readonly timeoutMs: number; readonly spoolDir: string };
+  /**
+   * Decoded-audio memory (issue #16): every request reserves `requestSeconds` of float PCM (a file
+   * or stream never holds more: the longest segment, its pad and one decode chunk) from `budget`
+   * before it holds any; raw samples reserve their own length. Over budget → 503 busy.
+   */
+  readonly memory: { readonly budget: PcmBudget; readonly requestSeconds: number };
   readonly segmenter?: Partial<SegmenterOptions>;
   /** Pauses shorter than this keep speech in one utterance (segmentation policy). */
   readonly joinPauseSeconds?: number;
@@ -101,6 +110,13 @@ function decodingFacts(result: RecognizedText): Partial<TranscriptSegment> {
   };
 }
 
+/** The chunks already read, then the one that overflowed, then the rest of the decode. */
+async function* resumed(head: readonly Float32Array[], next: Float32Array, rest: AsyncIterator<Float32Array>): AsyncGenerator<Float32Array> {
+  yield* head;
+  yield next;
+  for (let step = await rest.next(); !step.done; step = await rest.next()) yield step.value;
+}
+
 /** Recognition state shared by the segments of one request or stream. */
 interface Session {
   dialect: string | null | undefined;
@@ -121,21 +137,120 @@ export class AsrEngineService implements AsrService {
     this.detector = options.packs.vad ?? createEnergyDetector();
   }
 
-  async transcribeFile(path: string, options: TranscriptionOptions = {}): Promise<Transcript> {
-    const decoded = await decodeAudioFile(path, { ...this.options.decode, signal: options.signal });
-    return this.transcribeSamples(decoded.samples, options);
-  }
-
-  transcribeSamples(samples: Float32Array, options: TranscriptionOptions = {}): Promise<Transcript> {
+  /**
+   * Decodes inside the admission slot, so queued uploads hold no decoded audio, in one-second
+   * chunks from a disk spool. A recording that fits the request's reservation
+   * (`asr.request_pcm_s`, at least a recogniser window) is transcribed whole by the segmentation
+   * policy; a longer one is cut into speech pieces as it is decoded, so a running request never
+   * holds more than its reservation (issue #16).
+   */
+  transcribeFile(path: string, options: TranscriptionOptions = {}): Promise<Transcript> {
     return this.options.admission.run(async () => {
-      const started = performance.now();
-      const transcript = await this.transcribe(samples, options);
-      this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
-      return transcript;
+      const hold = this.reserve(this.options.memory.requestSeconds * PCM_BYTES_PER_SECOND);
+      try {
+        const started = performance.now();
+        const decode = { ...this.options.decode, signal: options.signal, chunkSamples: SPEECH_SAMPLE_RATE };
+        const chunks = decodeAudioChunks(path, decode)[Symbol.asyncIterator]();
+        const limit = this.options.memory.requestSeconds * SPEECH_SAMPLE_RATE;
+        const head: Float32Array[] = [];
+        let held = 0;
+        let next = await chunks.next();
+        while (!next.done && held + next.value.length <= limit) {
+          head.push(next.value);
+          held += next.value.length;
+          next = await chunks.next();
+        }
+        const transcript = next.done
+          ? await this.transcribe(concatSamples(head), options)
+          : await this.transcribeLong(resumed(head, next.value, chunks), options);
+        this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
+        return transcript;
+      } finally {
+        hold.release();
+      }
     }, { signal: options.signal, timeoutMs: options.timeoutMs });
   }
 
-  async *transcribeStream(chunks: AsyncIterable<Float32Array>, options: CallOptions = {}): AsyncIterable<StreamingResult> {
+  async transcribeSamples(samples: Float32Array, options: TranscriptionOptions = {}): Promise<Transcript> {
+    // The caller already holds these samples; counting them keeps the budget's total honest.
+    const hold = this.reserve(samples.byteLength);
+    try {
+      return await this.options.admission.run(async () => {
+        const started = performance.now();
+        const transcript = await this.transcribe(samples, options);
+        this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
+        return transcript;
+      }, { signal: options.signal, timeoutMs: options.timeoutMs });
+    } finally {
+      hold.release();
+    }
+  }
+
+  /**
+   * A recording longer than the request's reservation: speech pieces (each at most the recognisers'
+   * window) are cut by the VAD as the audio is decoded, and each piece is transcribed by the
+   * segmentation policy on its own. Segments and words keep their times in the recording; piece
+   * texts are joined with a space (a piece ends where the tracker heard an utterance end); the
+   * call's dialect and model are the first recognised piece's.
+   */
+  private async transcribeLong(chunks: AsyncIterable<Float32Array>, options: TranscriptionOptions): Promise<Transcript> {
+    const tracker = new SpeechTracker(this.detector, { ...this.options.segmenter, maxSegmentSeconds: this.spanWindowSeconds() });
+    const parts: Array<{ transcript: Transcript; offset: number }> = [];
+    const texts: string[] = [];
+    const take = async (pieces: readonly SpeechPiece[]) => {
+      for (const piece of pieces) {
+        const transcript = await this.transcribe(piece.samples, { ...options, onText: undefined });
+        if (transcript.text === "") continue;
+        parts.push({ transcript, offset: seconds(piece.start) });
+        texts.push(transcript.text);
+        options.onText?.(texts.join(" "));
+      }
+    };
+    for await (const chunk of chunks) await take(await tracker.push(chunk, options.signal));
+    await take(await tracker.end(options.signal));
+    const shift = <T extends { start: number; end: number }>(item: T, by: number): T => ({
+      ...item,
+      start: Math.round((item.start + by) * 1000) / 1000,
+      end: Math.round((item.end + by) * 1000) / 1000,
+    });
+    const segments = parts.flatMap(({ transcript, offset }) =>
+      transcript.segments.map((segment) => ({ ...shift(segment, offset), ...(segment.words ? { words: segment.words.map((w) => shift(w, offset)) } : {}) })),
+    );
+    const first = parts[0]?.transcript;
+    const words = parts.flatMap(({ transcript, offset }) => (transcript.words ?? []).map((w) => shift(w, offset)));
+    return {
+      text: texts.join(" "),
+      language: "ar",
+      dialect: first?.dialect ?? null,
+      duration: seconds(tracker.received),
+      segments: segments.map((segment, id) => ({ ...segment, id })),
+      ...(first?.model !== undefined ? { model: first.model } : {}),
+      ...(first?.dialectConfidence !== undefined ? { dialectConfidence: first.dialectConfidence } : {}),
+      ...(parts.some((p) => p.transcript.words !== undefined) ? { words } : {}),
+    };
+  }
+
+  /** A stream holds at most one segment in progress plus a chunk: one request's reservation. */
+  async *transcribeStream(
+    chunks: AsyncIterable<Float32Array>,
+    options: CallOptions = {},
+  ): AsyncIterable<StreamingResult> {
+    const hold = this.reserve(this.options.memory.requestSeconds * PCM_BYTES_PER_SECOND);
+    try {
+      yield* this.streamWithin(chunks, options);
+    } finally {
+      hold.release();
+    }
+  }
+
+  private reserve(bytes: number): PcmHold {
+    return this.options.memory.budget.reserve(bytes);
+  }
+
+  private async *streamWithin(
+    chunks: AsyncIterable<Float32Array>,
+    options: CallOptions,
+  ): AsyncIterable<StreamingResult> {
     const { signal } = options;
     const tracker = new SpeechTracker(this.detector, this.options.segmenter);
     const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { closeSync, constants, openSync, writeFileSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AppError } from "../errors/taxonomy.ts";
 import { setLogSink } from "../log/logger.ts";
-import { decodeAudioFile, DecodeReason } from "./decode.ts";
+import { decodeAudioChunks, decodeAudioFile, DecodeReason } from "./decode.ts";
 import { runFfmpeg } from "./ffmpeg.ts";
 import { encodeWav } from "./wav.ts";
 import { dominantFrequency, ffmpegSync, tone } from "../../test/support/audio.ts";
@@ -167,4 +167,39 @@ describe("decodeAudioFile with playlists", () => {
       expect(control).toMatchObject({ ok: false, failure: "timeout" });
     });
   }
+});
+
+describe("decodeAudioChunks", () => {
+  test("does hand out the same samples as decodeAudioFile in chunks of at most chunkSamples and remove its spool", async () => {
+    const spoolDir = join(dir, "spool");
+    mkdirSync(spoolDir);
+    const whole = await decodeAudioFile(source);
+    const chunks: Float32Array[] = [];
+    for await (const chunk of decodeAudioChunks(source, { spoolDir, chunkSamples: 3000 })) chunks.push(chunk);
+    expect(chunks.every((c) => c.length <= 3000)).toBe(true);
+    const joined: number[] = [];
+    for (const chunk of chunks) joined.push(...chunk);
+    expect(joined).toEqual([...whole.samples]);
+    expect(readdirSync(spoolDir)).toEqual([]);
+  });
+
+  test("does stop at maxDurationSeconds and refuse an empty file without leaving a spool", async () => {
+    const spoolDir = join(dir, "spool-2");
+    mkdirSync(spoolDir);
+    let total = 0;
+    for await (const chunk of decodeAudioChunks(source, { spoolDir, maxDurationSeconds: 0.5 })) total += chunk.length;
+    expect(total).toBe(8000);
+    const empty = join(dir, "empty-chunks.wav");
+    writeFileSync(empty, encodeWav(new Float32Array(0), 16000));
+    const refused = await (async () => {
+      try {
+        for await (const _ of decodeAudioChunks(empty, { spoolDir })) void _;
+      } catch (error) {
+        return error as AppError;
+      }
+      throw new Error("expected a refusal");
+    })();
+    expectRefused(refused, DecodeReason.empty);
+    expect(readdirSync(spoolDir)).toEqual([]);
+  });
 });

@@ -6,10 +6,12 @@
  * `Couldn't transcribe the file: <reason>` with one of a few fixed reasons; ffmpeg's own text
  * (which names the file) is only logged, sanitized.
  */
-import { stat } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { open, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { AppError, Detail, cannotTranscribe } from "../errors/taxonomy.ts";
 import { log } from "../log/logger.ts";
-import { runFfmpeg } from "./ffmpeg.ts";
+import { FfmpegError, runFfmpeg, streamFfmpeg, type FfmpegFailure } from "./ffmpeg.ts";
 import { SPEECH_SAMPLE_RATE } from "./speech-rate.ts";
 
 const logger = log.child({ component: "audio" });
@@ -85,14 +87,7 @@ export function decodeArgs(path: string, maxDurationSeconds: number): string[] {
  */
 export async function decodeAudioFile(path: string, options: DecodeOptions = {}): Promise<DecodedAudio> {
   const maxDurationSeconds = options.maxDurationSeconds ?? 3 * 3600;
-  let size: number;
-  try {
-    size = (await stat(path)).size;
-  } catch (error) {
-    // The upload vanished under us: our fault, not the client's. The error's message names the path.
-    throw new AppError("internal", Detail.internal, { cause: new Error(`upload not readable (${(error as { code?: string }).code ?? "error"})`) });
-  }
-  if (size === 0) throw cannotTranscribe(DecodeReason.empty);
+  await assertReadableUpload(path);
 
   const maxSamples = Math.ceil(maxDurationSeconds * SPEECH_SAMPLE_RATE);
   const outcome = await runFfmpeg(decodeArgs(path, maxDurationSeconds), {
@@ -101,17 +96,107 @@ export async function decodeAudioFile(path: string, options: DecodeOptions = {})
     maxOutputBytes: (maxSamples + SPEECH_SAMPLE_RATE) * 4,
     signal: options.signal,
   });
-  if (!outcome.ok) {
-    logger.info("audio decode failed", { failure: outcome.failure, reason: outcome.reason });
-    if (outcome.failure === "aborted") throw options.signal?.reason ?? new AppError("internal", Detail.internal);
-    if (outcome.failure === "spawn") throw new AppError("internal", Detail.internal, { cause: new Error("ffmpeg could not be started") });
-    if (outcome.failure === "timeout") throw cannotTranscribe(DecodeReason.timeout);
-    if (outcome.failure === "no_stream") throw cannotTranscribe(DecodeReason.noAudio);
-    throw cannotTranscribe(DecodeReason.corrupt);
-  }
+  if (!outcome.ok) throw decodeFailure(outcome.failure, outcome.reason, options.signal);
   const bytes = outcome.stdout;
   // runFfmpeg hands back a fresh, aligned buffer, so a float view costs nothing.
   const samples = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2).subarray(0, maxSamples);
   if (samples.length === 0) throw cannotTranscribe(DecodeReason.empty);
   return { samples, sampleRate: SPEECH_SAMPLE_RATE, durationSeconds: samples.length / SPEECH_SAMPLE_RATE };
 }
+
+/** Fails with the internal error when the stored upload vanished, `audio is empty` when it is empty. */
+async function assertReadableUpload(path: string): Promise<void> {
+  let size: number;
+  try {
+    size = (await stat(path)).size;
+  } catch (error) {
+    // The upload vanished under us: our fault, not the client's. The error's message names the path.
+    const code = (error as { code?: string }).code ?? "error";
+    throw new AppError("internal", Detail.internal, { cause: new Error(`upload not readable (${code})`) });
+  }
+  if (size === 0) throw cannotTranscribe(DecodeReason.empty);
+}
+
+/** The client-facing error of a failed ffmpeg run; ffmpeg's own reason goes to the log only. */
+function decodeFailure(failure: FfmpegFailure, reason: string, signal: AbortSignal | undefined): unknown {
+  logger.info("audio decode failed", { failure, reason });
+  if (failure === "aborted") return signal?.reason ?? new AppError("internal", Detail.internal);
+  if (failure === "spawn") {
+    return new AppError("internal", Detail.internal, { cause: new Error("ffmpeg could not be started") });
+  }
+  if (failure === "timeout") return cannotTranscribe(DecodeReason.timeout);
+  if (failure === "no_stream") return cannotTranscribe(DecodeReason.noAudio);
+  return cannotTranscribe(DecodeReason.corrupt);
+}
+
+/** Limits of a spooled decode. */
+export interface ChunkedDecodeOptions extends DecodeOptions {
+  /** Largest chunk handed out, in samples. Default one second. */
+  readonly chunkSamples?: number;
+  /** Where the decoded PCM is spooled (a private directory on disk, never a tmpfs). */
+  readonly spoolDir: string;
+}
+
+/** Name prefix of spool files: the upload sweep (`upload-…`) removes any a dead process left. */
+export const SPOOL_PREFIX = "upload-pcm-";
+
+/**
+ * Decodes like {@link decodeAudioFile} but never holds the decoded audio in memory: ffmpeg's
+ * float output is streamed to a spool file in `spoolDir` (one hour of silence compressed to
+ * 600 KB is 230 MB of floats), then handed out in chunks of at most `chunkSamples`. ffmpeg's
+ * wall-clock limit covers the decode alone, not the recognition that consumes the chunks. The
+ * spool is deleted when the iteration ends, however it ends. Errors are those of decodeAudioFile.
+ */
+export async function* decodeAudioChunks(path: string, options: ChunkedDecodeOptions): AsyncGenerator<Float32Array> {
+  const chunkSamples = Math.max(1, options.chunkSamples ?? SPEECH_SAMPLE_RATE);
+  await assertReadableUpload(path);
+  const spool = join(options.spoolDir, `${SPOOL_PREFIX}${randomBytes(12).toString("hex")}.f32`);
+  try {
+    const total = await decodeToSpool(path, spool, options);
+    if (total === 0) throw cannotTranscribe(DecodeReason.empty);
+    const file = await open(spool, "r");
+    try {
+      for (let at = 0; at < total; at += chunkSamples) {
+        const samples = new Float32Array(Math.min(chunkSamples, total - at));
+        const view = new Uint8Array(samples.buffer);
+        const { bytesRead } = await file.read(view, 0, view.byteLength, at * 4);
+        if (bytesRead !== view.byteLength) {
+          throw new AppError("internal", Detail.internal, { cause: new Error("spool truncated") });
+        }
+        options.signal?.throwIfAborted();
+        yield samples;
+      }
+    } finally {
+      await file.close();
+    }
+  } finally {
+    await rm(spool, { force: true });
+  }
+}
+
+/** Streams ffmpeg's float output of `path` into `spool`; returns the samples written (capped). */
+async function decodeToSpool(path: string, spool: string, options: ChunkedDecodeOptions): Promise<number> {
+  const maxDurationSeconds = options.maxDurationSeconds ?? 3 * 3600;
+  const maxBytes = Math.ceil(maxDurationSeconds * SPEECH_SAMPLE_RATE) * 4;
+  const stream = streamFfmpeg(decodeArgs(path, maxDurationSeconds), {
+    timeoutMs: options.timeoutMs ?? 120_000,
+    maxOutputBytes: maxBytes + SPEECH_SAMPLE_RATE * 4,
+    signal: options.signal,
+  });
+  const out = await open(spool, "wx", 0o600);
+  let written = 0;
+  try {
+    for await (const chunk of stream) {
+      const keep = chunk.subarray(0, Math.max(0, maxBytes - written));
+      if (keep.byteLength > 0) await out.write(keep, 0, keep.byteLength, written);
+      written += keep.byteLength;
+    }
+  } catch (error) {
+    if (error instanceof FfmpegError) throw decodeFailure(error.failure, error.reason, options.signal);
+    throw error;
+  } finally {
+    await out.close();
+  }
+  return written >> 2;
+}
+

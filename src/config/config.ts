@@ -15,7 +15,7 @@ export interface SawtConfig {
   readonly auth: { default_rpm: number };
   readonly runtime: { provider: "auto" | "cpu" | "cuda"; intra_op_threads: number; metrics_open: boolean };
   readonly tts: { strict_voices: boolean; tashkeel: "auto" | "off"; concurrency: number; max_queue: number; queue_timeout_ms: number; max_input_chars: number; blocked_patterns: string[] };
-  readonly asr: { concurrency: number; max_queue: number; queue_timeout_ms: number; max_upload_mb: number; max_duration_s: number; ffmpeg_timeout_ms: number; ffmpeg_concurrency: number; pack: string; dialect_packs: string[]; dialect_seconds: number };
+  readonly asr: { concurrency: number; max_queue: number; queue_timeout_ms: number; max_upload_mb: number; max_duration_s: number; request_pcm_s: number; pcm_budget_mb: number; ffmpeg_timeout_ms: number; ffmpeg_concurrency: number; pack: string; dialect_packs: string[]; dialect_seconds: number };
   readonly streaming: { max_session_s: number; idle_timeout_s: number; max_streams: number; partial_interval_ms: number; max_buffer_s: number };
   readonly cluster: { secret: string };
   /** The file the config was read from, if any. */
@@ -141,6 +141,10 @@ export function loadConfig(options: { file?: string; env?: Record<string, string
   }
   if (out.server!.grpc_asr_port !== 0 && out.server!.grpc_asr_port === out.server!.grpc_tts_port) {
     throw new ConfigError(`config: server.grpc_asr_port: must differ from server.grpc_tts_port, got ${out.server!.grpc_asr_port}`);
+  }
+  const asr = out.asr!;
+  if ((asr.request_pcm_s as number) * 16000 * 4 > (asr.pcm_budget_mb as number) * 1024 * 1024) {
+    throw new ConfigError(`config: asr.pcm_budget_mb: must hold at least one request (asr.request_pcm_s), got ${asr.pcm_budget_mb}`);
   }
   const paths = out.paths!;
   paths.data_dir = isAbsolute(paths.data_dir as string) ? paths.data_dir : resolve(cwd, paths.data_dir as string);

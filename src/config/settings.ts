@@ -63,6 +63,8 @@ export const SETTINGS: readonly SettingSpec[] = [
   { section: "asr", key: "queue_timeout_ms", type: "int", default: 60000, min: 1, max: 600000, doc: "Longest wait in the queue; longer gets 504." },
   { section: "asr", key: "max_upload_mb", type: "int", default: 100, min: 1, max: 100, doc: "Largest upload in MB; larger gets 413 while streaming." },
   { section: "asr", key: "max_duration_s", type: "int", default: 3600, min: 1, max: 86400, doc: "Longest audio decoded; the rest is ignored." },
+  { section: "asr", key: "request_pcm_s", type: "int", default: 40, min: 32, max: 600, doc: "Seconds of decoded audio one transcription may hold in memory (reserved from asr.pcm_budget_mb); uploads are decoded to disk and read in 1 s chunks." },
+  { section: "asr", key: "pcm_budget_mb", type: "int", default: 256, min: 16, max: 65536, doc: "Decoded audio all transcriptions and streams may hold at once, in MiB; a request that would exceed it gets 503." },
   { section: "asr", key: "ffmpeg_timeout_ms", type: "int", default: 120000, min: 1000, max: 3600000, doc: "Wall-clock limit of one ffmpeg run." },
   { section: "asr", key: "ffmpeg_concurrency", type: "int", default: 2, min: 1, max: 64, doc: "ffmpeg processes at once." },
   { section: "asr", key: "pack", type: "string", default: "", doc: "Recogniser pack (folder name) used unless a dialect route applies; empty picks the first Whisper or NeMo CTC pack by name." },

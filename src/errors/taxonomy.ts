@@ -38,6 +38,8 @@ const KINDS = {
   not_found: { http: 404, grpc: GrpcCode.NOT_FOUND, shape: "standard", error: "http_error" },
   method_not_allowed: { http: 405, grpc: GrpcCode.UNIMPLEMENTED, shape: "standard", error: "http_error" },
   payload_too_large: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED, shape: "standard", error: "http_error" },
+  /** A WebSocket route asked for without the upgrade (RFC 9110 §15.5.22). */
+  upgrade_required: { http: 426, grpc: GrpcCode.FAILED_PRECONDITION, shape: "standard", error: "http_error" },
   validation: { http: 422, grpc: GrpcCode.INVALID_ARGUMENT, shape: "validation", error: "validation_error" },
   /** The client went away before the answer (nginx's 499); nobody reads the body, metrics count it. */
   client_closed: { http: 499, grpc: GrpcCode.CANCELLED, shape: "standard", error: "http_error" },

@@ -129,10 +129,9 @@ export async function readMultipart(body: ReadableStream<Uint8Array>, boundary: 
           progressed = true;
         } else if (state === "headers") {
           const end = buf.length >= 2 && buf[0] === 0x0d && buf[1] === 0x0a ? 0 : buf.indexOf(HEADER_END);
-          if (end < 0) {
-            if (buf.length > MAX_HEADER_BYTES) throw malformed("part headers too long");
-            break;
-          }
+          // The cap holds however the bytes arrive: a whole oversized block in one chunk included.
+          if ((end < 0 ? buf.length : end) > MAX_HEADER_BYTES) throw malformed("part headers too long");
+          if (end < 0) break;
           if (++parts > MAX_PARTS) throw malformed(`more than ${MAX_PARTS} parts`);
           const info = parsePartHeaders(buf.subarray(0, end));
           buf = buf.subarray(end === 0 ? 2 : end + HEADER_END.length);

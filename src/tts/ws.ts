@@ -16,6 +16,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../core/context.ts";
 import { presentedKey, verify } from "../edge/auth.ts";
+import { assertWebSocketHandshake } from "../http/ws-guard.ts";
 import { errorBody } from "../edge/error-body.ts";
 import { readyService } from "../edge/readiness.ts";
 import { requestIdFrom } from "../edge/request-id.ts";
@@ -86,8 +87,10 @@ export function ttsWebSocketRoutes(ctx: AppContext) {
   return new Elysia({ name: "tts-ws" }).ws("/v1/tts/ws", {
     maxPayloadLength: WS_MAX_MESSAGE_BYTES,
     idleTimeout: 120,
-    // The key is checked before the upgrade: a refused client gets the REST 401 response.
+    // The handshake (src/http/ws-guard.ts) and the key are checked before the upgrade: a refused
+    // client gets the REST 400 or 401 response.
     beforeHandle({ request, set }) {
+      assertWebSocketHandshake(request);
       const key = verify(ctx, presentedKey(request.headers));
       const sent = set.headers["x-request-id"];
       upgraded.set(request, { key, requestId: typeof sent === "string" ? sent : requestIdFrom(request.headers) });

@@ -10,6 +10,8 @@
  *    final) runs an ONNX model calibrated to a stated cost; a level is sustained when no stream's
  *    chunk is processed more than 500 ms after it was due.
  */
+import { tmpdir } from "node:os";
+import { PcmBudget } from "../../src/audio/pcm-budget.ts";
 import * as ort from "onnxruntime-node";
 import { join } from "node:path";
 import type { LiveEvent } from "../../src/asr/types.ts";
@@ -104,7 +106,8 @@ const service = new AsrEngineService({
     busyDetail: "busy",
     timeoutDetail: "timeout",
   }),
-  decode: { maxDurationSeconds: 3600, timeoutMs: 60_000 },
+  decode: { maxDurationSeconds: 3600, timeoutMs: 60_000, spoolDir: tmpdir() },
+  memory: { budget: new PcmBudget({ totalBytes: 256 * 2 ** 20, busyDetail: "busy" }), requestSeconds: 40 },
 });
 const streamAudio = concat(
   silence(0.3),

@@ -4,7 +4,9 @@
  * read such text aloud, and downstream systems (transcripts, SSML bridges, IVR logs) may
  * interpret it. Matching runs on NFKC text so full-width look-alikes ("＜ｓｃｒｉｐｔ") cannot slip
  * past. The rules are tuned against false positives on ordinary call-centre text: "2 < 3",
- * "price $5", "a@b.com", "<3", "x<y and y>z", "Customer data: name" all pass.
+ * "price $5", "a@b.com", "<3", "x<y and y>z", "Customer data: name" all pass. Bidi controls and
+ * lone surrogates are refused rather than silently removed (issue #16): normalising would make the
+ * spoken text differ from what the client sent, and a refusal tells the client at once.
  */
 
 import { AppError, Detail } from "../../errors/taxonomy.ts";
@@ -39,6 +41,12 @@ export const DEFAULT_BLOCKED_PATTERNS: readonly string[] = Object.freeze([
   String.raw`\{%[\s\S]*?%\}`,
   // C0 controls except tab, LF and CR (CR is read as a newline), DEL, C1 controls; includes NUL.
   String.raw`[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]`,
+  // Bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): they reorder how text
+  // displays in transcripts and logs without changing what is spoken ("Trojan Source"). The marks
+  // LRM/RLM/ALM (U+200E, U+200F, U+061C) stay allowed: ordinary Arabic text carries them.
+  String.raw`[\u202A-\u202E\u2066-\u2069]`,
+  // A lone surrogate (with the u flag a pair is one code point and does not match): not text.
+  String.raw`[\uD800-\uDFFF]`,
 ]);
 
 /** A predicate over raw text: true when the text must be refused. */

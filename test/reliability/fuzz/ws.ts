@@ -1,0 +1,116 @@
+/**
+ * WebSocket frames drawn from a seed, sent over real connections to every WS route: speech
+ * requests valid and not, garbage text, binary frames, two requests without waiting, frames over
+ * the size limit, and upgrades with bad keys. Every server frame must be JSON of a known type, an
+ * error frame must carry a contract status and the REST error shape, nothing may leak, and an
+ * unauthenticated upgrade must never open.
+ */
+import { checkErrorObject, isNoAudio, leaks, type Secrets, ALLOWED_HTTP_STATUSES } from "./contract.ts";
+import { NASTY_STRINGS, type Random } from "./random.ts";
+
+/** One WS session's outcome: frames sent and the problems seen. */
+export interface WsOutcome {
+  readonly frames: number;
+  readonly problems: string[];
+}
+
+const TYPES = new Set(["start", "end", "error"]);
+/** Longer than the route's limit (512 KiB): the server must close with 1009, nothing else. */
+const OVERSIZE = 600 * 1024;
+
+/** Draws the frames of one session. */
+export function drawFrames(random: Random): Array<string | Uint8Array> {
+  const frames: Array<string | Uint8Array> = [];
+  for (let i = random.int(1, 6); i > 0; i--) {
+    const roll = random.next();
+    if (roll < 0.45) frames.push(JSON.stringify(speech(random)));
+    else if (roll < 0.6) frames.push(random.pick(["{", "null", "[]", "42", '"x"', random.text(30)]));
+    else if (roll < 0.75) frames.push(random.bytes(random.int(0, 64)));
+    else if (roll < 0.98) frames.push(JSON.stringify({ input: random.text(random.int(1, 12)), response_format: random.pick(["pcm", "pcm", "wav", "mp3", "x"]) }));
+    else frames.push("x".repeat(OVERSIZE));
+  }
+  return frames;
+}
+
+function speech(random: Random): Record<string, unknown> {
+  const body: Record<string, unknown> = { input: random.chance(0.5) ? random.pick(NASTY_STRINGS) : random.text(random.int(0, 20)) };
+  if (random.chance(0.3)) body.voice = random.pick(NASTY_STRINGS);
+  if (random.chance(0.3)) body.dialect = random.pick(NASTY_STRINGS);
+  if (random.chance(0.3)) body.response_format = random.pick(["pcm", "wav", "ulaw", "", 5]);
+  if (random.chance(0.2)) body.sample_rate = random.pick([8000, 16000, -1, "x"]);
+  if (random.chance(0.2)) body.speed = random.pick([0.5, 9, "x"]);
+  return body;
+}
+
+/** Runs one session against `url`; `authorised` false sends a bad key and expects no open. */
+export function runWsSession(url: string, key: string, frames: ReadonlyArray<string | Uint8Array>, authorised: boolean, secrets: Secrets): Promise<WsOutcome> {
+  const problems: string[] = [];
+  const headers = authorised ? { "x-api-key": key } : { "x-api-key": `${key.slice(0, -3)}zzz` };
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url, { headers } as unknown as string[]);
+    ws.binaryType = "arraybuffer";
+    let opened = false;
+    let expected = 0;
+    let terminal = 0;
+    let sent = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const finish = () => {
+      clearTimeout(timer);
+      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close();
+      resolve({ frames: authorised ? Math.max(1, sent) : 1, problems });
+    };
+    const sendNext = () => {
+      if (sent >= frames.length) return finish();
+      const frame = frames[sent++]!;
+      ws.send(frame);
+      if (typeof frame === "string" && frame.length >= OVERSIZE) {
+        // Answered by the close (1009), nothing else.
+        timer = setTimeout(() => {
+          problems.push("no close after an oversized frame");
+          finish();
+        }, 10_000);
+        return;
+      }
+      expected++;
+      // A request sometimes goes out before the previous answer: the server must refuse it politely.
+      if (sent < frames.length && frames[sent]!.length < 1024 && sent % 3 === 0) return sendNext();
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        problems.push(`no answer within 10 s to frame ${sent}`);
+        finish();
+      }, 10_000);
+    };
+    ws.onopen = () => {
+      opened = true;
+      if (!authorised) problems.push("opened with a bad key");
+      sendNext();
+    };
+    ws.onmessage = (event) => {
+      if (typeof event.data !== "string") return; // audio
+      for (const leak of leaks(event.data, secrets)) problems.push(`leak: ${leak}`);
+      let message: Record<string, unknown>;
+      try {
+        message = JSON.parse(event.data) as Record<string, unknown>;
+      } catch {
+        problems.push("text frame is not JSON");
+        return;
+      }
+      if (!TYPES.has(String(message.type))) problems.push(`frame type ${String(message.type)}`);
+      if (message.type === "error") {
+        const { type: _type, status, retry_after: _retry, ...body } = message;
+        const allowed = typeof status === "number" && (ALLOWED_HTTP_STATUSES.has(status) || isNoAudio(status, body.detail));
+        if (!allowed) problems.push(`error frame status ${String(status)}`);
+        else problems.push(...checkErrorObject(status, body));
+      }
+      if (message.type === "end" || message.type === "error") {
+        terminal++;
+        if (terminal >= expected) sendNext();
+      }
+    };
+    ws.onclose = (event) => {
+      const oversize = frames.slice(0, sent).some((f) => typeof f === "string" && f.length >= OVERSIZE);
+      if (opened && terminal < expected && !(oversize && event.code === 1009)) problems.push(`closed ${event.code} with answers pending`);
+      finish();
+    };
+  });
+}

@@ -111,7 +111,11 @@ function decodingFacts(result: RecognizedText): Partial<TranscriptSegment> {
 }
 
 /** The chunks already read, then the one that overflowed, then the rest of the decode. */
-async function* resumed(head: readonly Float32Array[], next: Float32Array, rest: AsyncIterator<Float32Array>): AsyncGenerator<Float32Array> {
+async function* resumed(
+  head: readonly Float32Array[],
+  next: Float32Array,
+  rest: AsyncIterator<Float32Array>,
+): AsyncGenerator<Float32Array> {
   yield* head;
   yield next;
   for (let step = await rest.next(); !step.done; step = await rest.next()) yield step.value;
@@ -125,7 +129,12 @@ interface Session {
 
 /** A partial result the engine had no room for is skipped (""), not a failure of the stream. */
 function skipWhenBusy(error: unknown, options: CallOptions): string {
-  if (error instanceof AppError && (error.kind === "unavailable" || error.kind === "timeout") && !options.signal?.aborted) return "";
+  if (
+    error instanceof AppError &&
+    (error.kind === "unavailable" || error.kind === "timeout") &&
+    !options.signal?.aborted
+  )
+    return "";
   throw error;
 }
 
@@ -145,42 +154,48 @@ export class AsrEngineService implements AsrService {
    * holds more than its reservation (issue #16).
    */
   transcribeFile(path: string, options: TranscriptionOptions = {}): Promise<Transcript> {
-    return this.options.admission.run(async () => {
-      const hold = this.reserve(this.options.memory.requestSeconds * PCM_BYTES_PER_SECOND);
-      try {
-        const started = performance.now();
-        const decode = { ...this.options.decode, signal: options.signal, chunkSamples: SPEECH_SAMPLE_RATE };
-        const chunks = decodeAudioChunks(path, decode)[Symbol.asyncIterator]();
-        const limit = this.options.memory.requestSeconds * SPEECH_SAMPLE_RATE;
-        const head: Float32Array[] = [];
-        let held = 0;
-        let next = await chunks.next();
-        while (!next.done && held + next.value.length <= limit) {
-          head.push(next.value);
-          held += next.value.length;
-          next = await chunks.next();
+    return this.options.admission.run(
+      async () => {
+        const hold = this.reserve(this.options.memory.requestSeconds * PCM_BYTES_PER_SECOND);
+        try {
+          const started = performance.now();
+          const decode = { ...this.options.decode, signal: options.signal, chunkSamples: SPEECH_SAMPLE_RATE };
+          const chunks = decodeAudioChunks(path, decode)[Symbol.asyncIterator]();
+          const limit = this.options.memory.requestSeconds * SPEECH_SAMPLE_RATE;
+          const head: Float32Array[] = [];
+          let held = 0;
+          let next = await chunks.next();
+          while (!next.done && held + next.value.length <= limit) {
+            head.push(next.value);
+            held += next.value.length;
+            next = await chunks.next();
+          }
+          const transcript = next.done
+            ? await this.transcribe(concatSamples(head), options)
+            : await this.transcribeLong(resumed(head, next.value, chunks), options);
+          this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
+          return transcript;
+        } finally {
+          hold.release();
         }
-        const transcript = next.done
-          ? await this.transcribe(concatSamples(head), options)
-          : await this.transcribeLong(resumed(head, next.value, chunks), options);
-        this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
-        return transcript;
-      } finally {
-        hold.release();
-      }
-    }, { signal: options.signal, timeoutMs: options.timeoutMs });
+      },
+      { signal: options.signal, timeoutMs: options.timeoutMs },
+    );
   }
 
   async transcribeSamples(samples: Float32Array, options: TranscriptionOptions = {}): Promise<Transcript> {
     // The caller already holds these samples; counting them keeps the budget's total honest.
     const hold = this.reserve(samples.byteLength);
     try {
-      return await this.options.admission.run(async () => {
-        const started = performance.now();
-        const transcript = await this.transcribe(samples, options);
-        this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
-        return transcript;
-      }, { signal: options.signal, timeoutMs: options.timeoutMs });
+      return await this.options.admission.run(
+        async () => {
+          const started = performance.now();
+          const transcript = await this.transcribe(samples, options);
+          this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
+          return transcript;
+        },
+        { signal: options.signal, timeoutMs: options.timeoutMs },
+      );
     } finally {
       hold.release();
     }
@@ -193,8 +208,14 @@ export class AsrEngineService implements AsrService {
    * texts are joined with a space (a piece ends where the tracker heard an utterance end); the
    * call's dialect and model are the first recognised piece's.
    */
-  private async transcribeLong(chunks: AsyncIterable<Float32Array>, options: TranscriptionOptions): Promise<Transcript> {
-    const tracker = new SpeechTracker(this.detector, { ...this.options.segmenter, maxSegmentSeconds: this.spanWindowSeconds() });
+  private async transcribeLong(
+    chunks: AsyncIterable<Float32Array>,
+    options: TranscriptionOptions,
+  ): Promise<Transcript> {
+    const tracker = new SpeechTracker(this.detector, {
+      ...this.options.segmenter,
+      maxSegmentSeconds: this.spanWindowSeconds(),
+    });
     const parts: Array<{ transcript: Transcript; offset: number }> = [];
     const texts: string[] = [];
     const take = async (pieces: readonly SpeechPiece[]) => {
@@ -214,7 +235,10 @@ export class AsrEngineService implements AsrService {
       end: Math.round((item.end + by) * 1000) / 1000,
     });
     const segments = parts.flatMap(({ transcript, offset }) =>
-      transcript.segments.map((segment) => ({ ...shift(segment, offset), ...(segment.words ? { words: segment.words.map((w) => shift(w, offset)) } : {}) })),
+      transcript.segments.map((segment) => ({
+        ...shift(segment, offset),
+        ...(segment.words ? { words: segment.words.map((w) => shift(w, offset)) } : {}),
+      })),
     );
     const first = parts[0]?.transcript;
     const words = parts.flatMap(({ transcript, offset }) => (transcript.words ?? []).map((w) => shift(w, offset)));
@@ -266,14 +290,27 @@ export class AsrEngineService implements AsrService {
       const interim = await this.interim(tracker.slice(active, interimAt), state, options);
       // A recogniser slower than the audio would fall ever further behind: space interims out.
       interimGap = Math.max(INTERIM_SECONDS, (2 * (performance.now() - started)) / 1000) * SPEECH_SAMPLE_RATE;
-      if (interim !== "") yield { text: interim, isFinal: false, start: seconds(active), end: seconds(interimAt), dialect: state.dialect ?? null };
+      if (interim !== "")
+        yield {
+          text: interim,
+          isFinal: false,
+          start: seconds(active),
+          end: seconds(interimAt),
+          dialect: state.dialect ?? null,
+        };
     }
     yield* this.finals(await tracker.end(signal), state, options);
   }
 
-  openLive(live: LiveTranscriptionOptions, emit: (event: LiveEvent) => void, options: CallOptions = {}): LiveTranscription {
+  openLive(
+    live: LiveTranscriptionOptions,
+    emit: (event: LiveEvent) => void,
+    options: CallOptions = {},
+  ): LiveTranscription {
     const recognizer = this.options.defaultRecognizer;
-    const decoder = isStreamingRecognizer(recognizer) ? this.streamingDecoder(recognizer, options) : this.offlineDecoder(options);
+    const decoder = isStreamingRecognizer(recognizer)
+      ? this.streamingDecoder(recognizer, options)
+      : this.offlineDecoder(options);
     const vad = live.turnDetection ? this.detector.createStream() : null;
     return new OfflineLiveTranscription(vad, live, decoder, emit, options.signal);
   }
@@ -296,7 +333,9 @@ export class AsrEngineService implements AsrService {
 
   /** A streaming recogniser on a live door: one model stream per utterance, caches carried between chunks. */
   private streamingDecoder(recognizer: StreamingRecognizer, options: CallOptions): UtteranceDecoder {
-    const native = new StreamingUtteranceDecoder(recognizer, this.options.packs.dialect, (job) => this.admitted(job, options));
+    const native = new StreamingUtteranceDecoder(recognizer, this.options.packs.dialect, (job) =>
+      this.admitted(job, options),
+    );
     return {
       final: async (samples) => {
         const started = performance.now();
@@ -304,7 +343,8 @@ export class AsrEngineService implements AsrService {
         this.options.observe?.((performance.now() - started) / 1000, samples.length / SPEECH_SAMPLE_RATE);
         return result;
       },
-      partial: (samples) => native.partial(samples, options.signal).catch((error: unknown) => skipWhenBusy(error, options)),
+      partial: (samples) =>
+        native.partial(samples, options.signal).catch((error: unknown) => skipWhenBusy(error, options)),
     };
   }
 
@@ -322,7 +362,11 @@ export class AsrEngineService implements AsrService {
     }
   }
 
-  private async *finals(pieces: readonly SpeechPiece[], state: Session, options: CallOptions): AsyncIterable<StreamingResult> {
+  private async *finals(
+    pieces: readonly SpeechPiece[],
+    state: Session,
+    options: CallOptions,
+  ): AsyncIterable<StreamingResult> {
     for (const piece of pieces) {
       const segment = await this.admitted(async () => {
         const started = performance.now();
@@ -330,14 +374,23 @@ export class AsrEngineService implements AsrService {
         this.options.observe?.((performance.now() - started) / 1000, piece.samples.length / SPEECH_SAMPLE_RATE);
         return recognized;
       }, options);
-      if (segment.text !== "") yield { text: segment.text, isFinal: true, start: segment.start, end: segment.end, dialect: state.dialect ?? null };
+      if (segment.text !== "")
+        yield {
+          text: segment.text,
+          isFinal: true,
+          start: segment.start,
+          end: segment.end,
+          dialect: state.dialect ?? null,
+        };
     }
   }
 
   /** Recogniser for `model` (a pack folder name); unknown or absent names get the default. */
   private pick(model: string | undefined): { recognizer: Recognizer; explicit: boolean } {
     const named = model === undefined ? undefined : this.options.packs.recognizers.get(model);
-    return named ? { recognizer: named, explicit: true } : { recognizer: this.options.defaultRecognizer, explicit: false };
+    return named
+      ? { recognizer: named, explicit: true }
+      : { recognizer: this.options.defaultRecognizer, explicit: false };
   }
 
   /** Longest speech span the detector may produce: the smallest window of any recogniser. */
@@ -364,7 +417,10 @@ export class AsrEngineService implements AsrService {
     let pieces = this.plan(spans, samples.length, recognizer);
     const callSeconds = this.options.dialectSeconds ?? DEFAULT_CALL_DIALECT_SECONDS;
     const dialects = new CallDialects(this.options.packs.dialect, samples, callSeconds);
-    const decision = await dialects.decide(pieces.flatMap((p) => p.utterances), signal);
+    const decision = await dialects.decide(
+      pieces.flatMap((p) => p.utterances),
+      signal,
+    );
     const routed = decision && !chosen.explicit ? this.options.dialectRoutes.get(decision.dialect) : undefined;
     if (routed !== undefined && routed !== recognizer) {
       recognizer = routed;
@@ -385,7 +441,11 @@ export class AsrEngineService implements AsrService {
       texts.push(result);
       options.onText?.(joinPieceTexts(texts));
       timed ||= result.words !== undefined;
-      appendWords(words, reported.flatMap((r) => r.words ?? []), result.continuesWord === true && texts.length > 1);
+      appendWords(
+        words,
+        reported.flatMap((r) => r.words ?? []),
+        result.continuesWord === true && texts.length > 1,
+      );
       for (const part of reported) {
         const dialect = await dialects.ofUtterances(part.utterances, signal);
         segments.push({
@@ -416,13 +476,18 @@ export class AsrEngineService implements AsrService {
     if (state.dialect === undefined) {
       const identifier = this.options.packs.dialect;
       state.dialect = identifier ? await identifier.identify(piece.samples, signal) : null;
-      state.recognizer = (state.dialect !== null && this.options.dialectRoutes.get(state.dialect)) || this.options.defaultRecognizer;
+      state.recognizer =
+        (state.dialect !== null && this.options.dialectRoutes.get(state.dialect)) || this.options.defaultRecognizer;
     }
     signal?.throwIfAborted();
     const result = await state.recognizer.recognize(piece.samples, signal);
     const offset = piece.start / SPEECH_SAMPLE_RATE;
     const end = seconds(piece.end);
-    const words = result.words?.map((w) => ({ word: w.word, start: Math.min(end, seconds((offset + w.start) * SPEECH_SAMPLE_RATE)), end: Math.min(end, seconds((offset + w.end) * SPEECH_SAMPLE_RATE)) }));
+    const words = result.words?.map((w) => ({
+      word: w.word,
+      start: Math.min(end, seconds((offset + w.start) * SPEECH_SAMPLE_RATE)),
+      end: Math.min(end, seconds((offset + w.end) * SPEECH_SAMPLE_RATE)),
+    }));
     return { id: 0, start: seconds(piece.start), end, text: result.text.trim(), ...(words ? { words } : {}) };
   }
 }

@@ -31,11 +31,35 @@ export const ALLOWED_DEMUXERS: readonly string[] = ["wav", "mp3", "mov", "mpeg",
  * an upload; files with a video track still decode their audio.
  */
 export const ALLOWED_DECODERS: readonly string[] = [
-  "pcm_s16le", "pcm_s16be", "pcm_s24le", "pcm_s32le", "pcm_f32le", "pcm_f64le", "pcm_u8", "pcm_mulaw", "pcm_alaw",
-  "adpcm_ms", "adpcm_ima_wav", "gsm_ms",
-  "mp1", "mp1float", "mp2", "mp2float", "mp3", "mp3float",
-  "aac", "aac_fixed", "aac_latm", "alac", "ac3", "ac3_fixed",
-  "opus", "libopus", "vorbis", "libvorbis", "flac",
+  "pcm_s16le",
+  "pcm_s16be",
+  "pcm_s24le",
+  "pcm_s32le",
+  "pcm_f32le",
+  "pcm_f64le",
+  "pcm_u8",
+  "pcm_mulaw",
+  "pcm_alaw",
+  "adpcm_ms",
+  "adpcm_ima_wav",
+  "gsm_ms",
+  "mp1",
+  "mp1float",
+  "mp2",
+  "mp2float",
+  "mp3",
+  "mp3float",
+  "aac",
+  "aac_fixed",
+  "aac_latm",
+  "alac",
+  "ac3",
+  "ac3_fixed",
+  "opus",
+  "libopus",
+  "vorbis",
+  "libvorbis",
+  "flac",
 ];
 
 /** Limits of one decode. */
@@ -65,19 +89,35 @@ export const DecodeReason = {
 /** ffmpeg arguments decoding `path` (hardened prefix excluded). */
 export function decodeArgs(path: string, maxDurationSeconds: number): string[] {
   return [
-    "-protocol_whitelist", "file,pipe",
-    "-format_whitelist", ALLOWED_DEMUXERS.join(","),
-    "-codec_whitelist", ALLOWED_DECODERS.join(","),
-    "-probesize", "5000000",
-    "-analyzeduration", "10000000",
-    "-t", String(maxDurationSeconds),
+    "-protocol_whitelist",
+    "file,pipe",
+    "-format_whitelist",
+    ALLOWED_DEMUXERS.join(","),
+    "-codec_whitelist",
+    ALLOWED_DECODERS.join(","),
+    "-probesize",
+    "5000000",
+    "-analyzeduration",
+    "10000000",
+    "-t",
+    String(maxDurationSeconds),
     // The explicit `file:` keeps a name containing ':' from being read as a protocol.
-    "-i", `file:${path}`,
-    "-map", "0:a:0",
-    "-vn", "-sn", "-dn",
-    "-threads", "1",
-    "-ac", "1", "-ar", String(SPEECH_SAMPLE_RATE),
-    "-f", "f32le", "pipe:1",
+    "-i",
+    `file:${path}`,
+    "-map",
+    "0:a:0",
+    "-vn",
+    "-sn",
+    "-dn",
+    "-threads",
+    "1",
+    "-ac",
+    "1",
+    "-ar",
+    String(SPEECH_SAMPLE_RATE),
+    "-f",
+    "f32le",
+    "pipe:1",
   ];
 }
 
@@ -199,4 +239,3 @@ async function decodeToSpool(path: string, spool: string, options: ChunkedDecode
   }
   return written >> 2;
 }
-

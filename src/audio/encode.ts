@@ -8,7 +8,13 @@ import { concatBytes } from "./concat.ts";
 import { encodeG711, type SampleEncoding } from "./g711.ts";
 import { log } from "../log/logger.ts";
 import { FfmpegError, runFfmpeg, streamFfmpeg, type FfmpegResult } from "./ffmpeg.ts";
-import { ffmpegEncodeArgs, patchFlacTotalSamples, planEncoding, type AudioFormat, type EncodingPlan } from "./formats.ts";
+import {
+  ffmpegEncodeArgs,
+  patchFlacTotalSamples,
+  planEncoding,
+  type AudioFormat,
+  type EncodingPlan,
+} from "./formats.ts";
 import { bytesToInt16, floatToInt16, int16ToBytes, wavHeader } from "./wav.ts";
 
 const logger = log.child({ component: "audio" });
@@ -35,13 +41,22 @@ export interface EncodedAudio {
 }
 
 /** Content type and sample rate an encode will report, for headers sent before a stream starts. */
-export function describeEncoding(format: AudioFormat, sampleRate: number, options: EncodeOptions = {}): { contentType: string; sampleRate: number } {
+export function describeEncoding(
+  format: AudioFormat,
+  sampleRate: number,
+  options: EncodeOptions = {},
+): { contentType: string; sampleRate: number } {
   const plan = planEncoding(format, sampleRate, options.targetSampleRate, options.encoding);
   return { contentType: plan.contentType, sampleRate: plan.sampleRate };
 }
 
 /** Encodes mono float PCM (`sampleRate` Hz, clipped to [-1, 1]) as `format`. Failures are AppError `internal`. */
-export async function encodeAudio(pcm: Float32Array, sampleRate: number, format: AudioFormat, options: EncodeOptions = {}): Promise<EncodedAudio> {
+export async function encodeAudio(
+  pcm: Float32Array,
+  sampleRate: number,
+  format: AudioFormat,
+  options: EncodeOptions = {},
+): Promise<EncodedAudio> {
   const plan = planEncoding(format, sampleRate, options.targetSampleRate, options.encoding);
   const int16 = floatToInt16(pcm);
   const outFrames = Math.ceil((pcm.length * plan.encoderRate) / plan.inputRate);
@@ -53,18 +68,26 @@ export async function encodeAudio(pcm: Float32Array, sampleRate: number, format:
       maxOutputBytes: Math.ceil(frames * 2 * 1.25) + (1 << 20),
       signal: options.signal,
     });
-  const result = (bytes: Uint8Array): EncodedAudio => ({ bytes, contentType: plan.contentType, sampleRate: plan.sampleRate });
+  const result = (bytes: Uint8Array): EncodedAudio => ({
+    bytes,
+    contentType: plan.contentType,
+    sampleRate: plan.sampleRate,
+  });
   const resampling = plan.encoderRate !== plan.inputRate;
 
   if (format === "pcm" || format === "wav") {
-    const linear = resampling ? await run(ffmpegEncodeArgs(plan, "s16le", false), int16ToBytes(int16), outFrames) : int16ToBytes(int16);
+    const linear = resampling
+      ? await run(ffmpegEncodeArgs(plan, "s16le", false), int16ToBytes(int16), outFrames)
+      : int16ToBytes(int16);
     const samples = plan.encoding === "pcm_s16le" ? linear : encodeG711(bytesToInt16(linear), plan.encoding);
     if (format === "pcm") return result(samples);
     return result(concatBytes([wavHeader(plan.encoderRate, samples.byteLength, plan.encoding), samples]));
   }
   if (format === "flac") {
     // Resample first so the exact sample count is known for the STREAMINFO patch.
-    const samples = resampling ? await run(ffmpegEncodeArgs(plan, "s16le", false), int16ToBytes(int16), outFrames) : int16ToBytes(int16);
+    const samples = resampling
+      ? await run(ffmpegEncodeArgs(plan, "s16le", false), int16ToBytes(int16), outFrames)
+      : int16ToBytes(int16);
     const flacPlan: EncodingPlan = { ...plan, inputRate: plan.encoderRate };
     const bytes = await run(ffmpegEncodeArgs(flacPlan, "encoded", false), samples, samples.byteLength >> 1);
     patchFlacTotalSamples(bytes, bytesToInt16(samples).length);
@@ -81,7 +104,12 @@ export async function encodeAudio(pcm: Float32Array, sampleRate: number, format:
  * errors the stream with its own error; an ffmpeg failure with an {@link FfmpegError}.
  * Headers: see {@link describeEncoding}.
  */
-export function encodeAudioStream(chunks: AsyncIterable<Float32Array>, sampleRate: number, format: AudioFormat, options: EncodeOptions = {}): ReadableStream<Uint8Array> {
+export function encodeAudioStream(
+  chunks: AsyncIterable<Float32Array>,
+  sampleRate: number,
+  format: AudioFormat,
+  options: EncodeOptions = {},
+): ReadableStream<Uint8Array> {
   const plan = planEncoding(format, sampleRate, options.targetSampleRate, options.encoding);
   const s16 = toS16Chunks(chunks);
   const raw = format === "wav" || format === "pcm";
@@ -99,11 +127,17 @@ export function encodeAudioStream(chunks: AsyncIterable<Float32Array>, sampleRat
   return iterableStream(prepend(wavHeader(plan.encoderRate, undefined, plan.encoding), body));
 }
 
-async function runChecked(args: string[], stdin: Uint8Array, limits: { timeoutMs: number; maxOutputBytes: number; signal: AbortSignal | undefined }): Promise<Uint8Array> {
+async function runChecked(
+  args: string[],
+  stdin: Uint8Array,
+  limits: { timeoutMs: number; maxOutputBytes: number; signal: AbortSignal | undefined },
+): Promise<Uint8Array> {
   const outcome: FfmpegResult = await runFfmpeg(args, { stdin, ...limits });
   if (outcome.ok) return outcome.stdout;
   logger.warn("audio encode failed", { failure: outcome.failure, reason: outcome.reason });
-  throw new AppError("internal", Detail.internal, { cause: new FfmpegError(outcome.failure, outcome.reason, outcome.cause) });
+  throw new AppError("internal", Detail.internal, {
+    cause: new FfmpegError(outcome.failure, outcome.reason, outcome.cause),
+  });
 }
 
 async function* toS16Chunks(chunks: AsyncIterable<Float32Array>): AsyncGenerator<Uint8Array> {
@@ -113,7 +147,10 @@ async function* toS16Chunks(chunks: AsyncIterable<Float32Array>): AsyncGenerator
 }
 
 /** Companding of an s16le byte stream whose chunks may split a sample (ffmpeg's pipe does). */
-async function* toG711(linear: AsyncIterable<Uint8Array>, encoding: "pcm_mulaw" | "pcm_alaw"): AsyncGenerator<Uint8Array> {
+async function* toG711(
+  linear: AsyncIterable<Uint8Array>,
+  encoding: "pcm_mulaw" | "pcm_alaw",
+): AsyncGenerator<Uint8Array> {
   let carry: Uint8Array = new Uint8Array(0);
   for await (const chunk of linear) {
     const bytes = carry.byteLength > 0 ? concatBytes([carry, chunk]) : chunk;
@@ -142,5 +179,3 @@ function iterableStream(source: AsyncIterable<Uint8Array>): ReadableStream<Uint8
     },
   });
 }
-
-

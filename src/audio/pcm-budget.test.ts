@@ -4,7 +4,11 @@ import { PcmBudget } from "./pcm-budget.ts";
 
 describe("PcmBudget", () => {
   test("does grant reservations up to the total and refuse the one that would overdraw it with 503", () => {
-    const budget = new PcmBudget({ totalBytes: 100, busyDetail: "Service busy, try again later", retryAfterSeconds: 3 });
+    const budget = new PcmBudget({
+      totalBytes: 100,
+      busyDetail: "Service busy, try again later",
+      retryAfterSeconds: 3,
+    });
     const a = budget.reserve(60);
     const b = budget.reserve(40);
     let refused: unknown;

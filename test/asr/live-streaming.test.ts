@@ -76,12 +76,18 @@ describe("streaming recogniser behind the realtime WebSocket", () => {
     });
     client.sendJson({
       type: "session.update",
-      session: { type: "transcription", audio: { input: { format: { type: "audio/pcm", rate: 16000 }, turn_detection: null } } },
+      session: {
+        type: "transcription",
+        audio: { input: { format: { type: "audio/pcm", rate: 16000 }, turn_detection: null } },
+      },
     });
     await client.next("session.updated");
     const bytes = int16ToBytes(floatToInt16(concat(silence(0.2), letterToneAudio(TEXT), silence(0.3))));
     for (let at = 0; at < bytes.length; at += 640) {
-      client.sendJson({ type: "input_audio_buffer.append", audio: Buffer.from(bytes.subarray(at, at + 640)).toString("base64") });
+      client.sendJson({
+        type: "input_audio_buffer.append",
+        audio: Buffer.from(bytes.subarray(at, at + 640)).toString("base64"),
+      });
       await Bun.sleep(2);
     }
     client.sendJson({ type: "input_audio_buffer.commit" });

@@ -112,19 +112,29 @@ describe("Moonshine over the real server's REST endpoint", () => {
     });
     client.sendJson({
       type: "session.update",
-      session: { type: "transcription", audio: { input: { format: { type: "audio/pcm", rate: 16000 }, turn_detection: null } } },
+      session: {
+        type: "transcription",
+        audio: { input: { format: { type: "audio/pcm", rate: 16000 }, turn_detection: null } },
+      },
     });
     await client.next("session.updated");
     // 20 ms chunks, as a telephony bridge sends them, faster than real time.
     const bytes = int16ToBytes(floatToInt16(decoded.samples));
     for (let at = 0; at < bytes.length; at += 640) {
-      client.sendJson({ type: "input_audio_buffer.append", audio: Buffer.from(bytes.subarray(at, at + 640)).toString("base64") });
+      client.sendJson({
+        type: "input_audio_buffer.append",
+        audio: Buffer.from(bytes.subarray(at, at + 640)).toString("base64"),
+      });
       if (at % (640 * 50) === 0) await Bun.sleep(1);
     }
     client.sendJson({ type: "input_audio_buffer.commit" });
-    const completed = await client.next("conversation.item.input_audio_transcription.completed").catch((error: unknown) => {
-      throw new Error(`${error}; events: ${JSON.stringify(client.events.map((e) => ({ ...e, delta: undefined })).slice(-5))}`);
-    });
+    const completed = await client
+      .next("conversation.item.input_audio_transcription.completed")
+      .catch((error: unknown) => {
+        throw new Error(
+          `${error}; events: ${JSON.stringify(client.events.map((e) => ({ ...e, delta: undefined })).slice(-5))}`,
+        );
+      });
     expect(completed.transcript).toBe(reference.text);
     client.ws.close();
   }, 60_000);

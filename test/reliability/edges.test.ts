@@ -61,20 +61,35 @@ describe("WebSocket route edges", () => {
     expect(reply.header("allow")).toBeNull();
   });
 
-  test.each(["POST", "PUT", "DELETE"])("does answer %s on /v1/tts/ws with 405 and Allow: GET (no WS)", async (method) => {
-    const reply = await call(`${app.baseUrl}/v1/tts/ws`, { method, headers: { "X-API-Key": key } });
-    expectStandard(reply, 405, "Method Not Allowed");
-    expect(reply.header("allow")).toBe("GET");
-  });
+  test.each(["POST", "PUT", "DELETE"])(
+    "does answer %s on /v1/tts/ws with 405 and Allow: GET (no WS)",
+    async (method) => {
+      const reply = await call(`${app.baseUrl}/v1/tts/ws`, { method, headers: { "X-API-Key": key } });
+      expectStandard(reply, 405, "Method Not Allowed");
+      expect(reply.header("allow")).toBe("GET");
+    },
+  );
 
   const broken: [string, string][] = [
     ["no key", "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"],
-    ["a short key", "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: abc\r\n"],
-    ["version 8", "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 8\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"],
-    ["no Connection: Upgrade", "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"],
+    [
+      "a short key",
+      "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: abc\r\n",
+    ],
+    [
+      "version 8",
+      "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 8\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n",
+    ],
+    [
+      "no Connection: Upgrade",
+      "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n",
+    ],
   ];
   test.each(broken)("does answer a handshake with %s with the standard 400", async (_what, headers) => {
-    const reply = await rawHttp(port, `GET /v1/tts/ws HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${key}\r\n${headers}\r\n`);
+    const reply = await rawHttp(
+      port,
+      `GET /v1/tts/ws HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${key}\r\n${headers}\r\n`,
+    );
     expectStandardRaw(reply, 400, INVALID_HANDSHAKE);
   });
 
@@ -82,7 +97,10 @@ describe("WebSocket route edges", () => {
     const bare: FeaturePlugin = () => new Elysia({ name: "bare-ws" }).ws("/test/ws", { message: () => undefined });
     const server = createHttpApp(app.ctx, [...httpPlugins, bare]).listen({ hostname: "127.0.0.1", port: 0 });
     try {
-      const reply = await rawHttp(server.server!.port!, "GET /test/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n");
+      const reply = await rawHttp(
+        server.server!.port!,
+        "GET /test/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n",
+      );
       expectStandardRaw(reply, 400, INVALID_HANDSHAKE);
       const plain = await rawHttp(server.server!.port!, "GET /test/ws HTTP/1.1\r\nHost: x\r\n\r\n");
       expectStandardRaw(plain, 426, UPGRADE_REQUIRED);
@@ -92,7 +110,9 @@ describe("WebSocket route edges", () => {
   });
 
   test("does still upgrade a valid handshake", async () => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/tts/ws`, { headers: { "X-API-Key": key } } as unknown as string[]);
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/tts/ws`, {
+      headers: { "X-API-Key": key },
+    } as unknown as string[]);
     const opened = await new Promise<boolean>((resolve) => {
       ws.onopen = () => resolve(true);
       ws.onerror = () => resolve(false);

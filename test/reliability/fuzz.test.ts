@@ -25,7 +25,9 @@ test("does hold the contract over every door for a seeded fuzz campaign", async 
     { ...target, baseUrl: target.sawt.baseUrl, grpc: target.grpc },
     { seed: SEED, requests: REQUESTS, concurrency: 16 },
   );
-  console.log(`fuzz: ${JSON.stringify(report.requests)} in ${report.seconds.toFixed(1)} s; ${JSON.stringify(report.statuses)}`);
+  console.log(
+    `fuzz: ${JSON.stringify(report.requests)} in ${report.seconds.toFixed(1)} s; ${JSON.stringify(report.statuses)}`,
+  );
   for (const v of report.violations.slice(0, 20)) console.log(`violation [${v.door}] ${v.what} ← ${v.request}`);
   await recordFigures("fuzz", { ...report, violations: report.violations.length });
   expect(report.requests.total).toBeGreaterThanOrEqual(REQUESTS);

@@ -30,7 +30,9 @@ async function hammer(server: SawtProcess, keys: readonly string[]): Promise<num
   const worker = async (n: number) => {
     for (let i = n; ; i++) {
       try {
-        await fetch(`${server.baseUrl}/v1/tts/voices`, { headers: { "x-api-key": keys[i % keys.length]! } }).then((r) => r.arrayBuffer());
+        await fetch(`${server.baseUrl}/v1/tts/voices`, { headers: { "x-api-key": keys[i % keys.length]! } }).then((r) =>
+          r.arrayBuffer(),
+        );
         answered++;
       } catch {
         return;
@@ -52,7 +54,9 @@ test(`does keep SQLite intact and every reported key write after ${KILLS} kill -
     // Key writes from other processes race the server's own writes and the kill.
     const writes = (async () => {
       for (let i = 0; i < 2; i++) {
-        const made = await runCli(["keys", "create", "--name", `k${round}-${i}`, "--rpm", "1000000", "--json"], { env: env() });
+        const made = await runCli(["keys", "create", "--name", `k${round}-${i}`, "--rpm", "1000000", "--json"], {
+          env: env(),
+        });
         if (made.code === 0) created.push((JSON.parse(made.stdout) as { key: string }).key);
       }
       if (created.length > 3) {
@@ -76,7 +80,8 @@ test(`does keep SQLite intact and every reported key write after ${KILLS} kill -
   }
   const server = await startSawt({ env: env() });
   try {
-    const status = async (key: string) => (await fetch(`${server.baseUrl}/v1/tts/voices`, { headers: { "x-api-key": key } })).status;
+    const status = async (key: string) =>
+      (await fetch(`${server.baseUrl}/v1/tts/voices`, { headers: { "x-api-key": key } })).status;
     for (const key of created) expect(await status(key)).toBe(200);
     for (const key of revoked) expect(await status(key)).toBe(401);
   } finally {
@@ -92,6 +97,14 @@ test(`does keep SQLite intact and every reported key write after ${KILLS} kill -
     }
     for (const key of [...created, ...revoked]) expect(bytes.includes(keySecret(key))).toBe(false);
   }
-  console.log(`kill -9: ${KILLS} kills, ${answered} requests answered, ${created.length} keys live, ${revoked.length} revoked`);
-  await recordFigures("kill", { kills: KILLS, answered, keys: created.length, revoked: revoked.length, integrity: "ok" });
+  console.log(
+    `kill -9: ${KILLS} kills, ${answered} requests answered, ${created.length} keys live, ${revoked.length} revoked`,
+  );
+  await recordFigures("kill", {
+    kills: KILLS,
+    answered,
+    keys: created.length,
+    revoked: revoked.length,
+    integrity: "ok",
+  });
 }, 180_000);

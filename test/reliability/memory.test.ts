@@ -76,7 +76,8 @@ describe("decoded audio memory", () => {
     expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
     for (const reply of replies) {
       if (reply.status === 200) expect(reply.json).toMatchObject({ text: "", duration: 3600, segments: [] });
-      else expect(reply.json).toEqual({ error: "http_error", detail: "Service busy, try again later", code: "HTTP_503" });
+      else
+        expect(reply.json).toEqual({ error: "http_error", detail: "Service busy, try again later", code: "HTTP_503" });
     }
     expect(statuses).toContain(200);
 

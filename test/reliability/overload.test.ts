@@ -17,9 +17,13 @@ afterAll(async () => {
   for (const t of targets) await t.close().catch(() => undefined);
 });
 
-const tally = (statuses: number[]) => Object.fromEntries([...new Set(statuses)].sort().map((s) => [s, statuses.filter((x) => x === s).length]));
+const tally = (statuses: number[]) =>
+  Object.fromEntries([...new Set(statuses)].sort().map((s) => [s, statuses.filter((x) => x === s).length]));
 
-async function speak(target: Target, input = LONG_TEXT): Promise<{ status: number; id: string | null; retryAfter: string | null; detail?: string }> {
+async function speak(
+  target: Target,
+  input = LONG_TEXT,
+): Promise<{ status: number; id: string | null; retryAfter: string | null; detail?: string }> {
   try {
     const res = await fetch(`${target.sawt.baseUrl}/v1/tts/audio/speech`, {
       method: "POST",
@@ -27,14 +31,23 @@ async function speak(target: Target, input = LONG_TEXT): Promise<{ status: numbe
       body: JSON.stringify({ input, response_format: "pcm" }),
     });
     const body = res.status === 200 ? (await res.arrayBuffer(), undefined) : ((await res.json()) as { detail: string });
-    return { status: res.status, id: res.headers.get("x-request-id"), retryAfter: res.headers.get("retry-after"), detail: body?.detail };
+    return {
+      status: res.status,
+      id: res.headers.get("x-request-id"),
+      retryAfter: res.headers.get("retry-after"),
+      detail: body?.detail,
+    };
   } catch {
     return { status: 0, id: null, retryAfter: null }; // connection refused: the server is gone
   }
 }
 
 test("does answer a burst of 60 speech requests with 200, 503 or 504 only and stay healthy", async () => {
-  const target = await startTarget({ SAWT_TTS_CONCURRENCY: "1", SAWT_TTS_MAX_QUEUE: "4", SAWT_TTS_QUEUE_TIMEOUT_MS: "3000" });
+  const target = await startTarget({
+    SAWT_TTS_CONCURRENCY: "1",
+    SAWT_TTS_MAX_QUEUE: "4",
+    SAWT_TTS_QUEUE_TIMEOUT_MS: "3000",
+  });
   targets.push(target);
   const replies = await Promise.all(Array.from({ length: 60 }, () => speak(target)));
   const statuses = replies.map((r) => r.status);
@@ -52,14 +65,22 @@ test("does answer a burst of 60 speech requests with 200, 503 or 504 only and st
 }, 120_000);
 
 test("does finish admitted work on SIGTERM during a burst, refuse the rest and exit 0", async () => {
-  const target = await startTarget({ SAWT_TTS_CONCURRENCY: "1", SAWT_TTS_MAX_QUEUE: "8", SAWT_DRAIN_TIMEOUT_MS: "30000" });
+  const target = await startTarget({
+    SAWT_TTS_CONCURRENCY: "1",
+    SAWT_TTS_MAX_QUEUE: "8",
+    SAWT_DRAIN_TIMEOUT_MS: "30000",
+  });
   targets.push(target);
   const burst = Array.from({ length: 12 }, () => speak(target));
   await Bun.sleep(150);
   const began = performance.now();
   const exited = target.sawt.stop("SIGTERM");
   // Requests sent once the server reports draining must be refused.
-  await until(async () => (await fetch(`${target.sawt.baseUrl}/health`).catch(() => undefined))?.status !== 200, "health to leave 200", { everyMs: 5 });
+  await until(
+    async () => (await fetch(`${target.sawt.baseUrl}/health`).catch(() => undefined))?.status !== 200,
+    "health to leave 200",
+    { everyMs: 5 },
+  );
   const late = await Promise.all(Array.from({ length: 5 }, () => speak(target, "مرحبا")));
   const replies = await Promise.all(burst);
   const code = await exited;
@@ -72,5 +93,11 @@ test("does finish admitted work on SIGTERM during a burst, refuse the rest and e
   expect(statuses).toContain(200);
   expect(late.every((r) => r.status === 503 || r.status === 0)).toBe(true);
   expect(readdirSync(join(target.sawt.dataDir, "tmp")).length).toBe(0);
-  await recordFigures("drain", { burst: 12, statuses: tally(statuses), late: tally(late.map((r) => r.status)), exitCode: code, drainSeconds });
+  await recordFigures("drain", {
+    burst: 12,
+    statuses: tally(statuses),
+    late: tally(late.map((r) => r.status)),
+    exitCode: code,
+    drainSeconds,
+  });
 }, 120_000);

@@ -14,7 +14,9 @@ export interface RunFacts {
 }
 
 const table = (head: string[], rows: unknown[][]) =>
-  [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+  [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join(
+    "\n",
+  );
 
 const missing = (what: string) => `Not measured in this run (${what} did not record figures).\n`;
 
@@ -84,7 +86,19 @@ floats) with \`asr.concurrency\` ${m.config.concurrency}, \`asr.pcm_budget_mb\` 
 (VmHWM) under the README's bound \`RSS_idle + 2 × budget + concurrency × W_recogniser + 64 MB\`.
 Before the decode moved into the admission slot and a disk spool, the same test peaked at 1.2 GiB.
 
-${table(["idle RSS", "peak RSS", "bound", "answers"], [[m.idle, m.peak, m.bound, Object.entries(m.statuses).map(([k, v]) => `${v}×${k}`).join(", ")]])}
+${table(
+  ["idle RSS", "peak RSS", "bound", "answers"],
+  [
+    [
+      m.idle,
+      m.peak,
+      m.bound,
+      Object.entries(m.statuses)
+        .map(([k, v]) => `${v}×${k}`)
+        .join(", "),
+    ],
+  ],
+)}
 `;
 }
 
@@ -108,7 +122,10 @@ ${table(["t (s)", "RSS (MiB)", "fds"], trace)}
 
 function overloadSection(overload: Figures | undefined, drain: Figures | undefined): string {
   if (!overload || !drain) return `## Overload and drain\n\n${missing("overload.test.ts")}`;
-  const fmt = (o: Record<string, number>) => Object.entries(o).map(([k, v]) => `${v}×${k}`).join(", ");
+  const fmt = (o: Record<string, number>) =>
+    Object.entries(o)
+      .map(([k, v]) => `${v}×${k}`)
+      .join(", ");
   return `## Overload and drain
 
 A burst of ${overload.burst} speech requests at \`tts.concurrency\` ${overload.concurrency}, queue ${overload.queue}:
@@ -136,6 +153,9 @@ function mediaSection(media: Figures[] | undefined): string {
 Uploaded to the real server; ffmpeg runs with protocol, demuxer and decoder allow-lists. A local
 listener named by the playlists saw no connection; no upload or spool file remained.
 
-${table(["file", "status", "answer"], media.map((m) => [m.file, m.status, m.detail]))}
+${table(
+  ["file", "status", "answer"],
+  media.map((m) => [m.file, m.status, m.detail]),
+)}
 `;
 }

@@ -33,7 +33,8 @@ const proc = Bun.spawn([process.execPath, "test", "--timeout", String(timeoutMs)
 });
 const code = await proc.exited;
 const figures: Record<string, unknown> = {};
-for (const name of readdirSync(out)) figures[name.replace(/\.json$/, "")] = JSON.parse(readFileSync(join(out, name), "utf8"));
+for (const name of readdirSync(out))
+  figures[name.replace(/\.json$/, "")] = JSON.parse(readFileSync(join(out, name), "utf8"));
 rmSync(out, { recursive: true, force: true });
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Bun ${Bun.version}`;
 const doc = renderReliabilityDoc(figures, { date: new Date().toISOString(), machine, settings, passed: code === 0 });

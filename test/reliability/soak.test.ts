@@ -56,11 +56,21 @@ async function round(i: number): Promise<void> {
   const headers = { "x-api-key": target.key };
   const text = `مرحبا بكم ${i % 10}`;
   const jobs: Array<Promise<unknown>> = [
-    fetch(`${base}/v1/tts/audio/speech`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ input: text, response_format: i % 3 === 0 ? "mp3" : "wav" }) }).then((r) => r.arrayBuffer()),
-    fetch(`${base}/v1/asr/audio/transcriptions`, { method: "POST", headers, body: uploadForm({ name: "a.wav", data: target.wav }) }).then((r) => r.arrayBuffer()),
+    fetch(`${base}/v1/tts/audio/speech`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ input: text, response_format: i % 3 === 0 ? "mp3" : "wav" }),
+    }).then((r) => r.arrayBuffer()),
+    fetch(`${base}/v1/asr/audio/transcriptions`, {
+      method: "POST",
+      headers,
+      body: uploadForm({ name: "a.wav", data: target.wav }),
+    }).then((r) => r.arrayBuffer()),
     fetch(`${base}/v1/tts/audio/speech`, { method: "POST", headers, body: "{bad" }).then((r) => r.arrayBuffer()),
     new Promise((resolve) => target.grpc.tts.Synthesize({ text, response_format: "pcm" }, bearer(target.key), resolve)),
-    new Promise((resolve) => target.grpc.asr.Recognize({ config: { sample_rate_hz: 16000 }, audio: target.pcm }, bearer(target.key), resolve)),
+    new Promise((resolve) =>
+      target.grpc.asr.Recognize({ config: { sample_rate_hz: 16000 }, audio: target.pcm }, bearer(target.key), resolve),
+    ),
     overSocket(text),
   ];
   await Promise.all(jobs);
@@ -68,7 +78,9 @@ async function round(i: number): Promise<void> {
 
 function overSocket(input: string): Promise<void> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(`${target.sawt.baseUrl.replace(/^http/, "ws")}/v1/tts/ws`, { headers: { "x-api-key": target.key } } as unknown as string[]);
+    const ws = new WebSocket(`${target.sawt.baseUrl.replace(/^http/, "ws")}/v1/tts/ws`, {
+      headers: { "x-api-key": target.key },
+    } as unknown as string[]);
     const done = () => {
       ws.close();
       resolve();
@@ -82,42 +94,58 @@ function overSocket(input: string): Promise<void> {
   });
 }
 
-test(`does keep RSS flat and file descriptors from growing over a ${SECONDS} s soak`, async () => {
-  const pid = target.sawt.proc.pid;
-  // Warm-up at the soak's own concurrency, so connection pools already have their steady size.
-  await Promise.all([0, 1, 2].map(async (w) => {
-    for (let i = 0; i < 4; i++) await round(w * 4 + i);
-  }));
-  await Bun.sleep(300);
-  const linksBefore = fdLinks(pid);
-  const fdsBefore = openFds(pid);
-  const samples: Array<{ t: number; rss: number; fds: number }> = [];
-  const started = performance.now();
-  const sampler = setInterval(() => samples.push({ t: (performance.now() - started) / 1000, rss: memoryOf(pid).rss, fds: openFds(pid) }), 1000);
-  let rounds = 0;
-  const workers = [0, 1, 2].map(async () => {
-    while (performance.now() - started < SECONDS * 1000) await round(rounds++);
-  });
-  await Promise.all(workers);
-  clearInterval(sampler);
-  // Idle again: WebSocket closes and finished uploads settle.
-  await until(() => openFds(pid) <= fdsBefore, () => `fds to return to ${fdsBefore} (now ${openFds(pid)})`, { timeoutMs: 10_000, everyMs: 100 }).catch(() => undefined);
-  const fdsAfter = openFds(pid);
-  if (fdsAfter > fdsBefore) console.log(`fds added: ${diff(fdLinks(pid), linksBefore).join(", ")}`);
-  const quarter = Math.max(1, Math.floor(samples.length / 4));
-  const early = median(samples.slice(0, quarter).map((s) => s.rss));
-  const late = median(samples.slice(-quarter).map((s) => s.rss));
-  const tolerance = Math.max(24 * MiB, early * 0.1);
-  const figures = {
-    seconds: SECONDS,
-    rounds,
-    requests: rounds * 6,
-    rss: { early: mib(early), late: mib(late), peak: mib(memoryOf(pid).peak), tolerance: mib(tolerance) },
-    fds: { before: fdsBefore, after: fdsAfter, max: Math.max(...samples.map((s) => s.fds)) },
-  };
-  console.log(`soak: ${JSON.stringify(figures)}`);
-  await recordFigures("soak", { ...figures, samples: samples.map((s) => ({ t: Math.round(s.t), rss: Math.round(s.rss / MiB), fds: s.fds })) });
-  expect(late - early).toBeLessThanOrEqual(tolerance);
-  expect(fdsAfter).toBeLessThanOrEqual(fdsBefore);
-  expect((await fetch(`${target.sawt.baseUrl}/health`)).status).toBe(200);
-}, (SECONDS + 120) * 1000);
+test(
+  `does keep RSS flat and file descriptors from growing over a ${SECONDS} s soak`,
+  async () => {
+    const pid = target.sawt.proc.pid;
+    // Warm-up at the soak's own concurrency, so connection pools already have their steady size.
+    await Promise.all(
+      [0, 1, 2].map(async (w) => {
+        for (let i = 0; i < 4; i++) await round(w * 4 + i);
+      }),
+    );
+    await Bun.sleep(300);
+    const linksBefore = fdLinks(pid);
+    const fdsBefore = openFds(pid);
+    const samples: Array<{ t: number; rss: number; fds: number }> = [];
+    const started = performance.now();
+    const sampler = setInterval(
+      () => samples.push({ t: (performance.now() - started) / 1000, rss: memoryOf(pid).rss, fds: openFds(pid) }),
+      1000,
+    );
+    let rounds = 0;
+    const workers = [0, 1, 2].map(async () => {
+      while (performance.now() - started < SECONDS * 1000) await round(rounds++);
+    });
+    await Promise.all(workers);
+    clearInterval(sampler);
+    // Idle again: WebSocket closes and finished uploads settle.
+    await until(
+      () => openFds(pid) <= fdsBefore,
+      () => `fds to return to ${fdsBefore} (now ${openFds(pid)})`,
+      { timeoutMs: 10_000, everyMs: 100 },
+    ).catch(() => undefined);
+    const fdsAfter = openFds(pid);
+    if (fdsAfter > fdsBefore) console.log(`fds added: ${diff(fdLinks(pid), linksBefore).join(", ")}`);
+    const quarter = Math.max(1, Math.floor(samples.length / 4));
+    const early = median(samples.slice(0, quarter).map((s) => s.rss));
+    const late = median(samples.slice(-quarter).map((s) => s.rss));
+    const tolerance = Math.max(24 * MiB, early * 0.1);
+    const figures = {
+      seconds: SECONDS,
+      rounds,
+      requests: rounds * 6,
+      rss: { early: mib(early), late: mib(late), peak: mib(memoryOf(pid).peak), tolerance: mib(tolerance) },
+      fds: { before: fdsBefore, after: fdsAfter, max: Math.max(...samples.map((s) => s.fds)) },
+    };
+    console.log(`soak: ${JSON.stringify(figures)}`);
+    await recordFigures("soak", {
+      ...figures,
+      samples: samples.map((s) => ({ t: Math.round(s.t), rss: Math.round(s.rss / MiB), fds: s.fds })),
+    });
+    expect(late - early).toBeLessThanOrEqual(tolerance);
+    expect(fdsAfter).toBeLessThanOrEqual(fdsBefore);
+    expect((await fetch(`${target.sawt.baseUrl}/health`)).status).toBe(200);
+  },
+  (SECONDS + 120) * 1000,
+);

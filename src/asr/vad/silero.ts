@@ -35,7 +35,8 @@ class SileroStream implements VadStream {
   }
 
   probability(window: Float32Array): Promise<number> {
-    if (window.length !== VAD_WINDOW) return Promise.reject(new RangeError(`Silero needs ${VAD_WINDOW}-sample windows`));
+    if (window.length !== VAD_WINDOW)
+      return Promise.reject(new RangeError(`Silero needs ${VAD_WINDOW}-sample windows`));
     // Windows of one stream must run in order: each depends on the state the previous left.
     const next = this.queue.then(() => this.run(window));
     this.queue = next.catch(() => undefined);

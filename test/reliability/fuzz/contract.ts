@@ -55,7 +55,8 @@ export function checkHttpReply(
   secrets: Secrets,
 ): string[] {
   const problems: string[] = [];
-  if (!ALLOWED_HTTP_STATUSES.has(status) && !(status === 500 && body.includes(NO_AUDIO_DETAIL))) problems.push(`status ${status}`);
+  if (!ALLOWED_HTTP_STATUSES.has(status) && !(status === 500 && body.includes(NO_AUDIO_DETAIL)))
+    problems.push(`status ${status}`);
   const id = headers.get("x-request-id");
   if (id === null || !REQUEST_ID.test(id)) problems.push(`X-Request-ID ${JSON.stringify(id)}`);
   const headerText = [...headers].map(([k, v]) => `${k}: ${v}`).join("\n");
@@ -88,11 +89,17 @@ export function checkErrorObject(status: number, json: Record<string, unknown>):
     return keys === "detail,error" && json.error === error ? [] : [`auth shape ${keys}`];
   }
   if (status === 422) {
-    const fieldsOk = Array.isArray(json.errors) && json.errors.every((e) => typeof e?.field === "string" && typeof e?.message === "string");
-    return keys === "detail,error,errors" && json.error === "validation_error" && fieldsOk ? [] : [`validation shape ${keys}`];
+    const fieldsOk =
+      Array.isArray(json.errors) &&
+      json.errors.every((e) => typeof e?.field === "string" && typeof e?.message === "string");
+    return keys === "detail,error,errors" && json.error === "validation_error" && fieldsOk
+      ? []
+      : [`validation shape ${keys}`];
   }
   if (isNoAudio(status, json.detail)) {
-    return keys === "code,detail,error" && json.error === "internal_error" && json.code === "INTERNAL_ERROR" ? [] : [`500 shape ${keys}`];
+    return keys === "code,detail,error" && json.error === "internal_error" && json.code === "INTERNAL_ERROR"
+      ? []
+      : [`500 shape ${keys}`];
   }
   const standard = keys === "code,detail,error" && json.error === "http_error" && json.code === `HTTP_${status}`;
   return standard ? [] : [`standard shape ${keys} ${String(json.error)} ${String(json.code)}`];

@@ -31,7 +31,23 @@ export interface RestFuzzInputs {
 
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"];
 // Mostly formats Sawt encodes itself: each other one costs an ffmpeg run, and CI time is the budget.
-const FORMATS = ["pcm", "pcm", "pcm", "wav", "wav", "wav", "ulaw", "alaw", "mp3", "opus", "aac", "flac", "ogg", "", "WAV"];
+const FORMATS = [
+  "pcm",
+  "pcm",
+  "pcm",
+  "wav",
+  "wav",
+  "wav",
+  "ulaw",
+  "alaw",
+  "mp3",
+  "opus",
+  "aac",
+  "flac",
+  "ogg",
+  "",
+  "WAV",
+];
 const EXTENSIONS = ["wav", "mp3", "flac", "ogg", "webm", "m4a", "mp4", "mpeg", "mpga", "txt", "exe", "", "wav.php"];
 
 /** Draws one request. */
@@ -39,21 +55,33 @@ export function drawRestRequest(random: Random, inputs: RestFuzzInputs): FuzzReq
   let route = random.chance(0.08) ? { method: "GET", path: randomPath(random) } : random.pick(inputs.routes);
   // An upload that passes the checks costs an ffmpeg run; the hostile media table covers decoding,
   // so uploads are drawn at half weight to keep the campaign fast.
-  if (/transcri|voices$/.test(route.path) && route.method === "POST" && random.chance(0.5)) route = random.pick(inputs.routes);
-  const method = route.method === "WS" ? random.pick(["GET", "POST"]) : random.chance(0.85) ? route.method : random.pick(METHODS);
-  const path = route.path.replace(/:[^/]+/g, () => random.pick(["vc_0123456789abcdef", "x", "..", "%2e%2e", "a".repeat(200)]));
+  if (/transcri|voices$/.test(route.path) && route.method === "POST" && random.chance(0.5))
+    route = random.pick(inputs.routes);
+  const method =
+    route.method === "WS" ? random.pick(["GET", "POST"]) : random.chance(0.85) ? route.method : random.pick(METHODS);
+  const path = route.path.replace(/:[^/]+/g, () =>
+    random.pick(["vc_0123456789abcdef", "x", "..", "%2e%2e", "a".repeat(200)]),
+  );
   const headers: Record<string, string> = { ...authHeaders(random, inputs.key) };
-  if (random.chance(0.2)) headers["x-request-id"] = random.pick(["abc-123", "x".repeat(300), "bad id with spaces", "ü", ""]);
+  if (random.chance(0.2))
+    headers["x-request-id"] = random.pick(["abc-123", "x".repeat(300), "bad id with spaces", "ü", ""]);
   if (random.chance(0.1)) headers["x-tts-dialect"] = random.pick(NASTY_STRINGS);
   if (route.method === "WS" && random.chance(0.5)) Object.assign(headers, brokenUpgrade(random));
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return { method, path, headers };
   const body = drawBody(random, route.path, inputs, headers);
-  return { method, path: random.chance(0.05) ? `${path}?${percent(random.text(5))}=${percent(random.text(5))}` : path, headers, body };
+  return {
+    method,
+    path: random.chance(0.05) ? `${path}?${percent(random.text(5))}=${percent(random.text(5))}` : path,
+    headers,
+    body,
+  };
 }
 
 function randomPath(random: Random): string {
-  return random.pick(["/", "/v1", "/v1/tts", "/v1/asr/", "/v2/audio/speech", "/health/", "//health", "/v1/tts/voices/"]) +
-    (random.chance(0.5) ? percent(random.text(random.int(1, 8))) : "");
+  return (
+    random.pick(["/", "/v1", "/v1/tts", "/v1/asr/", "/v2/audio/speech", "/health/", "//health", "/v1/tts/voices/"]) +
+    (random.chance(0.5) ? percent(random.text(random.int(1, 8))) : "")
+  );
 }
 
 /** Every UTF-8 byte percent-encoded (lone surrogates become U+FFFD, as any client would send). */
@@ -78,10 +106,19 @@ function brokenUpgrade(random: Random): Record<string, string> {
   return headers;
 }
 
-function drawBody(random: Random, path: string, inputs: RestFuzzInputs, headers: Record<string, string>): Uint8Array | string {
+function drawBody(
+  random: Random,
+  path: string,
+  inputs: RestFuzzInputs,
+  headers: Record<string, string>,
+): Uint8Array | string {
   if (/speech|synthesize/.test(path) || random.chance(0.1)) {
-    headers["content-type"] = random.chance(0.9) ? "application/json" : random.pick(["text/plain", "application/x-www-form-urlencoded", ""]);
-    return random.chance(0.85) ? JSON.stringify(speechObject(random)) : random.pick(["{", "[]", "null", "1", '{"input":', random.text(20)]);
+    headers["content-type"] = random.chance(0.9)
+      ? "application/json"
+      : random.pick(["text/plain", "application/x-www-form-urlencoded", ""]);
+    return random.chance(0.85)
+      ? JSON.stringify(speechObject(random))
+      : random.pick(["{", "[]", "null", "1", '{"input":', random.text(20)]);
   }
   return multipart(random, inputs, headers);
 }
@@ -102,9 +139,12 @@ function speechObject(random: Random): Record<string, unknown> {
 
 function multipart(random: Random, inputs: RestFuzzInputs, headers: Record<string, string>): Uint8Array {
   const boundary = random.chance(0.9) ? `fz${random.int(0, 1e9)}` : random.pick(["", "a b", "x".repeat(80)]);
-  headers["content-type"] = random.chance(0.9) ? `multipart/form-data; boundary=${boundary}` : random.pick(["multipart/form-data", "application/json"]);
+  headers["content-type"] = random.chance(0.9)
+    ? `multipart/form-data; boundary=${boundary}`
+    : random.pick(["multipart/form-data", "application/json"]);
   const parts: Array<string | Uint8Array> = [];
-  const field = (name: string, value: string) => parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+  const field = (name: string, value: string) =>
+    parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
   if (random.chance(0.3)) field("language", random.pick(["ar", "en", "", "xx", ...NASTY_STRINGS]));
   if (random.chance(0.3)) field("response_format", random.pick(["json", "text", "srt", "vtt", "verbose_json", "x"]));
   if (random.chance(0.15)) field("name", random.pick(NASTY_STRINGS));
@@ -112,7 +152,9 @@ function multipart(random: Random, inputs: RestFuzzInputs, headers: Record<strin
     const extension = random.pick(EXTENSIONS);
     const pad = random.chance(0.05) ? `\r\nX-Pad: ${"p".repeat(20 * 1024)}` : "";
     const name = random.pick(["file", "file", "audio", "sample", "x"]);
-    parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="a.${extension}"\r\nContent-Type: audio/wav${pad}\r\n\r\n`);
+    parts.push(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="a.${extension}"\r\nContent-Type: audio/wav${pad}\r\n\r\n`,
+    );
     parts.push(random.chance(0.4) ? inputs.wav : random.bytes(random.int(0, 2048)));
     parts.push("\r\n");
   }

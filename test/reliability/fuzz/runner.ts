@@ -101,17 +101,26 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
 }
 
 /** Sends one request and checks the reply; undefined when fetch refused to send it. */
-async function sendRest(target: FuzzTarget, request: FuzzRequest, count: (label: string) => void): Promise<string[] | undefined> {
+async function sendRest(
+  target: FuzzTarget,
+  request: FuzzRequest,
+  count: (label: string) => void,
+): Promise<string[] | undefined> {
   let response: Response;
   try {
-    response = await fetch(`${target.baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
+    response = await fetch(`${target.baseUrl}${request.path}`, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+    });
   } catch (error) {
     // fetch refuses some requests itself (e.g. a body on GET); the server never saw them.
     count("client refused");
     if ((error as Error).name === "TypeError") return undefined;
     return [`connection failed: ${(error as Error).message}`];
   }
-  const audio = response.status === 200 && /^audio\/|octet-stream|event-stream/.test(response.headers.get("content-type") ?? "");
+  const audio =
+    response.status === 200 && /^audio\/|octet-stream|event-stream/.test(response.headers.get("content-type") ?? "");
   const body = audio ? (await response.arrayBuffer(), "") : await response.text();
   count(`http ${response.status}${response.status === 500 && body.includes(NO_AUDIO_DETAIL) ? " (no audio)" : ""}`);
   return checkHttpReply(request.method, response.status, response.headers, body, target.secrets);
@@ -119,6 +128,11 @@ async function sendRest(target: FuzzTarget, request: FuzzRequest, count: (label:
 
 function describe(request: FuzzRequest): string {
   const headers = Object.entries(request.headers).map(([k, v]) => `${k}: ${v.length > 60 ? `${v.slice(0, 60)}…` : v}`);
-  const body = request.body === undefined ? "" : typeof request.body === "string" ? request.body.slice(0, 200) : `<${request.body.byteLength} bytes>`;
+  const body =
+    request.body === undefined
+      ? ""
+      : typeof request.body === "string"
+        ? request.body.slice(0, 200)
+        : `<${request.body.byteLength} bytes>`;
   return `${request.method} ${request.path.slice(0, 120)} [${headers.join("; ")}] ${body}`;
 }

@@ -26,14 +26,22 @@ export function drawFrames(random: Random): Array<string | Uint8Array> {
     if (roll < 0.45) frames.push(JSON.stringify(speech(random)));
     else if (roll < 0.6) frames.push(random.pick(["{", "null", "[]", "42", '"x"', random.text(30)]));
     else if (roll < 0.75) frames.push(random.bytes(random.int(0, 64)));
-    else if (roll < 0.98) frames.push(JSON.stringify({ input: random.text(random.int(1, 12)), response_format: random.pick(["pcm", "pcm", "wav", "mp3", "x"]) }));
+    else if (roll < 0.98)
+      frames.push(
+        JSON.stringify({
+          input: random.text(random.int(1, 12)),
+          response_format: random.pick(["pcm", "pcm", "wav", "mp3", "x"]),
+        }),
+      );
     else frames.push("x".repeat(OVERSIZE));
   }
   return frames;
 }
 
 function speech(random: Random): Record<string, unknown> {
-  const body: Record<string, unknown> = { input: random.chance(0.5) ? random.pick(NASTY_STRINGS) : random.text(random.int(0, 20)) };
+  const body: Record<string, unknown> = {
+    input: random.chance(0.5) ? random.pick(NASTY_STRINGS) : random.text(random.int(0, 20)),
+  };
   if (random.chance(0.3)) body.voice = random.pick(NASTY_STRINGS);
   if (random.chance(0.3)) body.dialect = random.pick(NASTY_STRINGS);
   if (random.chance(0.3)) body.response_format = random.pick(["pcm", "wav", "ulaw", "", 5]);
@@ -43,7 +51,13 @@ function speech(random: Random): Record<string, unknown> {
 }
 
 /** Runs one session against `url`; `authorised` false sends a bad key and expects no open. */
-export function runWsSession(url: string, key: string, frames: ReadonlyArray<string | Uint8Array>, authorised: boolean, secrets: Secrets): Promise<WsOutcome> {
+export function runWsSession(
+  url: string,
+  key: string,
+  frames: ReadonlyArray<string | Uint8Array>,
+  authorised: boolean,
+  secrets: Secrets,
+): Promise<WsOutcome> {
   const problems: string[] = [];
   const headers = authorised ? { "x-api-key": key } : { "x-api-key": `${key.slice(0, -3)}zzz` };
   return new Promise((resolve) => {
@@ -98,7 +112,8 @@ export function runWsSession(url: string, key: string, frames: ReadonlyArray<str
       if (!TYPES.has(String(message.type))) problems.push(`frame type ${String(message.type)}`);
       if (message.type === "error") {
         const { type: _type, status, retry_after: _retry, ...body } = message;
-        const allowed = typeof status === "number" && (ALLOWED_HTTP_STATUSES.has(status) || isNoAudio(status, body.detail));
+        const allowed =
+          typeof status === "number" && (ALLOWED_HTTP_STATUSES.has(status) || isNoAudio(status, body.detail));
         if (!allowed) problems.push(`error frame status ${String(status)}`);
         else problems.push(...checkErrorObject(status, body));
       }
@@ -109,7 +124,8 @@ export function runWsSession(url: string, key: string, frames: ReadonlyArray<str
     };
     ws.onclose = (event) => {
       const oversize = frames.slice(0, sent).some((f) => typeof f === "string" && f.length >= OVERSIZE);
-      if (opened && terminal < expected && !(oversize && event.code === 1009)) problems.push(`closed ${event.code} with answers pending`);
+      if (opened && terminal < expected && !(oversize && event.code === 1009))
+        problems.push(`closed ${event.code} with answers pending`);
       finish();
     };
   });

@@ -9,7 +9,7 @@ import { checkHttpReply, NO_AUDIO_DETAIL, type Secrets, type Violation } from ".
 import { runGrpcCall, type GrpcStubs } from "./grpc.ts";
 import { Random } from "./random.ts";
 import { drawRestRequest, type FuzzRequest, type RouteSpec } from "./rest.ts";
-import { drawFrames, runWsSession } from "./ws.ts";
+import { drawFrames, runLiveWsSession, runWsSession } from "./ws.ts";
 
 /** What a campaign runs against. */
 export interface FuzzTarget {
@@ -74,8 +74,11 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
         const random = new Random(task.seed);
         const route = random.pick(wsRoutes);
         const authorised = random.chance(0.9);
-        const url = `${target.baseUrl.replace(/^http/, "ws")}${route.path}`;
-        const outcome = await runWsSession(url, target.key, drawFrames(random), authorised, target.secrets);
+        // /v1/realtime upgrades only for transcription, as OpenAI's endpoint does.
+        const query = route.path === "/v1/realtime" ? "?intent=transcription" : "";
+        const url = `${target.baseUrl.replace(/^http/, "ws")}${route.path}${query}`;
+        const session = route.path === "/v1/tts/ws" ? runWsSession : runLiveWsSession;
+        const outcome = await session(url, target.key, drawFrames(random), authorised, target.secrets);
         report.ws += outcome.frames;
         sent += outcome.frames;
         count(`ws ${authorised ? "session" : "refused"}`);

@@ -130,3 +130,77 @@ export function runWsSession(
     };
   });
 }
+
+/** Close codes a live transcription door may end a session with (normal, policy, too big, try later). */
+const LIVE_CLOSE_CODES = new Set([1000, 1005, 1008, 1009, 1013]);
+
+/**
+ * The same frames against a live transcription door (OpenAI Realtime, jambonz), which answers
+ * with its own events rather than one reply per frame: every text frame must be JSON with a string
+ * `type`; an `error` event must carry OpenAI's error object (a `message`, and Sawt's REST body under
+ * `sawt` when present) or jambonz's error string; nothing may leak; the session ends only with a
+ * known close code; an unauthenticated upgrade never opens.
+ */
+export function runLiveWsSession(
+  url: string,
+  key: string,
+  frames: ReadonlyArray<string | Uint8Array>,
+  authorised: boolean,
+  secrets: Secrets,
+): Promise<WsOutcome> {
+  const problems: string[] = [];
+  const headers = authorised ? { "x-api-key": key } : { "x-api-key": `${key.slice(0, -3)}zzz` };
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url, { headers } as unknown as string[]);
+    ws.binaryType = "arraybuffer";
+    let opened = false;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(deadline);
+      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close();
+      resolve({ frames: authorised ? Math.max(1, frames.length) : 1, problems });
+    };
+    const deadline = setTimeout(finish, 10_000);
+    ws.onopen = async () => {
+      opened = true;
+      if (!authorised) problems.push("opened with a bad key");
+      for (const frame of frames) {
+        if (ws.readyState !== WebSocket.OPEN) break;
+        ws.send(frame);
+        await Bun.sleep(5);
+      }
+      // Time for the answers to the last frames, then a clean close from our side.
+      setTimeout(finish, 200);
+    };
+    ws.onmessage = (event) => {
+      if (typeof event.data !== "string") return;
+      for (const leak of leaks(event.data, secrets)) problems.push(`leak: ${leak}`);
+      let message: Record<string, unknown>;
+      try {
+        message = JSON.parse(event.data) as Record<string, unknown>;
+      } catch {
+        problems.push("text frame is not JSON");
+        return;
+      }
+      if (typeof message.type !== "string") problems.push("event without a type");
+      if (message.type !== "error") return;
+      const error = message.error;
+      if (typeof error === "string") return; // jambonz
+      if (error === null || typeof error !== "object" || typeof (error as { message?: unknown }).message !== "string") {
+        problems.push("error event without an error message");
+        return;
+      }
+      const sawt = (error as { sawt?: Record<string, unknown> }).sawt;
+      if (sawt !== undefined) {
+        const { status, ...body } = sawt;
+        if (typeof status === "number") problems.push(...checkErrorObject(status, body));
+      }
+    };
+    ws.onclose = (event) => {
+      if (opened && !done && !LIVE_CLOSE_CODES.has(event.code)) problems.push(`closed ${event.code}`);
+      finish();
+    };
+  });
+}

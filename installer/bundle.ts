@@ -173,7 +173,7 @@ export async function buildBundle(options: Options): Promise<{ dir: string; tarb
   } else {
     const closure = debClosure(BUNDLED_PACKAGES);
     debs = downloadDebs(closure, join(dir, "debs"), join(options.out, "deb-cache"));
-    included.push({ path: "debs/", what: `Debian 12 packages for espeak-ng, libmp3lame and libopus and their dependencies (install.sh installs only the missing ones): ${closure.join(", ")}` });
+    included.push({ path: "debs/", what: `Debian 12 packages for espeak-ng, libmp3lame, libopus, libFLAC and their dependencies (install.sh installs only the missing ones): ${closure.join(", ")}` });
   }
 
   const modelsDir = options.models ?? loadConfig().paths.models_dir;

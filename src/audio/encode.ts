@@ -1,7 +1,8 @@
 /**
- * Encodes synthesized PCM into the response formats of D8. WAV, PCM (any rate, G.711 too), MP3
- * and Ogg Opus are made in-process (encoders/pipeline.ts); FLAC and AAC go through one ffmpeg
- * process fed s16le on stdin and writing to stdout, with fixed arguments from formats.ts.
+ * Encodes synthesized PCM into the response formats of D8. WAV, PCM (any rate, G.711 too), MP3,
+ * Ogg Opus and FLAC are made in-process (encoders/pipeline.ts); AAC (and any format whose codec
+ * library is missing) goes through one ffmpeg process fed s16le on stdin and writing to stdout,
+ * with fixed arguments from formats.ts.
  */
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { concatBytes } from "./concat.ts";
@@ -52,7 +53,8 @@ export async function encodeAudio(pcm: Float32Array, sampleRate: number, format:
 
   if (encodesInProcess(plan)) {
     const pieces: Uint8Array[] = [];
-    for await (const piece of encodeChunks(once(pcm), plan, { maxOutputBytes, signal: options.signal })) pieces.push(piece);
+    const limits = { maxOutputBytes, totalFrames: outFrames, signal: options.signal };
+    for await (const piece of encodeChunks(once(pcm), plan, limits)) pieces.push(piece);
     const bytes = concatBytes(pieces);
     if (format !== "wav") return result(bytes);
     return result(concatBytes([wavHeader(plan.encoderRate, bytes.byteLength, plan.encoding), bytes]));
@@ -76,8 +78,8 @@ export async function encodeAudio(pcm: Float32Array, sampleRate: number, format:
 }
 
 /**
- * Encodes a stream of float PCM chunks: in-process for pcm, wav, mp3 and opus (see
- * encoders/pipeline.ts), through one ffmpeg process for flac and aac. Nothing runs until the
+ * Encodes a stream of float PCM chunks: in-process for pcm, wav, mp3, opus and flac (see
+ * encoders/pipeline.ts), through one ffmpeg process for aac. Nothing runs until the
  * stream is read; cancelling it stops the encoder and the source iterator. WAV streams carry a
  * header with 0xFFFFFFFF sizes, as the length is unknown when the first bytes leave; streamed FLAC
  * likewise has total samples 0 ("unknown"). A failing source errors the stream with its own

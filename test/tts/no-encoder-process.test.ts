@@ -1,5 +1,5 @@
 /**
- * Issue #19 acceptance 2: TTS output in mp3, opus, wav, pcm and 8 kHz telephony (pcm, μ-law wav)
+ * Issue #19 acceptance 2: TTS output in mp3, opus, flac, wav, pcm and 8 kHz telephony (pcm, μ-law wav)
  * is encoded in-process, buffered and streamed alike: the count of child processes Sawt started
  * (src/audio/process.ts, the only way it starts ffmpeg) does not move while the real service
  * answers, and the real ffmpeg still decodes every answer to the right length.
@@ -24,6 +24,8 @@ const CASES = [
   { response_format: "wav", sample_rate: 8000, encoding: "pcm_mulaw" },
   { response_format: "mp3", sample_rate: 8000 },
   { response_format: "opus", sample_rate: 8000 },
+  { response_format: "flac" },
+  { response_format: "flac", sample_rate: 16000 },
 ] as const;
 
 describe("TTS output without child processes", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ffmpegSync, tone } from "../../../test/support/audio.ts";
 import { floatToInt16 } from "../wav.ts";
+import { createFlacEncoder, flacStatus } from "./flac.ts";
 import { createMp3Encoder, lameStatus } from "./lame.ts";
 import { createOggOpusEncoder, opusStatus } from "./opus.ts";
 
@@ -8,8 +9,9 @@ const decodedSamples = (bytes: Uint8Array, rate: number): number =>
   ffmpegSync(["-i", "pipe:0", "-f", "s16le", "-ar", String(rate), "-ac", "1", "pipe:1"], bytes).byteLength / 2;
 
 describe("in-process codecs", () => {
-  test("does find libmp3lame and libopus when Debian's packages are installed", () => {
+  test("does find libmp3lame, libopus and libFLAC when Debian's packages are installed", () => {
     expect(lameStatus()).toMatchObject({ ok: true });
+    expect(flacStatus()).toMatchObject({ ok: true, version: expect.stringMatching(/^libFLAC \d/) });
     expect(opusStatus()).toMatchObject({ ok: true });
   });
 
@@ -38,6 +40,20 @@ describe("in-process codecs", () => {
     } finally {
       whole.close();
       split.close();
+    }
+  });
+
+  test("does decode FLAC losslessly with the announced length when the total is given", () => {
+    const samples = floatToInt16(tone(500, 1.5, 11025));
+    const encoder = createFlacEncoder(11025, samples.length);
+    try {
+      const bytes = Buffer.concat([encoder.encode(samples.subarray(0, 5000)), encoder.encode(samples.subarray(5000)), encoder.finish()]);
+      const decoded = new Int16Array(ffmpegSync(["-i", "pipe:0", "-f", "s16le", "pipe:1"], bytes).buffer.slice(0));
+      expect(decoded).toEqual(samples);
+      // STREAMINFO total samples: the low nibble of byte 21 and bytes 22-25.
+      expect(new DataView(bytes.buffer, bytes.byteOffset).getUint32(22, false)).toBe(samples.length);
+    } finally {
+      encoder.close();
     }
   });
 

@@ -1,7 +1,7 @@
 /**
  * The in-process encode path of TTS output: float PCM chunks are resampled with the one
  * {@link StreamingResampler}, turned into 16-bit samples and then raw s16le, G.711, MP3
- * (libmp3lame) or Ogg Opus (libopus). No process is started; the same chunks give the same bytes
+ * (libmp3lame), Ogg Opus (libopus) or FLAC (libFLAC). No process is started; the same chunks give the same bytes
  * whether they arrive at once (buffered responses) or one sentence at a time (streams).
  */
 import { AppError, Detail } from "../../errors/taxonomy.ts";
@@ -12,6 +12,7 @@ import { encodeG711 } from "../g711.ts";
 import { StreamingResampler } from "../resampler.ts";
 import { floatToInt16, int16ToBytes } from "../wav.ts";
 import type { PcmEncoder } from "./encoder.ts";
+import { createFlacEncoder, flacStatus } from "./flac.ts";
 import { createMp3Encoder, lameStatus } from "./lame.ts";
 import { createOggOpusEncoder, opusStatus } from "./opus.ts";
 
@@ -26,13 +27,14 @@ export function bitrateKbps(format: "mp3" | "aac" | "opus", encoderRate: number)
 }
 
 /**
- * Whether `plan` can be encoded in process: always for pcm/wav, for mp3/opus when the codec
- * library loads (otherwise ffmpeg stays the fallback, with one warning per format).
+ * Whether `plan` can be encoded in process: always for pcm/wav, for mp3/opus/flac when the codec
+ * library loads (otherwise ffmpeg stays the fallback, with one warning per format). AAC always
+ * goes through ffmpeg: Debian has no in-process AAC encoder short of libavcodec itself.
  */
 export function encodesInProcess(plan: EncodingPlan): boolean {
   if (plan.format === "pcm" || plan.format === "wav") return true;
-  if (plan.format !== "mp3" && plan.format !== "opus") return false;
-  const status = plan.format === "mp3" ? lameStatus() : opusStatus();
+  if (plan.format === "aac") return false;
+  const status = plan.format === "mp3" ? lameStatus() : plan.format === "opus" ? opusStatus() : flacStatus();
   if (!status.ok && !warned.has(plan.format)) {
     warned.add(plan.format);
     logger.warn("codec library missing, encoding through ffmpeg", { format: plan.format, reason: status.reason });
@@ -43,6 +45,8 @@ export function encodesInProcess(plan: EncodingPlan): boolean {
 /** Limits of one in-process encode. */
 export interface PipelineLimits {
   readonly maxOutputBytes: number;
+  /** Samples the encoder will get, when known before the first (FLAC writes it into STREAMINFO). */
+  readonly totalFrames?: number;
   readonly signal?: AbortSignal;
 }
 
@@ -53,7 +57,7 @@ export interface PipelineLimits {
  */
 export async function* encodeChunks(chunks: AsyncIterable<Float32Array>, plan: EncodingPlan, limits: PipelineLimits): AsyncGenerator<Uint8Array> {
   const resampler = plan.encoderRate === plan.inputRate ? undefined : new StreamingResampler(plan.inputRate, plan.encoderRate);
-  const encoder = native(() => openEncoder(plan));
+  const encoder = native(() => openEncoder(plan, limits.totalFrames));
   let sent = 0;
   const emit = (samples: Float32Array): Uint8Array => {
     const int16 = floatToInt16(samples);
@@ -80,7 +84,8 @@ export async function* encodeChunks(chunks: AsyncIterable<Float32Array>, plan: E
   }
 }
 
-function openEncoder(plan: EncodingPlan): PcmEncoder | undefined {
+function openEncoder(plan: EncodingPlan, totalFrames: number | undefined): PcmEncoder | undefined {
+  if (plan.format === "flac") return createFlacEncoder(plan.encoderRate, totalFrames);
   if (plan.format === "mp3") return createMp3Encoder(plan.encoderRate, bitrateKbps("mp3", plan.encoderRate));
   if (plan.format === "opus") return createOggOpusEncoder(plan.encoderRate, bitrateKbps("opus", plan.encoderRate));
   return undefined;

@@ -169,7 +169,7 @@ export async function buildBundle(options: Options): Promise<{ dir: string; tarb
 
   let debs: DebFile[] = [];
   if (options.skipDebs) {
-    omitted.push({ what: "espeak-ng and codec .deb files", why: "bundle built with --skip-debs", fix: `the target must have ${BUNDLED_PACKAGES.join(", ")} installed` });
+    omitted.push({ what: "espeak-ng .deb files and those of the codec libraries", why: "bundle built with --skip-debs", fix: `the target must have ${BUNDLED_PACKAGES.join(", ")} installed` });
   } else {
     const closure = debClosure(BUNDLED_PACKAGES);
     debs = downloadDebs(closure, join(dir, "debs"), join(options.out, "deb-cache"));

@@ -83,7 +83,10 @@ function sh(argv: string[], cwd = ROOT): string {
 
 function gitCommit(): { commit: string | null; dirty: boolean | null } {
   try {
-    return { commit: sh(["git", "rev-parse", "HEAD"]), dirty: sh(["git", "status", "--porcelain", "--untracked-files=no"]) !== "" };
+    return {
+      commit: sh(["git", "rev-parse", "HEAD"]),
+      dirty: sh(["git", "status", "--porcelain", "--untracked-files=no"]) !== "",
+    };
   } catch {
     return { commit: null, dirty: null };
   }
@@ -129,13 +132,24 @@ export async function buildBundle(options: Options): Promise<{ dir: string; tarb
   const included: Array<{ path: string; what: string }> = [];
   const omitted: Omission[] = [];
 
-  const build = Bun.spawnSync([process.execPath, join(ROOT, "installer", "build.ts"), "--outfile", join(dir, "sawt")], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const build = Bun.spawnSync([process.execPath, join(ROOT, "installer", "build.ts"), "--outfile", join(dir, "sawt")], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   if (build.exitCode !== 0) throw new Error(`bun build --compile failed: ${build.stderr.toString()}`);
-  included.push({ path: "sawt", what: `the compiled service and CLI (bun ${Bun.version}, onnxruntime ${ortVersion()} embedded)` });
+  included.push({
+    path: "sawt",
+    what: `the compiled service and CLI (bun ${Bun.version}, onnxruntime ${ortVersion()} embedded)`,
+  });
   // The built-in diacritiser is embedded in the binary; its licence and provenance travel beside it.
   mkdirSync(join(dir, "licenses", "libtashkeel"), { recursive: true });
-  for (const file of ["LICENSE", "PROVENANCE.md"]) copyFileSync(join(ROOT, "src", "tts", "tashkeel", "builtin", file), join(dir, "licenses", "libtashkeel", file));
-  included.push({ path: "licenses/libtashkeel/", what: "licence (MIT) and provenance of the libtashkeel diacritiser embedded in sawt (the default; a tashkeel/ pack overrides it)" });
+  for (const file of ["LICENSE", "PROVENANCE.md"])
+    copyFileSync(join(ROOT, "src", "tts", "tashkeel", "builtin", file), join(dir, "licenses", "libtashkeel", file));
+  included.push({
+    path: "licenses/libtashkeel/",
+    what: "licence (MIT) and provenance of the libtashkeel diacritiser embedded in sawt (the default; a tashkeel/ pack overrides it)",
+  });
 
   mkdirSync(join(dir, "lib"));
   const cudaLibs = readdirSync(ORT_LIB_DIR).filter((f) => /^libonnxruntime_providers_.*\.so/.test(f));
@@ -169,27 +183,45 @@ export async function buildBundle(options: Options): Promise<{ dir: string; tarb
 
   let debs: DebFile[] = [];
   if (options.skipDebs) {
-    omitted.push({ what: "espeak-ng .deb files and those of the codec libraries", why: "bundle built with --skip-debs", fix: `the target must have ${BUNDLED_PACKAGES.join(", ")} installed` });
+    omitted.push({
+      what: "espeak-ng .deb files and those of the codec libraries",
+      why: "bundle built with --skip-debs",
+      fix: `the target must have ${BUNDLED_PACKAGES.join(", ")} installed`,
+    });
   } else {
     const closure = debClosure(BUNDLED_PACKAGES);
     debs = downloadDebs(closure, join(dir, "debs"), join(options.out, "deb-cache"));
-    included.push({ path: "debs/", what: `Debian 12 packages for espeak-ng, libmp3lame, libopus, libFLAC and their dependencies (install.sh installs only the missing ones): ${closure.join(", ")}` });
+    included.push({
+      path: "debs/",
+      what: `Debian 12 packages for espeak-ng, libmp3lame, libopus, libFLAC and their dependencies (install.sh installs only the missing ones): ${closure.join(", ")}`,
+    });
   }
 
   const modelsDir = options.models ?? loadConfig().paths.models_dir;
   mkdirSync(join(dir, "models"));
   const packs = await bundlePacks(modelsDir, join(dir, "models"));
-  if (packs.length > 0) included.push({ path: "models/", what: `model packs, validated as \`sawt models install\` does, copied to /var/lib/sawt/models when absent there: ${packs.join(", ")}` });
-  else omitted.push({ what: "model packs", why: `the build's models directory (${relative(ROOT, modelsDir) || "."}) holds none`, fix: "TTS speaks with the built-in espeak-ng engine; add packs later with `sawt models install` (docs/models.md)" });
+  if (packs.length > 0)
+    included.push({
+      path: "models/",
+      what: `model packs, validated as \`sawt models install\` does, copied to /var/lib/sawt/models when absent there: ${packs.join(", ")}`,
+    });
+  else
+    omitted.push({
+      what: "model packs",
+      why: `the build's models directory (${relative(ROOT, modelsDir) || "."}) holds none`,
+      fix: "TTS speaks with the built-in espeak-ng engine; add packs later with `sawt models install` (docs/models.md)",
+    });
 
   writeFileSync(join(dir, "sawt.toml.example"), configTemplate(version));
   mkdirSync(join(dir, "systemd"));
-  for (const unit of ["sawt.service", "sawt-healthcheck.service", "sawt-healthcheck.timer"]) copyFileSync(join(ROOT, "systemd", unit), join(dir, "systemd", unit));
+  for (const unit of ["sawt.service", "sawt-healthcheck.service", "sawt-healthcheck.timer"])
+    copyFileSync(join(ROOT, "systemd", unit), join(dir, "systemd", unit));
   mkdirSync(join(dir, "libexec"));
   copyFileSync(join(ROOT, "systemd", "sawt-healthcheck"), join(dir, "libexec", "sawt-healthcheck"));
   copyFileSync(join(ROOT, "installer", "sawt-cli.sh"), join(dir, "libexec", "sawt-cli"));
   copyFileSync(join(ROOT, "installer", "install.sh"), join(dir, "install.sh"));
-  for (const script of ["libexec/sawt-healthcheck", "libexec/sawt-cli", "install.sh"]) chmodSync(join(dir, script), 0o755);
+  for (const script of ["libexec/sawt-healthcheck", "libexec/sawt-cli", "install.sh"])
+    chmodSync(join(dir, script), 0o755);
   copyFileSync(join(ROOT, "README.md"), join(dir, "README.md"));
   // Scale-out kit for the balancer host and the operator (docs/scale-out.md): no network needed either.
   mkdirSync(join(dir, "cluster"));
@@ -199,15 +231,22 @@ export async function buildBundle(options: Options): Promise<{ dir: string; tarb
     ["installer/rolling-upgrade.sh", "rolling-upgrade.sh"],
     ["installer/rolling-upgrade.md", "rolling-upgrade.md"],
     ["docs/scale-out.md", "scale-out.md"],
-  ] as const) copyFileSync(join(ROOT, from), join(dir, "cluster", to));
+  ] as const)
+    copyFileSync(join(ROOT, from), join(dir, "cluster", to));
   for (const script of ["cluster/render.sh", "cluster/rolling-upgrade.sh"]) chmodSync(join(dir, script), 0o755);
   writeFileSync(join(dir, "VERSION"), `${version}\n`);
   included.push(
-    { path: "sawt.toml.example", what: "every setting with its meaning and default; installed as /etc/sawt/sawt.toml on a fresh install" },
+    {
+      path: "sawt.toml.example",
+      what: "every setting with its meaning and default; installed as /etc/sawt/sawt.toml on a fresh install",
+    },
     { path: "systemd/", what: "sawt.service (Type=notify, watchdog, hardened), sawt-healthcheck.service and .timer" },
     { path: "libexec/", what: "sawt-healthcheck (run by the timer), sawt-cli (/usr/local/bin/sawt)" },
     { path: "install.sh", what: "installer: install, upgrade with rollback, --uninstall [--purge], --root DIR" },
-    { path: "cluster/", what: "several boxes behind HAProxy: config template and render.sh, rolling-upgrade.sh, scale-out.md" },
+    {
+      path: "cluster/",
+      what: "several boxes behind HAProxy: config template and render.sh, rolling-upgrade.sh, scale-out.md",
+    },
   );
 
   const commit = gitCommit();
@@ -220,7 +259,8 @@ export async function buildBundle(options: Options): Promise<{ dir: string; tarb
     git_dirty: commit.dirty,
     bun_version: Bun.version,
     onnxruntime_version: ortVersion(),
-    target: "Debian 12 (bookworm) x86_64 with systemd; other glibc 2.36+ systemd distributions work when espeak-ng and ffmpeg come from their own packages",
+    target:
+      "Debian 12 (bookworm) x86_64 with systemd; other glibc 2.36+ systemd distributions work when espeak-ng and ffmpeg come from their own packages",
     included,
     omitted,
     debs,

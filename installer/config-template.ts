@@ -8,8 +8,14 @@ import { envName, SETTINGS, type SettingSpec } from "../src/config/settings.ts";
 
 /** Values an appliance install sets (section.key → value), each with the reason shown in the file. */
 export const PRODUCTION_VALUES: Readonly<Record<string, { value: string | number | boolean; why: string }>> = {
-  "server.host": { value: "0.0.0.0", why: "appliance: serve the LAN (every speech endpoint needs an API key); use one interface address to narrow it" },
-  "paths.data_dir": { value: "/var/lib/sawt", why: "appliance: systemd's StateDirectory; the unit may write only here" },
+  "server.host": {
+    value: "0.0.0.0",
+    why: "appliance: serve the LAN (every speech endpoint needs an API key); use one interface address to narrow it",
+  },
+  "paths.data_dir": {
+    value: "/var/lib/sawt",
+    why: "appliance: systemd's StateDirectory; the unit may write only here",
+  },
   "paths.models_dir": { value: "/var/lib/sawt/models", why: "appliance: packs from the bundle are copied here" },
 };
 

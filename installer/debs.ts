@@ -28,7 +28,8 @@ export interface DebFile {
 
 function run(argv: string[], cwd?: string): string {
   const proc = Bun.spawnSync(argv, { cwd, stdout: "pipe", stderr: "pipe", env: { ...process.env, LC_ALL: "C" } });
-  if (proc.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${proc.stderr.toString().trim().split("\n").slice(-3).join(" / ")}`);
+  if (proc.exitCode !== 0)
+    throw new Error(`${argv.join(" ")} failed: ${proc.stderr.toString().trim().split("\n").slice(-3).join(" / ")}`);
   return proc.stdout.toString();
 }
 
@@ -71,10 +72,20 @@ export function debClosure(roots: readonly string[]): string[] {
   const seen = new Set<string>(roots);
   let frontier = [...roots];
   while (frontier.length > 0) {
-    const output = run(["apt-cache", "depends", "--no-recommends", "--no-suggests", "--no-conflicts", "--no-breaks", "--no-replaces", "--no-enhances", ...frontier]);
+    const output = run([
+      "apt-cache",
+      "depends",
+      "--no-recommends",
+      "--no-suggests",
+      "--no-conflicts",
+      "--no-breaks",
+      "--no-replaces",
+      "--no-enhances",
+      ...frontier,
+    ]);
     const next: string[] = [];
     for (const deps of firstChoices(output).values()) {
-      for (const dep of deps) if (!seen.has(dep)) (seen.add(dep), next.push(dep));
+      for (const dep of deps) if (!seen.has(dep)) seen.add(dep), next.push(dep);
     }
     frontier = next;
   }
@@ -99,7 +110,12 @@ export function candidates(names: readonly string[]): Candidate[] {
     const architecture = /^Architecture: (.+)$/m.exec(record)?.[1];
     const filename = /^Filename: (.+)$/m.exec(record)?.[1];
     if (!version || !architecture || !filename) throw new Error(`apt-cache show ${name}: no candidate version`);
-    return { name, version, downloaded: `${name}_${version.replace(":", "%3a")}_${architecture}.deb`, file: basename(filename) };
+    return {
+      name,
+      version,
+      downloaded: `${name}_${version.replace(":", "%3a")}_${architecture}.deb`,
+      file: basename(filename),
+    };
   });
 }
 

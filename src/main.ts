@@ -11,7 +11,14 @@ import { serveCommand } from "./cli/serve.ts";
 import { extraCommands } from "./cli/extra.ts";
 import { VERSION } from "./version.ts";
 
-const COMMANDS: readonly Command[] = [serveCommand, keysCommand, healthCommand, doctorCommand, modelsCommand, ...extraCommands];
+const COMMANDS: readonly Command[] = [
+  serveCommand,
+  keysCommand,
+  healthCommand,
+  doctorCommand,
+  modelsCommand,
+  ...extraCommands,
+];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

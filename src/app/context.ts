@@ -53,7 +53,11 @@ export function createAppContext(config: SawtConfig): AppContext {
     admission,
     metrics: new Metrics({ engines, admission }),
     log,
-    voices: new VoiceLibrary(voiceStore, { encoder: undefined, ttsEmbeddingDim: undefined }, log.child({ component: "voices" })),
+    voices: new VoiceLibrary(
+      voiceStore,
+      { encoder: undefined, ttsEmbeddingDim: undefined },
+      log.child({ component: "voices" }),
+    ),
     shuttingDown: false,
   };
 }

@@ -59,10 +59,18 @@ const VALIDATION_ERROR: OpenAPIV3.SchemaObject = {
     detail: { type: "string", enum: [Detail.validationFailed] },
     errors: {
       type: "array",
-      items: { type: "object", required: ["field", "message"], properties: { field: { type: "string", example: "body.speed" }, message: { type: "string" } } },
+      items: {
+        type: "object",
+        required: ["field", "message"],
+        properties: { field: { type: "string", example: "body.speed" }, message: { type: "string" } },
+      },
     },
   },
-  example: { error: "validation_error", detail: Detail.validationFailed, errors: [{ field: "body.speed", message: "Expected a number" }] },
+  example: {
+    error: "validation_error",
+    detail: Detail.validationFailed,
+    errors: [{ field: "body.speed", message: "Expected a number" }],
+  },
 };
 
 const TRANSCRIPTION: OpenAPIV3.SchemaObject = {
@@ -71,11 +79,17 @@ const TRANSCRIPTION: OpenAPIV3.SchemaObject = {
   properties: {
     text: { type: "string", description: "The transcript, in dialectal spelling." },
     language: { type: "string", enum: ["ar"] },
-    dialect: { type: "string", nullable: true, description: "Detected dialect (ar-najdi, ar-hijazi, ar-qassimi, ar-egyptian, ar-levantine), or null without a dialect-id pack." },
+    dialect: {
+      type: "string",
+      nullable: true,
+      description:
+        "Detected dialect (ar-najdi, ar-hijazi, ar-qassimi, ar-egyptian, ar-levantine), or null without a dialect-id pack.",
+    },
     duration: { type: "number", description: "Seconds of audio." },
     dialect_confidence: {
       type: "number",
-      description: "Extension, present with a dialect: its softmax probability under the call's mean dialect logits (first asr.dialect_seconds of speech).",
+      description:
+        "Extension, present with a dialect: its softmax probability under the call's mean dialect logits (first asr.dialect_seconds of speech).",
     },
   },
   example: { text: "السلام عليكم، أبي أعرف وين وصل طلبي", language: "ar", dialect: "ar-najdi", duration: 3.2 },
@@ -98,13 +112,22 @@ const SEGMENT: OpenAPIV3.SchemaObject = {
     avg_logprob: { type: "number", description: "Whisper: mean token log-probability." },
     compression_ratio: { type: "number", description: "Whisper: UTF-8 bytes over gzip bytes of the text." },
     dialect: { type: "string", description: "Extension: the segment's own dialect, with a dialect-id pack." },
-    words: { type: "array", items: WORD, description: "Extension: the segment's timed words, when the recogniser times words." },
+    words: {
+      type: "array",
+      items: WORD,
+      description: "Extension: the segment's timed words, when the recogniser times words.",
+    },
   },
 };
 
 const formSchema = toOpenApiSchema(TranscriptionFormSchema);
 
-function errorResponse(description: string, schema: string, examples: string[], headers: string[]): OpenAPIV3.ResponseObject {
+function errorResponse(
+  description: string,
+  schema: string,
+  examples: string[],
+  headers: string[],
+): OpenAPIV3.ResponseObject {
   const code = /^(\d{3})/.exec(description)?.[1];
   return {
     description,
@@ -118,8 +141,16 @@ function errorResponse(description: string, schema: string, examples: string[], 
               schema === "AuthError"
                 ? { error: code === "429" ? "rate_limit_exceeded" : "unauthorized", detail }
                 : schema === "ValidationError"
-                  ? { error: "validation_error", detail: Detail.validationFailed, errors: [{ field: detail, message: "Expected a number" }] }
-                  : { error: code === "500" ? "internal_error" : "http_error", detail, code: code === "500" ? "INTERNAL_ERROR" : `HTTP_${code}` };
+                  ? {
+                      error: "validation_error",
+                      detail: Detail.validationFailed,
+                      errors: [{ field: detail, message: "Expected a number" }],
+                    }
+                  : {
+                      error: code === "500" ? "internal_error" : "http_error",
+                      detail,
+                      code: code === "500" ? "INTERNAL_ERROR" : `HTTP_${code}`,
+                    };
             return [`e${i}`, { summary: detail, value }];
           }),
         ),
@@ -128,13 +159,20 @@ function errorResponse(description: string, schema: string, examples: string[], 
   };
 }
 
-const header = (description: string, schema: OpenAPIV3.SchemaObject = { type: "string" }): OpenAPIV3.HeaderObject => ({ description, schema });
+const header = (description: string, schema: OpenAPIV3.SchemaObject = { type: "string" }): OpenAPIV3.HeaderObject => ({
+  description,
+  schema,
+});
 
 /** The document-level parts of the OpenAPI description. */
 export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
   info: { title: "Sawt speech API", version: VERSION, description: DESCRIPTION },
   tags: [
-    { name: "TTS", description: "Text to speech: voices Yara (default; ar-najdi, ar-hijazi, ar-qassimi), Sherine (ar-egyptian), Myriam (ar-levantine), Yara_en (English)." },
+    {
+      name: "TTS",
+      description:
+        "Text to speech: voices Yara (default; ar-najdi, ar-hijazi, ar-qassimi), Sherine (ar-egyptian), Myriam (ar-levantine), Yara_en (English).",
+    },
     {
       name: "Lexicon",
       description:
@@ -147,7 +185,12 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
   ],
   components: {
     securitySchemes: {
-      ApiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "The key printed once by `sawt keys create`." },
+      ApiKeyHeader: {
+        type: "apiKey",
+        in: "header",
+        name: "X-API-Key",
+        description: "The key printed once by `sawt keys create`.",
+      },
       BearerAuth: { type: "http", scheme: "bearer", description: "The same key as `Authorization: Bearer <key>`." },
     },
     parameters: {
@@ -155,7 +198,8 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
         name: "X-Request-ID",
         in: "header",
         required: false,
-        description: "Your request id, echoed when it is 1–128 characters of [A-Za-z0-9._:-]; otherwise one is generated.",
+        description:
+          "Your request id, echoed when it is 1–128 characters of [A-Za-z0-9._:-]; otherwise one is generated.",
         schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
       },
     },
@@ -164,22 +208,40 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
       "X-RateLimit-Limit": header("Requests per minute allowed for the key.", { type: "integer" }),
       "X-RateLimit-Remaining": header("Requests left in the current one-minute window.", { type: "integer" }),
       "X-RateLimit-Reset": header("Seconds until a slot frees.", { type: "integer" }),
-      "Retry-After": header("Seconds to wait before retrying (429: until a slot frees, default 60; 503: while busy or warming up).", { type: "integer" }),
+      "Retry-After": header(
+        "Seconds to wait before retrying (429: until a slot frees, default 60; 503: while busy or warming up).",
+        { type: "integer" },
+      ),
       "WWW-Authenticate": header("`Bearer` on every 401."),
       "X-TTS-Voice": header("The voice actually used (after fallback)."),
       "X-TTS-Dialect": header("The dialect actually used (`en` for Yara_en)."),
       "X-TTS-Engine": header("The engine that spoke: piper, vits, espeak-ng or cloned."),
       "X-TTS-Fallback": header("Present when a fallback happened: why (e.g. unknown voice, pack not installed)."),
-      "X-TTS-Voices": header("Present when SSML `<lang>` brings in another voice: every voice that speaks, comma-separated (e.g. `Yara, Yara_en`)."),
-      "X-Sample-Rate": header("Sample rate of the audio in Hz (for pcm: s16le mono at this rate).", { type: "integer" }),
-      "X-TTS-Instructions": header("`ignored` when the request carried OpenAI's `instructions` (Sawt does not follow them)."),
+      "X-TTS-Voices": header(
+        "Present when SSML `<lang>` brings in another voice: every voice that speaks, comma-separated (e.g. `Yara, Yara_en`).",
+      ),
+      "X-Sample-Rate": header("Sample rate of the audio in Hz (for pcm: s16le mono at this rate).", {
+        type: "integer",
+      }),
+      "X-TTS-Instructions": header(
+        "`ignored` when the request carried OpenAI's `instructions` (Sawt does not follow them).",
+      ),
       "X-Audio-Content-Type": header("With `stream_format: sse`: the content type of the audio inside the events."),
     },
     schemas: {
       StandardError: STANDARD_ERROR,
       AuthError: AUTH_ERROR,
       ValidationError: VALIDATION_ERROR,
-      SpeechRequest: { ...toOpenApiSchema(SpeechRestBodySchema), example: { input: "مرحبا بكم في خدمة العملاء", voice: "Yara", dialect: "ar-najdi", response_format: "mp3", speed: 1.0 } },
+      SpeechRequest: {
+        ...toOpenApiSchema(SpeechRestBodySchema),
+        example: {
+          input: "مرحبا بكم في خدمة العملاء",
+          voice: "Yara",
+          dialect: "ar-najdi",
+          response_format: "mp3",
+          speed: 1.0,
+        },
+      },
       SynthesizeV1Request: {
         type: "object",
         required: ["text"],
@@ -194,7 +256,11 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
         type: "object",
         required: ["file"],
         properties: {
-          file: { type: "string", format: "binary", description: "The audio: flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav or webm; at most 100 MB." },
+          file: {
+            type: "string",
+            format: "binary",
+            description: "The audio: flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav or webm; at most 100 MB.",
+          },
           ...formSchema.properties,
           stream: {
             type: "string",
@@ -212,14 +278,26 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
           task: { type: "string", enum: ["transcribe"] },
           ...TRANSCRIPTION.properties,
           model: { type: "string", description: "Extension: the recogniser pack that answered." },
-          segments: { type: "array", items: SEGMENT, description: "Utterances; left out when only `word` granularity was asked for." },
-          words: { type: "array", items: WORD, description: "With `timestamp_granularities[]=word`: every timed word (empty for Whisper packs)." },
+          segments: {
+            type: "array",
+            items: SEGMENT,
+            description: "Utterances; left out when only `word` granularity was asked for.",
+          },
+          words: {
+            type: "array",
+            items: WORD,
+            description: "With `timestamp_granularities[]=word`: every timed word (empty for Whisper packs).",
+          },
         },
       },
       Health: {
         type: "object",
         required: ["status"],
-        properties: { status: { type: "string", enum: ["healthy", "unavailable"] }, engine: { type: "string" }, detail: { type: "string", description: "Why it is unavailable." } },
+        properties: {
+          status: { type: "string", enum: ["healthy", "unavailable"] },
+          engine: { type: "string" },
+          detail: { type: "string", description: "Why it is unavailable." },
+        },
         example: { status: "healthy", engine: "tts" },
       },
     },
@@ -227,19 +305,68 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
       BadRequest: errorResponse(
         "400 Bad request: check the input.",
         "StandardError",
-        [Detail.textEmpty, Detail.textTooLong, Detail.invalidFormat, Detail.invalidContent, Detail.noFile, Detail.invalidFileType, `${Detail.cannotTranscribe}: invalid data`, "Malformed JSON body"],
+        [
+          Detail.textEmpty,
+          Detail.textTooLong,
+          Detail.invalidFormat,
+          Detail.invalidContent,
+          Detail.noFile,
+          Detail.invalidFileType,
+          `${Detail.cannotTranscribe}: invalid data`,
+          "Malformed JSON body",
+        ],
         [],
       ),
-      Unauthorized: errorResponse("401 Missing or invalid API key.", "AuthError", [Detail.apiKeyMissing, Detail.apiKeyInvalid], ["WWW-Authenticate"]),
+      Unauthorized: errorResponse(
+        "401 Missing or invalid API key.",
+        "AuthError",
+        [Detail.apiKeyMissing, Detail.apiKeyInvalid],
+        ["WWW-Authenticate"],
+      ),
       NotFound: errorResponse("404 No such route.", "StandardError", ["Not Found"], []),
-      MethodNotAllowed: errorResponse("405 The route exists for other methods (see Allow).", "StandardError", ["Method Not Allowed"], []),
-      PayloadTooLarge: errorResponse("413 Upload or body over the limit (detected while streaming).", "StandardError", ["File exceeds maximum size of 100 MB", "Request body exceeds maximum size of 1,048,576 bytes"], []),
-      ValidationFailed: errorResponse("422 Validation failure: wrong type or bad field value.", "ValidationError", ["body.speed", "form.language"], []),
-      RateLimited: errorResponse("429 Rate limit exceeded: wait Retry-After seconds.", "AuthError", [Detail.rateLimited], ["Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]),
+      MethodNotAllowed: errorResponse(
+        "405 The route exists for other methods (see Allow).",
+        "StandardError",
+        ["Method Not Allowed"],
+        [],
+      ),
+      PayloadTooLarge: errorResponse(
+        "413 Upload or body over the limit (detected while streaming).",
+        "StandardError",
+        ["File exceeds maximum size of 100 MB", "Request body exceeds maximum size of 1,048,576 bytes"],
+        [],
+      ),
+      ValidationFailed: errorResponse(
+        "422 Validation failure: wrong type or bad field value.",
+        "ValidationError",
+        ["body.speed", "form.language"],
+        [],
+      ),
+      RateLimited: errorResponse(
+        "429 Rate limit exceeded: wait Retry-After seconds.",
+        "AuthError",
+        [Detail.rateLimited],
+        ["Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"],
+      ),
       InternalError: errorResponse("500 Internal error: retry with backoff.", "StandardError", [Detail.internal], []),
-      NotImplemented: errorResponse("501 Not available on this installation.", "StandardError", ["Not Implemented"], []),
-      Unavailable: errorResponse("503 Engine not ready or queue full: retry after Retry-After seconds.", "StandardError", [Detail.ttsNotReady, Detail.ttsBusy, Detail.asrNotReady, Detail.asrBusy], ["Retry-After"]),
-      Timeout: errorResponse("504 Queue timeout (GPU saturation): retry with backoff.", "StandardError", [Detail.ttsTimeout, Detail.asrTimeout], []),
+      NotImplemented: errorResponse(
+        "501 Not available on this installation.",
+        "StandardError",
+        ["Not Implemented"],
+        [],
+      ),
+      Unavailable: errorResponse(
+        "503 Engine not ready or queue full: retry after Retry-After seconds.",
+        "StandardError",
+        [Detail.ttsNotReady, Detail.ttsBusy, Detail.asrNotReady, Detail.asrBusy],
+        ["Retry-After"],
+      ),
+      Timeout: errorResponse(
+        "504 Queue timeout (GPU saturation): retry with backoff.",
+        "StandardError",
+        [Detail.ttsTimeout, Detail.asrTimeout],
+        [],
+      ),
     },
   },
 };
@@ -247,9 +374,16 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
 /** The docs plugin: /docs (offline page), /docs/json (OpenAPI), /docs/viewer.js (renderer). */
 export function docsRoutes(_ctx: AppContext) {
   return new Elysia({ name: "docs" })
-    .get("/docs/viewer.js", () => new Response(viewerScript, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" } }), {
-      detail: { hide: true },
-    })
+    .get(
+      "/docs/viewer.js",
+      () =>
+        new Response(viewerScript, {
+          headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" },
+        }),
+      {
+        detail: { hide: true },
+      },
+    )
     .use(
       swagger({
         provider: "scalar",

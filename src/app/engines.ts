@@ -16,7 +16,15 @@
  * packs now installed (EngineLoadError: the last ASR pack removed) turns the engine failed; any
  * other load error keeps the current generation serving and is reported.
  */
-import { EngineLoadError, type AnyEngineLoader, type BrokenPack, type EngineLoader, type EngineName, type EngineServices, type LoadedEngine } from "../core/engines.ts";
+import {
+  EngineLoadError,
+  type AnyEngineLoader,
+  type BrokenPack,
+  type EngineLoader,
+  type EngineName,
+  type EngineServices,
+  type LoadedEngine,
+} from "../core/engines.ts";
 import { firstLine } from "../models/errors.ts";
 import { chooseDevice, deviceDetails, type DeviceChoice } from "../runtime/devices.ts";
 import { useDevice } from "../runtime/sessions.ts";
@@ -116,7 +124,8 @@ class EngineSlot<K extends EngineName> {
     const old = this.current;
     this.current = generation;
     // The service first, then the state: a request that sees "ready" always finds the service.
-    const current = () => (this.ctx as { [P in EngineName]?: EngineServices[P] })[this.name] as EngineServices[K] | undefined;
+    const current = () =>
+      (this.ctx as { [P in EngineName]?: EngineServices[P] })[this.name] as EngineServices[K] | undefined;
     this.setService(trackCalls(result.service, generation as Generation<unknown>, current));
     const details = { ...base, ...result.details, broken_packs: broken };
     if (first) state.ready(details);
@@ -136,8 +145,15 @@ class EngineSlot<K extends EngineName> {
     const waitMs = ctx.config.server.drain_timeout_ms;
     const retiring = (async () => {
       const idle = await old.idle(waitMs);
-      if (!idle) ctx.log.warn("old engine generation still busy, released anyway", { engine: name, generation: old.number, calls: old.calls });
-      await old.loaded.close?.().catch((error: unknown) => ctx.log.warn("engine close failed", { engine: name, error: String(error) }));
+      if (!idle)
+        ctx.log.warn("old engine generation still busy, released anyway", {
+          engine: name,
+          generation: old.number,
+          calls: old.calls,
+        });
+      await old.loaded
+        .close?.()
+        .catch((error: unknown) => ctx.log.warn("engine close failed", { engine: name, error: String(error) }));
       ctx.log.info("engine generation released", { engine: name, generation: old.number });
     })();
     this.retiring.add(retiring);
@@ -149,24 +165,40 @@ class EngineSlot<K extends EngineName> {
     const current = this.current;
     this.current = undefined;
     await Promise.all([...this.retiring]);
-    await current?.loaded.close?.().catch((error: unknown) => this.ctx.log.warn("engine close failed", { engine: this.name, error: String(error) }));
+    await current?.loaded
+      .close?.()
+      .catch((error: unknown) => this.ctx.log.warn("engine close failed", { engine: this.name, error: String(error) }));
   }
 }
 
 /** Chooses the device, then loads every engine concurrently with the registered loaders. */
 export function startEngines(ctx: AppContext, loaders: readonly AnyEngineLoader[]): RunningEngines {
   for (const name of ["tts", "asr"] as const) {
-    if (loaders.filter((l) => l.engine === name).length > 1) throw new Error(`more than one engine loader registered for ${name}`);
+    if (loaders.filter((l) => l.engine === name).length > 1)
+      throw new Error(`more than one engine loader registered for ${name}`);
   }
   const slots = {
-    tts: new EngineSlot(ctx, "tts", loaders.find((l): l is EngineLoader<"tts"> => l.engine === "tts")),
-    asr: new EngineSlot(ctx, "asr", loaders.find((l): l is EngineLoader<"asr"> => l.engine === "asr")),
+    tts: new EngineSlot(
+      ctx,
+      "tts",
+      loaders.find((l): l is EngineLoader<"tts"> => l.engine === "tts"),
+    ),
+    asr: new EngineSlot(
+      ctx,
+      "asr",
+      loaders.find((l): l is EngineLoader<"asr"> => l.engine === "asr"),
+    ),
   };
   let device: DeviceChoice | undefined;
   const settled = (async () => {
     device = await chooseDevice(ctx.config.runtime.provider, ctx.config.runtime.intra_op_threads);
     useDevice(device);
-    ctx.log.info("device", { provider: device.provider, reason: device.reason, gpus: device.gpus.map((g) => g.model).join(", ") || undefined, threads: device.intraOpThreads });
+    ctx.log.info("device", {
+      provider: device.provider,
+      reason: device.reason,
+      gpus: device.gpus.map((g) => g.model).join(", ") || undefined,
+      threads: device.intraOpThreads,
+    });
     for (const state of [ctx.engines.tts, ctx.engines.asr]) state.setDetails(deviceDetails(device));
     await Promise.all([slots.tts.load(device, true), slots.asr.load(device, true)]);
   })();
@@ -176,12 +208,14 @@ export function startEngines(ctx: AppContext, loaders: readonly AnyEngineLoader[
   let queued: Promise<EngineReload[]> | undefined;
   const reload = (cause: string): Promise<EngineReload[]> => {
     if (queued) return queued;
-    const next = running.catch(() => []).then(async () => {
-      queued = undefined;
-      if (ctx.shuttingDown || !device) return [];
-      ctx.log.info("models reload", { cause });
-      return Promise.all([slots.tts.load(device, false), slots.asr.load(device, false)]);
-    });
+    const next = running
+      .catch(() => [])
+      .then(async () => {
+        queued = undefined;
+        if (ctx.shuttingDown || !device) return [];
+        ctx.log.info("models reload", { cause });
+        return Promise.all([slots.tts.load(device, false), slots.asr.load(device, false)]);
+      });
     queued = next;
     running = next;
     return next;

@@ -45,7 +45,9 @@ export class Generation<S> {
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === "object" && value !== null && Symbol.asyncIterator in value && !(value instanceof ReadableStream);
+  return (
+    typeof value === "object" && value !== null && Symbol.asyncIterator in value && !(value instanceof ReadableStream)
+  );
 }
 
 async function* finishing<T>(source: AsyncIterable<T>, leave: () => void): AsyncGenerator<T> {
@@ -102,7 +104,11 @@ function trackAnswer(value: unknown, leave: () => void): unknown {
  * is sent to `successor()` — the service now on the context — once this generation is retired,
  * so no call reaches released sessions.
  */
-export function trackCalls<S extends object>(service: S, generation: Generation<unknown>, successor: () => S | undefined): S {
+export function trackCalls<S extends object>(
+  service: S,
+  generation: Generation<unknown>,
+  successor: () => S | undefined,
+): S {
   const view: S = new Proxy(service, {
     get(target, property) {
       const next = generation.retired ? successor() : undefined;

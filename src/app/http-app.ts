@@ -28,7 +28,12 @@ export type RequestObserver = (info: { method: string; route: string; status: nu
  * `development: false` keeps Bun from ever serving its error page with a stack trace.
  */
 export function httpListenOptions(config: SawtConfig) {
-  return { hostname: config.server.host, port: config.server.http_port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, development: false };
+  return {
+    hostname: config.server.host,
+    port: config.server.http_port,
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    development: false,
+  };
 }
 
 const started = new WeakMap<Request, number>();
@@ -64,10 +69,16 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
         } else appError = new AppError("not_found", "Not Found");
       } else if (code === "PARSE") appError = new AppError("bad_request", "Malformed request body");
       else if (request.signal.aborted) appError = new AppError("client_closed", "Client closed request");
-      else if (code === "VALIDATION") appError = new AppError("validation", Detail.validationFailed, { fields: [{ field: "body", message: "invalid request" }] });
+      else if (code === "VALIDATION")
+        appError = new AppError("validation", Detail.validationFailed, {
+          fields: [{ field: "body", message: "invalid request" }],
+        });
       else {
         // The detail never carries the message: it may name paths or echo input. The log has it.
-        ctx.log.error("unhandled error", { request_id: set.headers["x-request-id"], error: error instanceof Error ? error : String(error) });
+        ctx.log.error("unhandled error", {
+          request_id: set.headers["x-request-id"],
+          error: error instanceof Error ? error : String(error),
+        });
         appError = new AppError("internal", Detail.internal);
       }
       set.status = appError.status;
@@ -79,7 +90,8 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
       const begin = started.get(request);
       const seconds = begin === undefined ? 0 : (performance.now() - begin) / 1000;
       // A handler that returns a Response sets its status there, not in `set`.
-      const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
+      const status =
+        responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
       const routeName = typeof route === "string" && route.length > 0 ? route : "unmatched";
       observe?.({ method: request.method, route: routeName, status, seconds });
       ctx.log.info("request", {

@@ -36,14 +36,21 @@ const TRANSCRIBE_HEADERS = deprecationHeaders("/transcribe", "/v1/asr/audio/tran
 export function fromV1Body(body: unknown): unknown {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
   const { text, speaker, response_format, ...rest } = body as Record<string, unknown>;
-  return { ...rest, input: text ?? rest.input, voice: speaker ?? rest.voice, response_format: response_format ?? "wav" };
+  return {
+    ...rest,
+    input: text ?? rest.input,
+    voice: speaker ?? rest.voice,
+    response_format: response_format ?? "wav",
+  };
 }
 
 /** Reports 422 fields under their v1 names. */
 function v1Fields(error: unknown): unknown {
   if (!(error instanceof AppError) || error.kind !== "validation") return error;
   const names: Record<string, string> = { "body.input": "body.text", "body.voice": "body.speaker" };
-  return new AppError("validation", error.detail, { fields: error.fields.map((f) => ({ field: names[f.field] ?? f.field, message: f.message })) });
+  return new AppError("validation", error.detail, {
+    fields: error.fields.map((f) => ({ field: names[f.field] ?? f.field, message: f.message })),
+  });
 }
 
 /** Puts a route's deprecation headers on its response; a transform, so before auth and on every error too. */
@@ -65,7 +72,14 @@ export function legacyRoutes(ctx: AppContext) {
         } catch (error) {
           throw v1Fields(error);
         }
-        return await streamSpeech(ctx, request, speech, parseSpeechRestFields(body), caller.key.id, set.headers["x-request-id"] as string | undefined);
+        return await streamSpeech(
+          ctx,
+          request,
+          speech,
+          parseSpeechRestFields(body),
+          caller.key.id,
+          set.headers["x-request-id"] as string | undefined,
+        );
       },
       {
         transform: deprecated(SYNTHESIZE_HEADERS),
@@ -80,27 +94,47 @@ export function legacyRoutes(ctx: AppContext) {
           deprecated: true,
           requestBody: {
             required: true,
-            content: { "application/json": { schema: ref("schemas", "SynthesizeV1Request"), example: { text: "مرحبا بكم", speaker: "Yara" } } },
+            content: {
+              "application/json": {
+                schema: ref("schemas", "SynthesizeV1Request"),
+                example: { text: "مرحبا بكم", speaker: "Yara" },
+              },
+            },
           },
-          success: { "200": { description: "The audio (WAV by default).", content: { "audio/wav": { schema: { type: "string", format: "binary" } } } } },
+          success: {
+            "200": {
+              description: "The audio (WAV by default).",
+              content: { "audio/wav": { schema: { type: "string", format: "binary" } } },
+            },
+          },
           errors: [400, 413, 422, 503, 504],
         }),
       },
     )
-    .post("/transcribe", ({ request, caller }) => transcribeRequest(ctx, request, caller, { fileFields: ["file", "audio"], format: "json" }), {
-      transform: deprecated(TRANSCRIBE_HEADERS),
-      auth: true,
-      parse: "none",
-      detail: authedOperation({
-        operationId: "transcribeV1",
-        summary: "Transcribe audio (v1, deprecated)",
-        description:
-          "Deprecated v1 endpoint; use POST /v1/asr/audio/transcriptions. Multipart with the audio in `file` (or `audio`); answers json. Responses carry `Deprecation`, `Sunset`, `Link` and `X-Deprecation-Warning`.",
-        tags: ["Legacy v1"],
-        deprecated: true,
-        requestBody: TRANSCRIPTION_BODY,
-        success: { "200": { description: "The transcript.", content: { "application/json": { schema: ref("schemas", "Transcription") } } } },
-        errors: [400, 413, 422, 503, 504],
-      }),
-    });
+    .post(
+      "/transcribe",
+      ({ request, caller }) =>
+        transcribeRequest(ctx, request, caller, { fileFields: ["file", "audio"], format: "json" }),
+      {
+        transform: deprecated(TRANSCRIBE_HEADERS),
+        auth: true,
+        parse: "none",
+        detail: authedOperation({
+          operationId: "transcribeV1",
+          summary: "Transcribe audio (v1, deprecated)",
+          description:
+            "Deprecated v1 endpoint; use POST /v1/asr/audio/transcriptions. Multipart with the audio in `file` (or `audio`); answers json. Responses carry `Deprecation`, `Sunset`, `Link` and `X-Deprecation-Warning`.",
+          tags: ["Legacy v1"],
+          deprecated: true,
+          requestBody: TRANSCRIPTION_BODY,
+          success: {
+            "200": {
+              description: "The transcript.",
+              content: { "application/json": { schema: ref("schemas", "Transcription") } },
+            },
+          },
+          errors: [400, 413, 422, 503, 504],
+        }),
+      },
+    );
 }

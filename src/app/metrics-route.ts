@@ -13,10 +13,14 @@ export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 /** The metrics route plugin. */
 export function metricsRoutes(ctx: AppContext) {
-  return new Elysia({ name: "metrics" }).use(authPlugin(ctx)).get("/metrics", ({ set }) => {
-    set.headers["content-type"] = METRICS_CONTENT_TYPE;
-    set.headers["cache-control"] = "no-store";
-    return ctx.metrics.render();
-    // An operator endpoint (README "Running it"), not part of the client API reference.
-  }, { admin: true, detail: { hide: true } });
+  return new Elysia({ name: "metrics" }).use(authPlugin(ctx)).get(
+    "/metrics",
+    ({ set }) => {
+      set.headers["content-type"] = METRICS_CONTENT_TYPE;
+      set.headers["cache-control"] = "no-store";
+      return ctx.metrics.render();
+      // An operator endpoint (README "Running it"), not part of the client API reference.
+    },
+    { admin: true, detail: { hide: true } },
+  );
 }

@@ -90,7 +90,12 @@ function busy(ctx: AppContext, http: Server<unknown>): boolean {
   return http.pendingRequests > 0 || work.some((s) => s.running > 0 || s.queued > 0);
 }
 
-async function shutdown(ctx: AppContext, http: Server<unknown>, grpcServers: readonly BoundGrpcServer[], engines: RunningEngines): Promise<void> {
+async function shutdown(
+  ctx: AppContext,
+  http: Server<unknown>,
+  grpcServers: readonly BoundGrpcServer[],
+  engines: RunningEngines,
+): Promise<void> {
   const deadline = performance.now() + ctx.config.server.drain_timeout_ms;
   const left = () => Math.max(0, deadline - performance.now());
   ctx.shuttingDown = true;
@@ -101,7 +106,14 @@ async function shutdown(ctx: AppContext, http: Server<unknown>, grpcServers: rea
   let voicesIdle = false;
   void ctx.voices.idle().then(() => (voicesIdle = true));
   const { tts, asr } = { tts: ctx.admission.tts.stats, asr: ctx.admission.asr.stats };
-  ctx.log.info("draining", { in_flight_http: http.pendingRequests, tts_running: tts.running, tts_queued: tts.queued, asr_running: asr.running, asr_queued: asr.queued, deadline_ms: ctx.config.server.drain_timeout_ms });
+  ctx.log.info("draining", {
+    in_flight_http: http.pendingRequests,
+    tts_running: tts.running,
+    tts_queued: tts.queued,
+    asr_running: asr.running,
+    asr_queued: asr.queued,
+    deadline_ms: ctx.config.server.drain_timeout_ms,
+  });
 
   // Phase 1: ports open, new work refused by the draining engines, admitted work finishes.
   while ((busy(ctx, http) || !voicesIdle) && left() > 0) await Bun.sleep(20);

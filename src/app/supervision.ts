@@ -22,7 +22,9 @@ function enabled(snapshot: EngineSnapshot): boolean {
 
 /** One line for `systemctl status`: what serves and what does not (never request content). */
 export function describeEngines(snapshots: readonly EngineSnapshot[]): string {
-  const parts = snapshots.map((s) => (enabled(s) ? `${s.name} ${s.status}${s.reason ? ` (${s.reason})` : ""}` : `${s.name} disabled`));
+  const parts = snapshots.map((s) =>
+    enabled(s) ? `${s.name} ${s.status}${s.reason ? ` (${s.reason})` : ""}` : `${s.name} disabled`,
+  );
   const serving = snapshots.filter(enabled).every((s) => s.status === "ready");
   return `${serving ? "serving" : "degraded"}: ${parts.join(", ")}`;
 }
@@ -32,7 +34,10 @@ export function describeEngines(snapshots: readonly EngineSnapshot[]): string {
  * become ready has since failed: a restart may cure that (a lost GPU context), whereas an engine that
  * never came up would only fail again, so it is reported (health 503, STATUS) instead of looped.
  */
-export function superviseServer(server: RunningServer, options: { env?: Record<string, string | undefined>; notifier?: Notifier } = {}): Supervision {
+export function superviseServer(
+  server: RunningServer,
+  options: { env?: Record<string, string | undefined>; notifier?: Notifier } = {},
+): Supervision {
   const env = options.env ?? process.env;
   const notifier = options.notifier ?? createNotifier({ env });
   const { log } = server.ctx;
@@ -47,12 +52,19 @@ export function superviseServer(server: RunningServer, options: { env?: Record<s
     });
   }
   const verdict = (): { ok: true } | { ok: false; reason: string } => {
-    const regressed = engines.map((e) => e.snapshot()).find((s) => enabled(s) && s.status === "failed" && everReady.has(s.name));
-    return regressed ? { ok: false, reason: `${regressed.name} engine failed after being ready: ${regressed.reason ?? "unknown"}` } : { ok: true };
+    const regressed = engines
+      .map((e) => e.snapshot())
+      .find((s) => enabled(s) && s.status === "failed" && everReady.has(s.name));
+    return regressed
+      ? { ok: false, reason: `${regressed.name} engine failed after being ready: ${regressed.reason ?? "unknown"}` }
+      : { ok: true };
   };
 
   const interval = watchdogIntervalMs(env);
-  const stopWatchdog = interval === undefined ? () => {} : startWatchdog(notifier, interval, verdict, (reason) => log.error("watchdog withheld", { reason }));
+  const stopWatchdog =
+    interval === undefined
+      ? () => {}
+      : startWatchdog(notifier, interval, verdict, (reason) => log.error("watchdog withheld", { reason }));
 
   let stopped = false;
   // Ready once the engines settle, whatever the outcome: a failed engine is reported in STATUS= and
@@ -61,7 +73,12 @@ export function superviseServer(server: RunningServer, options: { env?: Record<s
     if (stopped) return;
     const status = describeEngines(engines.map((e) => e.snapshot()));
     notifier.notify(`READY=1\nSTATUS=${status}`);
-    log.info("notified systemd", { state: "READY=1", status, backend: notifier.backend, watchdog_ms: interval ?? null });
+    log.info("notified systemd", {
+      state: "READY=1",
+      status,
+      backend: notifier.backend,
+      watchdog_ms: interval ?? null,
+    });
   };
   server.enginesSettled.then(ready, ready);
   return {

@@ -19,7 +19,12 @@ export const NO_ASR_PACK = "no ASR model pack installed";
 
 /** A built engine, or why none could be built. */
 export type AsrEngineResult =
-  | { readonly ok: true; readonly service: AsrEngineService; readonly details: Record<string, unknown>; release(): Promise<void> }
+  | {
+      readonly ok: true;
+      readonly service: AsrEngineService;
+      readonly details: Record<string, unknown>;
+      release(): Promise<void>;
+    }
   | { readonly ok: false; readonly reason: string; readonly details: Record<string, unknown> };
 
 /** Parses `dialect=pack` entries of `asr.dialect_packs`. */
@@ -33,10 +38,16 @@ export function parseDialectPacks(entries: readonly string[]): Map<string, strin
 }
 
 /** Loads packs under `config.paths.models_dir` and builds the service; `observe` hears each inference's time. */
-export async function buildAsrEngine(config: SawtConfig, admission: Admission, log: Logger, observe?: InferenceObserver): Promise<AsrEngineResult> {
+export async function buildAsrEngine(
+  config: SawtConfig,
+  admission: Admission,
+  log: Logger,
+  observe?: InferenceObserver,
+): Promise<AsrEngineResult> {
   setFfmpegConcurrency(config.asr.ffmpeg_concurrency);
   const packs = await loadAsrPacks(config.paths.models_dir);
-  for (const broken of packs.broken) log.warn("asr pack unusable, skipped", { pack: broken.pack, family: broken.family, reason: broken.reason });
+  for (const broken of packs.broken)
+    log.warn("asr pack unusable, skipped", { pack: broken.pack, family: broken.family, reason: broken.reason });
   const details: Record<string, unknown> = {
     enabled: packs.recognizers.size > 0,
     packs: packs.packs.map((p) => ({ name: p.name, family: p.family, role: p.role })),
@@ -52,7 +63,8 @@ export async function buildAsrEngine(config: SawtConfig, admission: Admission, l
   const wanted = config.asr.pack;
   const fallback = packs.recognizers.values().next().value as Recognizer;
   const defaultRecognizer = wanted === "" ? fallback : packs.recognizers.get(wanted);
-  if (defaultRecognizer === undefined) return fail(`asr.pack ${JSON.stringify(wanted)} is not an installed recogniser pack`);
+  if (defaultRecognizer === undefined)
+    return fail(`asr.pack ${JSON.stringify(wanted)} is not an installed recogniser pack`);
   const dialectRoutes = new Map<string, Recognizer>();
   // Packs that declare their dialect route first; asr.dialect_packs overrides them per dialect.
   for (const [pack, dialect] of [...packs.recognizerDialects].sort(([a], [b]) => a.localeCompare(b))) {
@@ -65,7 +77,8 @@ export async function buildAsrEngine(config: SawtConfig, admission: Admission, l
     else ignored.push(`${dialect}=${pack}`);
   }
   if (ignored.length > 0) log.warn("asr dialect routes to packs that are not installed, ignored", { routes: ignored });
-  if (dialectRoutes.size > 0 && !packs.dialect) log.warn("asr dialect routes configured but no dialect-id pack is installed");
+  if (dialectRoutes.size > 0 && !packs.dialect)
+    log.warn("asr dialect routes configured but no dialect-id pack is installed");
   Object.assign(details, {
     recognizer: defaultRecognizer.name,
     provider: defaultRecognizer.provider,
@@ -91,7 +104,12 @@ export async function buildAsrEngine(config: SawtConfig, admission: Admission, l
 export const asrEngineLoader: EngineLoader<"asr"> = {
   engine: "asr",
   async load({ app, log }) {
-    const result = await buildAsrEngine(app.config, app.admission.asr, log.child({ engine: "asr" }), (seconds, audioSeconds) => app.metrics.observeInference("asr", seconds, audioSeconds));
+    const result = await buildAsrEngine(
+      app.config,
+      app.admission.asr,
+      log.child({ engine: "asr" }),
+      (seconds, audioSeconds) => app.metrics.observeInference("asr", seconds, audioSeconds),
+    );
     const { broken_packs: broken, ...details } = result.details;
     const brokenPacks = broken as BrokenPack[];
     if (!result.ok) throw new EngineLoadError(result.reason, brokenPacks, details);

@@ -46,7 +46,12 @@ describe("renderTranscript", () => {
   test("does render json with exactly text, language, dialect and duration", () => {
     const out = renderTranscript(TRANSCRIPT, "json");
     expect(out.contentType).toBe("application/json");
-    expect(JSON.parse(out.body)).toEqual({ text: TRANSCRIPT.text, language: "ar", dialect: "ar-najdi", duration: 4.25 });
+    expect(JSON.parse(out.body)).toEqual({
+      text: TRANSCRIPT.text,
+      language: "ar",
+      dialect: "ar-najdi",
+      duration: 4.25,
+    });
   });
 
   test("does add segments with words to verbose_json", () => {
@@ -58,7 +63,10 @@ describe("renderTranscript", () => {
   });
 
   test("does answer text, srt and vtt with their content types", () => {
-    expect(renderTranscript(TRANSCRIPT, "text")).toEqual({ body: `${TRANSCRIPT.text}\n`, contentType: "text/plain; charset=utf-8" });
+    expect(renderTranscript(TRANSCRIPT, "text")).toEqual({
+      body: `${TRANSCRIPT.text}\n`,
+      contentType: "text/plain; charset=utf-8",
+    });
     expect(renderTranscript(TRANSCRIPT, "srt").contentType).toStartWith("application/x-subrip");
     expect(renderTranscript(TRANSCRIPT, "vtt").contentType).toStartWith("text/vtt");
   });

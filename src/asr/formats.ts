@@ -32,14 +32,20 @@ function cueText(text: string): string {
 }
 
 function cues(transcript: Transcript): TranscriptSegment[] {
-  const segments = transcript.segments.length > 0 ? transcript.segments : [{ id: 0, start: 0, end: transcript.duration, text: transcript.text }];
+  const segments =
+    transcript.segments.length > 0
+      ? transcript.segments
+      : [{ id: 0, start: 0, end: transcript.duration, text: transcript.text }];
   return segments.filter((segment) => cueText(segment.text).length > 0);
 }
 
 /** SubRip: numbered cues, `00:00:01,500 --> 00:00:03,000`, blank line between cues. */
 export function renderSrt(transcript: Transcript): string {
   return cues(transcript)
-    .map((cue, index) => `${index + 1}\n${subtitleTime(cue.start, ",")} --> ${subtitleTime(Math.max(cue.start, cue.end), ",")}\n${cueText(cue.text)}\n`)
+    .map(
+      (cue, index) =>
+        `${index + 1}\n${subtitleTime(cue.start, ",")} --> ${subtitleTime(Math.max(cue.start, cue.end), ",")}\n${cueText(cue.text)}\n`,
+    )
     .join("\n");
 }
 
@@ -47,7 +53,10 @@ export function renderSrt(transcript: Transcript): string {
 export function renderVtt(transcript: Transcript): string {
   const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   const body = cues(transcript)
-    .map((cue) => `${subtitleTime(cue.start, ".")} --> ${subtitleTime(Math.max(cue.start, cue.end), ".")}\n${escape(cueText(cue.text))}\n`)
+    .map(
+      (cue) =>
+        `${subtitleTime(cue.start, ".")} --> ${subtitleTime(Math.max(cue.start, cue.end), ".")}\n${escape(cueText(cue.text))}\n`,
+    )
     .join("\n");
   return body.length > 0 ? `WEBVTT\n\n${body}` : "WEBVTT\n";
 }
@@ -112,12 +121,19 @@ export interface RenderOptions {
 }
 
 /** Renders `transcript` in `format`. */
-export function renderTranscript(transcript: Transcript, format: TranscriptFormat, options: RenderOptions = {}): RenderedTranscript {
+export function renderTranscript(
+  transcript: Transcript,
+  format: TranscriptFormat,
+  options: RenderOptions = {},
+): RenderedTranscript {
   switch (format) {
     case "json":
       return { body: JSON.stringify(transcriptJson(transcript)), contentType: "application/json" };
     case "verbose_json":
-      return { body: JSON.stringify(transcriptVerboseJson(transcript, options.granularities)), contentType: "application/json" };
+      return {
+        body: JSON.stringify(transcriptVerboseJson(transcript, options.granularities)),
+        contentType: "application/json",
+      };
     case "text":
       return { body: `${transcript.text}\n`, contentType: "text/plain; charset=utf-8" };
     case "srt":

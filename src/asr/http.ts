@@ -33,8 +33,17 @@ export interface TranscribeOptions {
  * Handles one authenticated transcription request end to end; shared by the current and legacy
  * routes (whose `auth: true` checked the key before the upload is read).
  */
-export async function transcribeRequest(ctx: AppContext, request: Request, caller: Caller, options: TranscribeOptions = {}): Promise<Response> {
-  const upload = await receiveAudioUpload(request, { dataDir: ctx.config.paths.data_dir, maxUploadMb: ctx.config.asr.max_upload_mb, fileFields: options.fileFields });
+export async function transcribeRequest(
+  ctx: AppContext,
+  request: Request,
+  caller: Caller,
+  options: TranscribeOptions = {},
+): Promise<Response> {
+  const upload = await receiveAudioUpload(request, {
+    dataDir: ctx.config.paths.data_dir,
+    maxUploadMb: ctx.config.asr.max_upload_mb,
+    fileFields: options.fileFields,
+  });
   let handedOver = false;
   try {
     const { stream, ...fields } = upload.fields;
@@ -46,7 +55,9 @@ export async function transcribeRequest(ctx: AppContext, request: Request, calle
       return streamTranscription(ctx, asr, upload, callOptions);
     }
     const transcript = await readyService(ctx, "asr").transcribeFile(upload.path, callOptions);
-    const rendered = renderTranscript(transcript, options.format ?? form.response_format, { granularities: granularities(form) });
+    const rendered = renderTranscript(transcript, options.format ?? form.response_format, {
+      granularities: granularities(form),
+    });
     const headers: Record<string, string> = { "content-type": rendered.contentType, "cache-control": "no-store" };
     if (transcript.model !== undefined) headers[ASR_MODEL_HEADER] = transcript.model;
     return new Response(rendered.body, { headers });
@@ -55,7 +66,12 @@ export async function transcribeRequest(ctx: AppContext, request: Request, calle
   }
 }
 
-const EXAMPLE_TRANSCRIPT = { text: "السلام عليكم، أبي أعرف وين وصل طلبي", language: "ar", dialect: "ar-najdi", duration: 3.2 };
+const EXAMPLE_TRANSCRIPT = {
+  text: "السلام عليكم، أبي أعرف وين وصل طلبي",
+  language: "ar",
+  dialect: "ar-najdi",
+  duration: 3.2,
+};
 
 /** The multipart request body of the transcription routes. */
 export const TRANSCRIPTION_BODY: OpenAPIV3.RequestBodyObject = {
@@ -83,10 +99,20 @@ const TRANSCRIPTION_SUCCESS: OpenAPIV3.ResponseObject = {
       example: EXAMPLE_TRANSCRIPT,
     },
     "text/plain": { schema: { type: "string" }, example: `${EXAMPLE_TRANSCRIPT.text}\n` },
-    "application/x-subrip": { schema: { type: "string" }, example: `1\n00:00:00,000 --> 00:00:03,200\n${EXAMPLE_TRANSCRIPT.text}\n` },
-    "text/vtt": { schema: { type: "string" }, example: `WEBVTT\n\n00:00:00.000 --> 00:00:03.200\n${EXAMPLE_TRANSCRIPT.text}\n` },
+    "application/x-subrip": {
+      schema: { type: "string" },
+      example: `1\n00:00:00,000 --> 00:00:03,200\n${EXAMPLE_TRANSCRIPT.text}\n`,
+    },
+    "text/vtt": {
+      schema: { type: "string" },
+      example: `WEBVTT\n\n00:00:00.000 --> 00:00:03.200\n${EXAMPLE_TRANSCRIPT.text}\n`,
+    },
     "text/event-stream": {
-      schema: { type: "string", description: "With `stream=true`: Server-Sent Events, `transcript.text.delta` per segment, then `transcript.text.done`." },
+      schema: {
+        type: "string",
+        description:
+          "With `stream=true`: Server-Sent Events, `transcript.text.delta` per segment, then `transcript.text.done`.",
+      },
       example: `data: {"type":"transcript.text.delta","delta":"السلام عليكم"}\n\ndata: {"type":"transcript.text.done","text":"السلام عليكم","usage":{"type":"duration","seconds":3.2}}\n\n`,
     },
   },
@@ -121,11 +147,19 @@ export function asrRoutes(ctx: AppContext) {
     .post("/v1/asr/transcribe", ({ request, caller }) => transcribeRequest(ctx, request, caller), {
       auth: true,
       parse: "none",
-      detail: transcriptionOperation("transcribe", "Transcribe audio (second route)", "Behaves exactly like POST /v1/asr/audio/transcriptions.\n\n"),
+      detail: transcriptionOperation(
+        "transcribe",
+        "Transcribe audio (second route)",
+        "Behaves exactly like POST /v1/asr/audio/transcriptions.\n\n",
+      ),
     })
     .post("/v1/audio/transcriptions", ({ request, caller }) => transcribeRequest(ctx, request, caller), {
       auth: true,
       parse: "none",
-      detail: transcriptionOperation("createTranscriptionAlias", "Transcribe audio (released v2 path, alias)", "Alias of POST /v1/asr/audio/transcriptions.\n\n"),
+      detail: transcriptionOperation(
+        "createTranscriptionAlias",
+        "Transcribe audio (released v2 path, alias)",
+        "Alias of POST /v1/asr/audio/transcriptions.\n\n",
+      ),
     });
 }

@@ -25,15 +25,21 @@ export const PACK_DIALECT_FILE = "dialect.txt";
 export function declaredDialect(dir: string): string | null {
   const path = join(dir, PACK_DIALECT_FILE);
   if (!existsSync(path)) return null;
-  const line = readFileSync(path, "utf8").split("\n").map((l) => l.trim()).find((l) => l !== "" && !l.startsWith("#"));
+  const line = readFileSync(path, "utf8")
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => l !== "" && !l.startsWith("#"));
   return line === undefined || /\s/.test(line) ? null : dialectLabel(line);
 }
-
 
 /** What a pack does for the ASR engine, as health details and doctor name it. */
 export type AsrPackRole = "recognizer" | "vad" | "dialect";
 
-const ASR_ROLES: Readonly<Partial<Record<PackRole, AsrPackRole>>> = { "asr-recognizer": "recognizer", vad: "vad", "dialect-id": "dialect" };
+const ASR_ROLES: Readonly<Partial<Record<PackRole, AsrPackRole>>> = {
+  "asr-recognizer": "recognizer",
+  vad: "vad",
+  "dialect-id": "dialect",
+};
 
 /** A pack the ASR engine can use. */
 export interface AsrPackInfo {
@@ -106,8 +112,7 @@ export async function loadAsrPacks(modelsDir: string): Promise<LoadedAsrPacks> {
       recognizers.set(info.name, result.model as Recognizer);
       const declared = declaredDialect(entry.pack.dir);
       if (declared !== null) recognizerDialects.set(info.name, declared);
-    }
-    else if (info.role === "vad") vad = result.model as VoiceActivityDetector;
+    } else if (info.role === "vad") vad = result.model as VoiceActivityDetector;
     else dialect = result.model as DialectIdentifier;
   }
   return {
@@ -118,7 +123,9 @@ export async function loadAsrPacks(modelsDir: string): Promise<LoadedAsrPacks> {
     packs,
     broken,
     async release() {
-      await Promise.allSettled([...recognizers.values(), ...(vad ? [vad] : []), ...(dialect ? [dialect] : [])].map((r) => r.release()));
+      await Promise.allSettled(
+        [...recognizers.values(), ...(vad ? [vad] : []), ...(dialect ? [dialect] : [])].map((r) => r.release()),
+      );
     },
   };
 }

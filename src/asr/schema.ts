@@ -33,7 +33,9 @@ export const TranscriptionFormSchema = v.object({
   response_format: v.optional(
     v.pipe(
       v.picklist(TRANSCRIPT_FORMATS, `Must be one of: ${TRANSCRIPT_FORMATS.join(", ")}`),
-      v.description("json (default): {text, language, dialect, duration}; text; verbose_json (adds segments); srt; vtt."),
+      v.description(
+        "json (default): {text, language, dialect, duration}; text; verbose_json (adds segments); srt; vtt.",
+      ),
       v.examples(["json"]),
     ),
     "json",
@@ -97,7 +99,8 @@ function formInput(
       .map(([k, value]) => [k, value.trim()]),
   );
   const temperature = present.temperature;
-  if (typeof temperature === "string" && /^[+-]?(\d+\.?\d*|\.\d+)$/.test(temperature)) present.temperature = Number(temperature);
+  if (typeof temperature === "string" && /^[+-]?(\d+\.?\d*|\.\d+)$/.test(temperature))
+    present.temperature = Number(temperature);
   // OpenAI clients send `timestamp_granularities[]` once per value; a bare comma list is read too.
   const all = (name: string) => values[name] ?? (fields[name] === undefined ? [] : [fields[name]]);
   const listed = [...all(GRANULARITIES_FIELD), ...all("timestamp_granularities")]
@@ -119,7 +122,8 @@ export function parseTranscriptionForm(
   values: Readonly<Record<string, readonly string[]>> = {},
 ): TranscriptionForm {
   const result = v.safeParse(TranscriptionFormSchema, formInput(fields, values));
-  if (!result.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, FORM_FIELDS) });
+  if (!result.success)
+    throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, FORM_FIELDS) });
   return result.output;
 }
 
@@ -130,7 +134,9 @@ export function granularities(form: TranscriptionForm): readonly TimestampGranul
 }
 
 /** The service options a form asks for (`model`, `prompt`, `temperature`). */
-export function transcriptionOptions(form: TranscriptionForm): Pick<TranscriptionOptions, "model" | "prompt" | "temperature"> {
+export function transcriptionOptions(
+  form: TranscriptionForm,
+): Pick<TranscriptionOptions, "model" | "prompt" | "temperature"> {
   return {
     ...(form.model !== undefined ? { model: form.model } : {}),
     ...(form.prompt !== undefined ? { prompt: form.prompt } : {}),

@@ -113,15 +113,21 @@ export class AsrEngineService implements AsrService {
   }
 
   transcribeSamples(samples: Float32Array, options: TranscriptionOptions = {}): Promise<Transcript> {
-    return this.options.admission.run(async () => {
-      const started = performance.now();
-      const transcript = await this.transcribe(samples, options);
-      this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
-      return transcript;
-    }, { signal: options.signal, timeoutMs: options.timeoutMs });
+    return this.options.admission.run(
+      async () => {
+        const started = performance.now();
+        const transcript = await this.transcribe(samples, options);
+        this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
+        return transcript;
+      },
+      { signal: options.signal, timeoutMs: options.timeoutMs },
+    );
   }
 
-  async *transcribeStream(chunks: AsyncIterable<Float32Array>, options: CallOptions = {}): AsyncIterable<StreamingResult> {
+  async *transcribeStream(
+    chunks: AsyncIterable<Float32Array>,
+    options: CallOptions = {},
+  ): AsyncIterable<StreamingResult> {
     const { signal } = options;
     const tracker = new SpeechTracker(this.detector, this.options.segmenter);
     const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
@@ -137,12 +143,23 @@ export class AsrEngineService implements AsrService {
       const interim = await this.interim(tracker.slice(active, interimAt), state, options);
       // A recogniser slower than the audio would fall ever further behind: space interims out.
       interimGap = Math.max(INTERIM_SECONDS, (2 * (performance.now() - started)) / 1000) * SPEECH_SAMPLE_RATE;
-      if (interim !== "") yield { text: interim, isFinal: false, start: seconds(active), end: seconds(interimAt), dialect: state.dialect ?? null };
+      if (interim !== "")
+        yield {
+          text: interim,
+          isFinal: false,
+          start: seconds(active),
+          end: seconds(interimAt),
+          dialect: state.dialect ?? null,
+        };
     }
     yield* this.finals(await tracker.end(signal), state, options);
   }
 
-  openLive(live: LiveTranscriptionOptions, emit: (event: LiveEvent) => void, options: CallOptions = {}): LiveTranscription {
+  openLive(
+    live: LiveTranscriptionOptions,
+    emit: (event: LiveEvent) => void,
+    options: CallOptions = {},
+  ): LiveTranscription {
     const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
     const decoder: UtteranceDecoder = {
       final: (samples) =>
@@ -169,12 +186,21 @@ export class AsrEngineService implements AsrService {
     try {
       return (await this.admitted(() => state.recognizer.recognize(audio, options.signal), options)).text.trim();
     } catch (error) {
-      if (error instanceof AppError && (error.kind === "unavailable" || error.kind === "timeout") && !options.signal?.aborted) return "";
+      if (
+        error instanceof AppError &&
+        (error.kind === "unavailable" || error.kind === "timeout") &&
+        !options.signal?.aborted
+      )
+        return "";
       throw error;
     }
   }
 
-  private async *finals(pieces: readonly SpeechPiece[], state: Session, options: CallOptions): AsyncIterable<StreamingResult> {
+  private async *finals(
+    pieces: readonly SpeechPiece[],
+    state: Session,
+    options: CallOptions,
+  ): AsyncIterable<StreamingResult> {
     for (const piece of pieces) {
       const segment = await this.admitted(async () => {
         const started = performance.now();
@@ -182,14 +208,23 @@ export class AsrEngineService implements AsrService {
         this.options.observe?.((performance.now() - started) / 1000, piece.samples.length / SPEECH_SAMPLE_RATE);
         return recognized;
       }, options);
-      if (segment.text !== "") yield { text: segment.text, isFinal: true, start: segment.start, end: segment.end, dialect: state.dialect ?? null };
+      if (segment.text !== "")
+        yield {
+          text: segment.text,
+          isFinal: true,
+          start: segment.start,
+          end: segment.end,
+          dialect: state.dialect ?? null,
+        };
     }
   }
 
   /** Recogniser for `model` (a pack folder name); unknown or absent names get the default. */
   private pick(model: string | undefined): { recognizer: Recognizer; explicit: boolean } {
     const named = model === undefined ? undefined : this.options.packs.recognizers.get(model);
-    return named ? { recognizer: named, explicit: true } : { recognizer: this.options.defaultRecognizer, explicit: false };
+    return named
+      ? { recognizer: named, explicit: true }
+      : { recognizer: this.options.defaultRecognizer, explicit: false };
   }
 
   /** Longest speech span the detector may produce: the smallest window of any recogniser. */
@@ -216,7 +251,10 @@ export class AsrEngineService implements AsrService {
     let pieces = this.plan(spans, samples.length, recognizer);
     const callSeconds = this.options.dialectSeconds ?? DEFAULT_CALL_DIALECT_SECONDS;
     const dialects = new CallDialects(this.options.packs.dialect, samples, callSeconds);
-    const decision = await dialects.decide(pieces.flatMap((p) => p.utterances), signal);
+    const decision = await dialects.decide(
+      pieces.flatMap((p) => p.utterances),
+      signal,
+    );
     const routed = decision && !chosen.explicit ? this.options.dialectRoutes.get(decision.dialect) : undefined;
     if (routed !== undefined && routed !== recognizer) {
       recognizer = routed;
@@ -237,7 +275,11 @@ export class AsrEngineService implements AsrService {
       texts.push(result);
       options.onText?.(joinPieceTexts(texts));
       timed ||= result.words !== undefined;
-      appendWords(words, reported.flatMap((r) => r.words ?? []), result.continuesWord === true && texts.length > 1);
+      appendWords(
+        words,
+        reported.flatMap((r) => r.words ?? []),
+        result.continuesWord === true && texts.length > 1,
+      );
       for (const part of reported) {
         const dialect = await dialects.ofUtterances(part.utterances, signal);
         segments.push({
@@ -268,13 +310,18 @@ export class AsrEngineService implements AsrService {
     if (state.dialect === undefined) {
       const identifier = this.options.packs.dialect;
       state.dialect = identifier ? await identifier.identify(piece.samples, signal) : null;
-      state.recognizer = (state.dialect !== null && this.options.dialectRoutes.get(state.dialect)) || this.options.defaultRecognizer;
+      state.recognizer =
+        (state.dialect !== null && this.options.dialectRoutes.get(state.dialect)) || this.options.defaultRecognizer;
     }
     signal?.throwIfAborted();
     const result = await state.recognizer.recognize(piece.samples, signal);
     const offset = piece.start / SPEECH_SAMPLE_RATE;
     const end = seconds(piece.end);
-    const words = result.words?.map((w) => ({ word: w.word, start: Math.min(end, seconds((offset + w.start) * SPEECH_SAMPLE_RATE)), end: Math.min(end, seconds((offset + w.end) * SPEECH_SAMPLE_RATE)) }));
+    const words = result.words?.map((w) => ({
+      word: w.word,
+      start: Math.min(end, seconds((offset + w.start) * SPEECH_SAMPLE_RATE)),
+      end: Math.min(end, seconds((offset + w.end) * SPEECH_SAMPLE_RATE)),
+    }));
     return { id: 0, start: seconds(piece.start), end, text: result.text.trim(), ...(words ? { words } : {}) };
   }
 }

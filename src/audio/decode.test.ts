@@ -144,7 +144,10 @@ describe("decodeAudioFile with playlists", () => {
       const playlist = join(dir, `real-${name}`);
       writeFileSync(playlist, render(`real-${name}.mp3`));
 
-      const control = await runFfmpeg(["-i", playlist, "-ac", "1", "-ar", "16000", "-f", "f32le", "pipe:1"], { timeoutMs: 10_000, maxOutputBytes: 1 << 22 });
+      const control = await runFfmpeg(["-i", playlist, "-ac", "1", "-ar", "16000", "-f", "f32le", "pipe:1"], {
+        timeoutMs: 10_000,
+        maxOutputBytes: 1 << 22,
+      });
       expect(control.ok && control.stdout.byteLength > 16000 * 4 * 0.9).toBe(true);
 
       expectRefused(await refusal(playlist), DecodeReason.corrupt);

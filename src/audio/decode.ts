@@ -29,11 +29,35 @@ export const ALLOWED_DEMUXERS: readonly string[] = ["wav", "mp3", "mov", "mpeg",
  * an upload; files with a video track still decode their audio.
  */
 export const ALLOWED_DECODERS: readonly string[] = [
-  "pcm_s16le", "pcm_s16be", "pcm_s24le", "pcm_s32le", "pcm_f32le", "pcm_f64le", "pcm_u8", "pcm_mulaw", "pcm_alaw",
-  "adpcm_ms", "adpcm_ima_wav", "gsm_ms",
-  "mp1", "mp1float", "mp2", "mp2float", "mp3", "mp3float",
-  "aac", "aac_fixed", "aac_latm", "alac", "ac3", "ac3_fixed",
-  "opus", "libopus", "vorbis", "libvorbis", "flac",
+  "pcm_s16le",
+  "pcm_s16be",
+  "pcm_s24le",
+  "pcm_s32le",
+  "pcm_f32le",
+  "pcm_f64le",
+  "pcm_u8",
+  "pcm_mulaw",
+  "pcm_alaw",
+  "adpcm_ms",
+  "adpcm_ima_wav",
+  "gsm_ms",
+  "mp1",
+  "mp1float",
+  "mp2",
+  "mp2float",
+  "mp3",
+  "mp3float",
+  "aac",
+  "aac_fixed",
+  "aac_latm",
+  "alac",
+  "ac3",
+  "ac3_fixed",
+  "opus",
+  "libopus",
+  "vorbis",
+  "libvorbis",
+  "flac",
 ];
 
 /** Limits of one decode. */
@@ -63,19 +87,35 @@ export const DecodeReason = {
 /** ffmpeg arguments decoding `path` (hardened prefix excluded). */
 export function decodeArgs(path: string, maxDurationSeconds: number): string[] {
   return [
-    "-protocol_whitelist", "file,pipe",
-    "-format_whitelist", ALLOWED_DEMUXERS.join(","),
-    "-codec_whitelist", ALLOWED_DECODERS.join(","),
-    "-probesize", "5000000",
-    "-analyzeduration", "10000000",
-    "-t", String(maxDurationSeconds),
+    "-protocol_whitelist",
+    "file,pipe",
+    "-format_whitelist",
+    ALLOWED_DEMUXERS.join(","),
+    "-codec_whitelist",
+    ALLOWED_DECODERS.join(","),
+    "-probesize",
+    "5000000",
+    "-analyzeduration",
+    "10000000",
+    "-t",
+    String(maxDurationSeconds),
     // The explicit `file:` keeps a name containing ':' from being read as a protocol.
-    "-i", `file:${path}`,
-    "-map", "0:a:0",
-    "-vn", "-sn", "-dn",
-    "-threads", "1",
-    "-ac", "1", "-ar", String(SPEECH_SAMPLE_RATE),
-    "-f", "f32le", "pipe:1",
+    "-i",
+    `file:${path}`,
+    "-map",
+    "0:a:0",
+    "-vn",
+    "-sn",
+    "-dn",
+    "-threads",
+    "1",
+    "-ac",
+    "1",
+    "-ar",
+    String(SPEECH_SAMPLE_RATE),
+    "-f",
+    "f32le",
+    "pipe:1",
   ];
 }
 
@@ -90,7 +130,9 @@ export async function decodeAudioFile(path: string, options: DecodeOptions = {})
     size = (await stat(path)).size;
   } catch (error) {
     // The upload vanished under us: our fault, not the client's. The error's message names the path.
-    throw new AppError("internal", Detail.internal, { cause: new Error(`upload not readable (${(error as { code?: string }).code ?? "error"})`) });
+    throw new AppError("internal", Detail.internal, {
+      cause: new Error(`upload not readable (${(error as { code?: string }).code ?? "error"})`),
+    });
   }
   if (size === 0) throw cannotTranscribe(DecodeReason.empty);
 
@@ -104,7 +146,8 @@ export async function decodeAudioFile(path: string, options: DecodeOptions = {})
   if (!outcome.ok) {
     logger.info("audio decode failed", { failure: outcome.failure, reason: outcome.reason });
     if (outcome.failure === "aborted") throw options.signal?.reason ?? new AppError("internal", Detail.internal);
-    if (outcome.failure === "spawn") throw new AppError("internal", Detail.internal, { cause: new Error("ffmpeg could not be started") });
+    if (outcome.failure === "spawn")
+      throw new AppError("internal", Detail.internal, { cause: new Error("ffmpeg could not be started") });
     if (outcome.failure === "timeout") throw cannotTranscribe(DecodeReason.timeout);
     if (outcome.failure === "no_stream") throw cannotTranscribe(DecodeReason.noAudio);
     throw cannotTranscribe(DecodeReason.corrupt);

@@ -13,7 +13,14 @@ const SECONDS = 8;
 const pcm = new Float32Array(RATE * SECONDS);
 for (let i = 0; i < pcm.length; i++) pcm[i] = 0.5 * Math.sin((2 * Math.PI * 440 * i) / RATE);
 
-const CODEC: Record<AudioFormat, string> = { mp3: "mp3", wav: "pcm_s16le", opus: "opus", flac: "flac", aac: "aac", pcm: "pcm_s16le" };
+const CODEC: Record<AudioFormat, string> = {
+  mp3: "mp3",
+  wav: "pcm_s16le",
+  opus: "opus",
+  flac: "flac",
+  aac: "aac",
+  pcm: "pcm_s16le",
+};
 const { path: dir, remove } = tempDir();
 afterAll(remove);
 
@@ -92,7 +99,9 @@ describe("encodeAudioStream", () => {
   }
 
   test("does start the stream with a RIFF header of unknown length when the format is wav", async () => {
-    const bytes = new Uint8Array(await new Response(encodeAudioStream(chunks(), RATE, "wav", { targetSampleRate: 8000 })).arrayBuffer());
+    const bytes = new Uint8Array(
+      await new Response(encodeAudioStream(chunks(), RATE, "wav", { targetSampleRate: 8000 })).arrayBuffer(),
+    );
     const info = parseWavHeader(bytes);
     expect(info.sampleRate).toBe(8000);
     expect(new DataView(bytes.buffer).getUint32(40, true)).toBe(0xffffffff);
@@ -105,7 +114,9 @@ describe("encodeAudioStream", () => {
       throw new AppError("timeout", "Request timeout waiting for GPU");
     }
     for (const format of ["mp3", "wav"] as const) {
-      await expect(new Response(encodeAudioStream(failing(), RATE, format)).arrayBuffer()).rejects.toBeInstanceOf(AppError);
+      await expect(new Response(encodeAudioStream(failing(), RATE, format)).arrayBuffer()).rejects.toBeInstanceOf(
+        AppError,
+      );
     }
   });
 });

@@ -11,7 +11,13 @@ import { encodeChunks, encodesInProcess } from "./encoders/pipeline.ts";
 import { resampleAll } from "./resampler.ts";
 import { log } from "../log/logger.ts";
 import { FfmpegError, runFfmpeg, streamFfmpeg, type FfmpegResult } from "./ffmpeg.ts";
-import { ffmpegEncodeArgs, patchFlacTotalSamples, planEncoding, type AudioFormat, type EncodingPlan } from "./formats.ts";
+import {
+  ffmpegEncodeArgs,
+  patchFlacTotalSamples,
+  planEncoding,
+  type AudioFormat,
+  type EncodingPlan,
+} from "./formats.ts";
 import { floatToInt16, int16ToBytes, wavHeader } from "./wav.ts";
 
 const logger = log.child({ component: "audio" });
@@ -38,18 +44,31 @@ export interface EncodedAudio {
 }
 
 /** Content type and sample rate an encode will report, for headers sent before a stream starts. */
-export function describeEncoding(format: AudioFormat, sampleRate: number, options: EncodeOptions = {}): { contentType: string; sampleRate: number } {
+export function describeEncoding(
+  format: AudioFormat,
+  sampleRate: number,
+  options: EncodeOptions = {},
+): { contentType: string; sampleRate: number } {
   const plan = planEncoding(format, sampleRate, options.targetSampleRate, options.encoding);
   return { contentType: plan.contentType, sampleRate: plan.sampleRate };
 }
 
 /** Encodes mono float PCM (`sampleRate` Hz, clipped to [-1, 1]) as `format`. Failures are AppError `internal`. */
-export async function encodeAudio(pcm: Float32Array, sampleRate: number, format: AudioFormat, options: EncodeOptions = {}): Promise<EncodedAudio> {
+export async function encodeAudio(
+  pcm: Float32Array,
+  sampleRate: number,
+  format: AudioFormat,
+  options: EncodeOptions = {},
+): Promise<EncodedAudio> {
   const plan = planEncoding(format, sampleRate, options.targetSampleRate, options.encoding);
   const outFrames = Math.ceil((pcm.length * plan.encoderRate) / plan.inputRate);
   // Compressed output never exceeds the s16 size by more than container overhead.
   const maxOutputBytes = Math.ceil(outFrames * 2 * 1.25) + (1 << 20);
-  const result = (bytes: Uint8Array): EncodedAudio => ({ bytes, contentType: plan.contentType, sampleRate: plan.sampleRate });
+  const result = (bytes: Uint8Array): EncodedAudio => ({
+    bytes,
+    contentType: plan.contentType,
+    sampleRate: plan.sampleRate,
+  });
 
   if (encodesInProcess(plan)) {
     const pieces: Uint8Array[] = [];
@@ -86,7 +105,12 @@ export async function encodeAudio(pcm: Float32Array, sampleRate: number, format:
  * error; an encoder failure with AppError `internal` (in-process) or an {@link FfmpegError}.
  * Headers: see {@link describeEncoding}.
  */
-export function encodeAudioStream(chunks: AsyncIterable<Float32Array>, sampleRate: number, format: AudioFormat, options: EncodeOptions = {}): ReadableStream<Uint8Array> {
+export function encodeAudioStream(
+  chunks: AsyncIterable<Float32Array>,
+  sampleRate: number,
+  format: AudioFormat,
+  options: EncodeOptions = {},
+): ReadableStream<Uint8Array> {
   const plan = planEncoding(format, sampleRate, options.targetSampleRate, options.encoding);
   const maxOutputBytes = options.maxOutputBytes ?? 2 ** 30;
   if (!encodesInProcess(plan)) {
@@ -106,11 +130,17 @@ async function* once(pcm: Float32Array): AsyncGenerator<Float32Array> {
   yield pcm;
 }
 
-async function runChecked(args: string[], stdin: Uint8Array, limits: { timeoutMs: number; maxOutputBytes: number; signal: AbortSignal | undefined }): Promise<Uint8Array> {
+async function runChecked(
+  args: string[],
+  stdin: Uint8Array,
+  limits: { timeoutMs: number; maxOutputBytes: number; signal: AbortSignal | undefined },
+): Promise<Uint8Array> {
   const outcome: FfmpegResult = await runFfmpeg(args, { stdin, ...limits });
   if (outcome.ok) return outcome.stdout;
   logger.warn("audio encode failed", { failure: outcome.failure, reason: outcome.reason });
-  throw new AppError("internal", Detail.internal, { cause: new FfmpegError(outcome.failure, outcome.reason, outcome.cause) });
+  throw new AppError("internal", Detail.internal, {
+    cause: new FfmpegError(outcome.failure, outcome.reason, outcome.cause),
+  });
 }
 
 async function* toS16Chunks(chunks: AsyncIterable<Float32Array>): AsyncGenerator<Uint8Array> {
@@ -138,5 +168,3 @@ function iterableStream(source: AsyncIterable<Uint8Array>): ReadableStream<Uint8
     },
   });
 }
-
-

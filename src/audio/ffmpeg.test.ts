@@ -1,6 +1,15 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { AppError } from "../errors/taxonomy.ts";
-import { ffmpegConcurrency, FfmpegError, ffmpegVersion, resolveFfmpegBinary, resolveFfprobeBinary, runFfmpeg, setFfmpegConcurrency, streamFfmpeg } from "./ffmpeg.ts";
+import {
+  ffmpegConcurrency,
+  FfmpegError,
+  ffmpegVersion,
+  resolveFfmpegBinary,
+  resolveFfprobeBinary,
+  runFfmpeg,
+  setFfmpegConcurrency,
+  streamFfmpeg,
+} from "./ffmpeg.ts";
 import { sanitizeReason } from "./process.ts";
 
 const SINE_FOREVER = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=8000"];
@@ -28,11 +37,14 @@ describe("binary resolution", () => {
 describe("runFfmpeg", () => {
   test("does pipe stdin through to stdout when given bytes", async () => {
     const input = new Uint8Array(64_000).map((_, i) => (i * 7) & 255);
-    const result = await runFfmpeg(["-f", "s16le", "-ar", "8000", "-ac", "1", "-i", "pipe:0", "-f", "s16le", "pipe:1"], {
-      stdin: input,
-      timeoutMs: 10_000,
-      maxOutputBytes: 1 << 20,
-    });
+    const result = await runFfmpeg(
+      ["-f", "s16le", "-ar", "8000", "-ac", "1", "-i", "pipe:0", "-f", "s16le", "pipe:1"],
+      {
+        stdin: input,
+        timeoutMs: 10_000,
+        maxOutputBytes: 1 << 20,
+      },
+    );
     expect(result.ok).toBe(true);
     if (result.ok) expect(result.stdout).toEqual(input);
   });
@@ -46,12 +58,18 @@ describe("runFfmpeg", () => {
   });
 
   test("does kill the process when its output exceeds the bound", async () => {
-    const result = await runFfmpeg([...SINE_FOREVER, "-f", "s16le", "pipe:1"], { timeoutMs: 10_000, maxOutputBytes: 100_000 });
+    const result = await runFfmpeg([...SINE_FOREVER, "-f", "s16le", "pipe:1"], {
+      timeoutMs: 10_000,
+      maxOutputBytes: 100_000,
+    });
     expect(result).toMatchObject({ ok: false, failure: "output_limit" });
   });
 
   test("does report a sanitized reason without the path when the input is missing", async () => {
-    const result = await runFfmpeg(["-i", "file:/nonexistent/secret-name.wav", "-f", "null", "-"], { timeoutMs: 10_000, maxOutputBytes: 1024 });
+    const result = await runFfmpeg(["-i", "file:/nonexistent/secret-name.wav", "-f", "null", "-"], {
+      timeoutMs: 10_000,
+      maxOutputBytes: 1024,
+    });
     expect(result.ok).toBe(false);
     if (!result.ok) {
       expect(result.failure).toBe("exit");
@@ -60,7 +78,10 @@ describe("runFfmpeg", () => {
   });
 
   test("does classify a missing stream when the mapped stream does not exist", async () => {
-    const result = await runFfmpeg(["-f", "lavfi", "-i", "testsrc=duration=0.1", "-map", "0:a:0", "-f", "null", "-"], { timeoutMs: 10_000, maxOutputBytes: 1024 });
+    const result = await runFfmpeg(["-f", "lavfi", "-i", "testsrc=duration=0.1", "-map", "0:a:0", "-f", "null", "-"], {
+      timeoutMs: 10_000,
+      maxOutputBytes: 1024,
+    });
     expect(result).toMatchObject({ ok: false, failure: "no_stream" });
   });
 
@@ -73,7 +94,12 @@ describe("runFfmpeg", () => {
 
   test("does queue runs beyond the concurrency limit when many start at once", async () => {
     setFfmpegConcurrency(1);
-    const runs = [0, 1, 2].map(() => runFfmpeg(["-f", "lavfi", "-i", "anullsrc=duration=0.05", "-f", "null", "-"], { timeoutMs: 10_000, maxOutputBytes: 1024 }));
+    const runs = [0, 1, 2].map(() =>
+      runFfmpeg(["-f", "lavfi", "-i", "anullsrc=duration=0.05", "-f", "null", "-"], {
+        timeoutMs: 10_000,
+        maxOutputBytes: 1024,
+      }),
+    );
     await Bun.sleep(0);
     expect(ffmpegConcurrency()).toMatchObject({ max: 1, active: 1, waiting: 2 });
     const results = await Promise.all(runs);
@@ -84,7 +110,10 @@ describe("runFfmpeg", () => {
 
 describe("streamFfmpeg", () => {
   test("does kill ffmpeg and free its slot when the reader cancels", async () => {
-    const stream = streamFfmpeg([...SINE_FOREVER, "-f", "s16le", "pipe:1"], { timeoutMs: 10_000, maxOutputBytes: 1 << 30 });
+    const stream = streamFfmpeg([...SINE_FOREVER, "-f", "s16le", "pipe:1"], {
+      timeoutMs: 10_000,
+      maxOutputBytes: 1 << 30,
+    });
     const reader = stream.getReader();
     const first = await reader.read();
     expect(first.done).toBe(false);
@@ -95,10 +124,16 @@ describe("streamFfmpeg", () => {
 
   test("does leave the queue when cancelled while waiting for a slot", async () => {
     setFfmpegConcurrency(1);
-    const busy = streamFfmpeg([...SINE_FOREVER, "-f", "s16le", "pipe:1"], { timeoutMs: 10_000, maxOutputBytes: 1 << 30 });
+    const busy = streamFfmpeg([...SINE_FOREVER, "-f", "s16le", "pipe:1"], {
+      timeoutMs: 10_000,
+      maxOutputBytes: 1 << 30,
+    });
     const busyReader = busy.getReader();
     await busyReader.read();
-    const queued = streamFfmpeg([...SINE_FOREVER, "-f", "s16le", "pipe:1"], { timeoutMs: 10_000, maxOutputBytes: 1 << 30 });
+    const queued = streamFfmpeg([...SINE_FOREVER, "-f", "s16le", "pipe:1"], {
+      timeoutMs: 10_000,
+      maxOutputBytes: 1 << 30,
+    });
     const queuedReader = queued.getReader();
     const pending = queuedReader.read().catch(() => undefined);
     await Bun.sleep(0);
@@ -132,7 +167,11 @@ describe("streamFfmpeg", () => {
   });
 
   test("does error with an FfmpegError when ffmpeg fails", async () => {
-    const stream = streamFfmpeg(["-f", "nonexistent_format", "-i", "pipe:0", "pipe:1"], { stdin: new Uint8Array(10), timeoutMs: 10_000, maxOutputBytes: 1024 });
+    const stream = streamFfmpeg(["-f", "nonexistent_format", "-i", "pipe:0", "pipe:1"], {
+      stdin: new Uint8Array(10),
+      timeoutMs: 10_000,
+      maxOutputBytes: 1024,
+    });
     await expect(new Response(stream).arrayBuffer()).rejects.toBeInstanceOf(FfmpegError);
   });
 });
@@ -151,9 +190,15 @@ describe("ffmpegVersion", () => {
 
 describe("sanitizeReason", () => {
   test("does drop paths, demuxer context and quoted lists when given ffmpeg stderr", () => {
-    expect(sanitizeReason("[mov,mp4,m4a @ 0x55d0c0] moov atom not found\nfile:/tmp/up/x y.mp4: Invalid data\n")).toBe("moov atom not found");
-    expect(sanitizeReason("file:/tmp/my upload.wav: Invalid data found when processing input")).toBe("Invalid data found when processing input");
-    expect(sanitizeReason("Format not on whitelist 'wav,mp3,mov,mpeg,mpegts,ogg,matroska,flac'")).toBe("Format not on whitelist '...'");
+    expect(sanitizeReason("[mov,mp4,m4a @ 0x55d0c0] moov atom not found\nfile:/tmp/up/x y.mp4: Invalid data\n")).toBe(
+      "moov atom not found",
+    );
+    expect(sanitizeReason("file:/tmp/my upload.wav: Invalid data found when processing input")).toBe(
+      "Invalid data found when processing input",
+    );
+    expect(sanitizeReason("Format not on whitelist 'wav,mp3,mov,mpeg,mpegts,ogg,matroska,flac'")).toBe(
+      "Format not on whitelist '...'",
+    );
     expect(sanitizeReason("Error opening /srv/data/a.wav now")).toBe("Error opening now");
     expect(sanitizeReason("")).toBe("");
   });

@@ -162,5 +162,7 @@ export async function ffmpegVersion(binary: string = resolveFfmpegBinary()): Pro
   if (!outcome.ok) return { ok: false, binary, reason: outcome.failure === "spawn" ? "not found" : outcome.reason };
   const firstLine = new TextDecoder().decode(concatBytes(chunks)).split("\n", 1)[0] ?? "";
   const match = /version\s+(\S+)/.exec(firstLine);
-  return match?.[1] ? { ok: true, binary, version: match[1] } : { ok: false, binary, reason: "unrecognised -version output" };
+  return match?.[1]
+    ? { ok: true, binary, version: match[1] }
+    : { ok: false, binary, reason: "unrecognised -version output" };
 }

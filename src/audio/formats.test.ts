@@ -3,7 +3,14 @@ import { CONTENT_TYPES, ffmpegEncodeArgs, isAudioFormat, patchFlacTotalSamples, 
 
 describe("planEncoding", () => {
   test("does map every format to its D8 content type", () => {
-    expect(CONTENT_TYPES).toEqual({ mp3: "audio/mpeg", wav: "audio/wav", opus: "audio/ogg", flac: "audio/flac", aac: "audio/aac", pcm: "audio/pcm" });
+    expect(CONTENT_TYPES).toEqual({
+      mp3: "audio/mpeg",
+      wav: "audio/wav",
+      opus: "audio/ogg",
+      flac: "audio/flac",
+      aac: "audio/aac",
+      pcm: "audio/pcm",
+    });
   });
 
   test("does feed opus its nearest allowed rate but report 48 kHz when resampling for telephony", () => {
@@ -22,7 +29,20 @@ describe("planEncoding", () => {
   test("does only put integers and fixed words into ffmpeg arguments", () => {
     const args = ffmpegEncodeArgs(planEncoding("opus", 22050, 16000), "encoded", true);
     // Streaming adds the no-probe input options (first bytes must not wait for seconds of input).
-    expect(args.slice(0, 12)).toEqual(["-f", "s16le", "-ar", "22050", "-ac", "1", "-probesize", "32", "-analyzeduration", "0", "-i", "pipe:0"]);
+    expect(args.slice(0, 12)).toEqual([
+      "-f",
+      "s16le",
+      "-ar",
+      "22050",
+      "-ac",
+      "1",
+      "-probesize",
+      "32",
+      "-analyzeduration",
+      "0",
+      "-i",
+      "pipe:0",
+    ]);
     expect(args.at(-1)).toBe("pipe:1");
     expect(args).toContain("libopus");
     expect(args).toContain("-page_duration");

@@ -66,11 +66,23 @@ export function isAudioFormat(value: unknown): value is AudioFormat {
  * mp3/aac use the smallest supported rate ≥ the wanted one (22050 and 16000 are native); Opus
  * likewise among 8/12/16/24/48 kHz; wav/pcm/flac take any rate.
  */
-export function planEncoding(format: AudioFormat, inputRate: number, targetSampleRate?: number, encoding: SampleEncoding = "pcm_s16le"): EncodingPlan {
+export function planEncoding(
+  format: AudioFormat,
+  inputRate: number,
+  targetSampleRate?: number,
+  encoding: SampleEncoding = "pcm_s16le",
+): EncodingPlan {
   if (!isAudioFormat(format)) throw new RangeError(`unknown audio format`);
-  if (encoding !== "pcm_s16le" && !ENCODABLE_FORMATS.includes(format)) throw new RangeError(`${encoding} applies to pcm and wav only`);
-  if (!Number.isInteger(inputRate) || inputRate < 1000 || inputRate > 384000) throw new RangeError(`invalid input sample rate ${inputRate}`);
-  if (targetSampleRate !== undefined && (!Number.isInteger(targetSampleRate) || targetSampleRate < MIN_TARGET_SAMPLE_RATE || targetSampleRate > MAX_TARGET_SAMPLE_RATE)) {
+  if (encoding !== "pcm_s16le" && !ENCODABLE_FORMATS.includes(format))
+    throw new RangeError(`${encoding} applies to pcm and wav only`);
+  if (!Number.isInteger(inputRate) || inputRate < 1000 || inputRate > 384000)
+    throw new RangeError(`invalid input sample rate ${inputRate}`);
+  if (
+    targetSampleRate !== undefined &&
+    (!Number.isInteger(targetSampleRate) ||
+      targetSampleRate < MIN_TARGET_SAMPLE_RATE ||
+      targetSampleRate > MAX_TARGET_SAMPLE_RATE)
+  ) {
     throw new RangeError(`targetSampleRate must be an integer in ${MIN_TARGET_SAMPLE_RATE}-${MAX_TARGET_SAMPLE_RATE}`);
   }
   const wanted = targetSampleRate ?? inputRate;
@@ -78,7 +90,8 @@ export function planEncoding(format: AudioFormat, inputRate: number, targetSampl
   if (format === "mp3" || format === "aac") encoderRate = atLeast(MPEG_RATES, wanted);
   if (format === "opus") encoderRate = atLeast(OPUS_RATES, wanted);
   const sampleRate = format === "opus" ? OPUS_DECODED_RATE : encoderRate;
-  const contentType = format === "pcm" && encoding !== "pcm_s16le" ? G711_CONTENT_TYPES[encoding] : CONTENT_TYPES[format];
+  const contentType =
+    format === "pcm" && encoding !== "pcm_s16le" ? G711_CONTENT_TYPES[encoding] : CONTENT_TYPES[format];
   return { format, contentType, inputRate, encoderRate, sampleRate, encoding };
 }
 
@@ -97,7 +110,18 @@ export function ffmpegEncodeArgs(plan: EncodingPlan, target: "encoded" | "s16le"
   // before encoding: a stream's first bytes would wait for two or three sentences.
   if (streaming) args.push("-probesize", "32", "-analyzeduration", "0");
   args.push("-i", "pipe:0");
-  args.push("-map_metadata", "-1", "-fflags", "+bitexact", "-threads", "1", "-ac", "1", "-ar", String(plan.encoderRate));
+  args.push(
+    "-map_metadata",
+    "-1",
+    "-fflags",
+    "+bitexact",
+    "-threads",
+    "1",
+    "-ac",
+    "1",
+    "-ar",
+    String(plan.encoderRate),
+  );
   const narrow = plan.encoderRate <= 16000;
   if (target === "s16le") args.push("-c:a", "pcm_s16le", "-f", "s16le");
   else if (plan.format === "mp3") args.push("-c:a", "libmp3lame", "-b:a", narrow ? "32k" : "64k", "-f", "mp3");
@@ -119,7 +143,8 @@ export function ffmpegEncodeArgs(plan: EncodingPlan, target: "encoded" | "s16le"
  * (bytes untouched) when the stream does not start with fLaC + STREAMINFO.
  */
 export function patchFlacTotalSamples(bytes: Uint8Array, totalSamples: number): boolean {
-  const isFlac = bytes.byteLength >= 42 && bytes[0] === 0x66 && bytes[1] === 0x4c && bytes[2] === 0x61 && bytes[3] === 0x43;
+  const isFlac =
+    bytes.byteLength >= 42 && bytes[0] === 0x66 && bytes[1] === 0x4c && bytes[2] === 0x61 && bytes[3] === 0x43;
   if (!isFlac || ((bytes[4] ?? 0) & 0x7f) !== 0 || totalSamples < 0 || totalSamples >= 2 ** 36) return false;
   // STREAMINFO body starts at 8; the 36-bit total is the low nibble of byte 21 plus bytes 22-25.
   bytes[21] = ((bytes[21] ?? 0) & 0xf0) | Math.floor(totalSamples / 2 ** 32);

@@ -24,7 +24,12 @@ describe("createLimiter", () => {
     const limiter = createLimiter(1);
     const first = await limiter.acquire();
     const order: number[] = [];
-    const waiters = [1, 2, 3].map((n) => limiter.acquire().then((release) => { order.push(n); release(); }));
+    const waiters = [1, 2, 3].map((n) =>
+      limiter.acquire().then((release) => {
+        order.push(n);
+        release();
+      }),
+    );
     expect(limiter.waiting).toBe(3);
     first();
     await Promise.all(waiters);

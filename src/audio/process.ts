@@ -72,14 +72,19 @@ export function startProcess(cmd: readonly string[], options: ProcessOptions): R
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
 
-  const stdinDone = options.stdin !== undefined && proc.stdin
-    ? pump(proc.stdin, options.stdin, proc.exited.then(() => {})).then((error) => {
-        if (error !== undefined) {
-          inputError = error;
-          kill("input");
-        }
-      })
-    : Promise.resolve();
+  const stdinDone =
+    options.stdin !== undefined && proc.stdin
+      ? pump(
+          proc.stdin,
+          options.stdin,
+          proc.exited.then(() => {}),
+        ).then((error) => {
+          if (error !== undefined) {
+            inputError = error;
+            kill("input");
+          }
+        })
+      : Promise.resolve();
   const stderrText = collectHead(proc.stderr, STDERR_KEEP);
 
   let sent = 0;
@@ -200,7 +205,11 @@ async function collectHead(stream: ReadableStream<Uint8Array>, limit: number): P
  * ffmpeg puts before I/O errors, `[demuxer @ 0x…]` context, and every token with a slash.
  */
 export function sanitizeReason(stderr: string): string {
-  const line = stderr.split(/\r?\n/).map((l) => l.trim()).find((l) => l.length > 0) ?? "";
+  const line =
+    stderr
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? "";
   let text = line.replace(/^\[[^\]]*@\s*0x[0-9a-f]+\]\s*/i, "");
   if (/^(file:|pipe:|\/|\.)/i.test(text)) {
     const cut = text.lastIndexOf(": ");

@@ -42,4 +42,3 @@ export function allowedExtension(filename: string): string | undefined {
   const ext = extname(filename).slice(1).toLowerCase();
   return (UPLOAD_EXTENSIONS as readonly string[]).includes(ext) ? ext : undefined;
 }
-

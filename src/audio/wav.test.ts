@@ -1,5 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { bytesToInt16, encodeWav, floatToInt16, int16ToFloat, parseWavHeader, peakNormalize, WAV_UNKNOWN_SIZE, wavHeader } from "./wav.ts";
+import {
+  bytesToInt16,
+  encodeWav,
+  floatToInt16,
+  int16ToFloat,
+  parseWavHeader,
+  peakNormalize,
+  WAV_UNKNOWN_SIZE,
+  wavHeader,
+} from "./wav.ts";
 
 describe("float/int16 conversion", () => {
   test("does clip out-of-range floats when converting to int16", () => {
@@ -24,7 +33,16 @@ describe("encodeWav / parseWavHeader", () => {
     const bytes = encodeWav(new Float32Array([0, 0.5, -0.5]), 22050);
     expect(bytes.byteLength).toBe(44 + 6);
     const info = parseWavHeader(bytes);
-    expect(info).toEqual({ formatTag: 1, channels: 1, sampleRate: 22050, bitsPerSample: 16, blockAlign: 2, dataOffset: 44, dataBytes: 6, frames: 3 });
+    expect(info).toEqual({
+      formatTag: 1,
+      channels: 1,
+      sampleRate: 22050,
+      bitsPerSample: 16,
+      blockAlign: 2,
+      dataOffset: 44,
+      dataBytes: 6,
+      frames: 3,
+    });
     expect(Array.from(bytesToInt16(bytes.subarray(44)))).toEqual([0, 16384, -16384]);
   });
 
@@ -45,7 +63,16 @@ describe("encodeWav / parseWavHeader", () => {
     const ascii = (s: string): number[] => Array.from(s, (c) => c.charCodeAt(0));
     parts.push(...ascii("RIFF"), ...u32(0), ...ascii("WAVE"));
     parts.push(...ascii("LIST"), ...u32(3), 1, 2, 3, 0); // odd size, padded
-    parts.push(...ascii("fmt "), ...u32(40), ...u16(0xfffe), ...u16(2), ...u32(48000), ...u32(48000 * 8), ...u16(8), ...u16(32));
+    parts.push(
+      ...ascii("fmt "),
+      ...u32(40),
+      ...u16(0xfffe),
+      ...u16(2),
+      ...u32(48000),
+      ...u32(48000 * 8),
+      ...u16(8),
+      ...u16(32),
+    );
     parts.push(...u16(22), ...u16(32), ...u32(3), ...u16(3), ...new Array<number>(14).fill(0));
     parts.push(...ascii("data"), ...u32(16), ...new Array<number>(16).fill(0));
     const info = parseWavHeader(new Uint8Array(parts));

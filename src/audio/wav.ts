@@ -135,7 +135,8 @@ export function parseWavHeader(bytes: Uint8Array): WavInfo {
       if (size < 16 || body + 16 > bytes.byteLength) throw new Error("truncated fmt chunk");
       let formatTag = view.getUint16(body, true);
       // WAVE_FORMAT_EXTENSIBLE: the real format is the first two bytes of the subformat GUID.
-      if (formatTag === 0xfffe && size >= 40 && body + 26 <= bytes.byteLength) formatTag = view.getUint16(body + 24, true);
+      if (formatTag === 0xfffe && size >= 40 && body + 26 <= bytes.byteLength)
+        formatTag = view.getUint16(body + 24, true);
       fmt = {
         formatTag,
         channels: view.getUint16(body + 2, true),
@@ -160,7 +161,11 @@ export function parseWavHeader(bytes: Uint8Array): WavInfo {
  * and the gain never exceeds `maxGain` (so near-silence is not blown up into loud noise).
  * Returns the same array.
  */
-export function peakNormalize(samples: Float32Array, targetPeak = 0.95, maxGain = Number.POSITIVE_INFINITY): Float32Array {
+export function peakNormalize(
+  samples: Float32Array,
+  targetPeak = 0.95,
+  maxGain = Number.POSITIVE_INFINITY,
+): Float32Array {
   let peak = 0;
   for (let i = 0; i < samples.length; i++) {
     const magnitude = Math.abs(samples[i] ?? 0);

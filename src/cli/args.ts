@@ -59,6 +59,7 @@ export function stringFlag(args: ParsedArgs, name: string): string | undefined {
 export function intFlag(args: ParsedArgs, name: string, fallback: number): number {
   const value = stringFlag(args, name);
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new UsageError(`--${name} must be a positive integer, got ${JSON.stringify(value)}`);
   return Number(value);
 }

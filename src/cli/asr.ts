@@ -67,7 +67,8 @@ Exit 0 on success; 1 when the file cannot be transcribed or no ASR pack is insta
     if (file === undefined) throw new UsageError("asr needs a FILE");
     if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
     const format = stringFlag(args, "format") ?? "json";
-    if (!(TRANSCRIPT_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${TRANSCRIPT_FORMATS.join(", ")}`);
+    if (!(TRANSCRIPT_FORMATS as readonly string[]).includes(format))
+      throw new UsageError(`--format must be one of ${TRANSCRIPT_FORMATS.join(", ")}`);
     const form = formOf(args);
     const config = loadConfig({ file: stringFlag(args, "config") });
     // stdout carries the transcript; only problems go to the (stderr) log.
@@ -80,7 +81,14 @@ Exit 0 on success; 1 when the file cannot be transcribed or no ASR pack is insta
       process.stderr.write(`sawt asr: no such file: ${file}\n`);
       return 1;
     }
-    const admission = new Admission({ name: "asr", concurrency: 1, maxQueue: 1, queueTimeoutMs: config.asr.queue_timeout_ms, busyDetail: Detail.asrBusy, timeoutDetail: Detail.asrTimeout });
+    const admission = new Admission({
+      name: "asr",
+      concurrency: 1,
+      maxQueue: 1,
+      queueTimeoutMs: config.asr.queue_timeout_ms,
+      busyDetail: Detail.asrBusy,
+      timeoutDetail: Detail.asrTimeout,
+    });
     const engine = await buildAsrEngine(config, admission, log.child({ command: "asr" }));
     if (!engine.ok) {
       process.stderr.write(`sawt asr: ${engine.reason} (models dir ${config.paths.models_dir})\n`);

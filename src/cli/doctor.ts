@@ -27,7 +27,9 @@ onnxruntime session to prove the runtime loads. Exit 0 when nothing failed (warn
       process.stdout.write(JSON.stringify({ version: VERSION, ok, checks }, null, 2) + "\n");
     } else {
       for (const c of checks) {
-        process.stdout.write(`${c.status === "ok" ? "ok  " : c.status === "warn" ? "WARN" : "FAIL"}  ${c.name.padEnd(12)} ${c.detail}\n`);
+        process.stdout.write(
+          `${c.status === "ok" ? "ok  " : c.status === "warn" ? "WARN" : "FAIL"}  ${c.name.padEnd(12)} ${c.detail}\n`,
+        );
         if (c.fix) process.stdout.write(`      ${"".padEnd(12)} fix: ${c.fix}\n`);
       }
     }

@@ -20,7 +20,8 @@ http://<server.host>:<server.http_port> from the config.`,
     let base = stringFlag(args, "url");
     if (!base) {
       const config = loadConfig({ file: stringFlag(args, "config") });
-      const host = config.server.host === "0.0.0.0" ? "127.0.0.1" : config.server.host === "::" ? "[::1]" : config.server.host;
+      const host =
+        config.server.host === "0.0.0.0" ? "127.0.0.1" : config.server.host === "::" ? "[::1]" : config.server.host;
       base = `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${config.server.http_port}`;
     }
     const url = new URL("/ready", base).toString();

@@ -96,10 +96,15 @@ Options:
         const created = withKeys(configFile, (keys, defaultRpm) =>
           keys.create({ name, rpm: intFlag(args, "rpm", defaultRpm), admin: args.flags.admin === true }),
         );
-        if (args.flags.json) process.stdout.write(JSON.stringify({ id: created.id, name: created.name, key: created.key, rpm: created.rpm }) + "\n");
+        if (args.flags.json)
+          process.stdout.write(
+            JSON.stringify({ id: created.id, name: created.name, key: created.key, rpm: created.rpm }) + "\n",
+          );
         else {
           process.stdout.write(`${created.key}\n`);
-          process.stderr.write(`created key ${created.id} (${created.name}, ${created.rpm} rpm${created.admin ? ", admin" : ""}); it is shown only once\n`);
+          process.stderr.write(
+            `created key ${created.id} (${created.name}, ${created.rpm} rpm${created.admin ? ", admin" : ""}); it is shown only once\n`,
+          );
         }
         return 0;
       }
@@ -109,7 +114,17 @@ Options:
         else {
           process.stdout.write(["id", "name", "rpm", "admin", "created", "last_used", "revoked"].join("\t") + "\n");
           for (const k of list) {
-            process.stdout.write([k.id, k.name, k.rpm, k.admin ? "yes" : "no", when(k.createdAt), when(k.lastUsedAt), when(k.revokedAt)].join("\t") + "\n");
+            process.stdout.write(
+              [
+                k.id,
+                k.name,
+                k.rpm,
+                k.admin ? "yes" : "no",
+                when(k.createdAt),
+                when(k.lastUsedAt),
+                when(k.revokedAt),
+              ].join("\t") + "\n",
+            );
           }
         }
         return 0;
@@ -131,7 +146,9 @@ Options:
         return importAction(rest[0], configFile);
       default:
         throw new UsageError(
-          action ? `unknown keys action ${JSON.stringify(action)}` : "keys needs an action: create, list, revoke, export or import",
+          action
+            ? `unknown keys action ${JSON.stringify(action)}`
+            : "keys needs an action: create, list, revoke, export or import",
         );
     }
   },

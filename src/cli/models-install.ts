@@ -15,7 +15,8 @@ export const installFlags = { as: "value", "admin-key": "value", url: "value", "
 
 /** The running service's base URL from the config (the host it binds, loopback for a wildcard). */
 export function localServiceUrl(config: SawtConfig): string {
-  const host = config.server.host === "0.0.0.0" ? "127.0.0.1" : config.server.host === "::" ? "[::1]" : config.server.host;
+  const host =
+    config.server.host === "0.0.0.0" ? "127.0.0.1" : config.server.host === "::" ? "[::1]" : config.server.host;
   return `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${config.server.http_port}`;
 }
 
@@ -23,19 +24,32 @@ export function localServiceUrl(config: SawtConfig): string {
 async function askReload(config: SawtConfig, args: ParsedArgs): Promise<{ ok: boolean; line: string }> {
   if (args.flags["no-reload"]) return { ok: true, line: "not reloaded (--no-reload): SIGHUP or a restart picks it up" };
   const key = stringFlag(args, "admin-key") ?? process.env.SAWT_ADMIN_KEY;
-  const later = "the running service picks it up on SIGHUP (systemctl kill --kill-whom=main -s HUP sawt) or its next start";
+  const later =
+    "the running service picks it up on SIGHUP (systemctl kill --kill-whom=main -s HUP sawt) or its next start";
   if (!key) return { ok: true, line: `no admin key (--admin-key or SAWT_ADMIN_KEY): ${later}` };
   const url = new URL(MODELS_RELOAD_PATH, stringFlag(args, "url") ?? localServiceUrl(config));
   let response: Response;
   try {
     // A reload loads and warms every pack: allow it minutes, not seconds.
-    response = await fetch(url, { method: "POST", headers: { "x-api-key": key }, signal: AbortSignal.timeout(600_000) });
+    response = await fetch(url, {
+      method: "POST",
+      headers: { "x-api-key": key },
+      signal: AbortSignal.timeout(600_000),
+    });
   } catch (error) {
-    return { ok: true, line: `service not reachable at ${url.origin} (${(error as Error).message}): it loads the packs when it starts` };
+    return {
+      ok: true,
+      line: `service not reachable at ${url.origin} (${(error as Error).message}): it loads the packs when it starts`,
+    };
   }
-  const body = (await response.json().catch(() => ({}))) as { detail?: string; engines?: Array<Record<string, unknown>> };
+  const body = (await response.json().catch(() => ({}))) as {
+    detail?: string;
+    engines?: Array<Record<string, unknown>>;
+  };
   if (!response.ok) return { ok: false, line: `reload refused: HTTP ${response.status} ${body.detail ?? ""}`.trim() };
-  const engines = (body.engines ?? []).map((e) => `${e.engine} ${e.outcome} (generation ${e.generation}${e.reason ? `: ${e.reason}` : ""})`);
+  const engines = (body.engines ?? []).map(
+    (e) => `${e.engine} ${e.outcome} (generation ${e.generation}${e.reason ? `: ${e.reason}` : ""})`,
+  );
   return { ok: true, line: `service reloaded: ${engines.join(", ")}` };
 }
 
@@ -47,9 +61,11 @@ function describe(pack: InstalledPack): string {
 
 /** `sawt models install PATH…`: exit 0 when every source installed, 1 when any was refused. */
 export async function runInstall(config: SawtConfig, args: ParsedArgs, sources: readonly string[]): Promise<number> {
-  if (sources.length === 0) throw new UsageError("models install needs at least one PATH (archive, folder or Piper .onnx)");
+  if (sources.length === 0)
+    throw new UsageError("models install needs at least one PATH (archive, folder or Piper .onnx)");
   const as = stringFlag(args, "as");
-  if (as !== undefined && sources.length > 1) throw new UsageError("--as names one pack: install one PATH at a time with it");
+  if (as !== undefined && sources.length > 1)
+    throw new UsageError("--as names one pack: install one PATH at a time with it");
   const modelsDir = config.paths.models_dir;
   const installed: InstalledPack[] = [];
   let refused = 0;
@@ -65,7 +81,8 @@ export async function runInstall(config: SawtConfig, args: ParsedArgs, sources: 
     }
   }
   const reload = installed.length > 0 ? await askReload(config, args) : undefined;
-  if (args.flags.json) process.stdout.write(`${JSON.stringify({ installed, refused, reload: reload?.line ?? null })}\n`);
+  if (args.flags.json)
+    process.stdout.write(`${JSON.stringify({ installed, refused, reload: reload?.line ?? null })}\n`);
   else if (reload) process.stdout.write(`${reload.line}\n`);
   return refused === 0 && (reload?.ok ?? true) ? 0 : 1;
 }

@@ -17,12 +17,15 @@ async function sha256(path: string): Promise<string> {
 }
 
 /** Verifies a pack's files against its SHA256SUMS (when present); returns problems found. */
-async function verifyPack(pack: CatalogEntry): Promise<{ checked: number; problems: string[]; sums: Record<string, string> }> {
+async function verifyPack(
+  pack: CatalogEntry,
+): Promise<{ checked: number; problems: string[]; sums: Record<string, string> }> {
   const sums: Record<string, string> = {};
   for (const file of pack.files) if (file !== "SHA256SUMS") sums[file] = await sha256(join(pack.dir, file));
   const listed = (file: string) => {
     // A file in a subfolder (test_wavs/ of a sherpa-onnx pack) is hashed when SHA256SUMS names it.
-    if (!(file in sums) && !file.split("/").includes("..") && existsSync(join(pack.dir, file))) return sha256(join(pack.dir, file));
+    if (!(file in sums) && !file.split("/").includes("..") && existsSync(join(pack.dir, file)))
+      return sha256(join(pack.dir, file));
     return Promise.resolve(sums[file]);
   };
   const problems = [...pack.problems];
@@ -81,23 +84,34 @@ See docs/models.md for where each family's packs are published and their licence
       if (args.flags.json) process.stdout.write(JSON.stringify({ models_dir: config.paths.models_dir, packs }) + "\n");
       else {
         process.stdout.write(`models dir: ${config.paths.models_dir}\n`);
-        if (packs.length === 0) process.stdout.write("no packs installed: TTS speaks with the built-in espeak-ng engine; ASR needs a pack\n");
-        for (const p of packs) process.stdout.write(`${p.name}\t${p.serves ?? "-"}\t${p.files.join(", ")}${p.problems.length ? `\tPROBLEM: ${p.problems.join("; ")}` : ""}\n`);
+        if (packs.length === 0)
+          process.stdout.write("no packs installed: TTS speaks with the built-in espeak-ng engine; ASR needs a pack\n");
+        for (const p of packs)
+          process.stdout.write(
+            `${p.name}\t${p.serves ?? "-"}\t${p.files.join(", ")}${p.problems.length ? `\tPROBLEM: ${p.problems.join("; ")}` : ""}\n`,
+          );
       }
       return 0;
     }
     if (action === "verify") {
       const results = [];
-      for (const pack of packs) results.push({ name: pack.name, serves: pack.serves ?? null, ...(await verifyPack(pack)) });
+      for (const pack of packs)
+        results.push({ name: pack.name, serves: pack.serves ?? null, ...(await verifyPack(pack)) });
       const bad = results.filter((r) => r.problems.length > 0);
       if (args.flags.json) process.stdout.write(JSON.stringify({ ok: bad.length === 0, packs: results }) + "\n");
       else {
         for (const r of results) {
-          process.stdout.write(`${r.problems.length ? "FAIL" : "ok  "}  ${r.name} (${r.serves ?? "unrecognised"}): ${Object.keys(r.sums).length} files, ${r.checked} checked against SHA256SUMS${r.problems.length ? ` — ${r.problems.join("; ")}` : ""}\n`);
+          process.stdout.write(
+            `${r.problems.length ? "FAIL" : "ok  "}  ${r.name} (${r.serves ?? "unrecognised"}): ${Object.keys(r.sums).length} files, ${r.checked} checked against SHA256SUMS${r.problems.length ? ` — ${r.problems.join("; ")}` : ""}\n`,
+          );
         }
       }
       return bad.length === 0 ? 0 : 1;
     }
-    throw new UsageError(action ? `unknown models action ${JSON.stringify(action)}` : "models needs an action: install, remove, list or verify");
+    throw new UsageError(
+      action
+        ? `unknown models action ${JSON.stringify(action)}`
+        : "models needs an action: install, remove, list or verify",
+    );
   },
 };

@@ -32,7 +32,14 @@ Options:
     const config = loadConfig({ file: stringFlag(args, "config") });
     setLogLevel(config.log.level);
     const server = await startServer(config);
-    process.stdout.write(JSON.stringify({ msg: "listening", http: server.ports.http, grpc_asr: server.ports.grpc_asr, grpc_tts: server.ports.grpc_tts }) + "\n");
+    process.stdout.write(
+      JSON.stringify({
+        msg: "listening",
+        http: server.ports.http,
+        grpc_asr: server.ports.grpc_asr,
+        grpc_tts: server.ports.grpc_tts,
+      }) + "\n",
+    );
     log.info("started", { version: VERSION, host: config.server.host, ...server.ports });
     // systemd (Type=notify): READY=1 after the engines settle, watchdog pings, STOPPING=1 below.
     const supervision = superviseServer(server);
@@ -50,31 +57,37 @@ Options:
         supervision.stopping();
         const grace = config.server.drain_grace_ms;
         // Should closing hang past the drain deadline, do not outlive it by much.
-        setTimeout(() => {
-          log.error("shutdown did not finish in time, exiting");
-          resolve(1);
-        }, grace + config.server.drain_timeout_ms + 10_000).unref();
+        setTimeout(
+          () => {
+            log.error("shutdown did not finish in time, exiting");
+            resolve(1);
+          },
+          grace + config.server.drain_timeout_ms + 10_000,
+        ).unref();
         // Behind a load balancer: /ready (and gRPC health) answer 503 first while requests are still
         // served, so the balancer's health checks take this box out before anything is refused.
         if (grace > 0) {
           server.ctx.shuttingDown = true;
           log.info("not ready, serving until the balancer notices", { drain_grace_ms: grace });
         }
-        Bun.sleep(grace).then(() => server.stop()).then(
-          () => {
-            supervision.close();
-            log.info("stopped");
-            resolve(0);
-          },
-          (error) => {
-            log.error("shutdown failed", { error: error instanceof Error ? error : String(error) });
-            resolve(1);
-          },
-        );
+        Bun.sleep(grace)
+          .then(() => server.stop())
+          .then(
+            () => {
+              supervision.close();
+              log.info("stopped");
+              resolve(0);
+            },
+            (error) => {
+              log.error("shutdown failed", { error: error instanceof Error ? error : String(error) });
+              resolve(1);
+            },
+          );
       };
       // SIGHUP (`systemctl kill --kill-whom=main -s HUP sawt`): pick up installed or removed model packs, no call dropped.
       process.on("SIGHUP", () => {
-        if (!stopping) void server.reload("SIGHUP").catch((error) => log.error("models reload failed", { error: String(error) }));
+        if (!stopping)
+          void server.reload("SIGHUP").catch((error) => log.error("models reload failed", { error: String(error) }));
       });
       process.on("SIGTERM", () => shutdown("SIGTERM"));
       process.on("SIGINT", () => shutdown("SIGINT"));

@@ -35,7 +35,8 @@ const flags = {
 function numberFlag(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got ${JSON.stringify(value)}`);
+  if (value.trim() === "" || !Number.isFinite(n))
+    throw new UsageError(`--${name} must be a number, got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -50,7 +51,14 @@ async function readText(args: ReturnType<typeof parseArgs>): Promise<string> {
 /** Speech fields named as this command's flags, for 422 messages. */
 const CLI_FIELDS: FieldNaming = {
   root: "arguments",
-  rename: { input: "--text", voice: "--voice", dialect: "--dialect", response_format: "--format", speed: "--speed", sample_rate: "--sample-rate" },
+  rename: {
+    input: "--text",
+    voice: "--voice",
+    dialect: "--dialect",
+    response_format: "--format",
+    speed: "--speed",
+    sample_rate: "--sample-rate",
+  },
 };
 
 /** The tts command. */
@@ -102,7 +110,14 @@ Exit codes: 0 written, 2 bad arguments or input (the same 400/422 rules as the A
 
     const device = await chooseDevice(config.runtime.provider, config.runtime.intra_op_threads);
     useDevice(device);
-    const admission = new Admission({ name: "tts", concurrency: 1, maxQueue: 0, queueTimeoutMs: config.tts.queue_timeout_ms, busyDetail: Detail.ttsBusy, timeoutDetail: Detail.ttsTimeout });
+    const admission = new Admission({
+      name: "tts",
+      concurrency: 1,
+      maxQueue: 0,
+      queueTimeoutMs: config.tts.queue_timeout_ms,
+      busyDetail: Detail.ttsBusy,
+      timeoutDetail: Detail.ttsTimeout,
+    });
     const engine = await createTtsEngine(config, { admission, log });
     try {
       if (engine.unusable) throw new Error(`TTS cannot speak: ${engine.unusable}`);
@@ -117,7 +132,9 @@ Exit codes: 0 written, 2 bad arguments or input (the same 400/422 rules as the A
       else writeFileSync(out!, result.audio);
       if (!args.flags.quiet) {
         const fallback = result.fallback ? ` fallback="${result.fallback}"` : "";
-        process.stderr.write(`voice=${result.voice} dialect=${result.dialect} engine=${result.engine} format=${result.format} sample_rate=${result.sampleRate} duration=${result.durationSeconds.toFixed(2)}s${fallback}\n`);
+        process.stderr.write(
+          `voice=${result.voice} dialect=${result.dialect} engine=${result.engine} format=${result.format} sample_rate=${result.sampleRate} duration=${result.durationSeconds.toFixed(2)}s${fallback}\n`,
+        );
       }
       return 0;
     } catch (error) {
@@ -136,7 +153,9 @@ Exit codes: 0 written, 2 bad arguments or input (the same 400/422 rules as the A
 /** The analysis as text: one block per sentence (or break), for a prompt author to read. */
 export function formatAnalysis(analysis: SpeechAnalysis): string {
   const fallback = analysis.fallback ? ` fallback="${analysis.fallback}"` : "";
-  const lines = [`voice=${analysis.voice} dialect=${analysis.dialect} engine=${analysis.engine} tashkeel=${analysis.tashkeel} ssml=${analysis.ssml}${fallback}`];
+  const lines = [
+    `voice=${analysis.voice} dialect=${analysis.dialect} engine=${analysis.engine} tashkeel=${analysis.tashkeel} ssml=${analysis.ssml}${fallback}`,
+  ];
   analysis.sentences.forEach((item, i) => {
     if (item.type === "break") {
       lines.push(`[${i + 1}] break ${item.seconds}s`);
@@ -153,5 +172,7 @@ export function formatAnalysis(analysis: SpeechAnalysis): string {
 }
 
 async function writeAll(bytes: Uint8Array): Promise<void> {
-  await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (error) => (error ? reject(error) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    process.stdout.write(bytes, (error) => (error ? reject(error) : resolve())),
+  );
 }

@@ -9,14 +9,47 @@ import { envName, SETTINGS, type SettingSpec } from "./settings.ts";
 
 /** Typed configuration after validation. */
 export interface SawtConfig {
-  readonly server: { host: string; http_port: number; grpc_asr_port: number; grpc_tts_port: number; drain_timeout_ms: number; drain_grace_ms: number; max_json_bytes: number };
+  readonly server: {
+    host: string;
+    http_port: number;
+    grpc_asr_port: number;
+    grpc_tts_port: number;
+    drain_timeout_ms: number;
+    drain_grace_ms: number;
+    max_json_bytes: number;
+  };
   readonly paths: { data_dir: string; models_dir: string; models_dir_explicit: boolean };
   readonly log: { level: "debug" | "info" | "warn" | "error" };
   readonly auth: { default_rpm: number };
   readonly runtime: { provider: "auto" | "cpu" | "cuda"; intra_op_threads: number; metrics_open: boolean };
-  readonly tts: { strict_voices: boolean; tashkeel: "auto" | "off"; concurrency: number; max_queue: number; queue_timeout_ms: number; max_input_chars: number; blocked_patterns: string[] };
-  readonly asr: { concurrency: number; max_queue: number; queue_timeout_ms: number; max_upload_mb: number; max_duration_s: number; ffmpeg_timeout_ms: number; ffmpeg_concurrency: number; pack: string; dialect_packs: string[]; dialect_seconds: number };
-  readonly streaming: { max_session_s: number; idle_timeout_s: number; max_streams: number; partial_interval_ms: number; max_buffer_s: number };
+  readonly tts: {
+    strict_voices: boolean;
+    tashkeel: "auto" | "off";
+    concurrency: number;
+    max_queue: number;
+    queue_timeout_ms: number;
+    max_input_chars: number;
+    blocked_patterns: string[];
+  };
+  readonly asr: {
+    concurrency: number;
+    max_queue: number;
+    queue_timeout_ms: number;
+    max_upload_mb: number;
+    max_duration_s: number;
+    ffmpeg_timeout_ms: number;
+    ffmpeg_concurrency: number;
+    pack: string;
+    dialect_packs: string[];
+    dialect_seconds: number;
+  };
+  readonly streaming: {
+    max_session_s: number;
+    idle_timeout_s: number;
+    max_streams: number;
+    partial_interval_ms: number;
+    max_buffer_s: number;
+  };
   readonly cluster: { secret: string };
   /** The file the config was read from, if any. */
   readonly source: string | undefined;
@@ -56,7 +89,12 @@ function coerce(spec: SettingSpec, value: unknown, origin: string): unknown {
     case "int":
     case "port":
     case "number": {
-      const n = typeof value === "number" ? value : fromEnv && typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+      const n =
+        typeof value === "number"
+          ? value
+          : fromEnv && typeof value === "string" && value.trim() !== ""
+            ? Number(value)
+            : NaN;
       if (!Number.isFinite(n)) fail("must be a number");
       if (spec.type !== "number" && !Number.isInteger(n)) fail("must be an integer");
       const [min, max] = spec.type === "port" ? [0, 65535] : [spec.min ?? -Infinity, spec.max ?? Infinity];
@@ -68,7 +106,8 @@ function coerce(spec: SettingSpec, value: unknown, origin: string): unknown {
       if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) fail("must be a list of strings");
       for (const pattern of list as string[]) {
         if (spec.itemPattern) {
-          if (!spec.itemPattern.regex.test(pattern)) fail(`item ${JSON.stringify(pattern)} must look like ${spec.itemPattern.hint}`);
+          if (!spec.itemPattern.regex.test(pattern))
+            fail(`item ${JSON.stringify(pattern)} must look like ${spec.itemPattern.hint}`);
           continue;
         }
         try {
@@ -99,7 +138,8 @@ function readToml(path: string): Raw {
   for (const [section, body] of Object.entries(raw)) {
     const known = SETTINGS.filter((s) => s.section === section);
     if (known.length === 0) throw new ConfigError(`config: unknown section [${section}] in ${path}`);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ConfigError(`config: [${section}] in ${path} must be a table`);
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      throw new ConfigError(`config: [${section}] in ${path} must be a table`);
     for (const key of Object.keys(body)) {
       if (!known.some((s) => s.key === key)) throw new ConfigError(`config: unknown key ${section}.${key} in ${path}`);
     }
@@ -108,12 +148,17 @@ function readToml(path: string): Raw {
 }
 
 /** Where to look for the config file: explicit flag, then `SAWT_CONFIG`. */
-export function configPath(flag: string | undefined, env: Record<string, string | undefined> = process.env): string | undefined {
+export function configPath(
+  flag: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
   return flag ?? (env.SAWT_CONFIG || undefined);
 }
 
 /** Loads, merges and validates the configuration. Throws ConfigError. */
-export function loadConfig(options: { file?: string; env?: Record<string, string | undefined>; cwd?: string } = {}): SawtConfig {
+export function loadConfig(
+  options: { file?: string; env?: Record<string, string | undefined>; cwd?: string } = {},
+): SawtConfig {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const file = configPath(options.file, env);
@@ -136,15 +181,22 @@ export function loadConfig(options: { file?: string; env?: Record<string, string
     if (spec.section === "paths" && spec.key === "models_dir") modelsExplicit = origin !== "default";
     section[spec.key] = coerce(spec, value, origin);
   }
-  if (out.server!.http_port !== 0 && (out.server!.http_port === out.server!.grpc_asr_port || out.server!.http_port === out.server!.grpc_tts_port)) {
+  if (
+    out.server!.http_port !== 0 &&
+    (out.server!.http_port === out.server!.grpc_asr_port || out.server!.http_port === out.server!.grpc_tts_port)
+  ) {
     throw new ConfigError(`config: server.http_port: must differ from the gRPC ports, got ${out.server!.http_port}`);
   }
   if (out.server!.grpc_asr_port !== 0 && out.server!.grpc_asr_port === out.server!.grpc_tts_port) {
-    throw new ConfigError(`config: server.grpc_asr_port: must differ from server.grpc_tts_port, got ${out.server!.grpc_asr_port}`);
+    throw new ConfigError(
+      `config: server.grpc_asr_port: must differ from server.grpc_tts_port, got ${out.server!.grpc_asr_port}`,
+    );
   }
   const paths = out.paths!;
   paths.data_dir = isAbsolute(paths.data_dir as string) ? paths.data_dir : resolve(cwd, paths.data_dir as string);
-  paths.models_dir = isAbsolute(paths.models_dir as string) ? paths.models_dir : resolve(cwd, paths.models_dir as string);
+  paths.models_dir = isAbsolute(paths.models_dir as string)
+    ? paths.models_dir
+    : resolve(cwd, paths.models_dir as string);
   paths.models_dir_explicit = modelsExplicit;
   checkModelsDir(paths.models_dir as string, modelsExplicit);
   return { ...(out as unknown as Omit<SawtConfig, "source">), source: file };

@@ -58,23 +58,35 @@ export const SpeechFieldsSchema = v.object(
     voice: v.nullish(
       v.pipe(
         v.string("Expected a string"),
-        v.description(`Voice: ${VOICES.join(", ")} (default ${DEFAULT_VOICE}) or a cloned voice_id. A removed or unknown voice falls back to ${DEFAULT_VOICE}; X-TTS-Fallback says so.`),
+        v.description(
+          `Voice: ${VOICES.join(", ")} (default ${DEFAULT_VOICE}) or a cloned voice_id. A removed or unknown voice falls back to ${DEFAULT_VOICE}; X-TTS-Fallback says so.`,
+        ),
         v.examples(["Yara"]),
       ),
     ),
     response_format: v.nullish(
       v.pipe(
         v.string("Expected a string"),
-        v.description("Audio format (default mp3): mp3 audio/mpeg, wav audio/wav, opus audio/ogg, flac audio/flac, aac audio/aac (ADTS), pcm audio/pcm (s16le mono, rate in X-Sample-Rate)."),
+        v.description(
+          "Audio format (default mp3): mp3 audio/mpeg, wav audio/wav, opus audio/ogg, flac audio/flac, aac audio/aac (ADTS), pcm audio/pcm (s16le mono, rate in X-Sample-Rate).",
+        ),
         v.metadata({ enum: AUDIO_FORMATS }),
         v.examples(["mp3"]),
       ),
     ),
-    speed: v.nullish(v.pipe(v.number("Expected a number"), v.description("Speaking rate; values outside 0.5–2.0 are clamped (default 1.0)."), v.examples([1.0]))),
+    speed: v.nullish(
+      v.pipe(
+        v.number("Expected a number"),
+        v.description("Speaking rate; values outside 0.5–2.0 are clamped (default 1.0)."),
+        v.examples([1.0]),
+      ),
+    ),
     dialect: v.nullish(
       v.pipe(
         v.string("Expected a string"),
-        v.description(`One of ${DIALECTS.join(", ")}. Beats the X-TTS-Dialect header; an unknown value counts as omitted (the voice's own dialect).`),
+        v.description(
+          `One of ${DIALECTS.join(", ")}. Beats the X-TTS-Dialect header; an unknown value counts as omitted (the voice's own dialect).`,
+        ),
         v.metadata({ enum: DIALECTS }),
         v.examples(["ar-najdi"]),
       ),
@@ -239,7 +251,10 @@ export interface TtsService {
   /** Synthesises and encodes a whole request (admission-controlled). */
   synthesize(request: SpeechRequest, options?: CallOptions): Promise<SpeechResult>;
   /** Synthesises sentence by sentence (admission-controlled); PCM at the voice's rate. */
-  synthesizeStream(request: SpeechRequest, options?: CallOptions): { resolution: SpeechResolution; chunks: AsyncIterable<SpeechChunk> };
+  synthesizeStream(
+    request: SpeechRequest,
+    options?: CallOptions,
+  ): { resolution: SpeechResolution; chunks: AsyncIterable<SpeechChunk> };
   /**
    * The one streaming start-up every streaming door shares: resolves the voice, waits for the first
    * audio (which fixes the rate), and encodes the rest as it is synthesised. Throws AppError before

@@ -32,21 +32,40 @@ async function onnxRuntimeCheck(config: SawtConfig): Promise<CheckResult> {
     const out = await session.run({ x: new ort.Tensor("float32", new Float32Array([42]), [1]) });
     const echoed = (out.y?.data as Float32Array | undefined)?.[0];
     await session.release();
-    const backends = (ort as unknown as { listSupportedBackends?: () => Array<{ name: string; bundled: boolean }> }).listSupportedBackends?.() ?? [];
+    const backends =
+      (
+        ort as unknown as { listSupportedBackends?: () => Array<{ name: string; bundled: boolean }> }
+      ).listSupportedBackends?.() ?? [];
     const providers = backends.map((b) => b.name);
     return {
       name: "onnxruntime",
       status: echoed === 42 ? "ok" : "fail",
       detail: `onnxruntime ${await ortVersion()} opened a session on ${provider.toUpperCase()} in a worker thread and ran it (providers: ${providers.join(", ")})`,
-      data: { version: await ortVersion(), session_ok: echoed === 42, session_provider: provider, providers, bundled: backends.filter((b) => b.bundled).map((b) => b.name) },
+      data: {
+        version: await ortVersion(),
+        session_ok: echoed === 42,
+        session_provider: provider,
+        providers,
+        bundled: backends.filter((b) => b.bundled).map((b) => b.name),
+      },
     };
   } catch (error) {
-    return { name: "onnxruntime", status: "fail", detail: `cannot open an ONNX session: ${(error as Error).message.split("\n")[0]}`, fix: "reinstall Sawt; the onnxruntime library ships inside the binary" };
+    return {
+      name: "onnxruntime",
+      status: "fail",
+      detail: `cannot open an ONNX session: ${(error as Error).message.split("\n")[0]}`,
+      fix: "reinstall Sawt; the onnxruntime library ships inside the binary",
+    };
   }
 }
 
 function describeGpus(gpus: readonly GpuInfo[]): string {
-  return gpus.map((g) => `${g.model}${g.memoryMb ? ` ${Math.round(g.memoryMb / 1024)} GiB` : ""}${g.driverVersion ? `, driver ${g.driverVersion}` : ""}`).join("; ");
+  return gpus
+    .map(
+      (g) =>
+        `${g.model}${g.memoryMb ? ` ${Math.round(g.memoryMb / 1024)} GiB` : ""}${g.driverVersion ? `, driver ${g.driverVersion}` : ""}`,
+    )
+    .join("; ");
 }
 
 async function deviceCheck(config: SawtConfig): Promise<CheckResult> {
@@ -55,7 +74,12 @@ async function deviceCheck(config: SawtConfig): Promise<CheckResult> {
   const gpus = choice.gpus.length > 0 ? ` (GPU: ${describeGpus(choice.gpus)})` : "";
   return {
     name: "device",
-    status: wantedCuda && choice.provider !== "cuda" ? "fail" : choice.provider === "cpu" && choice.gpus.length > 0 && config.runtime.provider === "auto" ? "warn" : "ok",
+    status:
+      wantedCuda && choice.provider !== "cuda"
+        ? "fail"
+        : choice.provider === "cpu" && choice.gpus.length > 0 && config.runtime.provider === "auto"
+          ? "warn"
+          : "ok",
     detail: `${choice.provider.toUpperCase()} chosen: ${choice.reason}${gpus}; ${choice.intraOpThreads} thread(s) per session`,
     fix:
       choice.provider === "cpu" && choice.gpus.length > 0 && config.runtime.provider !== "cpu"
@@ -72,22 +96,54 @@ async function deviceCheck(config: SawtConfig): Promise<CheckResult> {
 async function ffmpegCheck(): Promise<CheckResult> {
   const found = await ffmpegVersion();
   return found.ok
-    ? { name: "ffmpeg", status: "ok", detail: `ffmpeg ${found.version} at ${found.binary}`, data: { path: found.binary, version: found.version } }
-    : { name: "ffmpeg", status: "fail", detail: `${found.binary}: ${found.reason}`, fix: "apt-get install ffmpeg, or set FFMPEG_BIN to a static ffmpeg" };
+    ? {
+        name: "ffmpeg",
+        status: "ok",
+        detail: `ffmpeg ${found.version} at ${found.binary}`,
+        data: { path: found.binary, version: found.version },
+      }
+    : {
+        name: "ffmpeg",
+        status: "fail",
+        detail: `${found.binary}: ${found.reason}`,
+        fix: "apt-get install ffmpeg, or set FFMPEG_BIN to a static ffmpeg",
+      };
 }
 
 /** libmp3lame, libopus and libFLAC encode mp3/opus/flac in-process; without them Sawt falls back to ffmpeg processes. */
 function codecLibraryCheck(name: string, status: CodecLibraryStatus, pkg: string): CheckResult {
   return status.ok
-    ? { name, status: "ok", detail: `${status.version} at ${status.path}`, data: { path: status.path, version: status.version } }
-    : { name, status: "warn", detail: `${status.reason}; this format is encoded by an ffmpeg process per response`, fix: `apt-get install ${pkg}`, data: { tried: status.tried } };
+    ? {
+        name,
+        status: "ok",
+        detail: `${status.version} at ${status.path}`,
+        data: { path: status.path, version: status.version },
+      }
+    : {
+        name,
+        status: "warn",
+        detail: `${status.reason}; this format is encoded by an ffmpeg process per response`,
+        fix: `apt-get install ${pkg}`,
+        data: { tried: status.tried },
+      };
 }
 
 async function espeakCheck(): Promise<CheckResult> {
   const status = await probeEspeak();
   return status.available
-    ? { name: "espeak-ng", status: "ok", detail: `libespeak-ng ${status.version} at ${status.libraryPath} (data ${status.dataPath})`, data: { path: status.libraryPath, version: status.version } }
-    : { name: "espeak-ng", status: "fail", detail: `libespeak-ng unavailable: ${status.reason}`, fix: "apt-get install libespeak-ng1 espeak-ng-data (or the .deb files in the bundle)", data: { tried: status.tried } };
+    ? {
+        name: "espeak-ng",
+        status: "ok",
+        detail: `libespeak-ng ${status.version} at ${status.libraryPath} (data ${status.dataPath})`,
+        data: { path: status.libraryPath, version: status.version },
+      }
+    : {
+        name: "espeak-ng",
+        status: "fail",
+        detail: `libespeak-ng unavailable: ${status.reason}`,
+        fix: "apt-get install libespeak-ng1 espeak-ng-data (or the .deb files in the bundle)",
+        data: { tried: status.tried },
+      };
 }
 
 async function modelsCheck(config: SawtConfig): Promise<CheckResult> {
@@ -111,7 +167,10 @@ async function ttsPacksCheck(config: SawtConfig): Promise<CheckResult> {
     detail:
       `${loaded.length > 0 ? `neural packs: ${serving}` : "no neural voice pack: espeak-ng speaks every voice"}${tashkeel ? "; tashkeel installed" : ""}` +
       (broken.length > 0 ? `; broken (skipped): ${broken.map((b) => `${b.pack}: ${b.reason}`).join("; ")}` : ""),
-    fix: broken.length > 0 ? "fix or remove the broken pack folders; voices without a pack fall back to Yara's pack, then espeak-ng" : undefined,
+    fix:
+      broken.length > 0
+        ? "fix or remove the broken pack folders; voices without a pack fall back to Yara's pack, then espeak-ng"
+        : undefined,
     data: { packs: loaded, broken, tashkeel },
   };
 }
@@ -122,13 +181,16 @@ async function asrPacksCheck(config: SawtConfig): Promise<CheckResult> {
   const vad = usable.find((p) => p.role === "vad");
   const dialect = usable.find((p) => p.role === "dialect");
   const packs = usable.map(({ name, family, role }) => ({ name, family, role }));
-  const found = recognizers.length > 0
-    ? `recognisers: ${recognizers.map((p) => `${p.name} (${p.family})`).join(", ")}; VAD: ${vad ? vad.name : "built-in energy splitter"}; dialect id: ${dialect ? dialect.name : "none"}`
-    : "no recogniser pack: the ASR engine is disabled";
+  const found =
+    recognizers.length > 0
+      ? `recognisers: ${recognizers.map((p) => `${p.name} (${p.family})`).join(", ")}; VAD: ${vad ? vad.name : "built-in energy splitter"}; dialect id: ${dialect ? dialect.name : "none"}`
+      : "no recogniser pack: the ASR engine is disabled";
   return {
     name: "asr packs",
     status: broken.length > 0 || recognizers.length === 0 ? "warn" : "ok",
-    detail: found + (broken.length > 0 ? `; broken (skipped): ${broken.map((b) => `${b.pack}: ${b.reason}`).join("; ")}` : ""),
+    detail:
+      found +
+      (broken.length > 0 ? `; broken (skipped): ${broken.map((b) => `${b.pack}: ${b.reason}`).join("; ")}` : ""),
     fix:
       broken.length > 0
         ? "fix or remove the broken pack folders (see models/README.md for each family's files and metadata)"
@@ -160,16 +222,37 @@ async function sawtAnswers(host: string, port: number): Promise<boolean> {
 }
 
 async function portsCheck(config: SawtConfig): Promise<CheckResult> {
-  const ports = { http: config.server.http_port, grpc_asr: config.server.grpc_asr_port, grpc_tts: config.server.grpc_tts_port };
+  const ports = {
+    http: config.server.http_port,
+    grpc_asr: config.server.grpc_asr_port,
+    grpc_tts: config.server.grpc_tts_port,
+  };
   const busy: string[] = [];
   for (const [name, port] of Object.entries(ports)) {
     if (port !== 0 && !(await portFree(config.server.host, port))) busy.push(`${name} ${port}`);
   }
-  if (busy.length === 0) return { name: "ports", status: "ok", detail: `free on ${config.server.host}: ${Object.values(ports).join(", ")}`, data: ports };
+  if (busy.length === 0)
+    return {
+      name: "ports",
+      status: "ok",
+      detail: `free on ${config.server.host}: ${Object.values(ports).join(", ")}`,
+      data: ports,
+    };
   if (ports.http !== 0 && (await sawtAnswers(config.server.host, ports.http))) {
-    return { name: "ports", status: "ok", detail: `in use by the running Sawt on ${config.server.host}: ${busy.join(", ")}`, data: { ...ports, running: true } };
+    return {
+      name: "ports",
+      status: "ok",
+      detail: `in use by the running Sawt on ${config.server.host}: ${busy.join(", ")}`,
+      data: { ...ports, running: true },
+    };
   }
-  return { name: "ports", status: "warn", detail: `in use on ${config.server.host}: ${busy.join(", ")}, not by a Sawt that answers /health`, fix: "stop whatever holds them (ss -ltnp) or change server.*_port", data: ports };
+  return {
+    name: "ports",
+    status: "warn",
+    detail: `in use on ${config.server.host}: ${busy.join(", ")}, not by a Sawt that answers /health`,
+    fix: "stop whatever holds them (ss -ltnp) or change server.*_port",
+    data: ports,
+  };
 }
 
 async function diskCheck(config: SawtConfig): Promise<CheckResult> {
@@ -179,7 +262,13 @@ async function diskCheck(config: SawtConfig): Promise<CheckResult> {
     const stats = statfsSync(dir);
     const freeMb = Math.floor((stats.bavail * stats.bsize) / 1024 / 1024);
     return freeMb < 1024
-      ? { name: "disk", status: "warn", detail: `${freeMb} MB free at ${dir}`, fix: "free space: uploads are staged under paths.data_dir", data: { free_mb: freeMb } }
+      ? {
+          name: "disk",
+          status: "warn",
+          detail: `${freeMb} MB free at ${dir}`,
+          fix: "free space: uploads are staged under paths.data_dir",
+          data: { free_mb: freeMb },
+        }
       : { name: "disk", status: "ok", detail: `${freeMb} MB free at ${dir}`, data: { free_mb: freeMb } };
   } catch (error) {
     return { name: "disk", status: "warn", detail: `cannot read free space at ${dir}: ${(error as Error).message}` };

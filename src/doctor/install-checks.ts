@@ -35,7 +35,9 @@ export function isApplianceInstall(root = ""): boolean {
 /** uid/gid of a name in a passwd- or group-format file, if listed. */
 function lookupId(file: string, name: string): number | undefined {
   try {
-    const line = readFileSync(file, "utf8").split("\n").find((l) => l.split(":")[0] === name);
+    const line = readFileSync(file, "utf8")
+      .split("\n")
+      .find((l) => l.split(":")[0] === name);
     return line === undefined ? undefined : Number(line.split(":")[2]);
   } catch {
     return undefined;
@@ -47,11 +49,16 @@ function octal(mode: number): string {
 }
 
 /** Describes how `stats` differs from the wanted mode and owners; empty when it matches. */
-function ownershipProblems(stats: Stats, want: { mode: number; uid?: number; gid?: number; uidName: string; gidName: string }): string[] {
+function ownershipProblems(
+  stats: Stats,
+  want: { mode: number; uid?: number; gid?: number; uidName: string; gidName: string },
+): string[] {
   const problems: string[] = [];
   if ((stats.mode & 0o7777) !== want.mode) problems.push(`mode ${octal(stats.mode)}, expected ${octal(want.mode)}`);
-  if (want.uid === undefined || stats.uid !== want.uid) problems.push(`owner uid ${stats.uid}, expected ${want.uidName}`);
-  if (want.gid === undefined || stats.gid !== want.gid) problems.push(`group gid ${stats.gid}, expected ${want.gidName}`);
+  if (want.uid === undefined || stats.uid !== want.uid)
+    problems.push(`owner uid ${stats.uid}, expected ${want.uidName}`);
+  if (want.gid === undefined || stats.gid !== want.gid)
+    problems.push(`group gid ${stats.gid}, expected ${want.gidName}`);
   return problems;
 }
 
@@ -62,11 +69,17 @@ function installCheck(root: string): DoctorCheck {
     try {
       version = readlinkSync(p.current);
     } catch {
-      return { name: "install", status: "fail", detail: `${p.current} is missing`, fix: "run install.sh from the bundle again" };
+      return {
+        name: "install",
+        status: "fail",
+        detail: `${p.current} is missing`,
+        fix: "run install.sh from the bundle again",
+      };
     }
     const binary = join(p.current, "sawt");
     const problems: string[] = [];
-    if (!existsSync(binary) || (statSync(binary).mode & 0o111) === 0) problems.push(`${binary} is missing or not executable`);
+    if (!existsSync(binary) || (statSync(binary).mode & 0o111) === 0)
+      problems.push(`${binary} is missing or not executable`);
     let cli: string | undefined;
     try {
       cli = readlinkSync(p.cli);
@@ -74,8 +87,19 @@ function installCheck(root: string): DoctorCheck {
       problems.push(`${p.cli} is missing`);
     }
     return problems.length === 0
-      ? { name: "install", status: "ok", detail: `sawt ${version} in ${p.current}; ${p.cli} → ${cli}`, data: { version } }
-      : { name: "install", status: "fail", detail: problems.join("; "), fix: "run install.sh from the bundle again (it repairs a damaged install)", data: { version } };
+      ? {
+          name: "install",
+          status: "ok",
+          detail: `sawt ${version} in ${p.current}; ${p.cli} → ${cli}`,
+          data: { version },
+        }
+      : {
+          name: "install",
+          status: "fail",
+          detail: problems.join("; "),
+          fix: "run install.sh from the bundle again (it repairs a damaged install)",
+          data: { version },
+        };
   };
 }
 
@@ -84,7 +108,8 @@ function userCheck(root: string): DoctorCheck {
     const p = installPaths(root);
     const uid = lookupId(p.passwd, USER);
     const gid = lookupId(p.group, USER);
-    if (uid !== undefined && gid !== undefined) return { name: "user", status: "ok", detail: `system user ${USER} (uid ${uid}, gid ${gid})`, data: { uid, gid } };
+    if (uid !== undefined && gid !== undefined)
+      return { name: "user", status: "ok", detail: `system user ${USER} (uid ${uid}, gid ${gid})`, data: { uid, gid } };
     return {
       name: "user",
       status: "fail",
@@ -101,9 +126,20 @@ function configFileCheck(root: string): DoctorCheck {
     try {
       stats = statSync(p.config);
     } catch {
-      return { name: "config-file", status: "fail", detail: `${p.config} is missing`, fix: `cp /opt/sawt/current/sawt.toml.example ${p.config}; chown root:${USER} ${p.config}; chmod 0640 ${p.config}` };
+      return {
+        name: "config-file",
+        status: "fail",
+        detail: `${p.config} is missing`,
+        fix: `cp /opt/sawt/current/sawt.toml.example ${p.config}; chown root:${USER} ${p.config}; chmod 0640 ${p.config}`,
+      };
     }
-    const problems = ownershipProblems(stats, { mode: 0o640, uid: 0, gid: lookupId(p.group, USER), uidName: "root", gidName: USER });
+    const problems = ownershipProblems(stats, {
+      mode: 0o640,
+      uid: 0,
+      gid: lookupId(p.group, USER),
+      uidName: "root",
+      gidName: USER,
+    });
     if (problems.length === 0) return { name: "config-file", status: "ok", detail: `${p.config} is 0640 root:${USER}` };
     return {
       name: "config-file",
@@ -121,7 +157,12 @@ function stateDirCheck(root: string): DoctorCheck {
     try {
       stats = statSync(p.state);
     } catch {
-      return { name: "state-dir", status: "fail", detail: `${p.state} is missing`, fix: `install -d -m 0750 -o ${USER} -g ${USER} ${p.state}` };
+      return {
+        name: "state-dir",
+        status: "fail",
+        detail: `${p.state} is missing`,
+        fix: `install -d -m 0750 -o ${USER} -g ${USER} ${p.state}`,
+      };
     }
     const uid = lookupId(p.passwd, USER);
     const gid = lookupId(p.group, USER);
@@ -129,7 +170,8 @@ function stateDirCheck(root: string): DoctorCheck {
     // A database file written by root (e.g. a CLI run as root) stops the service from opening it.
     for (const name of ["sawt.db", "sawt.db-wal", "sawt.db-shm"]) {
       const file = join(p.state, name);
-      if (existsSync(file) && statSync(file).uid !== uid) problems.push(`${name} is owned by uid ${statSync(file).uid}, not ${USER}`);
+      if (existsSync(file) && statSync(file).uid !== uid)
+        problems.push(`${name} is owned by uid ${statSync(file).uid}, not ${USER}`);
     }
     if (problems.length === 0) return { name: "state-dir", status: "ok", detail: `${p.state} is 0750 ${USER}:${USER}` };
     return {
@@ -145,10 +187,16 @@ function unitsCheck(root: string, systemctl: string | null): DoctorCheck {
   return async () => {
     const p = installPaths(root);
     const fix = "systemctl enable --now sawt.service sawt-healthcheck.timer (install.sh installs and enables them)";
-    const missing = ["sawt.service", "sawt-healthcheck.service", "sawt-healthcheck.timer"].filter((u) => !existsSync(join(p.units, u)));
-    if (missing.length > 0) return { name: "units", status: "fail", detail: `not installed in ${p.units}: ${missing.join(", ")}`, fix };
+    const missing = ["sawt.service", "sawt-healthcheck.service", "sawt-healthcheck.timer"].filter(
+      (u) => !existsSync(join(p.units, u)),
+    );
+    if (missing.length > 0)
+      return { name: "units", status: "fail", detail: `not installed in ${p.units}: ${missing.join(", ")}`, fix };
     if (root === "" && systemctl) {
-      const ask = (...args: string[]) => Bun.spawnSync([systemctl, ...args], { stdout: "pipe", stderr: "pipe" }).stdout.toString().trim();
+      const ask = (...args: string[]) =>
+        Bun.spawnSync([systemctl, ...args], { stdout: "pipe", stderr: "pipe" })
+          .stdout.toString()
+          .trim();
       const service = ask("is-enabled", "sawt.service");
       const timer = ask("is-enabled", "sawt-healthcheck.timer");
       const active = ask("is-active", "sawt.service");
@@ -157,12 +205,20 @@ function unitsCheck(root: string, systemctl: string | null): DoctorCheck {
         name: "units",
         status: ok ? (active === "active" ? "ok" : "warn") : "fail",
         detail: `sawt.service ${service} and ${active}, sawt-healthcheck.timer ${timer}`,
-        fix: ok && active !== "active" ? "systemctl start sawt; journalctl -u sawt says why it stopped" : ok ? undefined : fix,
+        fix:
+          ok && active !== "active"
+            ? "systemctl start sawt; journalctl -u sawt says why it stopped"
+            : ok
+              ? undefined
+              : fix,
         data: { service, timer, active },
       };
     }
     // A staging root, or no systemctl: the .wants links are what `systemctl enable` would create.
-    const links = [join(p.units, "multi-user.target.wants", "sawt.service"), join(p.units, "timers.target.wants", "sawt-healthcheck.timer")];
+    const links = [
+      join(p.units, "multi-user.target.wants", "sawt.service"),
+      join(p.units, "timers.target.wants", "sawt-healthcheck.timer"),
+    ];
     const unlinked = links.filter((l) => {
       try {
         return !lstatSync(l).isSymbolicLink();
@@ -188,10 +244,17 @@ export function gpuDriverCheck(dev = "/dev"): DoctorCheck {
     const smi = Bun.which("nvidia-smi");
     if (nodes.length === 0 && !smi) {
       return config.runtime.provider === "cuda"
-        ? { name: "gpu-driver", status: "fail", detail: "runtime.provider = cuda, but no NVIDIA driver (no /dev/nvidia0, no nvidia-smi)", fix: "install the NVIDIA driver, or set runtime.provider = \"auto\" or \"cpu\"" }
+        ? {
+            name: "gpu-driver",
+            status: "fail",
+            detail: "runtime.provider = cuda, but no NVIDIA driver (no /dev/nvidia0, no nvidia-smi)",
+            fix: 'install the NVIDIA driver, or set runtime.provider = "auto" or "cpu"',
+          }
         : { name: "gpu-driver", status: "ok", detail: "no NVIDIA driver: models run on the CPU" };
     }
-    const ungranted = nodes.filter((n) => Number(n.slice("nvidia".length)) >= GRANTED_GPUS).sort((a, b) => Number(a.slice(6)) - Number(b.slice(6)));
+    const ungranted = nodes
+      .filter((n) => Number(n.slice("nvidia".length)) >= GRANTED_GPUS)
+      .sort((a, b) => Number(a.slice(6)) - Number(b.slice(6)));
     return ungranted.length > 0
       ? {
           name: "gpu-driver",
@@ -200,11 +263,19 @@ export function gpuDriverCheck(dev = "/dev"): DoctorCheck {
           fix: `systemctl edit sawt, add [Service] DeviceAllow=/dev/${ungranted[0]} rw (one line per GPU), then systemctl restart sawt`,
           data: { nodes, nvidia_smi: smi ?? null },
         }
-      : { name: "gpu-driver", status: "ok", detail: `NVIDIA driver present (${nodes.length} device node(s)${smi ? ", nvidia-smi" : ""})`, data: { nodes, nvidia_smi: smi ?? null } };
+      : {
+          name: "gpu-driver",
+          status: "ok",
+          detail: `NVIDIA driver present (${nodes.length} device node(s)${smi ? ", nvidia-smi" : ""})`,
+          data: { nodes, nvidia_smi: smi ?? null },
+        };
   };
 }
 
 /** The install checks for the machine (root "") or a staging root, in report order. */
-export function installChecks(root = "", systemctl: string | null = root === "" ? Bun.which("systemctl") : null): DoctorCheck[] {
+export function installChecks(
+  root = "",
+  systemctl: string | null = root === "" ? Bun.which("systemctl") : null,
+): DoctorCheck[] {
   return [installCheck(root), userCheck(root), configFileCheck(root), stateDirCheck(root), unitsCheck(root, systemctl)];
 }

@@ -11,8 +11,16 @@ export function errorBody(error: AppError): Record<string, unknown> {
     case "auth":
       return { error: error.errorField, detail: error.detail };
     case "validation":
-      return { error: "validation_error", detail: Detail.validationFailed, errors: error.fields.map((f) => ({ field: f.field, message: f.message })) };
+      return {
+        error: "validation_error",
+        detail: Detail.validationFailed,
+        errors: error.fields.map((f) => ({ field: f.field, message: f.message })),
+      };
     case "standard":
-      return { error: error.errorField, detail: error.detail, code: error.kind === "internal" ? "INTERNAL_ERROR" : `HTTP_${error.status}` };
+      return {
+        error: error.errorField,
+        detail: error.detail,
+        code: error.kind === "internal" ? "INTERNAL_ERROR" : `HTTP_${error.status}`,
+      };
   }
 }

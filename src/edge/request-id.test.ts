@@ -10,6 +10,7 @@ describe("requestIdFrom", () => {
   });
 
   test("does make a new id for a missing or malformed one", () => {
-    for (const sent of [null, "", "has space", "x".repeat(129)]) expect(requestIdFrom(headers(sent))).toMatch(/^[0-9a-f-]{36}$/);
+    for (const sent of [null, "", "has space", "x".repeat(129)])
+      expect(requestIdFrom(headers(sent))).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

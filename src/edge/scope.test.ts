@@ -4,7 +4,10 @@ import { AppError } from "../errors/taxonomy.ts";
 import { openScope, type CallObservation } from "./scope.ts";
 
 /** A context whose logger records lines; the scope reads nothing else unless it authenticates. */
-function recordingContext(): { ctx: AppContext; lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> } {
+function recordingContext(): {
+  ctx: AppContext;
+  lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }>;
+} {
   const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
   const log = {
     info: (msg: string, fields: Record<string, unknown>) => lines.push({ level: "info", msg, fields }),
@@ -50,7 +53,10 @@ describe("CallScope", () => {
     const ok = openScope(ctx, { event: "test", method: "m", requestId: "r1", observe: (o) => seen.push(o) });
     ok.finish("OK");
     ok.finish("OK");
-    openScope(ctx, { event: "test", method: "m", requestId: "r2" }).finish("UNAVAILABLE", new AppError("unavailable", "busy"));
+    openScope(ctx, { event: "test", method: "m", requestId: "r2" }).finish(
+      "UNAVAILABLE",
+      new AppError("unavailable", "busy"),
+    );
     openScope(ctx, { event: "test", method: "m", requestId: "r3" }).finish("INTERNAL", new Error("boom"));
     expect(seen.map((o) => [o.method, o.code])).toEqual([["m", "OK"]]);
     expect(lines.map((l) => [l.level, l.msg, l.fields.request_id, l.fields.code])).toEqual([

@@ -132,7 +132,10 @@ export class CallScope {
     this.init.observe?.({ method, code, seconds });
     const fields = { request_id: this.requestId, method, code, ms: Math.round(seconds * 1000) };
     if (thrown !== undefined && isUnexpected(thrown)) {
-      this.ctx.log.error(`${event} call failed`, { ...fields, error: thrown instanceof Error ? thrown : String(thrown) });
+      this.ctx.log.error(`${event} call failed`, {
+        ...fields,
+        error: thrown instanceof Error ? thrown : String(thrown),
+      });
     } else this.ctx.log.info(event, fields);
   }
 }

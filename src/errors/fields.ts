@@ -32,5 +32,8 @@ export function fieldName(path: string | undefined, naming: FieldNaming): string
 
 /** Maps valibot issues to field errors named as `naming` says (`body.speed`, `sample_rate_hz`). */
 export function fieldErrors(issues: readonly v.BaseIssue<unknown>[], naming: FieldNaming): FieldError[] {
-  return issues.map((issue) => ({ field: fieldName(v.getDotPath(issue) ?? undefined, naming), message: issue.message }));
+  return issues.map((issue) => ({
+    field: fieldName(v.getDotPath(issue) ?? undefined, naming),
+    message: issue.message,
+  }));
 }

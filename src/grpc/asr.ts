@@ -48,7 +48,12 @@ interface StreamingRequestMessage {
   streaming_request?: "streaming_config" | "audio_content";
 }
 
-const EMPTY_CONFIG: RecognitionConfigMessage = { encoding: "ENCODING_UNSPECIFIED", sample_rate_hz: 0, container: "", language: "" };
+const EMPTY_CONFIG: RecognitionConfigMessage = {
+  encoding: "ENCODING_UNSPECIFIED",
+  sample_rate_hz: 0,
+  container: "",
+  language: "",
+};
 
 function invalid(field: string, message: string): AppError {
   return new AppError("validation", Detail.validationFailed, { fields: [{ field, message }] });
@@ -58,7 +63,10 @@ function invalid(field: string, message: string): AppError {
 function checkConfig(config: RecognitionConfigMessage, location: string): void {
   if (config.language.trim() !== "") {
     const checked = v.safeParse(TranscriptionFormSchema, { language: config.language.trim() });
-    if (!checked.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(checked.issues, { prefix: location, root: location }) });
+    if (!checked.success)
+      throw new AppError("validation", Detail.validationFailed, {
+        fields: fieldErrors(checked.issues, { prefix: location, root: location }),
+      });
   }
   const prompt = config.prompt ?? "";
   const temperature = config.temperature ?? 0;
@@ -67,7 +75,10 @@ function checkConfig(config: RecognitionConfigMessage, location: string): void {
     const fields = fieldErrors(options.issues, { prefix: location, root: location });
     throw new AppError("validation", Detail.validationFailed, { fields });
   }
-  if (config.encoding === "LINEAR_PCM" && (!Number.isInteger(config.sample_rate_hz) || config.sample_rate_hz < 8000 || config.sample_rate_hz > 48000)) {
+  if (
+    config.encoding === "LINEAR_PCM" &&
+    (!Number.isInteger(config.sample_rate_hz) || config.sample_rate_hz < 8000 || config.sample_rate_hz > 48000)
+  ) {
     throw invalid(`${location}.sample_rate_hz`, "LINEAR_PCM needs a sample rate between 8000 and 48000");
   }
   const format = rawFormat(config.encoding, config.sample_rate_hz);
@@ -115,9 +126,18 @@ function containerExtension(container: string): string {
 }
 
 /** Transcribes container bytes through a private temporary file, removed afterwards (D18). */
-async function transcribeContainer(ctx: AppContext, asr: AsrService, audio: Uint8Array, extension: string, options: Parameters<AsrService["transcribeFile"]>[1]): Promise<Transcript> {
+async function transcribeContainer(
+  ctx: AppContext,
+  asr: AsrService,
+  audio: Uint8Array,
+  extension: string,
+  options: Parameters<AsrService["transcribeFile"]>[1],
+): Promise<Transcript> {
   // REST's upload directory and name prefix, so a file left by a crash is swept at the next start.
-  const path = join(uploadDir(ctx.config.paths.data_dir), `upload-grpc-${randomBytes(16).toString("hex")}.${extension}`);
+  const path = join(
+    uploadDir(ctx.config.paths.data_dir),
+    `upload-grpc-${randomBytes(16).toString("hex")}.${extension}`,
+  );
   try {
     await writeFile(path, audio, { mode: 0o600, flag: "wx" });
     return await asr.transcribeFile(path, options);
@@ -134,7 +154,10 @@ const READ_AHEAD = 8;
  * Events, not the Readable's async iterator: that iterator destroys the stream when the client
  * half-closes, and with it the response side, so the final results would never be sent.
  */
-function clientMessages<T>(call: grpc.ServerDuplexStream<T, unknown>, signal: AbortSignal): { next(): Promise<IteratorResult<T>> } {
+function clientMessages<T>(
+  call: grpc.ServerDuplexStream<T, unknown>,
+  signal: AbortSignal,
+): { next(): Promise<IteratorResult<T>> } {
   const buffered: T[] = [];
   let ended = false;
   let failure: unknown;
@@ -175,20 +198,27 @@ function clientMessages<T>(call: grpc.ServerDuplexStream<T, unknown>, signal: Ab
 }
 
 /** Audio bytes of a recognition stream, with the chunk-size rule (decoding: ./pcm.ts). */
-async function* streamAudio(messages: { next(): Promise<IteratorResult<StreamingRequestMessage>> }): AsyncIterable<Uint8Array> {
+async function* streamAudio(messages: {
+  next(): Promise<IteratorResult<StreamingRequestMessage>>;
+}): AsyncIterable<Uint8Array> {
   while (true) {
     const next = await messages.next();
     if (next.done) return;
     const message = next.value;
-    if (message.streaming_request !== "audio_content") throw new AppError("bad_request", "Only the first message may carry streaming_config");
+    if (message.streaming_request !== "audio_content")
+      throw new AppError("bad_request", "Only the first message may carry streaming_config");
     const content: Uint8Array = message.audio_content ?? new Uint8Array(0);
-    if (content.length > MAX_STREAM_CHUNK_BYTES) throw new AppError("bad_request", `audio_content exceeds ${MAX_STREAM_CHUNK_BYTES} bytes`);
+    if (content.length > MAX_STREAM_CHUNK_BYTES)
+      throw new AppError("bad_request", `audio_content exceeds ${MAX_STREAM_CHUNK_BYTES} bytes`);
     if (content.length > 0) yield content;
   }
 }
 
 /** Passes chunks through, reporting each one's size (the audio-seconds-in metric). */
-async function* countAudio(chunks: AsyncIterable<Uint8Array>, count: (bytes: number) => void): AsyncIterable<Uint8Array> {
+async function* countAudio(
+  chunks: AsyncIterable<Uint8Array>,
+  count: (bytes: number) => void,
+): AsyncIterable<Uint8Array> {
   for await (const chunk of chunks) {
     count(chunk.length);
     yield chunk;
@@ -203,12 +233,15 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       const config = message.config ?? EMPTY_CONFIG;
       checkConfig(config, "config");
       if (message.audio.length === 0) throw new AppError("bad_request", Detail.noFile);
-      if (message.audio.length > ctx.config.asr.max_upload_mb * 1024 * 1024) throw uploadTooLarge(ctx.config.asr.max_upload_mb);
+      if (message.audio.length > ctx.config.asr.max_upload_mb * 1024 * 1024)
+        throw uploadTooLarge(ctx.config.asr.max_upload_mb);
       const format = rawFormat(config.encoding, config.sample_rate_hz);
       if (!format) {
         const extension = containerExtension(config.container);
         const options = { ...scope.options, ...recognizeOptions(config) };
-        return recognizeResponse(await transcribeContainer(ctx, readyService(ctx, "asr"), message.audio, extension, options));
+        return recognizeResponse(
+          await transcribeContainer(ctx, readyService(ctx, "asr"), message.audio, extension, options),
+        );
       }
       if (config.container !== "") throw invalid("config.container", `${config.encoding} audio has no container`);
       const asr = readyService(ctx, "asr");
@@ -216,33 +249,47 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       return recognizeResponse(await asr.transcribeSamples(audio, { ...scope.options, ...recognizeOptions(config) }));
     }),
 
-    StreamingRecognize: streamingMethod<grpc.ServerDuplexStream<StreamingRequestMessage, unknown>>(ctx, "asr.StreamingRecognize", async (call, scope) => {
-      const { signal } = scope.options;
-      const messages = clientMessages(call, signal);
-      const first = await messages.next();
-      if (first.done) return;
-      const streaming = first.value.streaming_request === "streaming_config" ? first.value.streaming_config : undefined;
-      if (!streaming) throw new AppError("bad_request", "The first message must carry streaming_config");
-      const config = streaming.config ?? EMPTY_CONFIG;
-      checkConfig(config, "streaming_config.config");
-      const format = rawFormat(config.encoding, config.sample_rate_hz);
-      if (!format) throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM, MULAW or ALAW only");
-      const asr = readyService(ctx, "asr");
-      // Counted against streaming.max_streams like the WebSocket doors (UNAVAILABLE when all are taken).
-      const slot = acquireStreamSlot(ctx, "grpc");
-      try {
-        const bytesPerSecond = format.sampleRate * (format.encoding === "pcm_s16le" ? 2 : 1);
-        const counted = countAudio(streamAudio(messages), (bytes) => ctx.metrics.observeStreamAudio("grpc", bytes / bytesPerSecond));
-        const audio = rawStreamToAsrRate(counted, format);
-        for await (const result of asr.transcribeStream(audio, scope.options)) {
-          if (!result.isFinal && !streaming.interim_results) continue;
-          const message = { transcript: result.text, is_final: result.isFinal, start_time: result.start, end_time: result.end, dialect: result.dialect ?? "" };
-          await writeMessage(call, { results: [message] }, signal);
+    StreamingRecognize: streamingMethod<grpc.ServerDuplexStream<StreamingRequestMessage, unknown>>(
+      ctx,
+      "asr.StreamingRecognize",
+      async (call, scope) => {
+        const { signal } = scope.options;
+        const messages = clientMessages(call, signal);
+        const first = await messages.next();
+        if (first.done) return;
+        const streaming =
+          first.value.streaming_request === "streaming_config" ? first.value.streaming_config : undefined;
+        if (!streaming) throw new AppError("bad_request", "The first message must carry streaming_config");
+        const config = streaming.config ?? EMPTY_CONFIG;
+        checkConfig(config, "streaming_config.config");
+        const format = rawFormat(config.encoding, config.sample_rate_hz);
+        if (!format)
+          throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM, MULAW or ALAW only");
+        const asr = readyService(ctx, "asr");
+        // Counted against streaming.max_streams like the WebSocket doors (UNAVAILABLE when all are taken).
+        const slot = acquireStreamSlot(ctx, "grpc");
+        try {
+          const bytesPerSecond = format.sampleRate * (format.encoding === "pcm_s16le" ? 2 : 1);
+          const counted = countAudio(streamAudio(messages), (bytes) =>
+            ctx.metrics.observeStreamAudio("grpc", bytes / bytesPerSecond),
+          );
+          const audio = rawStreamToAsrRate(counted, format);
+          for await (const result of asr.transcribeStream(audio, scope.options)) {
+            if (!result.isFinal && !streaming.interim_results) continue;
+            const message = {
+              transcript: result.text,
+              is_final: result.isFinal,
+              start_time: result.start,
+              end_time: result.end,
+              dialect: result.dialect ?? "",
+            };
+            await writeMessage(call, { results: [message] }, signal);
+          }
+        } finally {
+          slot.release();
         }
-      } finally {
-        slot.release();
-      }
-    }),
+      },
+    ),
   };
   server.addService(serviceDefinition(loadProtos().asr, SERVICE.asr), implementation);
 };

@@ -19,7 +19,8 @@ export type { CallScope } from "../edge/scope.ts";
 const CANCEL_SETTLE_MS = 50;
 
 /** What every kind of server call offers that {@link open} needs. */
-type AnyCall = Pick<grpc.ServerUnaryCall<unknown, unknown>, "metadata" | "sendMetadata" | "getDeadline"> & Pick<EventEmitter, "once" | "removeListener">;
+type AnyCall = Pick<grpc.ServerUnaryCall<unknown, unknown>, "metadata" | "sendMetadata" | "getDeadline"> &
+  Pick<EventEmitter, "once" | "removeListener">;
 
 /** Reads metadata like HTTP headers (first string value of a name). */
 export function metadataHeaders(metadata: grpc.Metadata): HeaderGetter {
@@ -80,7 +81,11 @@ function authenticate(call: AnyCall, scope: CallScope): void {
 type AuthedScope = CallScope & { readonly keyId: string };
 
 /** A unary speech method: authenticated, mapped errors. */
-export function unaryMethod<Req, Res>(ctx: AppContext, method: string, handler: (request: Req, scope: AuthedScope) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+export function unaryMethod<Req, Res>(
+  ctx: AppContext,
+  method: string,
+  handler: (request: Req, scope: AuthedScope) => Promise<Res>,
+): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     const opened = begin(ctx, call as AnyCall, method);
     const { scope } = opened;
@@ -146,7 +151,11 @@ export function streamingMethod<Call extends grpc.ServerWritableStream<any, any>
 }
 
 /** Writes one message, waiting for the client to read (backpressure); throws once the call is gone. */
-export async function writeMessage(call: grpc.ServerWritableStream<any, any> | grpc.ServerDuplexStream<any, any>, message: unknown, signal: AbortSignal): Promise<void> {
+export async function writeMessage(
+  call: grpc.ServerWritableStream<any, any> | grpc.ServerDuplexStream<any, any>,
+  message: unknown,
+  signal: AbortSignal,
+): Promise<void> {
   signal.throwIfAborted();
   if (call.write(message)) return;
   await new Promise<void>((resolve, reject) => {

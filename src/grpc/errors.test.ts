@@ -25,7 +25,11 @@ describe("toGrpcError", () => {
   });
 
   test("does append field problems to the details when the error is a validation error", () => {
-    const failure = toGrpcError(new AppError("validation", Detail.validationFailed, { fields: [{ field: "body.speed", message: "Expected number" }] }));
+    const failure = toGrpcError(
+      new AppError("validation", Detail.validationFailed, {
+        fields: [{ field: "body.speed", message: "Expected number" }],
+      }),
+    );
     expect(failure.details).toBe("Request validation failed: body.speed: Expected number");
   });
 
@@ -35,7 +39,9 @@ describe("toGrpcError", () => {
     expect(limited.metadata.get("retry-after")).toEqual(["42"]);
     expect(limited.metadata.get("x-ratelimit-reset")).toEqual(["42"]);
     expect(toGrpcError(new AppError("rate_limited", Detail.rateLimited)).metadata.get("retry-after")).toEqual(["60"]);
-    expect(toGrpcError(new AppError("unavailable", Detail.ttsBusy, { retryAfter: 3 })).metadata.get("retry-after")).toEqual(["3"]);
+    expect(
+      toGrpcError(new AppError("unavailable", Detail.ttsBusy, { retryAfter: 3 })).metadata.get("retry-after"),
+    ).toEqual(["3"]);
     expect(toGrpcError(new AppError("timeout", Detail.ttsTimeout)).metadata.get("retry-after")).toEqual([]);
   });
 

@@ -36,7 +36,11 @@ export function toGrpcError(thrown: unknown): GrpcFailure {
     return { code: thrown.grpcCode as grpc.status, details: grpcDetails(thrown), metadata: grpcErrorMetadata(thrown) };
   }
   if (thrown instanceof DOMException && thrown.name === "TimeoutError") {
-    return { code: GrpcCode.DEADLINE_EXCEEDED as grpc.status, details: "Deadline exceeded", metadata: new grpc.Metadata() };
+    return {
+      code: GrpcCode.DEADLINE_EXCEEDED as grpc.status,
+      details: "Deadline exceeded",
+      metadata: new grpc.Metadata(),
+    };
   }
   if (thrown instanceof DOMException && thrown.name === "AbortError") {
     return { code: GrpcCode.CANCELLED as grpc.status, details: "Cancelled", metadata: new grpc.Metadata() };

@@ -21,7 +21,9 @@ const signal = new AbortController().signal;
 
 describe("gRPC PCM", () => {
   test("does keep samples exactly when a recording is already at 16 kHz", async () => {
-    expect(Array.from(await pcmToAsrRate(s16le(new Float32Array([0, 0.5, -0.5, -1])), 16000, signal))).toEqual([0, 0.5, -0.5, -1]);
+    expect(Array.from(await pcmToAsrRate(s16le(new Float32Array([0, 0.5, -0.5, -1])), 16000, signal))).toEqual([
+      0, 0.5, -0.5, -1,
+    ]);
   });
 
   test("does bring a whole LINEAR_PCM recording to 16 kHz when sent at 8 kHz", async () => {

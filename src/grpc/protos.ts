@@ -6,7 +6,9 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import reflectionV1Alpha from "@grpc/reflection/build/proto/grpc/reflection/v1alpha/reflection.proto" with { type: "file" };
+import reflectionV1Alpha from "@grpc/reflection/build/proto/grpc/reflection/v1alpha/reflection.proto" with {
+  type: "file",
+};
 import reflectionV1 from "@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto" with { type: "file" };
 import asrProto from "../../proto/sawt/asr/v1/asr.proto" with { type: "file" };
 import healthProto from "../../proto/grpc/health/v1/health.proto" with { type: "file" };
@@ -28,7 +30,13 @@ export const SERVICE = {
 export const SAWT_LOADER_OPTIONS: protoLoader.Options = { keepCase: true, enums: String, defaults: true, oneofs: true };
 
 /** @grpc/reflection's handlers expect camelCase fields and byte arrays (its PROTO_LOADER_OPTS). */
-const REFLECTION_LOADER_OPTIONS: protoLoader.Options = { longs: String, enums: String, bytes: Array, defaults: true, oneofs: true };
+const REFLECTION_LOADER_OPTIONS: protoLoader.Options = {
+  longs: String,
+  enums: String,
+  bytes: Array,
+  defaults: true,
+  oneofs: true,
+};
 
 /** Loaded package definitions, one per schema. */
 export interface SawtProtos {

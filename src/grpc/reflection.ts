@@ -39,5 +39,7 @@ export const registerReflection: GrpcRegistrar = (server, _ctx, which) => {
     call.on("end", () => call.end());
   };
   server.addService(serviceDefinition(protos.reflectionV1, SERVICE.reflectionV1), { ServerReflectionInfo: handler });
-  server.addService(serviceDefinition(protos.reflectionV1Alpha, SERVICE.reflectionV1Alpha), { ServerReflectionInfo: handler });
+  server.addService(serviceDefinition(protos.reflectionV1Alpha, SERVICE.reflectionV1Alpha), {
+    ServerReflectionInfo: handler,
+  });
 };

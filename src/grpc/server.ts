@@ -32,7 +32,12 @@ export function maxReceiveBytes(ctx: AppContext, which: "asr" | "tts"): number {
 }
 
 /** Creates and binds one gRPC server on host:port (0 = ephemeral). */
-export async function startGrpcServer(ctx: AppContext, which: "asr" | "tts", port: number, registrars: readonly GrpcRegistrar[]): Promise<BoundGrpcServer> {
+export async function startGrpcServer(
+  ctx: AppContext,
+  which: "asr" | "tts",
+  port: number,
+  registrars: readonly GrpcRegistrar[],
+): Promise<BoundGrpcServer> {
   const server = new grpc.Server({
     "grpc.max_receive_message_length": maxReceiveBytes(ctx, which),
     // The longest input (51,200 code points) as 48 kHz WAV is ~330 MB; clients raise their own
@@ -46,7 +51,9 @@ export async function startGrpcServer(ctx: AppContext, which: "asr" | "tts", por
   }
   const host = ctx.config.server.host.includes(":") ? `[${ctx.config.server.host}]` : ctx.config.server.host;
   const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, actual) => (error ? reject(error) : resolve(actual))),
+    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, actual) =>
+      error ? reject(error) : resolve(actual),
+    ),
   );
   return { server, port: bound, shutdownHooks };
 }

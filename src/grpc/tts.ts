@@ -60,17 +60,26 @@ export function speechFields(message: SynthesizeRequestMessage): Record<string, 
   if (message.dialect) fields.dialect = message.dialect;
   if (message.response_format) fields.response_format = message.response_format;
   if (message.speed !== undefined && message.speed !== null) fields.speed = message.speed;
-  if (message.sample_rate_hz !== undefined && message.sample_rate_hz !== null) fields.sample_rate = message.sample_rate_hz;
+  if (message.sample_rate_hz !== undefined && message.sample_rate_hz !== null)
+    fields.sample_rate = message.sample_rate_hz;
   if (message.encoding !== undefined && message.encoding !== null) {
     // An enum value this server does not know is passed on as its number: refused as an unknown encoding.
-    const encoding = typeof message.encoding === "string" && message.encoding in ENCODINGS ? ENCODINGS[message.encoding] : String(message.encoding);
+    const encoding =
+      typeof message.encoding === "string" && message.encoding in ENCODINGS
+        ? ENCODINGS[message.encoding]
+        : String(message.encoding);
     if (encoding !== undefined) fields.encoding = encoding;
   }
   return fields;
 }
 
 function resolutionMessage(resolution: SpeechResolution): ResolutionMessage {
-  return { voice: resolution.voice, dialect: resolution.dialect, engine: resolution.engine, fallback: resolution.fallback ?? "" };
+  return {
+    voice: resolution.voice,
+    dialect: resolution.dialect,
+    engine: resolution.engine,
+    fallback: resolution.fallback ?? "",
+  };
 }
 
 /** A listed voice as a Voice message (the library's cloned-voice views carry no language, dialects or engine). */
@@ -88,17 +97,29 @@ function voiceMessage(voice: ReturnType<typeof voicesFor>[number]) {
 }
 
 /** Validates a request; the `x-tts-dialect` metadata plays REST's X-TTS-Dialect header. */
-function parseRequest(ctx: AppContext, message: SynthesizeRequestMessage, metadata: grpc.Metadata, defaultFormat?: string): SpeechRequest {
+function parseRequest(
+  ctx: AppContext,
+  message: SynthesizeRequestMessage,
+  metadata: grpc.Metadata,
+  defaultFormat?: string,
+): SpeechRequest {
   const fields = speechFields(message);
   if (defaultFormat !== undefined) fields.response_format ??= defaultFormat;
-  return parseSpeech(fields, { naming: PROTO_FIELDS, headerDialect: metadataHeaders(metadata).get("x-tts-dialect") }, ctx.config);
+  return parseSpeech(
+    fields,
+    { naming: PROTO_FIELDS, headerDialect: metadataHeaders(metadata).get("x-tts-dialect") },
+    ctx.config,
+  );
 }
 
 /** Registers TextToSpeech on the TTS port. */
 export const registerTts: GrpcRegistrar = (server, ctx, which) => {
   if (which !== "tts") return;
   const implementation = {
-    Synthesize: (call: grpc.ServerUnaryCall<SynthesizeRequestMessage, unknown>, callback: grpc.sendUnaryData<unknown>) =>
+    Synthesize: (
+      call: grpc.ServerUnaryCall<SynthesizeRequestMessage, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) =>
       unaryMethod<SynthesizeRequestMessage, unknown>(ctx, "tts.Synthesize", async (message, scope) => {
         const request = parseRequest(ctx, message, call.metadata);
         const result = await readyService(ctx, "tts").synthesize(request, scope.options);
@@ -112,27 +133,31 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
         };
       })(call, callback),
 
-    SynthesizeOnline: streamingMethod<grpc.ServerWritableStream<SynthesizeRequestMessage, unknown>>(ctx, "tts.SynthesizeOnline", async (call, scope) => {
-      const request = parseRequest(ctx, call.request, call.metadata, "pcm");
-      const { signal } = scope.options;
-      const stream = await readyService(ctx, "tts").synthesizeEncodedStream(request, scope.options);
-      let firstMessage = true;
-      for await (const part of stream.audio) {
-        for (let offset = 0; offset < part.byteLength; offset += MAX_STREAM_AUDIO_BYTES) {
-          const message = {
-            audio: part.subarray(offset, offset + MAX_STREAM_AUDIO_BYTES),
-            sample_rate_hz: stream.sampleRate,
-            content_type: stream.contentType,
-            resolution: firstMessage ? resolutionMessage(stream) : undefined,
-          };
-          firstMessage = false;
-          await writeMessage(call, message, signal);
+    SynthesizeOnline: streamingMethod<grpc.ServerWritableStream<SynthesizeRequestMessage, unknown>>(
+      ctx,
+      "tts.SynthesizeOnline",
+      async (call, scope) => {
+        const request = parseRequest(ctx, call.request, call.metadata, "pcm");
+        const { signal } = scope.options;
+        const stream = await readyService(ctx, "tts").synthesizeEncodedStream(request, scope.options);
+        let firstMessage = true;
+        for await (const part of stream.audio) {
+          for (let offset = 0; offset < part.byteLength; offset += MAX_STREAM_AUDIO_BYTES) {
+            const message = {
+              audio: part.subarray(offset, offset + MAX_STREAM_AUDIO_BYTES),
+              sample_rate_hz: stream.sampleRate,
+              content_type: stream.contentType,
+              resolution: firstMessage ? resolutionMessage(stream) : undefined,
+            };
+            firstMessage = false;
+            await writeMessage(call, message, signal);
+          }
+          // Between sentences the pipeline may only await microtasks (and any synchronous stage
+          // blocks the loop); a macrotask turn lets the socket send this sentence before the next.
+          await new Promise((resolve) => setImmediate(resolve));
         }
-        // Between sentences the pipeline may only await microtasks (and any synchronous stage
-        // blocks the loop); a macrotask turn lets the socket send this sentence before the next.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    }),
+      },
+    ),
 
     ListVoices: unaryMethod<unknown, unknown>(ctx, "tts.ListVoices", async (_message, scope) => ({
       voices: voicesFor(ctx, scope.keyId).map(voiceMessage),

@@ -35,7 +35,9 @@ describe("receiveUpload", () => {
   test("does refuse a file over the limit with 413 and leave nothing behind", async () => {
     const form = new FormData();
     form.append("file", new Blob([new Uint8Array(1024 * 1024 + 1)]), "big.mp3");
-    const error = (await receiveUpload(request(form), { dataDir: dir.path, maxUploadMb: 1 }).catch((e) => e)) as AppError;
+    const error = (await receiveUpload(request(form), { dataDir: dir.path, maxUploadMb: 1 }).catch(
+      (e) => e,
+    )) as AppError;
     expect([error.status, error.detail]).toEqual([413, "File exceeds maximum size of 1 MB"]);
   });
 
@@ -43,14 +45,18 @@ describe("receiveUpload", () => {
     const form = new FormData();
     form.append("file", new Blob(["a"]), "a.wav");
     form.append("file", new Blob(["b"]), "b.wav");
-    const error = (await receiveUpload(request(form), { dataDir: dir.path, maxUploadMb: 1 }).catch((e) => e)) as AppError;
+    const error = (await receiveUpload(request(form), { dataDir: dir.path, maxUploadMb: 1 }).catch(
+      (e) => e,
+    )) as AppError;
     expect(error.status).toBe(400);
   });
 
   test("does answer No selected file when the file part is a plain field", async () => {
     const form = new FormData();
     form.append("file", "not a file");
-    const error = (await receiveUpload(request(form), { dataDir: dir.path, maxUploadMb: 1 }).catch((e) => e)) as AppError;
+    const error = (await receiveUpload(request(form), { dataDir: dir.path, maxUploadMb: 1 }).catch(
+      (e) => e,
+    )) as AppError;
     expect(error.detail).toBe(Detail.noFile);
   });
 });

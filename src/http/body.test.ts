@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { AppError } from "../errors/taxonomy.ts";
 import { jsonDepth, MAX_JSON_DEPTH, readJsonBody } from "./body.ts";
 
-const post = (body: string | Uint8Array | ReadableStream<Uint8Array> | null, headers: Record<string, string> = {}) => new Request("http://sawt.test/x", { method: "POST", body, headers });
+const post = (body: string | Uint8Array | ReadableStream<Uint8Array> | null, headers: Record<string, string> = {}) =>
+  new Request("http://sawt.test/x", { method: "POST", body, headers });
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
   const error = await promise.then(

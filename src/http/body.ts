@@ -27,7 +27,11 @@ export function declaredLength(request: Request): number | undefined {
 }
 
 /** Reads the whole body, refusing it (413) once it exceeds `maxBytes`. */
-export async function readBodyCapped(request: Request, maxBytes: number, tooLarge: () => AppError = () => bodyTooLarge(maxBytes)): Promise<Uint8Array> {
+export async function readBodyCapped(
+  request: Request,
+  maxBytes: number,
+  tooLarge: () => AppError = () => bodyTooLarge(maxBytes),
+): Promise<Uint8Array> {
   const declared = declaredLength(request);
   if (declared !== undefined && declared > maxBytes) throw tooLarge();
   if (request.body === null) return new Uint8Array(0);
@@ -57,7 +61,8 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -82,7 +87,8 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     throw new AppError("bad_request", "Malformed JSON body: not valid UTF-8");
   }
   if (text.trim().length === 0) return undefined;
-  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new AppError("bad_request", `Malformed JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (jsonDepth(text) > MAX_JSON_DEPTH)
+    throw new AppError("bad_request", `Malformed JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(text);
   } catch {

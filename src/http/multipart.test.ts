@@ -16,7 +16,10 @@ function chunked(bytes: Uint8Array, size: number): ReadableStream<Uint8Array> {
   });
 }
 
-function form(parts: Array<{ headers: string; body: Uint8Array | string }>, options: { preamble?: string; close?: boolean } = {}): Uint8Array {
+function form(
+  parts: Array<{ headers: string; body: Uint8Array | string }>,
+  options: { preamble?: string; close?: boolean } = {},
+): Uint8Array {
   const out: Array<Uint8Array | string> = [options.preamble ?? ""];
   for (const part of parts) out.push(`--${BOUNDARY}\r\n${part.headers}\r\n\r\n`, part.body, "\r\n");
   if (options.close !== false) out.push(`--${BOUNDARY}--\r\n`);
@@ -36,7 +39,10 @@ async function collect(body: ReadableStream<Uint8Array>): Promise<Array<PartInfo
 }
 
 // Binary data that contains CRLFs, dashes and a prefix of the delimiter, the cases that break naive parsers.
-const TRICKY = Buffer.concat([Buffer.from(`\r\n--${BOUNDARY.slice(0, 10)}\r\n\r\n--`), Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 31) % 256))]);
+const TRICKY = Buffer.concat([
+  Buffer.from(`\r\n--${BOUNDARY.slice(0, 10)}\r\n\r\n--`),
+  Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 31) % 256)),
+]);
 
 describe("readMultipart", () => {
   for (const size of [1, 2, 7, 64, 1000, 1 << 20]) {
@@ -44,7 +50,10 @@ describe("readMultipart", () => {
       const body = form(
         [
           { headers: 'Content-Disposition: form-data; name="language"', body: "ar" },
-          { headers: 'Content-Disposition: form-data; name="file"; filename="call.wav"\r\nContent-Type: audio/wav', body: TRICKY },
+          {
+            headers: 'Content-Disposition: form-data; name="file"; filename="call.wav"\r\nContent-Type: audio/wav',
+            body: TRICKY,
+          },
           { headers: 'Content-Disposition: form-data; name="note"', body: "" },
         ],
         { preamble: "ignored preamble\r\n" },
@@ -62,7 +71,9 @@ describe("readMultipart", () => {
   }
 
   test("does reject a body that ends before the closing boundary", async () => {
-    const body = form([{ headers: 'Content-Disposition: form-data; name="file"; filename="a.wav"', body: "abc" }], { close: false });
+    const body = form([{ headers: 'Content-Disposition: form-data; name="file"; filename="a.wav"', body: "abc" }], {
+      close: false,
+    });
     const error = await collect(chunked(body.slice(0, body.length - 4), 5)).catch((e) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).status).toBe(400);
@@ -70,12 +81,16 @@ describe("readMultipart", () => {
 
   test("does reject a part without a form-data disposition", async () => {
     const body = form([{ headers: "Content-Type: text/plain", body: "x" }]);
-    expect(((await collect(chunked(body, 100)).catch((e) => e)) as AppError).detail).toContain("Malformed multipart body");
+    expect(((await collect(chunked(body, 100)).catch((e) => e)) as AppError).detail).toContain(
+      "Malformed multipart body",
+    );
   });
 
   test("does stop reading and cancel the stream when a sink throws", async () => {
     let cancelled = false;
-    const body = form([{ headers: 'Content-Disposition: form-data; name="file"; filename="a.wav"', body: "x".repeat(10_000) }]);
+    const body = form([
+      { headers: 'Content-Disposition: form-data; name="file"; filename="a.wav"', body: "x".repeat(10_000) },
+    ]);
     let offset = 0;
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -111,7 +126,9 @@ describe("multipart headers", () => {
   });
 
   test("does decode quoted, escaped and RFC 5987 parameters", () => {
-    const params = headerParams(`form-data; name="file"; filename="a \\"b\\".wav"; filename*=UTF-8''%D9%85%D9%83%D8%A7%D9%84%D9%85%D8%A9.wav`);
+    const params = headerParams(
+      `form-data; name="file"; filename="a \\"b\\".wav"; filename*=UTF-8''%D9%85%D9%83%D8%A7%D9%84%D9%85%D8%A9.wav`,
+    );
     expect(params.get("name")).toBe("file");
     expect(params.get("filename")).toBe("مكالمة.wav");
     expect(headerParams('form-data; name="x"; filename="a \\"b\\".wav"').get("filename")).toBe('a "b".wav');

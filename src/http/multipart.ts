@@ -71,7 +71,8 @@ function parsePartHeaders(block: Buffer): PartInfo {
     headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
   }
   const disposition = headers.get("content-disposition");
-  if (disposition === undefined || !/^form-data\s*(;|$)/i.test(disposition)) throw malformed("part without form-data disposition");
+  if (disposition === undefined || !/^form-data\s*(;|$)/i.test(disposition))
+    throw malformed("part without form-data disposition");
   const params = headerParams(disposition);
   const name = params.get("name");
   if (name === undefined) throw malformed("part without a name");
@@ -83,7 +84,11 @@ function parsePartHeaders(block: Buffer): PartInfo {
  * after the closing boundary; throws AppError 400 on malformed input (including a truncated body),
  * or whatever a sink throws. The stream is cancelled on any failure.
  */
-export async function readMultipart(body: ReadableStream<Uint8Array>, boundary: string, openPart: (part: PartInfo) => PartSink | Promise<PartSink>): Promise<void> {
+export async function readMultipart(
+  body: ReadableStream<Uint8Array>,
+  boundary: string,
+  openPart: (part: PartInfo) => PartSink | Promise<PartSink>,
+): Promise<void> {
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   const reader = body.getReader();
   // A leading CRLF lets the first boundary (at the very start of the body) match the delimiter.
@@ -144,7 +149,8 @@ export async function readMultipart(body: ReadableStream<Uint8Array>, boundary: 
       if (finished) break;
       const { done, value } = await reader.read();
       if (done) throw malformed("body ended before the closing boundary");
-      buf = buf.length === 0 ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : Buffer.concat([buf, value]);
+      buf =
+        buf.length === 0 ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : Buffer.concat([buf, value]);
     }
     ended = true;
   } finally {

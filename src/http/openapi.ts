@@ -32,7 +32,11 @@ interface Converted {
 function convert(node: Node): Converted {
   if (node.type === "optional" || node.type === "nullish" || node.type === "nullable") {
     const inner = convert(node.wrapped!);
-    return { schema: node.type === "optional" ? inner.schema : { ...inner.schema, nullable: true }, optional: node.type !== "nullable" || inner.optional, required: inner.required };
+    return {
+      schema: node.type === "optional" ? inner.schema : { ...inner.schema, nullable: true },
+      optional: node.type !== "nullable" || inner.optional,
+      required: inner.required,
+    };
   }
   let schema: Schema;
   switch (node.type) {
@@ -143,7 +147,9 @@ export function authedOperation(spec: OperationSpec): OpenAPIV3.OperationObject 
     ...(spec.requestBody ? { requestBody: spec.requestBody } : {}),
     responses: {
       ...spec.success,
-      ...Object.fromEntries(statuses.map((status) => [String(status), ref("responses", ERROR_RESPONSES[status] ?? "InternalError")])),
+      ...Object.fromEntries(
+        statuses.map((status) => [String(status), ref("responses", ERROR_RESPONSES[status] ?? "InternalError")]),
+      ),
     },
   };
 }

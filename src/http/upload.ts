@@ -78,7 +78,11 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
   let fieldBytes = 0;
 
   const fileSink = async (filename: string): Promise<PartSink> => {
-    if (files.length >= maxFiles) throw new AppError("bad_request", maxFiles === 1 ? "Only one file may be uploaded" : `At most ${maxFiles} files may be uploaded`);
+    if (files.length >= maxFiles)
+      throw new AppError(
+        "bad_request",
+        maxFiles === 1 ? "Only one file may be uploaded" : `At most ${maxFiles} files may be uploaded`,
+      );
     if (filename.trim().length === 0) throw new AppError("bad_request", Detail.noFile);
     const extension = options.extensionOf(filename);
     if (extension === undefined) throw new AppError("bad_request", Detail.invalidFileType);
@@ -113,7 +117,8 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
       write: (chunk) => {
         size += chunk.byteLength;
         fieldBytes += chunk.byteLength;
-        if (size > MAX_FIELD_BYTES || fieldBytes > FORM_OVERHEAD_BYTES) throw new AppError("payload_too_large", "A form field is too large");
+        if (size > MAX_FIELD_BYTES || fieldBytes > FORM_OVERHEAD_BYTES)
+          throw new AppError("payload_too_large", "A form field is too large");
         chunks.push(new Uint8Array(chunk)); // copy: the parser reuses its buffer
       },
       end: () => {
@@ -142,5 +147,11 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
   }
   const first = files[0];
   if (first === undefined) throw new AppError("bad_request", Detail.noFile);
-  return { ...first, files, fields, fieldValues, remove: async () => void (await Promise.all(files.map((f) => rm(f.path, { force: true })))) };
+  return {
+    ...first,
+    files,
+    fields,
+    fieldValues,
+    remove: async () => void (await Promise.all(files.map((f) => rm(f.path, { force: true })))),
+  };
 }

@@ -12,7 +12,17 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 /** Field names that are never written, whatever a caller passes. */
-const FORBIDDEN_FIELDS = new Set(["key", "api_key", "apiKey", "secret", "input", "text", "transcript", "authorization", "audio"]);
+const FORBIDDEN_FIELDS = new Set([
+  "key",
+  "api_key",
+  "apiKey",
+  "secret",
+  "input",
+  "text",
+  "transcript",
+  "authorization",
+  "audio",
+]);
 
 /** A logger bound to fixed context fields. */
 export interface Logger {

@@ -49,7 +49,8 @@ export function formatBytes(bytes: number): string {
 export function safeEntryPath(name: string): string[] {
   if (name.length === 0 || name.length > 1024) throw new PackError(`entry name of ${name.length} characters refused`);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  if (/[\u0000-\u001f\\]/.test(name)) throw new PackError(`entry ${JSON.stringify(name)} has a control character or backslash`);
+  if (/[\u0000-\u001f\\]/.test(name))
+    throw new PackError(`entry ${JSON.stringify(name)} has a control character or backslash`);
   if (name.startsWith("/")) throw new PackError(`entry ${JSON.stringify(name)} has an absolute path`);
   const segments = name.split("/").filter((s) => s !== "" && s !== ".");
   if (segments.includes("..")) throw new PackError(`entry ${JSON.stringify(name)} escapes the archive's folder (..)`);

@@ -82,12 +82,16 @@ async function unpackTar(path: string, format: ArchiveFormat, root: string, limi
   try {
     for await (const entry of extract) {
       const { name, type, size } = entry.header;
-      const refused = isSparse(entry.header) ? "a sparse file (or of a type tar-stream does not know)" : TAR_REFUSED[type ?? ""];
-      if (refused) throw new PackError(`${name} is ${refused}${entry.header.linkname ? ` to ${entry.header.linkname}` : ""}`);
+      const refused = isSparse(entry.header)
+        ? "a sparse file (or of a type tar-stream does not know)"
+        : TAR_REFUSED[type ?? ""];
+      if (refused)
+        throw new PackError(`${name} is ${refused}${entry.header.linkname ? ` to ${entry.header.linkname}` : ""}`);
       const segments = safeEntryPath(name);
       budget.entry(name, size ?? 0);
       if (type === "directory") mkdirSync(join(root, ...segments), { recursive: true, mode: 0o755 });
-      else if (type === "file" || type === "contiguous-file") await writeEntry(root, segments, entry as unknown as Readable, budget);
+      else if (type === "file" || type === "contiguous-file")
+        await writeEntry(root, segments, entry as unknown as Readable, budget);
       else throw new PackError(`${name} is an entry of type ${type ?? "unknown"}: only files and folders make a pack`);
     }
     await feeding;
@@ -103,11 +107,15 @@ const S_IFDIR = 0o040000;
 
 function openZip(path: string): Promise<yauzl.ZipFile> {
   const options = { lazyEntries: true, validateEntrySizes: true, strictFileNames: true, autoClose: true };
-  return new Promise((resolve, reject) => yauzl.open(path, options, (error, zip) => (error ? reject(error) : resolve(zip))));
+  return new Promise((resolve, reject) =>
+    yauzl.open(path, options, (error, zip) => (error ? reject(error) : resolve(zip))),
+  );
 }
 
 function openZipEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> {
-  return new Promise((resolve, reject) => zip.openReadStream(entry, (error, stream) => (error ? reject(error) : resolve(stream))));
+  return new Promise((resolve, reject) =>
+    zip.openReadStream(entry, (error, stream) => (error ? reject(error) : resolve(stream))),
+  );
 }
 
 async function unpackZip(path: string, root: string, limits: ArchiveLimits): Promise<void> {
@@ -126,7 +134,10 @@ async function unpackZip(path: string, root: string, limits: ArchiveLimits): Pro
     });
     // The central directory declares every size up front: refuse a bomb before unpacking a byte.
     const declared = entries.reduce((sum, e) => sum + e.uncompressedSize, 0);
-    budget.ratio(declared, entries.reduce((sum, e) => sum + e.compressedSize, 0));
+    budget.ratio(
+      declared,
+      entries.reduce((sum, e) => sum + e.compressedSize, 0),
+    );
     for (const entry of entries) {
       const name = entry.fileName;
       const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;

@@ -29,7 +29,12 @@ export interface CatalogEntry extends PackFolder {
 function folderFacts(dir: string): Pick<CatalogEntry, "size_bytes" | "provider" | "warm_up_ms" | "installed_at"> {
   const size = packTree(dir).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
   const record = readPackRecord(dir);
-  return { size_bytes: size, provider: record?.provider ?? null, warm_up_ms: record?.warm_up_ms ?? null, installed_at: record?.installed_at ?? null };
+  return {
+    size_bytes: size,
+    provider: record?.provider ?? null,
+    warm_up_ms: record?.warm_up_ms ?? null,
+    installed_at: record?.installed_at ?? null,
+  };
 }
 
 /** Why an unclaimed folder is listed with a problem: the operator should know it does nothing. */

@@ -23,7 +23,8 @@ export function readModelHeader(path: string): OnnxModelInfo {
     return readOnnxModelInfoFile(path);
   } catch (error) {
     const file = basename(path);
-    if (error instanceof OnnxFormatError) throw new PackError(error.message.replace(path, file).replaceAll(`${dirname(path)}/`, ""));
+    if (error instanceof OnnxFormatError)
+      throw new PackError(error.message.replace(path, file).replaceAll(`${dirname(path)}/`, ""));
     throw new PackError(`${file} is unreadable`);
   }
 }
@@ -32,7 +33,12 @@ export function readModelHeader(path: string): OnnxModelInfo {
  * Problems with a model's declared graph inputs/outputs: each required name must be present;
  * returns human-readable reasons (empty when fine).
  */
-export function missingIo(info: OnnxModelInfo, inputs: readonly string[], outputs: readonly string[], label: string): string[] {
+export function missingIo(
+  info: OnnxModelInfo,
+  inputs: readonly string[],
+  outputs: readonly string[],
+  label: string,
+): string[] {
   const problems: string[] = [];
   const haveIn = new Set(info.inputs.map((i) => i.name));
   const haveOut = new Set(info.outputs.map((o) => o.name));

@@ -53,8 +53,13 @@ async function writeChecksums(dir: string): Promise<number> {
 }
 
 /** Recognises, configures, loads and warms the staged pack; returns what the record says. */
-async function validate(name: string, dir: string): Promise<Omit<PackRecord, "source" | "installed_at" | "size_bytes">> {
-  const top = readdirSync(dir).filter((f) => !f.startsWith(".") && statSync(join(dir, f)).isFile()).sort();
+async function validate(
+  name: string,
+  dir: string,
+): Promise<Omit<PackRecord, "source" | "installed_at" | "size_bytes">> {
+  const top = readdirSync(dir)
+    .filter((f) => !f.startsWith(".") && statSync(join(dir, f)).isFile())
+    .sort();
   const pack = packFiles(name, dir, top);
   const family = allFamilies().find((f) => f.claims(pack));
   if (family === undefined) {
@@ -79,7 +84,13 @@ async function validate(name: string, dir: string): Promise<Omit<PackRecord, "so
   const warmUpMs = Math.round(performance.now() - started);
   const provider = (result.model as { provider?: string }).provider ?? "cpu";
   await result.model.release();
-  return { family: family.name, role: family.role, serves: family.serves(config, pack), provider, warm_up_ms: warmUpMs };
+  return {
+    family: family.name,
+    role: family.role,
+    serves: family.serves(config, pack),
+    provider,
+    warm_up_ms: warmUpMs,
+  };
 }
 
 /** What an install may be told. */
@@ -100,13 +111,19 @@ export async function installPack(source: string, options: InstallOptions): Prom
   try {
     const staged = await stageSource(source, staging, options.limits ?? DEFAULT_LIMITS);
     const name = options.as ?? staged.suggestedName;
-    if (!PACK_NAME.test(name)) throw new PackError(`${JSON.stringify(name)} is not a pack name (letters, digits, . _ -)`);
+    if (!PACK_NAME.test(name))
+      throw new PackError(`${JSON.stringify(name)} is not a pack name (letters, digits, . _ -)`);
     mkdirSync(join(staging, "pack"));
     const dir = join(staging, "pack", name);
     renameSync(staged.dir, dir);
     const facts = await validate(name, dir);
     const size = await writeChecksums(dir);
-    const record: PackRecord = { ...facts, source: staged.kind, installed_at: new Date().toISOString(), size_bytes: size };
+    const record: PackRecord = {
+      ...facts,
+      source: staged.kind,
+      installed_at: new Date().toISOString(),
+      size_bytes: size,
+    };
     writeFileSync(join(dir, PACK_RECORD), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o644 });
     // Folder names decide voices case-insensitively (`yara/` serves Yara): `--as yara` replaces `Yara/`.
     const lower = name.toLowerCase();
@@ -125,7 +142,8 @@ export async function installPack(source: string, options: InstallOptions): Prom
 export function removePack(modelsDir: string, name: string): void {
   if (!PACK_NAME.test(name)) throw new PackError(`${JSON.stringify(name)} is not a pack name`);
   const target = join(modelsDir, name);
-  if (!statSync(target, { throwIfNoEntry: false })?.isDirectory()) throw new PackError(`no pack ${name} in ${modelsDir}`);
+  if (!statSync(target, { throwIfNoEntry: false })?.isDirectory())
+    throw new PackError(`no pack ${name} in ${modelsDir}`);
   // Step aside first (atomic), then delete: a scan never sees a half-deleted pack.
   const aside = mkdtempSync(join(modelsDir, ".remove-"));
   renameSync(target, join(aside, name));

@@ -10,7 +10,7 @@ import type { ConfiguredPack } from "./inspect.ts";
 
 /** A loaded pack, or why it could not be loaded. */
 export type LoadResult =
-  | { readonly ok: true; readonly model: LoadedModel; /** Load plus warm-up, in ms. */ readonly ms: number }
+  | { readonly ok: true; readonly model: LoadedModel /** Load plus warm-up, in ms. */; readonly ms: number }
   | { readonly ok: false; readonly reason: string };
 
 /**
@@ -18,7 +18,10 @@ export type LoadResult =
  * family (default: `cannot load|run the model: <first line>`, the pack folder's path stripped:
  * health endpoints are open).
  */
-export async function loadPack(entry: ConfiguredPack, shared: Omit<LoadContext, "pack" | "dir"> = {}): Promise<LoadResult> {
+export async function loadPack(
+  entry: ConfiguredPack,
+  shared: Omit<LoadContext, "pack" | "dir"> = {},
+): Promise<LoadResult> {
   const { family, pack } = entry;
   let model: LoadedModel | undefined;
   const started = performance.now();

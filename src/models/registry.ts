@@ -58,7 +58,8 @@ const registered: AnyFamily[] = [];
  */
 export function registerFamily<C, M extends LoadedModel>(family: Family<C, M>): () => void {
   const entry = family as unknown as AnyFamily;
-  if (allFamilies().some((f) => f.name === entry.name)) throw new Error(`model family ${entry.name} is already registered`);
+  if (allFamilies().some((f) => f.name === entry.name))
+    throw new Error(`model family ${entry.name} is already registered`);
   registered.unshift(entry);
   return () => {
     const at = registered.indexOf(entry);

@@ -20,7 +20,9 @@ export function scanModelsDir(modelsDir: string): PackFolder[] {
     if (entry.startsWith(".")) continue;
     const dir = join(modelsDir, entry);
     if (!statSync(dir).isDirectory()) continue;
-    const files = readdirSync(dir).filter((f) => !f.startsWith(".") && statSync(join(dir, f)).isFile()).sort();
+    const files = readdirSync(dir)
+      .filter((f) => !f.startsWith(".") && statSync(join(dir, f)).isFile())
+      .sort();
     packs.push({ name: entry, dir, files });
   }
   return packs;

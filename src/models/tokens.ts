@@ -34,7 +34,9 @@ export function parseTokensTxt(text: string, format: TokensFormat = {}): TokenEn
     const space = line.lastIndexOf(" ");
     const idText = line.slice(space + 1);
     if (space <= 0 || !/^\d+$/.test(idText)) {
-      throw new PackError(`${format.file ?? "tokens.txt"} line ${index + 1} is not "<${format.symbol ?? "symbol"}> <id>"`);
+      throw new PackError(
+        `${format.file ?? "tokens.txt"} line ${index + 1} is not "<${format.symbol ?? "symbol"}> <id>"`,
+      );
     }
     entries.push({ symbol: line.slice(0, space), id: Number(idText), line: index + 1 });
   });

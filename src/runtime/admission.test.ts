@@ -3,14 +3,28 @@ import { AppError } from "../errors/taxonomy.ts";
 import { Admission } from "./admission.ts";
 
 const gate = (options: Partial<ConstructorParameters<typeof Admission>[0]> = {}) =>
-  new Admission({ name: "tts", concurrency: 1, maxQueue: 2, queueTimeoutMs: 60_000, busyDetail: "busy", timeoutDetail: "timeout", ...options });
+  new Admission({
+    name: "tts",
+    concurrency: 1,
+    maxQueue: 2,
+    queueTimeoutMs: 60_000,
+    busyDetail: "busy",
+    timeoutDetail: "timeout",
+    ...options,
+  });
 
 /** A job that runs until released. */
 function held() {
   let release!: () => void;
   const done = new Promise<void>((resolve) => (release = resolve));
   let started = false;
-  return { job: async () => ((started = true), await done), release: () => release(), get started() { return started; } };
+  return {
+    job: async () => ((started = true), await done),
+    release: () => release(),
+    get started() {
+      return started;
+    },
+  };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));

@@ -63,7 +63,15 @@ interface Waiter {
 
 /** A run-to-completion gate with a bounded FIFO queue. */
 export class Admission {
-  private readonly counters = { running: 0, admitted: 0, rejectedBusy: 0, timedOut: 0, abandoned: 0, completed: 0, queueWaitSecondsTotal: 0 };
+  private readonly counters = {
+    running: 0,
+    admitted: 0,
+    rejectedBusy: 0,
+    timedOut: 0,
+    abandoned: 0,
+    completed: 0,
+    queueWaitSecondsTotal: 0,
+  };
   private readonly queue: Waiter[] = [];
   private readonly waitListeners = new Set<(seconds: number) => void>();
   private draining = false;
@@ -133,10 +141,15 @@ export class Admission {
   private wait(request: AdmissionRequest): Promise<void> {
     if (this.queue.length >= this.options.maxQueue) {
       this.counters.rejectedBusy++;
-      return Promise.reject(new AppError("unavailable", this.options.busyDetail, { retryAfter: this.retryAfterSeconds() }));
+      return Promise.reject(
+        new AppError("unavailable", this.options.busyDetail, { retryAfter: this.retryAfterSeconds() }),
+      );
     }
     const asked = request.timeoutMs;
-    const timeoutMs = asked !== undefined && Number.isFinite(asked) ? Math.max(0, Math.min(this.options.queueTimeoutMs, asked)) : this.options.queueTimeoutMs;
+    const timeoutMs =
+      asked !== undefined && Number.isFinite(asked)
+        ? Math.max(0, Math.min(this.options.queueTimeoutMs, asked))
+        : this.options.queueTimeoutMs;
     return new Promise<void>((resolve, reject) => {
       const enqueuedAt = performance.now();
       const leave = () => {

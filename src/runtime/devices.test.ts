@@ -2,7 +2,11 @@ import { describe, expect, test } from "bun:test";
 import { chooseDevice, defaultIntraOpThreads, deviceDetails, type DeviceProbes, type GpuInfo } from "./devices.ts";
 
 const H100: GpuInfo = { vendor: "NVIDIA", model: "NVIDIA H100 80GB HBM3", memoryMb: 81559, driverVersion: "550.54.15" };
-const probes = (gpus: GpuInfo[], providerDir?: string, cores = 16): DeviceProbes => ({ gpus: async () => gpus, providerDir: () => providerDir, cores: () => cores });
+const probes = (gpus: GpuInfo[], providerDir?: string, cores = 16): DeviceProbes => ({
+  gpus: async () => gpus,
+  providerDir: () => providerDir,
+  cores: () => cores,
+});
 
 describe("chooseDevice", () => {
   test("does choose CPU and say so when no NVIDIA GPU is present", async () => {
@@ -19,7 +23,9 @@ describe("chooseDevice", () => {
   test("does fall back to CPU naming the missing libraries when a GPU has no provider", async () => {
     const choice = await chooseDevice("auto", 0, probes([H100]));
     expect(choice.provider).toBe("cpu");
-    expect(choice.reason).toMatch(/NVIDIA GPU present but CUDA provider libraries \(libonnxruntime_providers_shared\.so, libonnxruntime_providers_cuda\.so\) not found/);
+    expect(choice.reason).toMatch(
+      /NVIDIA GPU present but CUDA provider libraries \(libonnxruntime_providers_shared\.so, libonnxruntime_providers_cuda\.so\) not found/,
+    );
   });
 
   test("does honour runtime.provider = cpu and still report the GPU", async () => {

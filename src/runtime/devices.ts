@@ -29,7 +29,10 @@ export interface DeviceChoice {
 }
 
 /** Files the CUDA execution provider needs beside libonnxruntime. */
-export const CUDA_PROVIDER_LIBRARIES = ["libonnxruntime_providers_shared.so", "libonnxruntime_providers_cuda.so"] as const;
+export const CUDA_PROVIDER_LIBRARIES = [
+  "libonnxruntime_providers_shared.so",
+  "libonnxruntime_providers_cuda.so",
+] as const;
 
 /** NVIDIA GPUs per systeminformation (empty when none or when it cannot tell). */
 export async function detectNvidiaGpus(): Promise<GpuInfo[]> {
@@ -37,7 +40,12 @@ export async function detectNvidiaGpus(): Promise<GpuInfo[]> {
     const graphics = await si.graphics();
     return graphics.controllers
       .filter((c) => /nvidia/i.test(`${c.vendor} ${c.model}`))
-      .map((c) => ({ vendor: c.vendor, model: c.model, memoryMb: c.vram ?? c.memoryTotal ?? null, driverVersion: c.driverVersion ?? null }));
+      .map((c) => ({
+        vendor: c.vendor,
+        model: c.model,
+        memoryMb: c.vram ?? c.memoryTotal ?? null,
+        driverVersion: c.driverVersion ?? null,
+      }));
   } catch {
     return [];
   }
@@ -66,7 +74,11 @@ export interface DeviceProbes {
   readonly cores: () => number;
 }
 
-const REAL_PROBES: DeviceProbes = { gpus: detectNvidiaGpus, providerDir: findCudaProviderDir, cores: availableParallelism };
+const REAL_PROBES: DeviceProbes = {
+  gpus: detectNvidiaGpus,
+  providerDir: findCudaProviderDir,
+  cores: availableParallelism,
+};
 
 /**
  * Threads per session when not configured: every core up to 8. Beyond 8, ORT's intra-op scaling
@@ -78,18 +90,31 @@ export function defaultIntraOpThreads(cores: number): number {
 }
 
 /** Decides the execution provider and thread count for this machine (config `runtime.*`). */
-export async function chooseDevice(preference: "auto" | "cpu" | "cuda", intraOpThreads: number, probes: DeviceProbes = REAL_PROBES): Promise<DeviceChoice> {
+export async function chooseDevice(
+  preference: "auto" | "cpu" | "cuda",
+  intraOpThreads: number,
+  probes: DeviceProbes = REAL_PROBES,
+): Promise<DeviceChoice> {
   const threads = intraOpThreads > 0 ? intraOpThreads : defaultIntraOpThreads(probes.cores());
   // GPUs are reported even when CPU is forced: doctor and health show what the machine has.
   const gpus = await probes.gpus();
   const cpu = (reason: string): DeviceChoice => ({ provider: "cpu", reason, gpus, intraOpThreads: threads });
   if (preference === "cpu") return cpu("runtime.provider = cpu");
-  if (gpus.length === 0) return cpu(preference === "cuda" ? "runtime.provider = cuda but no NVIDIA GPU detected" : "no NVIDIA GPU detected");
+  if (gpus.length === 0)
+    return cpu(preference === "cuda" ? "runtime.provider = cuda but no NVIDIA GPU detected" : "no NVIDIA GPU detected");
   const providerDir = probes.providerDir();
   if (!providerDir) {
-    return cpu(`NVIDIA GPU present but CUDA provider libraries (${CUDA_PROVIDER_LIBRARIES.join(", ")}) not found in ${cudaProviderSearchDirs().join(" or ")}`);
+    return cpu(
+      `NVIDIA GPU present but CUDA provider libraries (${CUDA_PROVIDER_LIBRARIES.join(", ")}) not found in ${cudaProviderSearchDirs().join(" or ")}`,
+    );
   }
-  return { provider: "cuda", reason: `NVIDIA GPU present, CUDA provider libraries in ${providerDir}`, gpus, intraOpThreads: threads, providerDir };
+  return {
+    provider: "cuda",
+    reason: `NVIDIA GPU present, CUDA provider libraries in ${providerDir}`,
+    gpus,
+    intraOpThreads: threads,
+    providerDir,
+  };
 }
 
 /** The device decision as health/doctor details (snake_case, JSON-ready). */

@@ -20,7 +20,11 @@ describe("EngineState", () => {
     const asr = new EngineState("asr");
     asr.fail("no ASR pack installed", { broken_packs: [{ pack: "whisper", reason: "bad" }] });
     expect(asr.isReady()).toBe(false);
-    expect(asr.snapshot()).toMatchObject({ status: "failed", reason: "no ASR pack installed", details: { broken_packs: [{ pack: "whisper" }] } });
+    expect(asr.snapshot()).toMatchObject({
+      status: "failed",
+      reason: "no ASR pack installed",
+      details: { broken_packs: [{ pack: "whisper" }] },
+    });
   });
 
   test("does stay draining once draining", () => {

@@ -67,13 +67,33 @@ export class Metrics {
   constructor(sources: MetricsSources) {
     const r = this.registry;
     const engines = Object.keys(sources.engines) as MetricsEngine[];
-    const perEngine = (read: (a: Admission) => number) => engines.map((engine) => ({ labels: { engine }, value: read(sources.admission[engine]) }));
+    const perEngine = (read: (a: Admission) => number) =>
+      engines.map((engine) => ({ labels: { engine }, value: read(sources.admission[engine]) }));
 
-    r.gauge("sawt_build_info", "Sawt version of this process (always 1).", () => [{ labels: { version: VERSION }, value: 1 }]);
-    this.requests = r.counter("sawt_http_requests_total", "HTTP requests answered, by method, route pattern and status.", ["method", "route", "status"]);
-    this.latency = r.histogram("sawt_http_request_duration_seconds", "HTTP request latency until the response was sent, by method and route pattern.", ["method", "route"], LATENCY_BUCKETS);
-    this.grpcCalls = r.counter("sawt_grpc_requests_total", "gRPC speech calls finished, by method and status code.", ["method", "code"]);
-    this.grpcLatency = r.histogram("sawt_grpc_request_duration_seconds", "gRPC speech call duration until its status was sent (whole stream for streaming calls), by method.", ["method"], LATENCY_BUCKETS);
+    r.gauge("sawt_build_info", "Sawt version of this process (always 1).", () => [
+      { labels: { version: VERSION }, value: 1 },
+    ]);
+    this.requests = r.counter(
+      "sawt_http_requests_total",
+      "HTTP requests answered, by method, route pattern and status.",
+      ["method", "route", "status"],
+    );
+    this.latency = r.histogram(
+      "sawt_http_request_duration_seconds",
+      "HTTP request latency until the response was sent, by method and route pattern.",
+      ["method", "route"],
+      LATENCY_BUCKETS,
+    );
+    this.grpcCalls = r.counter("sawt_grpc_requests_total", "gRPC speech calls finished, by method and status code.", [
+      "method",
+      "code",
+    ]);
+    this.grpcLatency = r.histogram(
+      "sawt_grpc_request_duration_seconds",
+      "gRPC speech call duration until its status was sent (whole stream for streaming calls), by method.",
+      ["method"],
+      LATENCY_BUCKETS,
+    );
     r.gauge("sawt_engine_state", "Engine lifecycle state: 1 for the current state, 0 for the others.", () =>
       engines.flatMap((engine) => {
         const status = sources.engines[engine].state;
@@ -82,41 +102,80 @@ export class Metrics {
     );
     r.gauge("sawt_queue_depth", "Requests waiting for an inference slot.", () => perEngine((a) => a.stats.queued));
     r.gauge("sawt_running_jobs", "Requests holding an inference slot.", () => perEngine((a) => a.stats.running));
-    this.queueWait = r.histogram("sawt_queue_wait_seconds", "Time admitted requests waited for an inference slot (0 when admitted at once).", ["engine"], WAIT_BUCKETS);
-    r.collectedCounter("sawt_admitted_total", "Requests admitted to an inference slot.", () => perEngine((a) => a.stats.admitted));
-    r.collectedCounter("sawt_admission_rejected_total", "Requests refused by admission: queue_full (503), timeout (504).", () =>
-      engines.flatMap((engine) => {
-        const s = sources.admission[engine].stats;
-        return [
-          { labels: { engine, reason: "queue_full" }, value: s.rejectedBusy },
-          { labels: { engine, reason: "timeout" }, value: s.timedOut },
-        ];
-      }),
+    this.queueWait = r.histogram(
+      "sawt_queue_wait_seconds",
+      "Time admitted requests waited for an inference slot (0 when admitted at once).",
+      ["engine"],
+      WAIT_BUCKETS,
     );
-    r.collectedCounter("sawt_queue_dropped_total", "Queued requests dropped because the client went away; they never ran.", () => perEngine((a) => a.stats.abandoned));
-    this.inference = r.histogram("sawt_inference_seconds", "Compute time of one inference (synthesis or transcription).", ["engine"], LATENCY_BUCKETS);
-    this.audio = r.counter("sawt_inference_audio_seconds_total", "Seconds of audio produced (TTS) or transcribed (ASR).", ["engine"]);
-    this.rtf = r.histogram("sawt_inference_real_time_factor", "Compute time over audio duration per inference (below 1 is faster than real time).", ["engine"], RTF_BUCKETS);
+    r.collectedCounter("sawt_admitted_total", "Requests admitted to an inference slot.", () =>
+      perEngine((a) => a.stats.admitted),
+    );
+    r.collectedCounter(
+      "sawt_admission_rejected_total",
+      "Requests refused by admission: queue_full (503), timeout (504).",
+      () =>
+        engines.flatMap((engine) => {
+          const s = sources.admission[engine].stats;
+          return [
+            { labels: { engine, reason: "queue_full" }, value: s.rejectedBusy },
+            { labels: { engine, reason: "timeout" }, value: s.timedOut },
+          ];
+        }),
+    );
+    r.collectedCounter(
+      "sawt_queue_dropped_total",
+      "Queued requests dropped because the client went away; they never ran.",
+      () => perEngine((a) => a.stats.abandoned),
+    );
+    this.inference = r.histogram(
+      "sawt_inference_seconds",
+      "Compute time of one inference (synthesis or transcription).",
+      ["engine"],
+      LATENCY_BUCKETS,
+    );
+    this.audio = r.counter(
+      "sawt_inference_audio_seconds_total",
+      "Seconds of audio produced (TTS) or transcribed (ASR).",
+      ["engine"],
+    );
+    this.rtf = r.histogram(
+      "sawt_inference_real_time_factor",
+      "Compute time over audio duration per inference (below 1 is faster than real time).",
+      ["engine"],
+      RTF_BUCKETS,
+    );
     r.gauge("sawt_asr_open_streams", "Live transcription sessions open, by door.", () =>
       STREAM_DOORS.map((door) => ({ labels: { door }, value: this.openStreams.get(door) ?? 0 })),
     );
-    this.streamAudio = r.counter("sawt_asr_stream_audio_seconds_total", "Seconds of audio received by live transcription sessions, by door.", ["door"]);
+    this.streamAudio = r.counter(
+      "sawt_asr_stream_audio_seconds_total",
+      "Seconds of audio received by live transcription sessions, by door.",
+      ["door"],
+    );
     this.finalLatency = r.histogram(
       "sawt_asr_stream_final_latency_seconds",
       "Time from the end of an utterance (its last audio received) to its final result being sent, by door.",
       ["door"],
       FINAL_LATENCY_BUCKETS,
     );
-    r.gauge("process_resident_memory_bytes", "Resident memory of the process, including inference workers.", () => [{ labels: {}, value: process.memoryUsage.rss() }]);
-    r.gauge("sawt_js_heap_used_bytes", "JavaScript heap in use on the main thread.", () => [{ labels: {}, value: process.memoryUsage().heapUsed }]);
+    r.gauge("process_resident_memory_bytes", "Resident memory of the process, including inference workers.", () => [
+      { labels: {}, value: process.memoryUsage.rss() },
+    ]);
+    r.gauge("sawt_js_heap_used_bytes", "JavaScript heap in use on the main thread.", () => [
+      { labels: {}, value: process.memoryUsage().heapUsed },
+    ]);
     r.collectedCounter("process_cpu_seconds_total", "CPU time of the process (user + system), all threads.", () => {
       const usage = process.cpuUsage();
       return [{ labels: {}, value: (usage.user + usage.system) / 1e6 }];
     });
     const startSeconds = Math.floor(Date.now() / 1000 - process.uptime());
-    r.gauge("process_start_time_seconds", "Start time of the process since the Unix epoch.", () => [{ labels: {}, value: startSeconds }]);
+    r.gauge("process_start_time_seconds", "Start time of the process since the Unix epoch.", () => [
+      { labels: {}, value: startSeconds },
+    ]);
 
-    for (const engine of engines) sources.admission[engine].onAdmitted((seconds) => this.queueWait.observe({ engine }, seconds));
+    for (const engine of engines)
+      sources.admission[engine].onAdmitted((seconds) => this.queueWait.observe({ engine }, seconds));
   }
 
   /** Records a finished HTTP request (the HTTP app's `observe` hook). */

@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { linkBundleLibraries } from "./ort-native.ts";
@@ -14,7 +24,14 @@ function layout() {
   const priv = join(root, "private");
   mkdirSync(lib, { recursive: true });
   mkdirSync(priv);
-  for (const name of ["libonnxruntime_providers_shared.so", "libonnxruntime_providers_cuda.so", "libcudart.so.12", "libonnxruntime.so.1", "README"]) writeFileSync(join(lib, name), name);
+  for (const name of [
+    "libonnxruntime_providers_shared.so",
+    "libonnxruntime_providers_cuda.so",
+    "libcudart.so.12",
+    "libonnxruntime.so.1",
+    "README",
+  ])
+    writeFileSync(join(lib, name), name);
   return { root, lib, priv };
 }
 
@@ -22,7 +39,11 @@ describe("linkBundleLibraries", () => {
   test("does make the bundle's provider and CUDA libraries visible beside the private libonnxruntime", () => {
     const { lib, priv } = layout();
     const linked = linkBundleLibraries(priv, lib);
-    expect(linked).toEqual(["libcudart.so.12", "libonnxruntime_providers_cuda.so", "libonnxruntime_providers_shared.so"]);
+    expect(linked).toEqual([
+      "libcudart.so.12",
+      "libonnxruntime_providers_cuda.so",
+      "libonnxruntime_providers_shared.so",
+    ]);
     for (const name of linked) {
       expect(lstatSync(join(priv, name)).isSymbolicLink()).toBe(true);
       expect(readFileSync(join(priv, name), "utf8")).toBe(name);

@@ -21,7 +21,8 @@ let importing: Promise<Ort> | undefined;
 export function importOrt(libraryPath: string | undefined): Promise<Ort> {
   importing ??= (async () => {
     // Any real exported symbol will do: the point is to make the soname resident.
-    if (libraryPath !== undefined) resident.push(dlopen(libraryPath, { OrtGetApiBase: { args: [], returns: FFIType.ptr } }));
+    if (libraryPath !== undefined)
+      resident.push(dlopen(libraryPath, { OrtGetApiBase: { args: [], returns: FFIType.ptr } }));
     return await import("onnxruntime-node");
   })();
   return importing;

@@ -16,7 +16,9 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 // The path resolves to node_modules in a checkout and to the embedded copy (/$bunfs/…) when compiled.
-import embeddedOrtLibrary from "../../node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1" with { type: "file" };
+import embeddedOrtLibrary from "../../node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1" with {
+  type: "file",
+};
 import { importOrt, linkBundleLibraries, type Ort } from "./ort-native.ts";
 
 export type { Ort } from "./ort-native.ts";

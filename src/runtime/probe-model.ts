@@ -33,7 +33,12 @@ function valueInfo(name: string): number[] {
 /** Bytes of the probe model: input `x`, output `y`, both float32 [1]. */
 export function probeModelBytes(): Uint8Array {
   const node = [...field(1, "x"), ...field(2, "y"), ...field(4, "Identity")];
-  const graph = [...field(1, node), ...field(2, "sawt_probe"), ...field(11, valueInfo("x")), ...field(12, valueInfo("y"))];
+  const graph = [
+    ...field(1, node),
+    ...field(2, "sawt_probe"),
+    ...field(11, valueInfo("x")),
+    ...field(12, valueInfo("y")),
+  ];
   const opset = [...field(1, ""), ...intField(2, 17)];
   return new Uint8Array([...intField(1, 8), ...field(8, opset), ...field(7, graph)]);
 }

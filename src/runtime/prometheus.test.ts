@@ -6,7 +6,9 @@ describe("Prometheus exposition", () => {
     expect(escapeLabelValue('a\\b"c\nd')).toBe('a\\\\b\\"c\\nd');
     const r = new Registry();
     r.counter("t_total", "help with \\ and\nnewline", ["route"]).inc({ route: '/x"y' });
-    expect(r.render()).toBe('# HELP t_total help with \\\\ and\\nnewline\n# TYPE t_total counter\nt_total{route="/x\\"y"} 1\n');
+    expect(r.render()).toBe(
+      '# HELP t_total help with \\\\ and\\nnewline\n# TYPE t_total counter\nt_total{route="/x\\"y"} 1\n',
+    );
   });
 
   test("does write cumulative buckets, +Inf, sum and count", () => {

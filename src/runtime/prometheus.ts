@@ -59,7 +59,11 @@ export class Counter implements Family {
   readonly kind = "counter";
   private readonly series = new Map<string, { labels: Labels; value: number }>();
 
-  constructor(readonly name: string, readonly help: string, readonly labelNames: readonly string[] = []) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[] = [],
+  ) {}
 
   /** Adds `by` (≥ 0) to the series of `labels`. */
   inc(labels: Labels = {}, by = 1): void {
@@ -76,7 +80,8 @@ export class Counter implements Family {
   }
 
   render(out: string[]): void {
-    for (const { labels, value } of this.series.values()) out.push(`${this.name}${labelText(labels)} ${formatValue(value)}`);
+    for (const { labels, value } of this.series.values())
+      out.push(`${this.name}${labelText(labels)} ${formatValue(value)}`);
   }
 }
 
@@ -85,8 +90,14 @@ export class Histogram implements Family {
   readonly kind = "histogram";
   private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
 
-  constructor(readonly name: string, readonly help: string, readonly labelNames: readonly string[], readonly buckets: readonly number[]) {
-    if (buckets.some((b, i) => i > 0 && b <= buckets[i - 1]!)) throw new Error(`histogram ${name}: buckets must increase`);
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[],
+    readonly buckets: readonly number[],
+  ) {
+    if (buckets.some((b, i) => i > 0 && b <= buckets[i - 1]!))
+      throw new Error(`histogram ${name}: buckets must increase`);
   }
 
   /** Records one observation. */
@@ -109,7 +120,9 @@ export class Histogram implements Family {
 
   render(out: string[]): void {
     for (const { labels, counts, sum, count } of this.series.values()) {
-      this.buckets.forEach((bound, i) => out.push(`${this.name}_bucket${labelText(labels, ["le", formatValue(bound)])} ${counts[i]}`));
+      this.buckets.forEach((bound, i) =>
+        out.push(`${this.name}_bucket${labelText(labels, ["le", formatValue(bound)])} ${counts[i]}`),
+      );
       out.push(`${this.name}_bucket${labelText(labels, ["le", "+Inf"])} ${count}`);
       out.push(`${this.name}_sum${labelText(labels)} ${formatValue(sum)}`);
       out.push(`${this.name}_count${labelText(labels)} ${count}`);
@@ -119,7 +132,12 @@ export class Histogram implements Family {
 
 /** A counter or gauge whose samples are read at scrape time. */
 class Collected implements Family {
-  constructor(readonly name: string, readonly help: string, readonly kind: "counter" | "gauge", private readonly collect: () => readonly Sample[]) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly kind: "counter" | "gauge",
+    private readonly collect: () => readonly Sample[],
+  ) {}
 
   render(out: string[]): void {
     for (const { labels, value } of this.collect()) out.push(`${this.name}${labelText(labels)} ${formatValue(value)}`);

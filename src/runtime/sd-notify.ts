@@ -49,7 +49,8 @@ function processNotifySocket(): string | undefined {
 
 function libsystemdNotifier(socketPath: string): Notifier {
   // sd_notify() reads the socket from the process environment; it can only serve that socket.
-  if (processNotifySocket() !== socketPath) throw new Error("libsystemd can only notify the process's own NOTIFY_SOCKET");
+  if (processNotifySocket() !== socketPath)
+    throw new Error("libsystemd can only notify the process's own NOTIFY_SOCKET");
   const lib = dlopen("libsystemd.so.0", { sd_notify: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 } });
   return {
     enabled: true,
@@ -69,7 +70,8 @@ const SUN_PATH_MAX = 108;
 /** Encodes a `struct sockaddr_un` for `path` ("@name" is an abstract address, as in systemd). */
 export function sockaddrUn(path: string): { bytes: Uint8Array; length: number } {
   const name = new TextEncoder().encode(path);
-  if (name.length === 0 || name.length >= SUN_PATH_MAX) throw new Error(`NOTIFY_SOCKET path length ${name.length} is not usable`);
+  if (name.length === 0 || name.length >= SUN_PATH_MAX)
+    throw new Error(`NOTIFY_SOCKET path length ${name.length} is not usable`);
   const bytes = new Uint8Array(2 + SUN_PATH_MAX);
   new DataView(bytes.buffer).setUint16(0, AF_UNIX, true);
   bytes.set(name, 2);
@@ -83,7 +85,10 @@ function libcNotifier(socketPath: string): Notifier {
   const address = sockaddrUn(socketPath);
   const libc = dlopen("libc.so.6", {
     socket: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-    sendto: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i64 },
+    sendto: {
+      args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.u32],
+      returns: FFIType.i64,
+    },
     close: { args: [FFIType.i32], returns: FFIType.i32 },
   });
   return {
@@ -94,7 +99,10 @@ function libcNotifier(socketPath: string): Notifier {
       if (fd < 0) return false;
       try {
         const payload = new TextEncoder().encode(state);
-        return Number(libc.symbols.sendto(fd, payload, payload.length, MSG_NOSIGNAL, address.bytes, address.length)) === payload.length;
+        return (
+          Number(libc.symbols.sendto(fd, payload, payload.length, MSG_NOSIGNAL, address.bytes, address.length)) ===
+          payload.length
+        );
       } finally {
         libc.symbols.close(fd);
       }
@@ -123,7 +131,10 @@ export function createNotifier(options: NotifierOptions = {}): Notifier {
  * The watchdog ping interval in ms: half of $WATCHDOG_USEC, as sd_watchdog_enabled(3) advises, or
  * undefined when systemd asked for no watchdog (or asked another process, per $WATCHDOG_PID).
  */
-export function watchdogIntervalMs(env: Record<string, string | undefined> = process.env, pid = process.pid): number | undefined {
+export function watchdogIntervalMs(
+  env: Record<string, string | undefined> = process.env,
+  pid = process.pid,
+): number | undefined {
   const usec = Number(env.WATCHDOG_USEC);
   if (!Number.isFinite(usec) || usec <= 0) return undefined;
   if (env.WATCHDOG_PID && Number(env.WATCHDOG_PID) !== pid) return undefined;
@@ -135,7 +146,12 @@ export function watchdogIntervalMs(env: Record<string, string | undefined> = pro
  * so a blocked loop stops them by itself; `healthy()` withholds them when the process runs but can
  * no longer serve, so systemd restarts it. Returns the stop function.
  */
-export function startWatchdog(notifier: Notifier, intervalMs: number, healthy: () => { ok: true } | { ok: false; reason: string }, onWithheld?: (reason: string) => void): () => void {
+export function startWatchdog(
+  notifier: Notifier,
+  intervalMs: number,
+  healthy: () => { ok: true } | { ok: false; reason: string },
+  onWithheld?: (reason: string) => void,
+): () => void {
   let withheld: string | undefined;
   const ping = () => {
     const verdict = healthy();

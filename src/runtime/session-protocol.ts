@@ -38,7 +38,12 @@ export type ToWorker =
       readonly provider: "cpu" | "cuda";
       readonly intraOpThreads: number;
     }
-  | { readonly op: "run"; readonly id: number; readonly feeds: Readonly<Record<string, WireTensor>>; readonly fetches?: readonly string[] }
+  | {
+      readonly op: "run";
+      readonly id: number;
+      readonly feeds: Readonly<Record<string, WireTensor>>;
+      readonly fetches?: readonly string[];
+    }
   | ({ readonly op: "scan"; readonly id: number } & WireScan)
   | { readonly op: "release" };
 
@@ -55,6 +60,11 @@ export type FromWorker =
       readonly outputMetadata: readonly WireValueMetadata[];
     }
   | { readonly op: "open-failed"; readonly message: string }
-  | { readonly op: "result"; readonly id: number; readonly outputs: Readonly<Record<string, WireTensor>>; readonly seconds: number }
+  | {
+      readonly op: "result";
+      readonly id: number;
+      readonly outputs: Readonly<Record<string, WireTensor>>;
+      readonly seconds: number;
+    }
   | { readonly op: "run-failed"; readonly id: number; readonly message: string }
   | { readonly op: "released" };

@@ -26,7 +26,12 @@ function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split("\n")[0]!.trim();
 }
 
-async function open(libraryPath: string | undefined, model: string | Uint8Array, provider: "cpu" | "cuda", intraOpThreads: number): Promise<void> {
+async function open(
+  libraryPath: string | undefined,
+  model: string | Uint8Array,
+  provider: "cpu" | "cuda",
+  intraOpThreads: number,
+): Promise<void> {
   ort = await importOrt(libraryPath);
   const options = (p: "cpu" | "cuda"): InferenceSession.SessionOptions => ({
     executionProviders: p === "cuda" ? [{ name: "cuda", deviceId: 0 }, "cpu"] : ["cpu"],
@@ -40,7 +45,9 @@ async function open(libraryPath: string | undefined, model: string | Uint8Array,
     extra: { session: { intra_op: { allow_spinning: "0" }, inter_op: { allow_spinning: "0" } } },
   });
   const create = (p: "cpu" | "cuda") =>
-    typeof model === "string" ? ort!.InferenceSession.create(model, options(p)) : ort!.InferenceSession.create(model, options(p));
+    typeof model === "string"
+      ? ort!.InferenceSession.create(model, options(p))
+      : ort!.InferenceSession.create(model, options(p));
   let used = provider;
   let fallback: string | undefined;
   if (provider === "cuda") {
@@ -65,9 +72,14 @@ async function open(libraryPath: string | undefined, model: string | Uint8Array,
   });
 }
 
-async function run(id: number, feeds: Readonly<Record<string, WireTensor>>, fetches: readonly string[] | undefined): Promise<void> {
+async function run(
+  id: number,
+  feeds: Readonly<Record<string, WireTensor>>,
+  fetches: readonly string[] | undefined,
+): Promise<void> {
   const inputs: Record<string, Tensor> = {};
-  for (const [name, t] of Object.entries(feeds)) inputs[name] = new ort!.Tensor(t.type as "float32", t.data as Float32Array, t.dims);
+  for (const [name, t] of Object.entries(feeds))
+    inputs[name] = new ort!.Tensor(t.type as "float32", t.data as Float32Array, t.dims);
   const started = performance.now();
   const out = fetches ? await session!.run(inputs, [...fetches]) : await session!.run(inputs);
   const seconds = (performance.now() - started) / 1000;
@@ -76,7 +88,8 @@ async function run(id: number, feeds: Readonly<Record<string, WireTensor>>, fetc
   for (const [name, t] of Object.entries(out)) {
     const data = t.data as ArrayBufferView | string[];
     outputs[name] = { type: t.type, data, dims: [...t.dims] };
-    if (ArrayBuffer.isView(data) && data.buffer instanceof ArrayBuffer && !transfer.includes(data.buffer)) transfer.push(data.buffer);
+    if (ArrayBuffer.isView(data) && data.buffer instanceof ArrayBuffer && !transfer.includes(data.buffer))
+      transfer.push(data.buffer);
   }
   reply({ op: "result", id, outputs, seconds }, transfer);
 }
@@ -87,7 +100,8 @@ async function run(id: number, feeds: Readonly<Record<string, WireTensor>>, fetc
  */
 async function scan(id: number, request: WireScan): Promise<void> {
   const inputs: Record<string, Tensor> = {};
-  for (const [name, t] of Object.entries(request.feeds)) inputs[name] = new ort!.Tensor(t.type as "float32", t.data as Float32Array, t.dims);
+  for (const [name, t] of Object.entries(request.feeds))
+    inputs[name] = new ort!.Tensor(t.type as "float32", t.data as Float32Array, t.dims);
   const stepSize = request.step.dims.reduce((a, b) => a * b, 1);
   const collected = new Map<string, { parts: Float32Array[]; type: string; dims: readonly number[] }>();
   const fetches = [...new Set([...request.collect, ...Object.keys(request.carry)])];

@@ -30,7 +30,10 @@ export interface Session {
   /** Runs the model; outputs are `ort.Tensor`s. `fetches` limits the outputs computed. */
   run(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<Record<string, Tensor>>;
   /** Like {@link run}, plus the time `session.run` itself took inside the worker (for metrics). */
-  runTimed(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<{ outputs: Record<string, Tensor>; seconds: number }>;
+  runTimed(
+    feeds: Readonly<Record<string, Tensor>>,
+    fetches?: readonly string[],
+  ): Promise<{ outputs: Record<string, Tensor>; seconds: number }>;
   /**
    * Runs the model `steps` times in one trip to its worker, carrying outputs into inputs between
    * steps (a recurrent model over a chunk of windows); see {@link ScanRequest}.
@@ -84,7 +87,10 @@ function wireFeeds(feeds: Readonly<Record<string, Tensor>>): Record<string, Wire
 
 class WorkerSession implements Session {
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (m: { outputs: Record<string, Tensor>; seconds: number }) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (m: { outputs: Record<string, Tensor>; seconds: number }) => void; reject: (e: Error) => void }
+  >();
   private dead: Error | undefined;
   private releasing: Promise<void> | undefined;
   inputNames: readonly string[] = [];
@@ -99,16 +105,29 @@ class WorkerSession implements Session {
     private readonly label: string,
   ) {
     worker.addEventListener("message", (event: MessageEvent<FromWorker>) => this.onMessage(event.data));
-    worker.addEventListener("error", (event: ErrorEvent) => this.die(new Error(`session worker for ${label} failed: ${event.message}`)));
+    worker.addEventListener("error", (event: ErrorEvent) =>
+      this.die(new Error(`session worker for ${label} failed: ${event.message}`)),
+    );
     worker.addEventListener("close", () => this.die(new Error(`session for ${label} is released`)));
   }
 
-  async open(libraryPath: string | undefined, model: string | Uint8Array, provider: "cpu" | "cuda", intraOpThreads: number): Promise<void> {
+  async open(
+    libraryPath: string | undefined,
+    model: string | Uint8Array,
+    provider: "cpu" | "cuda",
+    intraOpThreads: number,
+  ): Promise<void> {
     const opened = new Promise<void>((resolve, reject) => {
       const listener = (event: MessageEvent<FromWorker>) => {
         const m = event.data;
         if (m.op === "opened") {
-          Object.assign(this, { inputNames: m.inputNames, outputNames: m.outputNames, inputMetadata: m.inputMetadata, outputMetadata: m.outputMetadata, provider: m.provider });
+          Object.assign(this, {
+            inputNames: m.inputNames,
+            outputNames: m.outputNames,
+            inputMetadata: m.inputMetadata,
+            outputMetadata: m.outputMetadata,
+            provider: m.provider,
+          });
           if (m.fallback) log.warn("cuda session failed, using cpu", { model: this.label, reason: m.fallback });
           resolve();
         } else if (m.op === "open-failed") reject(new Error(m.message));
@@ -126,7 +145,10 @@ class WorkerSession implements Session {
     return this.runTimed(feeds, fetches).then((r) => r.outputs);
   }
 
-  runTimed(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<{ outputs: Record<string, Tensor>; seconds: number }> {
+  runTimed(
+    feeds: Readonly<Record<string, Tensor>>,
+    fetches?: readonly string[],
+  ): Promise<{ outputs: Record<string, Tensor>; seconds: number }> {
     return this.send((id) => ({ op: "run", id, feeds: wireFeeds(feeds), fetches }));
   }
 
@@ -179,7 +201,8 @@ class WorkerSession implements Session {
     if (this.pending.size === 0) this.worker.unref();
     if (m.op === "run-failed") return waiter.reject(new Error(m.message));
     const outputs: Record<string, Tensor> = {};
-    for (const [name, t] of Object.entries(m.outputs)) outputs[name] = new this.ort.Tensor(t.type as "float32", t.data as Float32Array, t.dims);
+    for (const [name, t] of Object.entries(m.outputs))
+      outputs[name] = new this.ort.Tensor(t.type as "float32", t.data as Float32Array, t.dims);
     waiter.resolve({ outputs, seconds: m.seconds });
   }
 
@@ -197,7 +220,9 @@ class WorkerSession implements Session {
  * `/$bunfs/root/runtime/session-worker.ts`. (The binary test's doctor run proves it.)
  */
 function workerUrl(): string {
-  return isCompiledBinary() ? new URL("./runtime/session-worker.ts", import.meta.url).href : new URL("./session-worker.ts", import.meta.url).href;
+  return isCompiledBinary()
+    ? new URL("./runtime/session-worker.ts", import.meta.url).href
+    : new URL("./session-worker.ts", import.meta.url).href;
 }
 
 /** Options of {@link createSession}. */
@@ -220,7 +245,12 @@ export async function createSession(model: string | Uint8Array, options: Session
   const worker = new Worker(workerUrl());
   const session = new WorkerSession(worker, ort, label);
   try {
-    await session.open(libraryPath, model, options.provider ?? device.provider, options.intraOpThreads ?? device.intraOpThreads);
+    await session.open(
+      libraryPath,
+      model,
+      options.provider ?? device.provider,
+      options.intraOpThreads ?? device.intraOpThreads,
+    );
   } catch (error) {
     worker.terminate();
     throw error;

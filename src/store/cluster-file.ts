@@ -52,7 +52,9 @@ export function clusterSecret(config: Pick<SawtConfig, "cluster">): string {
     );
   }
   if (secret.length < MIN_SECRET_CHARS) {
-    throw new ConfigError(`config: cluster.secret: must be at least ${MIN_SECRET_CHARS} characters, got ${secret.length}`);
+    throw new ConfigError(
+      `config: cluster.secret: must be at least ${MIN_SECRET_CHARS} characters, got ${secret.length}`,
+    );
   }
   return secret;
 }
@@ -89,7 +91,8 @@ export function verifyClusterFile(raw: unknown, kind: ClusterKind, secret: strin
   const { signature, ...body } = raw as Record<string, unknown>;
   if (body.format !== CLUSTER_FORMAT) refuse(`not a ${CLUSTER_FORMAT} file (format ${JSON.stringify(body.format)})`);
   if (body.kind !== kind) refuse(`this file holds ${JSON.stringify(body.kind)}, not ${kind}`);
-  if (!Number.isSafeInteger(body.generation) || (body.generation as number) < 1) refuse("generation must be a positive integer");
+  if (!Number.isSafeInteger(body.generation) || (body.generation as number) < 1)
+    refuse("generation must be a positive integer");
   if (!Array.isArray(body.items)) refuse("items must be a list");
   const presented = typeof signature === "string" ? /^hmac-sha256:([0-9a-f]{64})$/.exec(signature) : null;
   const expected = mac(body as unknown as ClusterBody<unknown>, secret);
@@ -104,10 +107,21 @@ export function verifyClusterFile(raw: unknown, kind: ClusterKind, secret: strin
  * Builds and signs an export in one immediate transaction with the kind's next generation, so two
  * exports running at once never share a generation.
  */
-export function exportSigned<T>(db: Database, kind: ClusterKind, secret: string, items: () => readonly T[], now = Date.now()): ClusterFile<T> {
+export function exportSigned<T>(
+  db: Database,
+  kind: ClusterKind,
+  secret: string,
+  items: () => readonly T[],
+  now = Date.now(),
+): ClusterFile<T> {
   return db
     .transaction(() => {
-      const body = { format: CLUSTER_FORMAT, kind, items: items(), generation: new ClusterGenerations(db).nextExport(kind) } as const;
+      const body = {
+        format: CLUSTER_FORMAT,
+        kind,
+        items: items(),
+        generation: new ClusterGenerations(db).nextExport(kind),
+      } as const;
       return signClusterFile({ ...body, created_at: new Date(now).toISOString() }, secret);
     })
     .immediate();
@@ -117,7 +131,11 @@ export function exportSigned<T>(db: Database, kind: ClusterKind, secret: string,
  * Checks every item of a verified file against `schema`; the first problem is a
  * {@link ClusterFileError} naming the item (`key #3: rpm: …`).
  */
-export function parseItems<S extends v.GenericSchema>(items: readonly unknown[], schema: S, label: string): v.InferOutput<S>[] {
+export function parseItems<S extends v.GenericSchema>(
+  items: readonly unknown[],
+  schema: S,
+  label: string,
+): v.InferOutput<S>[] {
   return items.map((item, index) => {
     const result = v.safeParse(schema, item);
     if (result.success) return result.output;

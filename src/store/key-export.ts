@@ -52,7 +52,11 @@ interface Row {
 /** Builds the signed export of every key (active and revoked) with the next generation. */
 export function exportKeys(db: Database, secret: string, now = Date.now()): ClusterFile<ExportedKey> {
   const items = () =>
-    (db.query("SELECT id, name, secret_sha256, rpm, admin, created_at, revoked_at FROM api_keys ORDER BY id").all() as Row[]).map(
+    (
+      db
+        .query("SELECT id, name, secret_sha256, rpm, admin, created_at, revoked_at FROM api_keys ORDER BY id")
+        .all() as Row[]
+    ).map(
       (r): ExportedKey => ({
         id: r.id,
         name: r.name,
@@ -74,40 +78,46 @@ export function exportKeys(db: Database, secret: string, now = Date.now()): Clus
 export function importKeys(db: Database, raw: unknown, secret: string): KeyImportResult {
   const body = verifyClusterFile(raw, "keys", secret);
   const items = parseItems(body.items, ExportedKeySchema, "key");
-  return db.transaction((): KeyImportResult => {
-    new ClusterGenerations(db).recordImport("keys", body.generation);
-    const find = db.query("SELECT id, name, secret_sha256, rpm, admin, created_at, revoked_at FROM api_keys WHERE id = ?");
-    const insert = db.query(
-      "INSERT INTO api_keys (id, name, secret_sha256, rpm, admin, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    );
-    const update = db.query("UPDATE api_keys SET name = ?, rpm = ?, admin = ?, revoked_at = COALESCE(revoked_at, ?) WHERE id = ?");
-    let added = 0;
-    let updated = 0;
-    let revoked = 0;
-    let unchanged = 0;
-    for (const key of items) {
-      const digest = Buffer.from(key.digest, "hex");
-      const here = find.get(key.id) as Row | null;
-      if (!here) {
-        insert.run(key.id, key.name, digest, key.rpm, key.admin ? 1 : 0, key.created_at, key.revoked_at);
-        added++;
-        continue;
+  return db
+    .transaction((): KeyImportResult => {
+      new ClusterGenerations(db).recordImport("keys", body.generation);
+      const find = db.query(
+        "SELECT id, name, secret_sha256, rpm, admin, created_at, revoked_at FROM api_keys WHERE id = ?",
+      );
+      const insert = db.query(
+        "INSERT INTO api_keys (id, name, secret_sha256, rpm, admin, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      );
+      const update = db.query(
+        "UPDATE api_keys SET name = ?, rpm = ?, admin = ?, revoked_at = COALESCE(revoked_at, ?) WHERE id = ?",
+      );
+      let added = 0;
+      let updated = 0;
+      let revoked = 0;
+      let unchanged = 0;
+      for (const key of items) {
+        const digest = Buffer.from(key.digest, "hex");
+        const here = find.get(key.id) as Row | null;
+        if (!here) {
+          insert.run(key.id, key.name, digest, key.rpm, key.admin ? 1 : 0, key.created_at, key.revoked_at);
+          added++;
+          continue;
+        }
+        if (!digest.equals(Buffer.from(here.secret_sha256))) {
+          throw new ClusterFileError(`key ${key.id} exists here with a different secret; nothing was imported`);
+        }
+        const revokes = here.revoked_at === null && key.revoked_at !== null;
+        const same = here.name === key.name && here.rpm === key.rpm && (here.admin === 1) === key.admin && !revokes;
+        if (same) {
+          unchanged++;
+          continue;
+        }
+        update.run(key.name, key.rpm, key.admin ? 1 : 0, key.revoked_at, key.id);
+        if (revokes) revoked++;
+        else updated++;
       }
-      if (!digest.equals(Buffer.from(here.secret_sha256))) {
-        throw new ClusterFileError(`key ${key.id} exists here with a different secret; nothing was imported`);
-      }
-      const revokes = here.revoked_at === null && key.revoked_at !== null;
-      const same = here.name === key.name && here.rpm === key.rpm && (here.admin === 1) === key.admin && !revokes;
-      if (same) {
-        unchanged++;
-        continue;
-      }
-      update.run(key.name, key.rpm, key.admin ? 1 : 0, key.revoked_at, key.id);
-      if (revokes) revoked++;
-      else updated++;
-    }
-    return { generation: body.generation, added, updated, revoked, unchanged };
-  }).immediate();
+      return { generation: body.generation, added, updated, revoked, unchanged };
+    })
+    .immediate();
 }
 
 /**

@@ -77,7 +77,16 @@ export class KeyStore {
     this.db
       .query("INSERT INTO api_keys (id, name, secret_sha256, rpm, admin, created_at) VALUES (?, ?, ?, ?, ?, ?)")
       .run(id, name, digest(secret), input.rpm, input.admin ? 1 : 0, now);
-    return { id, name, rpm: input.rpm, admin: input.admin ?? false, createdAt: now, lastUsedAt: null, revokedAt: null, key: `sawt_${id}_${secret}` };
+    return {
+      id,
+      name,
+      rpm: input.rpm,
+      admin: input.admin ?? false,
+      createdAt: now,
+      lastUsedAt: null,
+      revokedAt: null,
+      key: `sawt_${id}_${secret}`,
+    };
   }
 
   /** All keys, newest first, without secrets. */
@@ -93,7 +102,10 @@ export class KeyStore {
 
   /** Revokes a key; false when no such active key exists. */
   revoke(id: string): boolean {
-    return this.db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(Date.now(), id).changes === 1;
+    return (
+      this.db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(Date.now(), id)
+        .changes === 1
+    );
   }
 
   /** Checks a presented key; returns the active key's record or undefined. Constant-time on the secret. */

@@ -51,7 +51,8 @@ export class EspeakVoice implements VoiceRenderer {
   async render(sentence: Sentence, options: RenderOptions): Promise<Float32Array> {
     const text = await this.spokenText(sentence);
     const audio = await synthesizeEspeak(text, ESPEAK_VOICE_PROFILES[this.voice], { speed: options.speed });
-    if (audio.sampleRate !== this.sampleRate) throw new Error(`espeak-ng produced ${audio.sampleRate} Hz, expected ${this.sampleRate}`);
+    if (audio.sampleRate !== this.sampleRate)
+      throw new Error(`espeak-ng produced ${audio.sampleRate} Hz, expected ${this.sampleRate}`);
     const out = new Float32Array(audio.samples.length);
     for (let i = 0; i < out.length; i++) out[i] = audio.samples[i]! / 32768;
     return out;

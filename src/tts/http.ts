@@ -25,7 +25,14 @@ export function parseSpeechBody(ctx: AppContext, body: unknown, headerDialect: s
  * ./http-stream.ts). Throws before any byte for every error with a contract status; the request's
  * signal drops queued work and stops synthesis when the client goes away.
  */
-export async function streamSpeech(ctx: AppContext, request: Request, speech: SpeechRequest, rest: SpeechRestOptions, keyId: string, requestId: string | undefined): Promise<Response> {
+export async function streamSpeech(
+  ctx: AppContext,
+  request: Request,
+  speech: SpeechRequest,
+  rest: SpeechRestOptions,
+  keyId: string,
+  requestId: string | undefined,
+): Promise<Response> {
   const stream = await readyService(ctx, "tts").synthesizeEncodedStream(speech, { signal: request.signal, keyId });
   return speechStreamResponse(stream, rest, { log: ctx.log, requestId, inputChars: codePointLength(speech.input) });
 }
@@ -45,14 +52,14 @@ const SPEECH_SUCCESS: OpenAPIV3.ResponseObject = {
   },
   content: {
     ...Object.fromEntries(
-      ["audio/mpeg", "audio/wav", "audio/ogg", "audio/flac", "audio/aac", "audio/pcm", "audio/pcmu", "audio/pcma"].map((type) => [
-        type,
-        { schema: { type: "string", format: "binary" } },
-      ]),
+      ["audio/mpeg", "audio/wav", "audio/ogg", "audio/flac", "audio/aac", "audio/pcm", "audio/pcmu", "audio/pcma"].map(
+        (type) => [type, { schema: { type: "string", format: "binary" } }],
+      ),
     ),
     "text/event-stream": {
       schema: { type: "string" },
-      example: 'data: {"type":"speech.audio.delta","audio":"UklGR…"}\n\ndata: {"type":"speech.audio.done","usage":{"input_tokens":9,"output_tokens":0,"total_tokens":9}}\n\n',
+      example:
+        'data: {"type":"speech.audio.delta","audio":"UklGR…"}\n\ndata: {"type":"speech.audio.done","usage":{"input_tokens":9,"output_tokens":0,"total_tokens":9}}\n\n',
     },
   },
 };
@@ -72,7 +79,13 @@ function speechOperation(operationId: string, alias: boolean): OpenAPIV3.Operati
       "Every request counts against the key's rate limit, whatever its outcome.",
     tags: ["TTS"],
     parameters: [
-      { name: "X-TTS-Dialect", in: "header", required: false, description: "Dialect when the body has none.", schema: { type: "string", example: "ar-egyptian" } },
+      {
+        name: "X-TTS-Dialect",
+        in: "header",
+        required: false,
+        description: "Dialect when the body has none.",
+        schema: { type: "string", example: "ar-egyptian" },
+      },
     ],
     requestBody: {
       required: true,
@@ -80,9 +93,23 @@ function speechOperation(operationId: string, alias: boolean): OpenAPIV3.Operati
         "application/json": {
           schema: ref("schemas", "SpeechRequest"),
           examples: {
-            najdi: { summary: "Najdi (Yara)", value: { input: "هلا والله، وش أقدر أخدمك فيه اليوم؟", voice: "Yara", dialect: "ar-najdi", response_format: "mp3" } },
-            egyptian: { summary: "Egyptian (Sherine)", value: { input: "أهلاً بيك، إزاي أقدر أساعدك النهارده؟", dialect: "ar-egyptian", response_format: "wav" } },
-            telephony: { summary: "8 kHz PCM for an IVR", value: { input: "رقم طلبك هو ١٢٣٤٥", response_format: "pcm", sample_rate: 8000, speed: 1.1 } },
+            najdi: {
+              summary: "Najdi (Yara)",
+              value: {
+                input: "هلا والله، وش أقدر أخدمك فيه اليوم؟",
+                voice: "Yara",
+                dialect: "ar-najdi",
+                response_format: "mp3",
+              },
+            },
+            egyptian: {
+              summary: "Egyptian (Sherine)",
+              value: { input: "أهلاً بيك، إزاي أقدر أساعدك النهارده؟", dialect: "ar-egyptian", response_format: "wav" },
+            },
+            telephony: {
+              summary: "8 kHz PCM for an IVR",
+              value: { input: "رقم طلبك هو ١٢٣٤٥", response_format: "pcm", sample_rate: 8000, speed: 1.1 },
+            },
           },
         },
       },
@@ -102,14 +129,22 @@ export function ttsRoutes(ctx: AppContext) {
   };
   return new Elysia({ name: "tts-http" })
     .use(authPlugin(ctx))
-    .post("/v1/tts/audio/speech", ({ request, caller, set }) => speak(request, caller, set.headers["x-request-id"] as string | undefined), {
-      auth: true,
-      parse: "none",
-      detail: speechOperation("createSpeech", false),
-    })
-    .post("/v1/audio/speech", ({ request, caller, set }) => speak(request, caller, set.headers["x-request-id"] as string | undefined), {
-      auth: true,
-      parse: "none",
-      detail: speechOperation("createSpeechAlias", true),
-    });
+    .post(
+      "/v1/tts/audio/speech",
+      ({ request, caller, set }) => speak(request, caller, set.headers["x-request-id"] as string | undefined),
+      {
+        auth: true,
+        parse: "none",
+        detail: speechOperation("createSpeech", false),
+      },
+    )
+    .post(
+      "/v1/audio/speech",
+      ({ request, caller, set }) => speak(request, caller, set.headers["x-request-id"] as string | undefined),
+      {
+        auth: true,
+        parse: "none",
+        detail: speechOperation("createSpeechAlias", true),
+      },
+    );
 }

@@ -18,7 +18,6 @@ import type { Tashkeel } from "./tashkeel/model.ts";
 import type { BuiltinVoice } from "./types.ts";
 import { voiceOfFolder, type LoadedVoice, type VoiceFacts, type VoicePackConfig } from "./voice-family.ts";
 
-
 /** What one voice pack folder holds (for health details, doctor and `models list`). */
 export interface VoicePackSummary extends VoiceFacts {
   readonly name: string;
@@ -60,14 +59,19 @@ function voicePacks(inspection: PackInspection): Array<{ entry: InspectedPack; v
  * Checks every TTS pack's contract from files and model headers only (no sessions): what
  * `sawt doctor` reports.
  */
-export function inspectTtsPacks(modelsDir: string): { loaded: VoicePackSummary[]; broken: BrokenPack[]; tashkeel: boolean } {
+export function inspectTtsPacks(modelsDir: string): {
+  loaded: VoicePackSummary[];
+  broken: BrokenPack[];
+  tashkeel: boolean;
+} {
   const inspection = inspectModels(modelsDir);
   const loaded: VoicePackSummary[] = [];
   const broken: BrokenPack[] = [];
   for (const { entry, voice } of voicePacks(inspection)) {
     const name = entry.pack.name;
     if (!entry.ok) broken.push({ pack: name, reason: entry.reason });
-    else if (loaded.some((l) => l.voice === voice)) broken.push({ pack: name, reason: `another folder already serves ${voice}` });
+    else if (loaded.some((l) => l.voice === voice))
+      broken.push({ pack: name, reason: `another folder already serves ${voice}` });
     else loaded.push(summary(name, voice, (entry.config as VoicePackConfig).facts));
   }
   const tashkeel = packsOfRole(inspection, "tashkeel")[0];
@@ -119,7 +123,14 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger, options: T
     loaded.push(summary(name, voice, facts));
     const { dir } = entry.pack;
     const size = packTree(dir).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
-    serving.set(voice, { voice, name, family: facts.family, size_bytes: size, provider: renderer.provider, warm_up_ms: result.ms });
+    serving.set(voice, {
+      voice,
+      name,
+      family: facts.family,
+      size_bytes: size,
+      provider: renderer.provider,
+      warm_up_ms: result.ms,
+    });
     logger.info("tts pack loaded", {
       pack: name,
       voice,

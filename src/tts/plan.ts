@@ -58,10 +58,12 @@ export function planSpeech(input: string, context: PlanContext): PlanStep[] {
       if (part.seconds > 0) steps.push({ kind: "pause", seconds: part.seconds });
       continue;
     }
-    const speaker = part.language === undefined || part.language === mainLanguage ? context.main : context.speakerFor(part.language);
+    const speaker =
+      part.language === undefined || part.language === mainLanguage ? context.main : context.speakerFor(part.language);
     const text = applyLexicon(part.text, context.lexicon, speaker.dialect);
     const speed = clampSpeed(context.speed * part.rate);
-    for (const sentence of speaker.renderer.sentences(text, speaker.dialect)) steps.push({ kind: "sentence", sentence, speaker, speed });
+    for (const sentence of speaker.renderer.sentences(text, speaker.dialect))
+      steps.push({ kind: "sentence", sentence, speaker, speed });
   }
   return steps;
 }

@@ -38,7 +38,12 @@ describe("parseSpeechRequest", () => {
   test("does answer 422 naming each field of the wrong JSON type", () => {
     const error = failure({ input: 5, speed: "fast", voice: [], sample_rate: 8000.5 });
     expect(error.status).toBe(422);
-    expect(error.fields.map((f) => f.field).sort()).toEqual(["body.input", "body.sample_rate", "body.speed", "body.voice"]);
+    expect(error.fields.map((f) => f.field).sort()).toEqual([
+      "body.input",
+      "body.sample_rate",
+      "body.speed",
+      "body.voice",
+    ]);
   });
 
   test("does answer 422 for a body that is not an object", () => {
@@ -51,7 +56,9 @@ describe("parseSpeechRequest", () => {
     expect(parseSpeechRequest({ input: emoji }, null, LIMITS).input).toBe(emoji);
     const error = failure({ input: emoji + "a" });
     expect([error.status, error.detail]).toEqual([400, Detail.textTooLong]);
-    expect(failure({ input: "abcd" }, null, { tts: { max_input_chars: 3, blocked_patterns: [] } }).detail).toBe("Text exceeds maximum length of 3 characters");
+    expect(failure({ input: "abcd" }, null, { tts: { max_input_chars: 3, blocked_patterns: [] } }).detail).toBe(
+      "Text exceeds maximum length of 3 characters",
+    );
   });
 
   test("does answer 400 with the allowed list for an unknown format", () => {
@@ -66,7 +73,9 @@ describe("parseSpeechRequest", () => {
   });
 
   test("does prefer the body dialect, then the header, and ignore unknown values", () => {
-    expect(parseSpeechRequest({ input: "x", dialect: "ar-egyptian" }, "ar-levantine", LIMITS).dialect).toBe("ar-egyptian");
+    expect(parseSpeechRequest({ input: "x", dialect: "ar-egyptian" }, "ar-levantine", LIMITS).dialect).toBe(
+      "ar-egyptian",
+    );
     expect(parseSpeechRequest({ input: "x", dialect: "ar-moon" }, "ar-levantine", LIMITS).dialect).toBe("ar-levantine");
     expect(parseSpeechRequest({ input: "x" }, "AR-HIJAZI", LIMITS).dialect).toBe("ar-hijazi");
     expect(parseSpeechRequest({ input: "x" }, "nope", LIMITS).dialect).toBeUndefined();
@@ -102,7 +111,15 @@ describe("parseSpeechRequest", () => {
     });
   }
 
-  for (const input of ["2 < 3 و 5 > 4", "x<y and y>z", "أحبك <3", "السعر $5 فقط", "a@b.com", "سطر\nسطر\tعمود", "Customer data: name"]) {
+  for (const input of [
+    "2 < 3 و 5 > 4",
+    "x<y and y>z",
+    "أحبك <3",
+    "السعر $5 فقط",
+    "a@b.com",
+    "سطر\nسطر\tعمود",
+    "Customer data: name",
+  ]) {
     test(`does accept ordinary text ${JSON.stringify(input)}`, () => {
       expect(parseSpeechRequest({ input }, null, LIMITS).input).toBe(input);
     });

@@ -18,7 +18,12 @@ import type { SawtConfig } from "../config/config.ts";
 import { knownDialect, type SpeechRequest, SpeechFieldsSchema, SpeechRequestSchema } from "../core/tts.ts";
 import { BODY_FIELDS, fieldErrors, type FieldNaming } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
-import { assertAllowedContent, type ContentFilter, createContentFilter, DEFAULT_BLOCKED_PATTERNS } from "./frontend/blocked.ts";
+import {
+  assertAllowedContent,
+  type ContentFilter,
+  createContentFilter,
+  DEFAULT_BLOCKED_PATTERNS,
+} from "./frontend/blocked.ts";
 import { codePointLength } from "./frontend/length.ts";
 import { writtenForm } from "./frontend/phoneme-span.ts";
 import { isSsml, parseSsml, SsmlError } from "./ssml/parse.ts";
@@ -64,10 +69,13 @@ export interface SpeechDoor {
  */
 export function parseSpeech(fields: unknown, door: SpeechDoor, limits: SpeechLimits): SpeechRequest {
   if (Array.isArray(fields)) {
-    throw new AppError("validation", Detail.validationFailed, { fields: [{ field: door.naming.root, message: "Expected a JSON object" }] });
+    throw new AppError("validation", Detail.validationFailed, {
+      fields: [{ field: door.naming.root, message: "Expected a JSON object" }],
+    });
   }
   const result = v.safeParse(SpeechRequestSchema, fields ?? {});
-  if (!result.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, door.naming) });
+  if (!result.success)
+    throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, door.naming) });
   const request = result.output;
   if (request.input.trim().length === 0) throw new AppError("bad_request", Detail.textEmpty);
   const max = limits.tts.max_input_chars;
@@ -77,7 +85,10 @@ export function parseSpeech(fields: unknown, door: SpeechDoor, limits: SpeechLim
   if (!AUDIO_FORMATS.includes(request.responseFormat)) throw new AppError("bad_request", Detail.invalidFormat);
   if (!isSampleEncoding(request.encoding)) throw new AppError("bad_request", INVALID_ENCODING_DETAIL);
   if (request.encoding !== "pcm_s16le" && !ENCODABLE_FORMATS.includes(request.responseFormat)) {
-    throw new AppError("bad_request", `Invalid encoding for ${request.responseFormat}: ${request.encoding} applies to pcm and wav only`);
+    throw new AppError(
+      "bad_request",
+      `Invalid encoding for ${request.responseFormat}: ${request.encoding} applies to pcm and wav only`,
+    );
   }
   assertAllowedSpeech(request.input, request.voice, contentFilterFor(limits.tts.blocked_patterns));
   return { ...request, dialect: request.dialect ?? knownDialect(door.headerDialect) };
@@ -103,6 +114,10 @@ export function assertAllowedSpeech(input: string, voice: string, filter: Conten
 }
 
 /** REST's form of {@link parseSpeech}: a JSON body (`body.*` field names) plus the `X-TTS-Dialect` header. */
-export function parseSpeechRequest(body: unknown, headerDialect: string | null | undefined, limits: SpeechLimits): SpeechRequest {
+export function parseSpeechRequest(
+  body: unknown,
+  headerDialect: string | null | undefined,
+  limits: SpeechLimits,
+): SpeechRequest {
   return parseSpeech(body, { naming: BODY_FIELDS, headerDialect }, limits);
 }

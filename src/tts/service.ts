@@ -82,26 +82,29 @@ export class SawtTtsService implements TtsService {
     const renderer = this.renderer(resolution);
     const steps = this.plan(request, resolution, options.keyId);
     let synthSeconds = 0;
-    const pcm = await this.deps.admission.run(async () => {
-      const buffer = new PcmBuffer();
-      const silence = sentenceSilenceSamples(renderer.sampleRate);
-      const totalChars = codePointLength(request.input);
-      let charsDone = 0;
-      let estimated = false;
-      for await (const sentence of this.sentences(renderer, steps, resolution, options.signal)) {
-        buffer.append(sentence.pcm);
-        if (!sentence.last && sentence.pcm.length > 0 && !sentence.pause) buffer.appendSilence(silence);
-        charsDone += sentence.sentenceChars;
-        synthSeconds += sentence.seconds;
-        // Size the buffer once from the first sentences' samples per character: an hour of audio
-        // then grows in place instead of being copied at every ×1.5 step.
-        if (!estimated && buffer.length > 0 && charsDone > 0) {
-          buffer.reserve((buffer.length / charsDone) * totalChars * 1.1);
-          estimated = true;
+    const pcm = await this.deps.admission.run(
+      async () => {
+        const buffer = new PcmBuffer();
+        const silence = sentenceSilenceSamples(renderer.sampleRate);
+        const totalChars = codePointLength(request.input);
+        let charsDone = 0;
+        let estimated = false;
+        for await (const sentence of this.sentences(renderer, steps, resolution, options.signal)) {
+          buffer.append(sentence.pcm);
+          if (!sentence.last && sentence.pcm.length > 0 && !sentence.pause) buffer.appendSilence(silence);
+          charsDone += sentence.sentenceChars;
+          synthSeconds += sentence.seconds;
+          // Size the buffer once from the first sentences' samples per character: an hour of audio
+          // then grows in place instead of being copied at every ×1.5 step.
+          if (!estimated && buffer.length > 0 && charsDone > 0) {
+            buffer.reserve((buffer.length / charsDone) * totalChars * 1.1);
+            estimated = true;
+          }
         }
-      }
-      return buffer.view();
-    }, { signal: options.signal, timeoutMs: options.timeoutMs });
+        return buffer.view();
+      },
+      { signal: options.signal, timeoutMs: options.timeoutMs },
+    );
     this.deps.observeInference?.(synthSeconds, pcm.length / renderer.sampleRate);
     const encoded = await encodeAudio(pcm, renderer.sampleRate, request.responseFormat, {
       targetSampleRate: request.sampleRate,
@@ -130,7 +133,10 @@ export class SawtTtsService implements TtsService {
     };
   }
 
-  synthesizeStream(request: SpeechRequest, options: CallOptions = {}): { resolution: SpeechResolution; chunks: AsyncIterable<SpeechChunk> } {
+  synthesizeStream(
+    request: SpeechRequest,
+    options: CallOptions = {},
+  ): { resolution: SpeechResolution; chunks: AsyncIterable<SpeechChunk> } {
     const resolution = this.resolveInternal(request, options.keyId);
     const renderer = this.renderer(resolution);
     // Planned before any audio: a bad SSML document is refused before the first byte.
@@ -200,7 +206,9 @@ export class SawtTtsService implements TtsService {
   }
 
   listVoices(_keyId?: string): VoiceInfo[] {
-    return VOICES.map((voice) => builtinVoiceInfo(voice, resolveVoice({ voice, dialect: undefined }, this.installed, false).engine, "ready"));
+    return VOICES.map((voice) =>
+      builtinVoiceInfo(voice, resolveVoice({ voice, dialect: undefined }, this.installed, false).engine, "ready"),
+    );
   }
 
   /** The packs serving built-in voices, in voice order (GET /v1/tts/voices `packs`). */
@@ -215,7 +223,11 @@ export class SawtTtsService implements TtsService {
       if (voice) return voice;
     }
     let espeak = this.espeak.get(resolution.voice);
-    if (!espeak) this.espeak.set(resolution.voice, (espeak = new EspeakVoice(resolution.voice, this.deps.espeakSampleRate, this.deps.diacritiser)));
+    if (!espeak)
+      this.espeak.set(
+        resolution.voice,
+        (espeak = new EspeakVoice(resolution.voice, this.deps.espeakSampleRate, this.deps.diacritiser)),
+      );
     return espeak;
   }
 
@@ -224,7 +236,10 @@ export class SawtTtsService implements TtsService {
     return pack ? { engine: pack.engine } : undefined;
   };
 
-  private resolveInternal(request: Pick<SpeechRequest, "voice" | "dialect">, keyId: string | undefined): VoiceResolution {
+  private resolveInternal(
+    request: Pick<SpeechRequest, "voice" | "dialect">,
+    keyId: string | undefined,
+  ): VoiceResolution {
     if (request.voice.startsWith(CLONED_VOICE_PREFIX)) {
       const cloned = this.resolveCloned(request.voice, keyId);
       if (cloned) return cloned;
@@ -245,7 +260,14 @@ export class SawtTtsService implements TtsService {
     for (const [voice, pack] of this.deps.packs.voices) {
       if (pack.embeddingDim === embedding.length) {
         const dialect = VOICE_SPECS[voice].primaryDialect ?? "en";
-        return { voice, dialect, engine: "cloned", pack: voice, fallback: undefined, cloned: { id: voiceId, embedding } };
+        return {
+          voice,
+          dialect,
+          engine: "cloned",
+          pack: voice,
+          fallback: undefined,
+          cloned: { id: voiceId, embedding },
+        };
       }
     }
     return undefined;
@@ -253,14 +275,24 @@ export class SawtTtsService implements TtsService {
 
   /** Who speaks a resolution: voice, dialect, engine and renderer. */
   private speaker(resolution: VoiceResolution): PlanSpeaker {
-    return { voice: resolution.voice, dialect: resolution.dialect, engine: resolution.engine, renderer: this.renderer(resolution) };
+    return {
+      voice: resolution.voice,
+      dialect: resolution.dialect,
+      engine: resolution.engine,
+      renderer: this.renderer(resolution),
+    };
   }
 
   /** The request as steps (SSML parts, lexicon, `<lang>` speakers, sentences); see ./plan.ts. */
   private plan(request: SpeechRequest, resolution: VoiceResolution, keyId: string | undefined): PlanStep[] {
     const main = this.speaker(resolution);
     const speakerFor = (language: "ar" | "en"): PlanSpeaker => {
-      const voice = language === "en" ? "Yara_en" : VOICE_SPECS[resolution.voice].language === "ar" ? resolution.voice : DEFAULT_VOICE;
+      const voice =
+        language === "en"
+          ? "Yara_en"
+          : VOICE_SPECS[resolution.voice].language === "ar"
+            ? resolution.voice
+            : DEFAULT_VOICE;
       const dialect = language === "en" ? undefined : request.dialect;
       return this.speaker(resolveVoice({ voice, dialect }, this.installed, false));
     };
@@ -275,35 +307,45 @@ export class SawtTtsService implements TtsService {
   async analyze(request: SpeechRequest, options: CallOptions = {}): Promise<SpeechAnalysis> {
     const resolution = this.resolveInternal(request, options.keyId);
     const steps = this.plan(request, resolution, options.keyId);
-    const items = await this.deps.admission.run(async () => {
-      const out: AnalysisItem[] = [];
-      for (const step of steps) {
-        options.signal?.throwIfAborted();
-        if (step.kind === "pause") {
-          out.push({ type: "break", seconds: step.seconds });
-          continue;
+    const items = await this.deps.admission.run(
+      async () => {
+        const out: AnalysisItem[] = [];
+        for (const step of steps) {
+          options.signal?.throwIfAborted();
+          if (step.kind === "pause") {
+            out.push({ type: "break", seconds: step.seconds });
+            continue;
+          }
+          const { renderer, voice, dialect, engine } = step.speaker;
+          const reading = renderer.read
+            ? await renderer.read(step.sentence)
+            : { diacritized: step.sentence.text, phonemes: Array.from(step.sentence.text) };
+          out.push({
+            type: "sentence",
+            voice,
+            dialect,
+            engine,
+            speed: step.speed,
+            normalized: writtenForm(step.sentence.text),
+            diacritized: writtenForm(reading.diacritized),
+            phonemes: reading.phonemes.join(""),
+          });
         }
-        const { renderer, voice, dialect, engine } = step.speaker;
-        const reading = renderer.read ? await renderer.read(step.sentence) : { diacritized: step.sentence.text, phonemes: Array.from(step.sentence.text) };
-        out.push({
-          type: "sentence",
-          voice,
-          dialect,
-          engine,
-          speed: step.speed,
-          normalized: writtenForm(step.sentence.text),
-          diacritized: writtenForm(reading.diacritized),
-          phonemes: reading.phonemes.join(""),
-        });
-      }
-      return out;
-    }, { signal: options.signal, timeoutMs: options.timeoutMs });
+        return out;
+      },
+      { signal: options.signal, timeoutMs: options.timeoutMs },
+    );
     const tashkeel = this.deps.tashkeelSource ?? "off";
     return { ...publicResolution(resolution, steps), ssml: isSsml(request.input), tashkeel, sentences: items };
   }
 
   /** The core loop: sentences rendered one at a time, levelled; stops when the caller goes away. */
-  private async *sentences(renderer: VoiceRenderer, steps: readonly PlanStep[], resolution: VoiceResolution, signal: AbortSignal | undefined): AsyncGenerator<SentenceAudio> {
+  private async *sentences(
+    renderer: VoiceRenderer,
+    steps: readonly PlanStep[],
+    resolution: VoiceResolution,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<SentenceAudio> {
     for (let index = 0; index < steps.length; index++) {
       signal?.throwIfAborted();
       const step = steps[index]!;
@@ -315,7 +357,12 @@ export class SawtTtsService implements TtsService {
         continue;
       }
       const { speaker, sentence } = step;
-      const options = { speed: step.speed, voice: speaker.voice, dialect: speaker.dialect, embedding: speaker.renderer === renderer ? resolution.cloned?.embedding : undefined };
+      const options = {
+        speed: step.speed,
+        voice: speaker.voice,
+        dialect: speaker.dialect,
+        embedding: speaker.renderer === renderer ? resolution.cloned?.embedding : undefined,
+      };
       const raw = levelSentence(await speaker.renderer.render(sentence, options));
       const pcm = resampleLinear(raw, speaker.renderer.sampleRate, renderer.sampleRate);
       const seconds = (performance.now() - started) / 1000;
@@ -328,7 +375,8 @@ export class SawtTtsService implements TtsService {
 function publicResolution(resolution: VoiceResolution, steps: readonly PlanStep[] = []): SpeechResolution {
   const voice = resolution.cloned?.id ?? resolution.voice;
   const others = new Set<string>([voice]);
-  for (const step of steps) if (step.kind === "sentence" && step.speaker.voice !== resolution.voice) others.add(step.speaker.voice);
+  for (const step of steps)
+    if (step.kind === "sentence" && step.speaker.voice !== resolution.voice) others.add(step.speaker.voice);
   const voices = others.size > 1 ? { voices: [...others] } : {};
   return { voice, dialect: resolution.dialect, engine: resolution.engine, fallback: resolution.fallback, ...voices };
 }

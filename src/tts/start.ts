@@ -45,7 +45,10 @@ export async function createTtsEngine(
 ): Promise<TtsEngine> {
   const logger = deps.log.child({ component: "tts" });
   const espeak = await probeEspeak();
-  if (!espeak.available) logger.warn("espeak-ng unavailable: the embedded engine and espeak-phoneme packs cannot speak", { reason: espeak.reason });
+  if (!espeak.available)
+    logger.warn("espeak-ng unavailable: the embedded engine and espeak-phoneme packs cannot speak", {
+      reason: espeak.reason,
+    });
   const packs = await loadTtsPacks(config.paths.models_dir, logger, { tashkeel: config.tts.tashkeel });
   const service = new SawtTtsService({
     strictVoices: config.tts.strict_voices,
@@ -60,9 +63,14 @@ export async function createTtsEngine(
     clonedEmbedding: deps.clonedEmbedding,
   });
   const textPacks = packs.loaded.filter((p) => p.phonemeType === "text");
-  const unusable = espeak.available || textPacks.length > 0 ? undefined : `libespeak-ng unavailable (${espeak.reason}) and no text-phoneme voice pack installed`;
+  const unusable =
+    espeak.available || textPacks.length > 0
+      ? undefined
+      : `libespeak-ng unavailable (${espeak.reason}) and no text-phoneme voice pack installed`;
   const details = {
-    espeak: espeak.available ? { available: true, version: espeak.version } : { available: false, reason: espeak.reason },
+    espeak: espeak.available
+      ? { available: true, version: espeak.version }
+      : { available: false, reason: espeak.reason },
     voices: Object.fromEntries(service.listVoices().map((v) => [v.name, v.engine])),
     packs: packs.loaded,
     broken_packs: packs.broken,
@@ -108,7 +116,10 @@ export const ttsEngineLoader: EngineLoader<"tts"> = {
  * embedding of its size; returns the health detail saying whether and why not, and the encoder
  * to release at shutdown.
  */
-async function configureCloning(ctx: AppContext, engine: TtsEngine): Promise<{ detail: Record<string, unknown>; encoder: SpeakerEncoder | undefined }> {
+async function configureCloning(
+  ctx: AppContext,
+  engine: TtsEngine,
+): Promise<{ detail: Record<string, unknown>; encoder: SpeakerEncoder | undefined }> {
   const ttsEmbeddingDim = engine.packs.loaded.find((p) => p.embeddingDim !== undefined)?.embeddingDim;
   let encoder: SpeakerEncoder | undefined;
   let problem: string | undefined;
@@ -123,5 +134,8 @@ async function configureCloning(ctx: AppContext, engine: TtsEngine): Promise<{ d
   }
   ctx.voices.configure({ encoder, ttsEmbeddingDim });
   const reason = problem ?? ctx.voices.unavailableReason();
-  return { detail: reason ? { available: false, reason } : { available: true, embedding_dim: ttsEmbeddingDim }, encoder };
+  return {
+    detail: reason ? { available: false, reason } : { available: true, embedding_dim: ttsEmbeddingDim },
+    encoder,
+  };
 }

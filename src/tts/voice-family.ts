@@ -79,5 +79,6 @@ export async function speakOnce(voice: LoadedVoice, pack: string): Promise<void>
   if (name === undefined) return;
   const spec = VOICE_SPECS[name];
   const [sentence] = voice.sentences(spec.language === "en" ? "Hello." : "سلام.");
-  if (sentence !== undefined) await voice.render(sentence, { speed: 1, voice: name, dialect: spec.primaryDialect ?? "en" });
+  if (sentence !== undefined)
+    await voice.render(sentence, { speed: 1, voice: name, dialect: spec.primaryDialect ?? "en" });
 }

@@ -3,25 +3,46 @@ import { AppError } from "../errors/taxonomy.ts";
 import type { BuiltinVoice } from "./types.ts";
 import { builtinVoice, INVALID_VOICE_DETAIL, resolveVoice, type InstalledPacks } from "./voices.ts";
 
-const packs = (...voices: BuiltinVoice[]): InstalledPacks => (voice) => (voices.includes(voice) ? { engine: "piper" } : undefined);
+const packs =
+  (...voices: BuiltinVoice[]): InstalledPacks =>
+  (voice) =>
+    voices.includes(voice) ? { engine: "piper" } : undefined;
 const all = packs("Yara", "Sherine", "Myriam", "Yara_en");
 
 describe("resolveVoice", () => {
   test("does give each voice its primary dialect when none is asked", () => {
-    expect(resolveVoice({ voice: "Yara", dialect: undefined }, all, false)).toMatchObject({ voice: "Yara", dialect: "ar-najdi", fallback: undefined });
-    expect(resolveVoice({ voice: "Sherine", dialect: undefined }, all, false)).toMatchObject({ voice: "Sherine", dialect: "ar-egyptian" });
-    expect(resolveVoice({ voice: "Myriam", dialect: undefined }, all, false)).toMatchObject({ voice: "Myriam", dialect: "ar-levantine" });
+    expect(resolveVoice({ voice: "Yara", dialect: undefined }, all, false)).toMatchObject({
+      voice: "Yara",
+      dialect: "ar-najdi",
+      fallback: undefined,
+    });
+    expect(resolveVoice({ voice: "Sherine", dialect: undefined }, all, false)).toMatchObject({
+      voice: "Sherine",
+      dialect: "ar-egyptian",
+    });
+    expect(resolveVoice({ voice: "Myriam", dialect: undefined }, all, false)).toMatchObject({
+      voice: "Myriam",
+      dialect: "ar-levantine",
+    });
   });
 
   test("does keep the voice when it covers the asked dialect", () => {
-    expect(resolveVoice({ voice: "Yara", dialect: "ar-qassimi" }, all, false)).toMatchObject({ voice: "Yara", dialect: "ar-qassimi", pack: "Yara", fallback: undefined });
+    expect(resolveVoice({ voice: "Yara", dialect: "ar-qassimi" }, all, false)).toMatchObject({
+      voice: "Yara",
+      dialect: "ar-qassimi",
+      pack: "Yara",
+      fallback: undefined,
+    });
   });
 
   test("does switch to the dialect's voice when the voice does not cover it", () => {
     const r = resolveVoice({ voice: "Yara", dialect: "ar-levantine" }, all, false);
     expect(r).toMatchObject({ voice: "Myriam", dialect: "ar-levantine", pack: "Myriam" });
     expect(r.fallback).toBe("Yara does not speak ar-levantine, Myriam used");
-    expect(resolveVoice({ voice: "Sherine", dialect: "ar-hijazi" }, all, false)).toMatchObject({ voice: "Yara", dialect: "ar-hijazi" });
+    expect(resolveVoice({ voice: "Sherine", dialect: "ar-hijazi" }, all, false)).toMatchObject({
+      voice: "Yara",
+      dialect: "ar-hijazi",
+    });
   });
 
   test("does fall back to Yara for removed and unknown voices when not strict", () => {
@@ -33,7 +54,10 @@ describe("resolveVoice", () => {
   });
 
   test("does apply the dialect after an unknown voice fell back to Yara", () => {
-    expect(resolveVoice({ voice: "Nouf", dialect: "ar-egyptian" }, all, false)).toMatchObject({ voice: "Sherine", dialect: "ar-egyptian" });
+    expect(resolveVoice({ voice: "Nouf", dialect: "ar-egyptian" }, all, false)).toMatchObject({
+      voice: "Sherine",
+      dialect: "ar-egyptian",
+    });
   });
 
   test("does reject unknown voices with the allowed list when strict", () => {
@@ -48,7 +72,12 @@ describe("resolveVoice", () => {
   });
 
   test("does report en and ignore the dialect for Yara_en", () => {
-    expect(resolveVoice({ voice: "Yara_en", dialect: "ar-egyptian" }, all, false)).toMatchObject({ voice: "Yara_en", dialect: "en", pack: "Yara_en", fallback: undefined });
+    expect(resolveVoice({ voice: "Yara_en", dialect: "ar-egyptian" }, all, false)).toMatchObject({
+      voice: "Yara_en",
+      dialect: "en",
+      pack: "Yara_en",
+      fallback: undefined,
+    });
   });
 
   test("does use Yara's pack for a voice without one, reporting Yara's dialect", () => {
@@ -64,7 +93,11 @@ describe("resolveVoice", () => {
   });
 
   test("does use espeak-ng's English, not Yara's Arabic pack, for Yara_en without a pack", () => {
-    expect(resolveVoice({ voice: "Yara_en", dialect: undefined }, packs("Yara"), false)).toMatchObject({ voice: "Yara_en", dialect: "en", engine: "espeak-ng" });
+    expect(resolveVoice({ voice: "Yara_en", dialect: undefined }, packs("Yara"), false)).toMatchObject({
+      voice: "Yara_en",
+      dialect: "en",
+      engine: "espeak-ng",
+    });
   });
 
   test("does keep fallback reasons free of the caller's text so they are safe in a header", () => {

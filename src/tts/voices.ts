@@ -4,7 +4,15 @@
  * testable without models and the same answer serves REST, gRPC, WebSocket and `sawt tts`.
  */
 import { AppError } from "../errors/taxonomy.ts";
-import { DEFAULT_VOICE, VOICES, type BuiltinVoice, type Dialect, type SpeechRequest, type TtsEngineName, type VoiceInfo } from "./types.ts";
+import {
+  DEFAULT_VOICE,
+  VOICES,
+  type BuiltinVoice,
+  type Dialect,
+  type SpeechRequest,
+  type TtsEngineName,
+  type VoiceInfo,
+} from "./types.ts";
 
 /** What the registry knows about one built-in voice. */
 export interface VoiceSpec {
@@ -25,11 +33,18 @@ export const VOICE_SPECS: Readonly<Record<BuiltinVoice, VoiceSpec>> = Object.fre
   Yara_en: { name: "Yara_en", language: "en", dialects: [], primaryDialect: undefined },
 });
 
-
 /** A built-in voice as the voice list shows it, spoken by `engine`. */
 export function builtinVoiceInfo(voice: BuiltinVoice, engine: TtsEngineName, status?: VoiceInfo["status"]): VoiceInfo {
   const spec = VOICE_SPECS[voice];
-  return { voice_id: voice, name: voice, type: "builtin", language: spec.language, dialects: [...spec.dialects], engine, ...(status ? { status } : {}) };
+  return {
+    voice_id: voice,
+    name: voice,
+    type: "builtin",
+    language: spec.language,
+    dialects: [...spec.dialects],
+    engine,
+    ...(status ? { status } : {}),
+  };
 }
 
 /** The voice that speaks each dialect (D4). */
@@ -51,7 +66,9 @@ export function builtinVoice(name: string): BuiltinVoice | undefined {
 }
 
 /** Which neural packs are installed and working, by the voice they serve. */
-export type InstalledPacks = (voice: BuiltinVoice) => { readonly engine: Exclude<TtsEngineName, "espeak-ng" | "cloned"> } | undefined;
+export type InstalledPacks = (
+  voice: BuiltinVoice,
+) => { readonly engine: Exclude<TtsEngineName, "espeak-ng" | "cloned"> } | undefined;
 
 /** A resolved request: what speaks it, with what, and why it differs from what was asked. */
 export interface VoiceResolution {
@@ -76,7 +93,11 @@ export interface VoiceResolution {
  * speaks the voice itself. The English voice never borrows Yara's Arabic pack: an Arabic
  * phonemiser cannot read English, so espeak-ng's English voice speaks instead.
  */
-export function resolveVoice(request: Pick<SpeechRequest, "voice" | "dialect">, installed: InstalledPacks, strictVoices: boolean): VoiceResolution {
+export function resolveVoice(
+  request: Pick<SpeechRequest, "voice" | "dialect">,
+  installed: InstalledPacks,
+  strictVoices: boolean,
+): VoiceResolution {
   const reasons: string[] = [];
   let voice = builtinVoice(request.voice);
   if (voice === undefined) {
@@ -97,7 +118,12 @@ export function resolveVoice(request: Pick<SpeechRequest, "voice" | "dialect">, 
   return withPack(voice, dialect, installed, reasons);
 }
 
-function withPack(voice: BuiltinVoice, dialect: Dialect | "en", installed: InstalledPacks, reasons: string[]): VoiceResolution {
+function withPack(
+  voice: BuiltinVoice,
+  dialect: Dialect | "en",
+  installed: InstalledPacks,
+  reasons: string[],
+): VoiceResolution {
   const own = installed(voice);
   if (own) return done(voice, dialect, own.engine, voice, reasons);
   if (voice !== DEFAULT_VOICE && voice !== "Yara_en") {
@@ -109,10 +135,20 @@ function withPack(voice: BuiltinVoice, dialect: Dialect | "en", installed: Insta
       return done(DEFAULT_VOICE, heard, yara.engine, DEFAULT_VOICE, reasons);
     }
   }
-  reasons.push(voice === DEFAULT_VOICE || voice === "Yara_en" ? `${voice} pack not installed, espeak-ng used` : `no ${voice} or ${DEFAULT_VOICE} pack installed, espeak-ng used`);
+  reasons.push(
+    voice === DEFAULT_VOICE || voice === "Yara_en"
+      ? `${voice} pack not installed, espeak-ng used`
+      : `no ${voice} or ${DEFAULT_VOICE} pack installed, espeak-ng used`,
+  );
   return done(voice, dialect, "espeak-ng", undefined, reasons);
 }
 
-function done(voice: BuiltinVoice, dialect: Dialect | "en", engine: TtsEngineName, pack: BuiltinVoice | undefined, reasons: readonly string[]): VoiceResolution {
+function done(
+  voice: BuiltinVoice,
+  dialect: Dialect | "en",
+  engine: TtsEngineName,
+  pack: BuiltinVoice | undefined,
+  reasons: readonly string[],
+): VoiceResolution {
   return { voice, dialect, engine, pack, fallback: reasons.length > 0 ? reasons.join("; ") : undefined };
 }

@@ -47,13 +47,24 @@ function sendJson(ws: SocketLike, body: Record<string, unknown>): void {
 
 function sendError(ws: SocketLike, thrown: unknown): void {
   const error = toAppError(thrown);
-  sendJson(ws, { type: "error", status: error.status, ...errorBody(error), ...(error.retryAfter !== undefined ? { retry_after: error.retryAfter } : {}) });
+  sendJson(ws, {
+    type: "error",
+    status: error.status,
+    ...errorBody(error),
+    ...(error.retryAfter !== undefined ? { retry_after: error.retryAfter } : {}),
+  });
 }
 
 /** A WebSocket message names its fields as sent (`sample_rate`); the whole message is `message`. */
 const MESSAGE_FIELDS: FieldNaming = { root: "message" };
 
-async function synthesizeOver(ctx: AppContext, ws: SocketLike, scope: CallScope, connection: Connection, message: unknown): Promise<void> {
+async function synthesizeOver(
+  ctx: AppContext,
+  ws: SocketLike,
+  scope: CallScope,
+  connection: Connection,
+  message: unknown,
+): Promise<void> {
   scope.admit(connection.key);
   const fields = typeof message === "object" && message !== null ? { response_format: "pcm", ...message } : message;
   const speech = parseSpeech(fields, { naming: MESSAGE_FIELDS }, ctx.config);
@@ -108,7 +119,12 @@ export function ttsWebSocketRoutes(ctx: AppContext) {
         return;
       }
       connection.busy = true;
-      const scope = openScope(ctx, { event: "ws", method: "tts.ws", requestId: connection.requestId, parent: connection.abort.signal });
+      const scope = openScope(ctx, {
+        event: "ws",
+        method: "tts.ws",
+        requestId: connection.requestId,
+        parent: connection.abort.signal,
+      });
       try {
         await synthesizeOver(ctx, ws, scope, connection, message);
         scope.finish("200");

@@ -98,25 +98,34 @@ const PortableVoiceSchema = v.pipe(
  * {@link ClusterFileError} for a bad signature, an older generation, a malformed voice, a voice whose
  * key is not on this box, or a voice id owned by another key here.
  */
-export function importVoices(db: Database, raw: unknown, secret: string, options: { prune?: boolean } = {}): VoiceImportResult {
+export function importVoices(
+  db: Database,
+  raw: unknown,
+  secret: string,
+  options: { prune?: boolean } = {},
+): VoiceImportResult {
   const body = verifyClusterFile(raw, "voices", secret);
   const voices = parseItems(body.items, PortableVoiceSchema, "voice");
-  return db.transaction((): VoiceImportResult => {
-    new ClusterGenerations(db).recordImport("voices", body.generation);
-    const keyExists = db.query("SELECT 1 FROM api_keys WHERE id = ?");
-    const store = new ClonedVoiceStore(db);
-    const counts = { added: 0, updated: 0, unchanged: 0 };
-    for (const voice of voices) {
-      if (!keyExists.get(voice.keyId)) {
-        throw new ClusterFileError(`voice ${voice.id} belongs to key ${voice.keyId}, unknown here: import the keys first`);
+  return db
+    .transaction((): VoiceImportResult => {
+      new ClusterGenerations(db).recordImport("voices", body.generation);
+      const keyExists = db.query("SELECT 1 FROM api_keys WHERE id = ?");
+      const store = new ClonedVoiceStore(db);
+      const counts = { added: 0, updated: 0, unchanged: 0 };
+      for (const voice of voices) {
+        if (!keyExists.get(voice.keyId)) {
+          throw new ClusterFileError(
+            `voice ${voice.id} belongs to key ${voice.keyId}, unknown here: import the keys first`,
+          );
+        }
+        const outcome = store.putPortable(voice);
+        if (outcome === "conflict") {
+          throw new ClusterFileError(`voice ${voice.id} belongs to another key here; nothing was imported`);
+        }
+        counts[outcome]++;
       }
-      const outcome = store.putPortable(voice);
-      if (outcome === "conflict") {
-        throw new ClusterFileError(`voice ${voice.id} belongs to another key here; nothing was imported`);
-      }
-      counts[outcome]++;
-    }
-    const removed = options.prune ? store.deleteAllExcept(new Set(voices.map((v) => v.id))) : 0;
-    return { generation: body.generation, ...counts, removed };
-  }).immediate();
+      const removed = options.prune ? store.deleteAllExcept(new Set(voices.map((v) => v.id))) : 0;
+      return { generation: body.generation, ...counts, removed };
+    })
+    .immediate();
 }

@@ -13,17 +13,42 @@ import { authedOperation, AUTHED_HEADERS } from "../http/openapi.ts";
 import { STATIC_BUILTINS, voicesFor } from "./listing.ts";
 import { CLONING_LIMITS } from "./service.ts";
 
-
-const VOICE_EXAMPLE = { voice_id: "voice_Q2x9bL0aZk1m", name: "وكيلة خدمة العملاء", type: "cloned", status: "training", created_at: "2026-11-22T09:00:00.000Z" };
+const VOICE_EXAMPLE = {
+  voice_id: "voice_Q2x9bL0aZk1m",
+  name: "وكيلة خدمة العملاء",
+  type: "cloned",
+  status: "training",
+  created_at: "2026-11-22T09:00:00.000Z",
+};
 
 function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", "cache-control": "no-store" } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", "cache-control": "no-store" },
+  });
 }
 
-const voiceIdParameter: OpenAPIV3.ParameterObject = { name: "voice_id", in: "path", required: true, schema: { type: "string" }, example: VOICE_EXAMPLE.voice_id };
-const voiceResponse = (description: string): OpenAPIV3.ResponseObject => ({ description, headers: AUTHED_HEADERS, content: { "application/json": { example: VOICE_EXAMPLE } } });
+const voiceIdParameter: OpenAPIV3.ParameterObject = {
+  name: "voice_id",
+  in: "path",
+  required: true,
+  schema: { type: "string" },
+  example: VOICE_EXAMPLE.voice_id,
+};
+const voiceResponse = (description: string): OpenAPIV3.ResponseObject => ({
+  description,
+  headers: AUTHED_HEADERS,
+  content: { "application/json": { example: VOICE_EXAMPLE } },
+});
 
-const PACK_EXAMPLE = { voice: "Yara", name: "Yara", family: "piper", size_bytes: 63_511_038, provider: "cpu", warm_up_ms: 412 };
+const PACK_EXAMPLE = {
+  voice: "Yara",
+  name: "Yara",
+  family: "piper",
+  size_bytes: 63_511_038,
+  provider: "cpu",
+  warm_up_ms: 412,
+};
 
 /** The voices REST plugin. */
 export function voicesRoutes(ctx: AppContext) {
@@ -40,9 +65,18 @@ export function voicesRoutes(ctx: AppContext) {
         detail: authedOperation({
           operationId: "listVoices",
           summary: "List voices",
-          description: "Built-in voices followed by the caller's cloned voices. Each `voice_id` can be sent as `voice` in a speech request. `packs` names the model pack serving each built-in voice that has one: its folder `name`, `family`, `size_bytes`, `provider` and `warm_up_ms` (load plus warm-up).",
+          description:
+            "Built-in voices followed by the caller's cloned voices. Each `voice_id` can be sent as `voice` in a speech request. `packs` names the model pack serving each built-in voice that has one: its folder `name`, `family`, `size_bytes`, `provider` and `warm_up_ms` (load plus warm-up).",
           tags: ["Voices"],
-          success: { "200": { description: "Voices available to this key.", headers: AUTHED_HEADERS, content: { "application/json": { example: { voices: [STATIC_BUILTINS[0], VOICE_EXAMPLE], packs: [PACK_EXAMPLE] } } } } },
+          success: {
+            "200": {
+              description: "Voices available to this key.",
+              headers: AUTHED_HEADERS,
+              content: {
+                "application/json": { example: { voices: [STATIC_BUILTINS[0], VOICE_EXAMPLE], packs: [PACK_EXAMPLE] } },
+              },
+            },
+          },
           errors: [],
         }),
       },
@@ -60,7 +94,11 @@ export function voicesRoutes(ctx: AppContext) {
         });
         try {
           // The library owns the sample files from here and deletes them once processed.
-          const voice = ctx.voices.create(caller.key.id, upload.fields.name ?? "", upload.files.map((f) => f.path));
+          const voice = ctx.voices.create(
+            caller.key.id,
+            upload.fields.name ?? "",
+            upload.files.map((f) => f.path),
+          );
           set.headers["location"] = `/v1/tts/voices/${voice.voice_id}`;
           return json(voice, 202);
         } catch (error) {
@@ -76,7 +114,21 @@ export function voicesRoutes(ctx: AppContext) {
           summary: "Clone a voice",
           description: `Multipart: \`name\` and 1–${CLONING_LIMITS.maxSamples} audio samples (\`files\`), ${CLONING_LIMITS.minSeconds}–${CLONING_LIMITS.maxSeconds} s in all. Answers 202 with status \`training\`; poll until \`ready\` or \`failed\` (with a reason). 501 when no speaker-encoder pack or no TTS pack taking a speaker embedding is installed. Samples are deleted once processed.`,
           tags: ["Voices"],
-          requestBody: { required: true, content: { "multipart/form-data": { schema: { type: "object", required: ["name", "files"], properties: { name: { type: "string", example: "وكيلة خدمة العملاء" }, files: { type: "array", items: { type: "string", format: "binary" } } } } } } },
+          requestBody: {
+            required: true,
+            content: {
+              "multipart/form-data": {
+                schema: {
+                  type: "object",
+                  required: ["name", "files"],
+                  properties: {
+                    name: { type: "string", example: "وكيلة خدمة العملاء" },
+                    files: { type: "array", items: { type: "string", format: "binary" } },
+                  },
+                },
+              },
+            },
+          },
           success: { "202": voiceResponse("Training started.") },
           errors: [400, 413, 501],
         }),
@@ -114,7 +166,13 @@ export function voicesRoutes(ctx: AppContext) {
           description: "Removes the voice; it can no longer be used. Another key's voice is 404.",
           tags: ["Voices"],
           parameters: [voiceIdParameter],
-          success: { "200": { description: "Deleted.", headers: AUTHED_HEADERS, content: { "application/json": { example: { voice_id: VOICE_EXAMPLE.voice_id, deleted: true } } } } },
+          success: {
+            "200": {
+              description: "Deleted.",
+              headers: AUTHED_HEADERS,
+              content: { "application/json": { example: { voice_id: VOICE_EXAMPLE.voice_id, deleted: true } } },
+            },
+          },
           errors: [404],
         }),
       },

@@ -49,7 +49,8 @@ export class VoiceLibrary implements VoiceLibraryService {
   /** Why cloning is unavailable, or undefined when it is available. */
   unavailableReason(): string | undefined {
     if (!this.deps.encoder) return "Voice cloning is not available: no speaker-encoder model pack is installed";
-    if (this.deps.ttsEmbeddingDim === undefined) return "Voice cloning is not available: no installed TTS model accepts a speaker embedding";
+    if (this.deps.ttsEmbeddingDim === undefined)
+      return "Voice cloning is not available: no installed TTS model accepts a speaker embedding";
     if (this.deps.ttsEmbeddingDim !== this.deps.encoder.config.embeddingDim) {
       return `Voice cloning is not available: the speaker encoder's embedding size (${this.deps.encoder.config.embeddingDim}) does not match the TTS model's (${this.deps.ttsEmbeddingDim})`;
     }
@@ -88,9 +89,11 @@ export class VoiceLibrary implements VoiceLibraryService {
     const trimmed = name.trim();
     let problem: AppError | undefined;
     if (unavailable) problem = new AppError("not_implemented", unavailable);
-    else if (trimmed.length === 0 || [...trimmed].length > CLONING_LIMITS.maxNameChars) problem = new AppError("bad_request", `Voice name must be 1-${CLONING_LIMITS.maxNameChars} characters`);
+    else if (trimmed.length === 0 || [...trimmed].length > CLONING_LIMITS.maxNameChars)
+      problem = new AppError("bad_request", `Voice name must be 1-${CLONING_LIMITS.maxNameChars} characters`);
     else if (samplePaths.length === 0) problem = new AppError("bad_request", "No selected file");
-    else if (samplePaths.length > CLONING_LIMITS.maxSamples) problem = new AppError("bad_request", `At most ${CLONING_LIMITS.maxSamples} audio samples are accepted`);
+    else if (samplePaths.length > CLONING_LIMITS.maxSamples)
+      problem = new AppError("bad_request", `At most ${CLONING_LIMITS.maxSamples} audio samples are accepted`);
     if (problem) {
       void cleanup();
       throw problem;
@@ -98,7 +101,10 @@ export class VoiceLibrary implements VoiceLibraryService {
     const voice = this.store.create(keyId, trimmed);
     const job = this.train(voice.id, samplePaths)
       .catch((error) => {
-        this.log.error("voice training crashed", { voice_id: voice.id, error: error instanceof Error ? error : String(error) });
+        this.log.error("voice training crashed", {
+          voice_id: voice.id,
+          error: error instanceof Error ? error : String(error),
+        });
         this.store.markFailed(voice.id, "internal error during training");
       })
       .finally(() => {
@@ -124,13 +130,17 @@ export class VoiceLibrary implements VoiceLibraryService {
         parts.push(decoded.samples);
         seconds += decoded.durationSeconds;
       } catch (error) {
-        const detail = error instanceof AppError ? error.detail.replace(/^Couldn't transcribe the file: /, "") : "unreadable audio";
+        const detail =
+          error instanceof AppError ? error.detail.replace(/^Couldn't transcribe the file: /, "") : "unreadable audio";
         this.store.markFailed(voiceId, `sample ${index + 1}: ${detail}`);
         return;
       }
     }
     if (seconds < CLONING_LIMITS.minSeconds) {
-      this.store.markFailed(voiceId, `samples too short: ${seconds.toFixed(1)} s of audio, at least ${CLONING_LIMITS.minSeconds} s needed`);
+      this.store.markFailed(
+        voiceId,
+        `samples too short: ${seconds.toFixed(1)} s of audio, at least ${CLONING_LIMITS.minSeconds} s needed`,
+      );
       return;
     }
     const embedding = await encoder.embed(concatSamples(parts));

@@ -19,7 +19,12 @@ const root = join(work.path, "root");
 let bundle = "";
 
 beforeAll(async () => {
-  await writePiperPack(join(models, "Yara"), { name: "ar_JO-letters-medium", sampleRate: 16000, phonemeType: "text", phonemeIdMap: Object.fromEntries(LETTER_TONES) });
+  await writePiperPack(join(models, "Yara"), {
+    name: "ar_JO-letters-medium",
+    sampleRate: 16000,
+    phonemeType: "text",
+    phonemeIdMap: Object.fromEntries(LETTER_TONES),
+  });
   await writeToneCtcPack(join(models, "tone-ctc"));
   // The real Silero VAD as an operator carries it: a .tar.gz of its folder.
   sh(["tar", "-czf", join(models, "silero-vad.tar.gz"), "-C", join(ROOT, "..", "shared", "models"), "silero-vad"]);
@@ -32,7 +37,8 @@ describe("a bundle built with --models", () => {
   test("does carry each pack validated, with its SHA256SUMS, and say so in manifest.json", () => {
     const manifest = JSON.parse(readFileSync(join(bundle, "manifest.json"), "utf8")) as { model_packs: string[] };
     expect(manifest.model_packs).toEqual(["Yara", "silero-vad", "tone-ctc"]);
-    for (const pack of manifest.model_packs) expect(sh(["sha256sum", "--check", "--quiet", "SHA256SUMS"], join(bundle, "models", pack))).toBe("");
+    for (const pack of manifest.model_packs)
+      expect(sh(["sha256sum", "--check", "--quiet", "SHA256SUMS"], join(bundle, "models", pack))).toBe("");
   });
 
   test("does install with install.sh --root, and the installed binary lists its packs as serving", async () => {
@@ -40,8 +46,18 @@ describe("a bundle built with --models", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("copying model pack silero-vad");
-    const env = { ...process.env, SAWT_CONFIG: join(root, "etc/sawt/sawt.toml"), SAWT_MODELS_DIR: join(root, "var/lib/sawt/models"), SAWT_DATA_DIR: join(root, "var/lib/sawt") };
-    const listed = Bun.spawnSync([join(root, "opt/sawt/current/sawt"), "models", "list", "--json"], { env, cwd: "/", stdout: "pipe", stderr: "pipe" });
+    const env = {
+      ...process.env,
+      SAWT_CONFIG: join(root, "etc/sawt/sawt.toml"),
+      SAWT_MODELS_DIR: join(root, "var/lib/sawt/models"),
+      SAWT_DATA_DIR: join(root, "var/lib/sawt"),
+    };
+    const listed = Bun.spawnSync([join(root, "opt/sawt/current/sawt"), "models", "list", "--json"], {
+      env,
+      cwd: "/",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const packs = (JSON.parse(listed.stdout.toString()) as { packs: Array<Record<string, unknown>> }).packs;
     expect(packs.map((p) => [p.name, p.serves, p.problems])).toEqual([
       ["Yara", "TTS voice Yara (piper)", []],
@@ -56,6 +72,8 @@ describe("a bundle built with --models", () => {
     mkdirSync(broken, { recursive: true });
     writeFileSync(join(broken, "ar.onnx"), "not a model");
     writeFileSync(join(broken, "ar.onnx.json"), "{}");
-    expect(() => buildTestBundle(join(work.path, "out-broken"), { models: join(work.path, "broken-models") })).toThrow(/model pack Myriam refused: /);
+    expect(() => buildTestBundle(join(work.path, "out-broken"), { models: join(work.path, "broken-models") })).toThrow(
+      /model pack Myriam refused: /,
+    );
   }, 240_000);
 });

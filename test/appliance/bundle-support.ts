@@ -50,7 +50,13 @@ export function replaceFile(path: string, content: string | Uint8Array, mode = 0
  * A copy of bundle `source` at `dest` (hard links, so the 150 MB binary costs nothing) labelled
  * `version`, with `files` replaced; SHA256SUMS is rewritten unless `keepSums`.
  */
-export function bundleVariant(source: string, dest: string, version: string, files: Record<string, { content: string | Uint8Array; mode?: number }> = {}, keepSums = false): string {
+export function bundleVariant(
+  source: string,
+  dest: string,
+  version: string,
+  files: Record<string, { content: string | Uint8Array; mode?: number }> = {},
+  keepSums = false,
+): string {
   rmSync(dest, { recursive: true, force: true });
   const cp = Bun.spawnSync(["cp", "-al", source, dest]);
   if (cp.exitCode !== 0) throw new Error(`cp -al failed: ${cp.stderr.toString()}`);
@@ -75,7 +81,11 @@ export async function runInstaller(bundle: string, args: readonly string[], env:
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { stdout, stderr, code };
 }
 

@@ -10,13 +10,19 @@ afterAll(() => work.remove());
 
 async function portsResult(env: Record<string, string>) {
   const result = await runCli(["doctor", "--json"], { env: { SAWT_DATA_DIR: join(work.path, "data"), ...env } });
-  return (JSON.parse(result.stdout) as { checks: Array<{ name: string; status: string; detail: string }> }).checks.find((c) => c.name === "ports")!;
+  return (JSON.parse(result.stdout) as { checks: Array<{ name: string; status: string; detail: string }> }).checks.find(
+    (c) => c.name === "ports",
+  )!;
 }
 
 test("does call busy ports fine when the running Sawt holds them, and a warning when something else does", async () => {
   const server = await startSawt();
   try {
-    const own = await portsResult({ SAWT_HTTP_PORT: String(server.ports.http), SAWT_GRPC_ASR_PORT: String(server.ports.grpc_asr), SAWT_GRPC_TTS_PORT: String(server.ports.grpc_tts) });
+    const own = await portsResult({
+      SAWT_HTTP_PORT: String(server.ports.http),
+      SAWT_GRPC_ASR_PORT: String(server.ports.grpc_asr),
+      SAWT_GRPC_TTS_PORT: String(server.ports.grpc_tts),
+    });
     expect(own.status).toBe("ok");
     expect(own.detail).toContain("in use by the running Sawt");
   } finally {
@@ -24,7 +30,11 @@ test("does call busy ports fine when the running Sawt holds them, and a warning 
   }
   const stranger = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Response.json({ status: "healthy" }) });
   try {
-    const other = await portsResult({ SAWT_HTTP_PORT: String(stranger.port), SAWT_GRPC_ASR_PORT: "0", SAWT_GRPC_TTS_PORT: "0" });
+    const other = await portsResult({
+      SAWT_HTTP_PORT: String(stranger.port),
+      SAWT_GRPC_ASR_PORT: "0",
+      SAWT_GRPC_TTS_PORT: "0",
+    });
     expect(other.status).toBe("warn");
     expect(other.detail).toContain("not by a Sawt");
   } finally {
@@ -44,12 +54,15 @@ test("does warn about GPUs the unit's DeviceAllow list leaves out", async () => 
 });
 
 // On a GPU machine the driver is there: this case cannot be set up, so it is reported as skipped.
-test.skipIf(Bun.which("nvidia-smi") !== null)("does fail when runtime.provider = cuda and there is no NVIDIA driver", async () => {
-  const dev = join(work.path, "dev-none");
-  mkdirSync(dev, { recursive: true });
-  const cuda = await gpuDriverCheck(dev)(loadConfig({ env: { SAWT_RUNTIME_PROVIDER: "cuda" } }));
-  expect(cuda.status).toBe("fail");
-  expect(cuda.fix).toContain("install the NVIDIA driver");
-  const auto = await gpuDriverCheck(dev)(loadConfig({ env: {} }));
-  expect(auto.status).toBe("ok");
-});
+test.skipIf(Bun.which("nvidia-smi") !== null)(
+  "does fail when runtime.provider = cuda and there is no NVIDIA driver",
+  async () => {
+    const dev = join(work.path, "dev-none");
+    mkdirSync(dev, { recursive: true });
+    const cuda = await gpuDriverCheck(dev)(loadConfig({ env: { SAWT_RUNTIME_PROVIDER: "cuda" } }));
+    expect(cuda.status).toBe("fail");
+    expect(cuda.fix).toContain("install the NVIDIA driver");
+    const auto = await gpuDriverCheck(dev)(loadConfig({ env: {} }));
+    expect(auto.status).toBe("ok");
+  },
+);

@@ -26,9 +26,19 @@ beforeAll(() => {
   bundles.upgrade = bundleVariant(v1Bundle, join(variants, "good-9.0.1"), "9.0.1");
   bundles.broken = bundleVariant(v1Bundle, join(variants, "broken-9.0.2"), "9.0.2", {
     // A release that cannot start, after wrecking the database the way a failed migration would.
-    sawt: { content: '#!/bin/sh\n: > "$SAWT_DATA_DIR/sawt.db"\necho "sawt (broken build): cannot start the engines" >&2\nexit 1\n', mode: 0o755 },
+    sawt: {
+      content:
+        '#!/bin/sh\n: > "$SAWT_DATA_DIR/sawt.db"\necho "sawt (broken build): cannot start the engines" >&2\nexit 1\n',
+      mode: 0o755,
+    },
   });
-  bundles.corrupted = bundleVariant(v1Bundle, join(variants, "corrupted-9.0.3"), "9.0.3", { "sawt.toml.example": { content: "# tampered\n" } }, true);
+  bundles.corrupted = bundleVariant(
+    v1Bundle,
+    join(variants, "corrupted-9.0.3"),
+    "9.0.3",
+    { "sawt.toml.example": { content: "# tampered\n" } },
+    true,
+  );
   bundles.extra = bundleVariant(v1Bundle, join(variants, "extra-9.0.4"), "9.0.4", {}, false);
   writeFileSync(join(bundles.extra, "unlisted.sh"), "#!/bin/sh\n");
   bundles.later = bundleVariant(v1Bundle, join(variants, "good-9.0.5"), "9.0.5");
@@ -82,16 +92,29 @@ describe("install.sh --root", () => {
     expect(mode("var/lib/sawt")).toBe("0750");
     expect(mode("var/lib/sawt/models")).toBe("0750");
     expect(mode("var/lib/sawt/sawt.db")).toBe("0640");
-    for (const unit of ["sawt.service", "sawt-healthcheck.service", "sawt-healthcheck.timer"]) expect(mode(`etc/systemd/system/${unit}`)).toBe("0644");
-    expect(readlinkSync(path("etc/systemd/system/multi-user.target.wants/sawt.service"))).toBe("/etc/systemd/system/sawt.service");
-    expect(readlinkSync(path("etc/systemd/system/timers.target.wants/sawt-healthcheck.timer"))).toBe("/etc/systemd/system/sawt-healthcheck.timer");
+    for (const unit of ["sawt.service", "sawt-healthcheck.service", "sawt-healthcheck.timer"])
+      expect(mode(`etc/systemd/system/${unit}`)).toBe("0644");
+    expect(readlinkSync(path("etc/systemd/system/multi-user.target.wants/sawt.service"))).toBe(
+      "/etc/systemd/system/sawt.service",
+    );
+    expect(readlinkSync(path("etc/systemd/system/timers.target.wants/sawt-healthcheck.timer"))).toBe(
+      "/etc/systemd/system/sawt-healthcheck.timer",
+    );
     // Payload without the bundle-only parts, and a SHA256SUMS that verifies it.
     expect(existsSync(path(`opt/sawt/${v1}/debs`))).toBe(false);
-    expect(Bun.spawnSync(["sha256sum", "--check", "--strict", "--quiet", "SHA256SUMS"], { cwd: path(`opt/sawt/${v1}`) }).exitCode).toBe(0);
+    expect(
+      Bun.spawnSync(["sha256sum", "--check", "--strict", "--quiet", "SHA256SUMS"], { cwd: path(`opt/sawt/${v1}`) })
+        .exitCode,
+    ).toBe(0);
 
     // The config is the template, with the production paths.
-    expect(readFileSync(path("etc/sawt/sawt.toml"), "utf8")).toBe(readFileSync(join(v1Bundle, "sawt.toml.example"), "utf8"));
-    const config = loadConfig({ file: path("etc/sawt/sawt.toml"), env: { SAWT_MODELS_DIR: path("var/lib/sawt/models") } });
+    expect(readFileSync(path("etc/sawt/sawt.toml"), "utf8")).toBe(
+      readFileSync(join(v1Bundle, "sawt.toml.example"), "utf8"),
+    );
+    const config = loadConfig({
+      file: path("etc/sawt/sawt.toml"),
+      env: { SAWT_MODELS_DIR: path("var/lib/sawt/models") },
+    });
     expect(config.paths.data_dir).toBe("/var/lib/sawt");
     expect(config.server.host).toBe("0.0.0.0");
 
@@ -103,10 +126,14 @@ describe("install.sh --root", () => {
 
   test("does report modes as right and owners as not applied when doctor looks at the staging root", async () => {
     const config = loadConfig({ env: {} });
-    const results = Object.fromEntries(await Promise.all(installChecks(root).map(async (check) => {
-      const r = await check(config);
-      return [r.name, r];
-    })));
+    const results = Object.fromEntries(
+      await Promise.all(
+        installChecks(root).map(async (check) => {
+          const r = await check(config);
+          return [r.name, r];
+        }),
+      ),
+    );
     expect(results.install!.status).toBe("ok");
     expect(results.units!.status).toBe("ok");
     // --root never creates the user or chowns: doctor says so, each with its fix.
@@ -159,11 +186,16 @@ describe("install.sh --root", () => {
 
   test("does upgrade keeping the config, the keys and cloned voices, with a database backup", async () => {
     // The operator edited the config; a user cloned a voice.
-    const edited = readFileSync(path("etc/sawt/sawt.toml"), "utf8").replace("[tts]\n", "[tts]\nconcurrency = 3 # edited by the operator\n");
+    const edited = readFileSync(path("etc/sawt/sawt.toml"), "utf8").replace(
+      "[tts]\n",
+      "[tts]\nconcurrency = 3 # edited by the operator\n",
+    );
     replaceFile(path("etc/sawt/sawt.toml"), edited, 0o640);
     const keys = keyIds();
     const db = new Database(path("var/lib/sawt/sawt.db"));
-    db.query("INSERT INTO cloned_voices (id, key_id, name, status, created_at, updated_at) VALUES ('cv_1', ?, 'Noura (cloned)', 'ready', 1, 1)").run(keys[0]!);
+    db.query(
+      "INSERT INTO cloned_voices (id, key_id, name, status, created_at, updated_at) VALUES ('cv_1', ?, 'Noura (cloned)', 'ready', 1, 1)",
+    ).run(keys[0]!);
     db.close();
 
     const result = await runInstaller(bundles.upgrade!, ["--root", root]);
@@ -189,7 +221,9 @@ describe("install.sh --root", () => {
     expect(result.stderr).toContain("rolled back");
     expect(result.stderr).toContain("sawt 9.0.1 is running and healthy");
     expect(current()).toBe("9.0.1");
-    expect(readFileSync(path("etc/systemd/system/sawt.service"), "utf8")).toBe(readFileSync(path("opt/sawt/9.0.1/systemd/sawt.service"), "utf8"));
+    expect(readFileSync(path("etc/systemd/system/sawt.service"), "utf8")).toBe(
+      readFileSync(path("opt/sawt/9.0.1/systemd/sawt.service"), "utf8"),
+    );
     expect(readFileSync(path("etc/sawt/sawt.toml"), "utf8")).toBe(config);
     // The database the broken build emptied was restored from the pre-upgrade backup.
     expect(result.stdout).toContain("database restored");
@@ -210,7 +244,13 @@ describe("install.sh --root", () => {
     const result = await runInstaller(bundles.later!, ["--root", root, "--uninstall"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("kept /etc/sawt");
-    for (const gone of ["opt/sawt", "usr/local/bin/sawt", "etc/systemd/system/sawt.service", "etc/systemd/system/sawt-healthcheck.timer", "etc/systemd/system/multi-user.target.wants/sawt.service"]) {
+    for (const gone of [
+      "opt/sawt",
+      "usr/local/bin/sawt",
+      "etc/systemd/system/sawt.service",
+      "etc/systemd/system/sawt-healthcheck.timer",
+      "etc/systemd/system/multi-user.target.wants/sawt.service",
+    ]) {
       expect(existsSync(path(gone))).toBe(false);
     }
     expect(statSync(path("etc/sawt/sawt.toml")).isFile()).toBe(true);

@@ -24,7 +24,11 @@ export interface NotifyListener {
 
 /** Binds a datagram socket at `path` (a filesystem path, or "@name" for an abstract one). */
 export function listenNotifySocket(path: string): NotifyListener {
-  const fd = libc.symbols.socket(1 /* AF_UNIX */, 2 /* SOCK_DGRAM */ | 0o4000 /* NONBLOCK */ | 0o2000000 /* CLOEXEC */, 0);
+  const fd = libc.symbols.socket(
+    1 /* AF_UNIX */,
+    2 /* SOCK_DGRAM */ | 0o4000 /* NONBLOCK */ | 0o2000000 /* CLOEXEC */,
+    0,
+  );
   if (fd < 0) throw new Error("socket() failed");
   const address = sockaddrUn(path);
   if (libc.symbols.bind(fd, address.bytes, address.length) !== 0) {

@@ -12,9 +12,14 @@ afterEach(() => {
 
 function listener(abstract = false): NotifyListener {
   const dir = tempDir("sawt-notify-");
-  const path = abstract ? `@sawt-test-notify-${process.pid}-${Math.random().toString(36).slice(2)}` : join(dir.path, "notify.sock");
+  const path = abstract
+    ? `@sawt-test-notify-${process.pid}-${Math.random().toString(36).slice(2)}`
+    : join(dir.path, "notify.sock");
   const l = listenNotifySocket(path);
-  cleanups.push(() => dir.remove(), () => l.close());
+  cleanups.push(
+    () => dir.remove(),
+    () => l.close(),
+  );
   return l;
 }
 
@@ -25,7 +30,9 @@ describe("sawt serve under a Type=notify service manager", () => {
     const models = tempDir("sawt-notify-models-");
     cleanups.push(() => models.remove());
     await writeToneCtcPack(join(models.path, "tone-ctc"));
-    const server = await startSawt({ env: { NOTIFY_SOCKET: notify.path, WATCHDOG_USEC: "1000000", SAWT_MODELS_DIR: models.path } });
+    const server = await startSawt({
+      env: { NOTIFY_SOCKET: notify.path, WATCHDOG_USEC: "1000000", SAWT_MODELS_DIR: models.path },
+    });
     cleanups.push(() => server.proc.kill("SIGKILL"));
     const ready = await notify.waitFor((m) => m.split("\n").includes("READY=1"));
     // READY=1 is only sent after the engines settled, so readiness must already be reported.
@@ -42,7 +49,9 @@ describe("sawt serve under a Type=notify service manager", () => {
     const stopping = await notify.waitFor((m) => m.split("\n").includes("STOPPING=1"));
     expect(stopping).toContain("STATUS=draining");
     expect(notify.messages.indexOf(stopping)).toBeGreaterThan(notify.messages.indexOf(ready));
-    expect(server.logs.some((l) => l.includes('"notified systemd"') && l.includes('"backend":"libsystemd"'))).toBe(true);
+    expect(server.logs.some((l) => l.includes('"notified systemd"') && l.includes('"backend":"libsystemd"'))).toBe(
+      true,
+    );
   }, 60_000);
 
   test("does not ping the watchdog when WATCHDOG_PID names another process", async () => {
@@ -67,7 +76,11 @@ describe("notifier backends", () => {
         const script = `const { createNotifier } = await import(${JSON.stringify(module)});
           const n = createNotifier({ backend: ${JSON.stringify(backend)} });
           console.log(JSON.stringify({ enabled: n.enabled, backend: n.backend, sent: n.notify("STATUS=hello\\nREADY=1") }));`;
-        const child = Bun.spawnSync([process.execPath, "-e", script], { env: { ...process.env, NOTIFY_SOCKET: notify.path }, stdout: "pipe", stderr: "pipe" });
+        const child = Bun.spawnSync([process.execPath, "-e", script], {
+          env: { ...process.env, NOTIFY_SOCKET: notify.path },
+          stdout: "pipe",
+          stderr: "pipe",
+        });
         expect(child.stderr.toString()).toBe("");
         expect(JSON.parse(child.stdout.toString())).toEqual({ enabled: true, backend, sent: true });
         expect(await notify.waitFor((m) => m.includes("READY=1"))).toBe("STATUS=hello\nREADY=1");

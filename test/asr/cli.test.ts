@@ -17,7 +17,12 @@ let env: Record<string, string>;
 beforeAll(async () => {
   models = modelsDir();
   await writeToneCtcPack(join(models.dir, "tone-ctc"));
-  file = encodeFile(concat(silence(0.2), letterToneAudio(TEXT), silence(0.3)), 16000, join(models.dir, "call.mp3"), ENCODINGS.mp3!);
+  file = encodeFile(
+    concat(silence(0.2), letterToneAudio(TEXT), silence(0.3)),
+    16000,
+    join(models.dir, "call.mp3"),
+    ENCODINGS.mp3!,
+  );
   env = { SAWT_MODELS_DIR: models.dir, SAWT_DATA_DIR: join(models.dir, ".data") };
 });
 
@@ -34,7 +39,9 @@ describe("sawt asr", () => {
     expect((await runCli(["asr", file, "--format", "text"], { env })).stdout).toBe(`${TEXT}\n`);
     const verbose = JSON.parse((await runCli(["asr", file, "--format=verbose_json"], { env })).stdout);
     expect(verbose.segments[0].words.map((w: { word: string }) => w.word)).toEqual(TEXT.split(" "));
-    expect((await runCli(["asr", file, "--format", "srt"], { env })).stdout).toMatch(/^1\n00:00:00,\d{3} --> 00:00:0\d,\d{3}\nسلام عليكم\n/);
+    expect((await runCli(["asr", file, "--format", "srt"], { env })).stdout).toMatch(
+      /^1\n00:00:00,\d{3} --> 00:00:0\d,\d{3}\nسلام عليكم\n/,
+    );
     expect((await runCli(["asr", file, "--format", "vtt"], { env })).stdout).toStartWith("WEBVTT\n\n00:00:00.");
   });
 
@@ -67,9 +74,21 @@ describe("sawt doctor on ASR packs", () => {
     const dir = modelsDir();
     try {
       await writeToneCtcPack(join(dir.dir, "tone-ctc"));
-      await writeWhisperPack(join(dir.dir, "whisper-en"), { rows: ["x"], bands: [[0, 8000]], metadata: { is_multilingual: 0, all_language_codes: "en", all_language_tokens: "0" } }, "tiny.en");
-      const { stdout } = await runCli(["doctor", "--json"], { env: { SAWT_MODELS_DIR: dir.dir, SAWT_DATA_DIR: join(dir.dir, ".data") } });
-      const check = (JSON.parse(stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find((c) => c.name === "asr packs");
+      await writeWhisperPack(
+        join(dir.dir, "whisper-en"),
+        {
+          rows: ["x"],
+          bands: [[0, 8000]],
+          metadata: { is_multilingual: 0, all_language_codes: "en", all_language_tokens: "0" },
+        },
+        "tiny.en",
+      );
+      const { stdout } = await runCli(["doctor", "--json"], {
+        env: { SAWT_MODELS_DIR: dir.dir, SAWT_DATA_DIR: join(dir.dir, ".data") },
+      });
+      const check = (JSON.parse(stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find(
+        (c) => c.name === "asr packs",
+      );
       expect(check?.status).toBe("warn");
       expect(check?.detail).toContain("recognisers: tone-ctc (nemo-ctc)");
       expect(check?.detail).toContain("whisper-en: English-only Whisper model");

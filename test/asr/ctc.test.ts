@@ -29,7 +29,9 @@ beforeAll(async () => {
   await writeToneCtcPack(join(models.dir, "tone-ctc"));
   packs = await loadAsrPacks(models.dir);
   recognizer = packs.recognizers.get("tone-ctc")!;
-  model = await CtcModel.load(configureCtc(packFiles("tone-ctc", join(models.dir, "tone-ctc"), ["model.onnx", "tokens.txt"])));
+  model = await CtcModel.load(
+    configureCtc(packFiles("tone-ctc", join(models.dir, "tone-ctc"), ["model.onnx", "tokens.txt"])),
+  );
 });
 
 afterAll(async () => {
@@ -64,7 +66,8 @@ describe("NeMo CTC runner", () => {
   });
 
   test("does read the same text when the voice speaks faster or slower", async () => {
-    for (const scale of [0.5, 0.75, 1.5, 2]) expect((await recognizer.recognize(letterToneAudio(TEXT, 16000, scale))).text).toBe(TEXT);
+    for (const scale of [0.5, 0.75, 1.5, 2])
+      expect((await recognizer.recognize(letterToneAudio(TEXT, 16000, scale))).text).toBe(TEXT);
   });
 
   test("does give wrong text when a decoder takes id 0 as the blank", async () => {

@@ -26,7 +26,10 @@ beforeAll(async () => {
   models = modelsDir();
   await writeToneCtcPack(join(models.dir, "tone-ctc"));
   const recording = concat(silence(0.3, RATE), letterToneAudio(TEXT, RATE), silence(0.5, RATE));
-  for (const extension of UPLOAD_EXTENSIONS) files[extension] = readFileSync(encodeFile(recording, RATE, join(models.dir, `call.${extension}`), ENCODINGS[extension]!));
+  for (const extension of UPLOAD_EXTENSIONS)
+    files[extension] = readFileSync(
+      encodeFile(recording, RATE, join(models.dir, `call.${extension}`), ENCODINGS[extension]!),
+    );
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.dir } });
   key = (await sawt.createKey({ name: "asr", rpm: 10_000 })).key;
   const healthy = async () => (await fetch(`${sawt.baseUrl}/v1/asr/health`)).status === 200;
@@ -39,7 +42,11 @@ afterAll(async () => {
 });
 
 const transcribe = (name: string, data: Uint8Array | string, fields: Record<string, string> = {}) =>
-  call(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, { method: "POST", headers: { "X-API-Key": key }, body: uploadForm({ name, data }, fields) });
+  call(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, {
+    method: "POST",
+    headers: { "X-API-Key": key },
+    body: uploadForm({ name, data }, fields),
+  });
 
 async function expectHealthy(): Promise<void> {
   const health = await call(`${sawt.baseUrl}/v1/asr/health`);
@@ -52,15 +59,24 @@ describe("ASR over HTTP", () => {
   test("does report the loaded recogniser in /v1/asr/health", async () => {
     const health = await call(`${sawt.baseUrl}/v1/asr/health`);
     expect(health.status).toBe(200);
-    expect(health.json).toMatchObject({ status: "healthy", enabled: true, recognizer: "tone-ctc", vad: "energy", broken_packs: [] });
+    expect(health.json).toMatchObject({
+      status: "healthy",
+      enabled: true,
+      recognizer: "tone-ctc",
+      vad: "energy",
+      broken_packs: [],
+    });
   });
 
-  test.each([...UPLOAD_EXTENSIONS])("does transcribe the same recording uploaded as .%s to the same text", async (extension) => {
-    const reply = await transcribe(`call.${extension}`, files[extension]!, { language: "ar" });
-    expect(reply.status).toBe(200);
-    expect(reply.json).toEqual({ text: TEXT, language: "ar", dialect: null, duration: expect.any(Number) });
-    expect(reply.json.duration).toBeCloseTo(TEXT.length * 0.16 + 0.8 + 0.32, 0);
-  });
+  test.each([...UPLOAD_EXTENSIONS])(
+    "does transcribe the same recording uploaded as .%s to the same text",
+    async (extension) => {
+      const reply = await transcribe(`call.${extension}`, files[extension]!, { language: "ar" });
+      expect(reply.status).toBe(200);
+      expect(reply.json).toEqual({ text: TEXT, language: "ar", dialect: null, duration: expect.any(Number) });
+      expect(reply.json.duration).toBeCloseTo(TEXT.length * 0.16 + 0.8 + 0.32, 0);
+    },
+  );
 
   test("does give segments and words in verbose_json and cues in srt", async () => {
     const verbose = await transcribe("call.wav", files.wav!, { response_format: "verbose_json" });
@@ -74,29 +90,61 @@ describe("ASR over HTTP", () => {
 
   const bad: [string, string, () => Uint8Array | string, number, string | RegExp][] = [
     ["an empty file", "empty.wav", () => "", 400, "Couldn't transcribe the file: audio is empty"],
-    ["random bytes with an allowed extension", "noise.flac", () => new Uint8Array(8192).map((_, i) => (i * 7919 + 13) % 256), 400, "Couldn't transcribe the file: unsupported or corrupt audio"],
-    ["an mp3 truncated inside its first frame", "cut.mp3", () => files.mp3!.subarray(0, 200), 400, "Couldn't transcribe the file: unsupported or corrupt audio"],
+    [
+      "random bytes with an allowed extension",
+      "noise.flac",
+      () => new Uint8Array(8192).map((_, i) => (i * 7919 + 13) % 256),
+      400,
+      "Couldn't transcribe the file: unsupported or corrupt audio",
+    ],
+    [
+      "an mp3 truncated inside its first frame",
+      "cut.mp3",
+      () => files.mp3!.subarray(0, 200),
+      400,
+      "Couldn't transcribe the file: unsupported or corrupt audio",
+    ],
     [
       "a video-only mp4",
       "video.mp4",
       () => {
         const path = join(models.dir, "video-only.mp4");
-        ffmpegSync(["-f", "lavfi", "-i", "testsrc=duration=1:size=64x64:rate=5", "-c:v", "mpeg4", "-an", "-f", "mp4", path]);
+        ffmpegSync([
+          "-f",
+          "lavfi",
+          "-i",
+          "testsrc=duration=1:size=64x64:rate=5",
+          "-c:v",
+          "mpeg4",
+          "-an",
+          "-f",
+          "mp4",
+          path,
+        ]);
         return readFileSync(path);
       },
       400,
       "Couldn't transcribe the file: no audio stream",
     ],
-    ["a concat playlist pointing at real audio", "list.ogg", () => `ffconcat version 1.0\nfile ${join(models.dir, "call.mp3")}\n`, 400, "Couldn't transcribe the file: unsupported or corrupt audio"],
+    [
+      "a concat playlist pointing at real audio",
+      "list.ogg",
+      () => `ffconcat version 1.0\nfile ${join(models.dir, "call.mp3")}\n`,
+      400,
+      "Couldn't transcribe the file: unsupported or corrupt audio",
+    ],
     ["a wrong extension", "call.txt", () => files.wav!, 400, "Invalid file type"],
     ["a 101 MB upload", "big.wav", () => new Uint8Array(101 * 1024 * 1024), 413, /MB/],
   ];
 
-  test.each(bad)("does answer %s with its contract error and stay healthy", async (_what, name, data, status, detail) => {
-    expectStandard(await transcribe(name, data()), status, detail);
-    await expectHealthy();
-    expect((await transcribe("call.ogg", files.ogg!)).json.text).toBe(TEXT);
-  });
+  test.each(bad)(
+    "does answer %s with its contract error and stay healthy",
+    async (_what, name, data, status, detail) => {
+      expectStandard(await transcribe(name, data()), status, detail);
+      await expectHealthy();
+      expect((await transcribe("call.ogg", files.ogg!)).json.text).toBe(TEXT);
+    },
+  );
 });
 
 describe("ASR over HTTP without a recogniser pack", () => {
@@ -110,7 +158,11 @@ describe("ASR over HTTP without a recogniser pack", () => {
       };
       const health = await until(settled, "the ASR engine to settle", { timeoutMs: 30_000, everyMs: 100 });
       expect(health.status).toBe(503);
-      expect(health.json).toMatchObject({ status: "unavailable", detail: "no ASR model pack installed", enabled: false });
+      expect(health.json).toMatchObject({
+        status: "unavailable",
+        detail: "no ASR model pack installed",
+        enabled: false,
+      });
       // /ready also waits for the TTS engine, which may still be starting on a loaded machine.
       const ready = await until(
         async () => {
@@ -123,7 +175,11 @@ describe("ASR over HTTP without a recogniser pack", () => {
       );
       expect(ready.status).toBe(200);
       const k = (await bare.createKey({ name: "bare" })).key;
-      const reply = await call(`${bare.baseUrl}/v1/asr/audio/transcriptions`, { method: "POST", headers: { "X-API-Key": k }, body: uploadForm({ name: "call.wav", data: files.wav! }) });
+      const reply = await call(`${bare.baseUrl}/v1/asr/audio/transcriptions`, {
+        method: "POST",
+        headers: { "X-API-Key": k },
+        body: uploadForm({ name: "call.wav", data: files.wav! }),
+      });
       expectStandard(reply, 503, "ASR engine not initialized");
       expect(leftoverUploads(bare.dataDir)).toEqual([]);
     } finally {

@@ -178,7 +178,12 @@ describe("OpenAI transcription options", () => {
     const config = { container: "wav", model: "tone-ctc-b", prompt: "مرحبا", temperature: 0.2 };
     const outcome = await unary(grpcPort.asr, "Recognize", { config, audio: readFileSync(wav) }, bearer(key));
     expect([outcome.response?.model, outcome.response?.text]).toEqual(["tone-ctc-b", WORD]);
-    const hot = await unary(grpcPort.asr, "Recognize", { config: { ...config, temperature: 3 }, audio: readFileSync(wav) }, bearer(key));
+    const hot = await unary(
+      grpcPort.asr,
+      "Recognize",
+      { config: { ...config, temperature: 3 }, audio: readFileSync(wav) },
+      bearer(key),
+    );
     expect(hot.error?.code).toBe(3);
   });
 

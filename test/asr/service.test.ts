@@ -42,16 +42,19 @@ function spoken(text: string): Float32Array {
 }
 
 describe("ASR service: uploads", () => {
-  test.each([...UPLOAD_EXTENSIONS])("does transcribe the recording to the same text when it is uploaded as .%s", async (extension) => {
-    const path = encodeFile(spoken(TEXT), 22050, join(models.dir, `call.${extension}`), ENCODINGS[extension]!);
-    const transcript = await engine.service.transcribeFile(path);
-    expect(transcript.text).toBe(TEXT);
-    expect(transcript.language).toBe("ar");
-    expect(transcript.dialect).toBeNull();
-    expect(transcript.duration).toBeCloseTo(spoken(TEXT).length / 22050, 1);
-    expect(transcript.segments.length).toBe(1);
-    expect(transcript.segments[0]!.words!.map((w) => w.word).join(" ")).toBe(TEXT);
-  });
+  test.each([...UPLOAD_EXTENSIONS])(
+    "does transcribe the recording to the same text when it is uploaded as .%s",
+    async (extension) => {
+      const path = encodeFile(spoken(TEXT), 22050, join(models.dir, `call.${extension}`), ENCODINGS[extension]!);
+      const transcript = await engine.service.transcribeFile(path);
+      expect(transcript.text).toBe(TEXT);
+      expect(transcript.language).toBe("ar");
+      expect(transcript.dialect).toBeNull();
+      expect(transcript.duration).toBeCloseTo(spoken(TEXT).length / 22050, 1);
+      expect(transcript.segments.length).toBe(1);
+      expect(transcript.segments[0]!.words!.map((w) => w.word).join(" ")).toBe(TEXT);
+    },
+  );
 
   test("does give verbose segments with word times inside their segment", async () => {
     const audio = concat(spoken("سلام عليكم"), silence(1, 22050), spoken("ورحمة الله"));
@@ -70,7 +73,11 @@ describe("ASR service: uploads", () => {
 
   const bad: [string, string, (path: string) => void][] = [
     ["an empty file", "empty.wav", (path) => writeFileSync(path, "")],
-    ["random bytes with an allowed extension", "noise.mp3", (path) => writeFileSync(path, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256)))],
+    [
+      "random bytes with an allowed extension",
+      "noise.mp3",
+      (path) => writeFileSync(path, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256))),
+    ],
     [
       "an mp3 truncated inside its first frame",
       "truncated.mp3",
@@ -79,7 +86,23 @@ describe("ASR service: uploads", () => {
         writeFileSync(path, readFileSync(path).subarray(0, 200));
       },
     ],
-    ["a video-only mp4", "video.mp4", (path) => ffmpegSync(["-f", "lavfi", "-i", "testsrc=duration=1:size=64x64:rate=5", "-c:v", "mpeg4", "-an", "-f", "mp4", path])],
+    [
+      "a video-only mp4",
+      "video.mp4",
+      (path) =>
+        ffmpegSync([
+          "-f",
+          "lavfi",
+          "-i",
+          "testsrc=duration=1:size=64x64:rate=5",
+          "-c:v",
+          "mpeg4",
+          "-an",
+          "-f",
+          "mp4",
+          path,
+        ]),
+    ],
     [
       "a concat playlist named like audio",
       "playlist.ogg",
@@ -99,7 +122,9 @@ describe("ASR service: uploads", () => {
     const error = await engine.service.transcribeFile(path).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).status).toBe(400);
-    expect((error as AppError).detail).toMatch(/^Couldn't transcribe the file: (audio is empty|unsupported or corrupt audio|no audio stream)$/);
+    expect((error as AppError).detail).toMatch(
+      /^Couldn't transcribe the file: (audio is empty|unsupported or corrupt audio|no audio stream)$/,
+    );
     // Decoding leaves nothing behind, and the service still transcribes.
     expect(readdirSync(dir).sort()).toEqual(before);
     const good = encodeFile(spoken("سلام"), 22050, join(models.dir, "after.wav"), ENCODINGS.wav!);
@@ -118,7 +143,13 @@ describe("ASR service: streaming", () => {
   }
 
   test("does send interim results while speech continues and finals equal to the file's segments", async () => {
-    const audio = concat(silence(0.5), letterToneAudio("سلام عليكم ورحمة"), silence(1), letterToneAudio("الله"), silence(0.5));
+    const audio = concat(
+      silence(0.5),
+      letterToneAudio("سلام عليكم ورحمة"),
+      silence(1),
+      letterToneAudio("الله"),
+      silence(0.5),
+    );
     const results: StreamingResult[] = [];
     for await (const result of engine.service.transcribeStream(chunks(audio))) results.push(result);
     const unary = await engine.service.transcribeSamples(audio);
@@ -140,7 +171,8 @@ describe("ASR service: streaming", () => {
     const audio = concat(letterToneAudio("سلام"), silence(0.6), letterToneAudio("عليكم"));
     const finals = async (size: number) => {
       const out: string[] = [];
-      for await (const r of engine.service.transcribeStream(chunks(audio, size))) if (r.isFinal) out.push(`${r.text}@${r.start}-${r.end}`);
+      for await (const r of engine.service.transcribeStream(chunks(audio, size)))
+        if (r.isFinal) out.push(`${r.text}@${r.start}-${r.end}`);
       return out;
     };
     const reference = await finals(16000);
@@ -156,8 +188,17 @@ describe("ASR service: dialects", () => {
     try {
       await writeToneCtcPack(join(dir.dir, "tone-ctc"));
       await writeWhisperPack(join(dir.dir, "whisper-egy"), { rows: ["ازيك يا باشا"], bands: [[0, 8000]] });
-      await writeDialectPack(join(dir.dir, "dialect-id"), { labels: ["ar-najdi", "egyptian"], bands: [[0, 1000], [2000, 4000]] });
-      const routed = await readyEngine(dir.dir, { SAWT_ASR_PACK: "tone-ctc", SAWT_ASR_DIALECT_PACKS: "ar-egyptian=whisper-egy" });
+      await writeDialectPack(join(dir.dir, "dialect-id"), {
+        labels: ["ar-najdi", "egyptian"],
+        bands: [
+          [0, 1000],
+          [2000, 4000],
+        ],
+      });
+      const routed = await readyEngine(dir.dir, {
+        SAWT_ASR_PACK: "tone-ctc",
+        SAWT_ASR_DIALECT_PACKS: "ar-egyptian=whisper-egy",
+      });
       try {
         expect(routed.details.dialect_packs).toEqual({ "ar-egyptian": "whisper-egy" });
         const najdi = await routed.service.transcribeSamples(concat(silence(0.3), letterToneAudio(TEXT), silence(0.3)));
@@ -165,8 +206,15 @@ describe("ASR service: dialects", () => {
         const egyptian = await routed.service.transcribeSamples(concat(silence(0.3), sine(3000, 1.5), silence(0.3)));
         expect([egyptian.dialect, egyptian.text]).toEqual(["ar-egyptian", "ازيك يا باشا"]);
         const streamed: StreamingResult[] = [];
-        for await (const r of routed.service.transcribeStream((async function* () { yield concat(silence(0.3), sine(3000, 1.5), silence(0.3)); })())) streamed.push(r);
-        expect(streamed.filter((r) => r.isFinal).map((r) => [r.dialect, r.text])).toEqual([["ar-egyptian", "ازيك يا باشا"]]);
+        for await (const r of routed.service.transcribeStream(
+          (async function* () {
+            yield concat(silence(0.3), sine(3000, 1.5), silence(0.3));
+          })(),
+        ))
+          streamed.push(r);
+        expect(streamed.filter((r) => r.isFinal).map((r) => [r.dialect, r.text])).toEqual([
+          ["ar-egyptian", "ازيك يا باشا"],
+        ]);
       } finally {
         await routed.release();
       }
@@ -179,10 +227,19 @@ describe("ASR service: dialects", () => {
     const dir = modelsDir();
     try {
       await writeToneCtcPack(join(dir.dir, "tone-ctc"));
-      await writeDialectPack(join(dir.dir, "dialect-id"), { labels: ["levantine", "ar-egyptian"], bands: [[0, 1000], [2000, 4000]], pooled: true });
+      await writeDialectPack(join(dir.dir, "dialect-id"), {
+        labels: ["levantine", "ar-egyptian"],
+        bands: [
+          [0, 1000],
+          [2000, 4000],
+        ],
+        pooled: true,
+      });
       const built = await readyEngine(dir.dir);
       try {
-        expect((await built.service.transcribeSamples(concat(sine(500, 1), silence(0.3)))).dialect).toBe("ar-levantine");
+        expect((await built.service.transcribeSamples(concat(sine(500, 1), silence(0.3)))).dialect).toBe(
+          "ar-levantine",
+        );
       } finally {
         await built.release();
       }
@@ -219,7 +276,9 @@ describe("ASR engine start-up", () => {
       const built = await readyEngine(dir.dir);
       try {
         expect(built.details.recognizer).toBe("tone-ctc");
-        expect(built.details.broken_packs).toEqual([{ pack: "whisper-broken", family: "whisper", reason: "missing constructed-tokens.txt" }]);
+        expect(built.details.broken_packs).toEqual([
+          { pack: "whisper-broken", family: "whisper", reason: "missing constructed-tokens.txt" },
+        ]);
         expect((await built.service.transcribeSamples(letterToneAudio("سلام"))).text).toBe("سلام");
       } finally {
         await built.release();
@@ -237,13 +296,21 @@ describe("ASR engine start-up", () => {
       const g = new GraphBuilder("wrong_vocab");
       const x = g.input("audio_signal", "float32", [1, 80, "T"]);
       g.input("length", "int64", [1]);
-      const frames = g.op("Transpose", [g.op("Slice", [x, g.int64([0]), g.int64([3]), g.int64([1])])], { perm: [0, 2, 1] });
+      const frames = g.op("Transpose", [g.op("Slice", [x, g.int64([0]), g.int64([3]), g.int64([1])])], {
+        perm: [0, 2, 1],
+      });
       g.output(frames, "logprobs", "float32", [1, "T", "V"]);
       await Bun.write(join(dir.dir, "wrong-vocab", "model.onnx"), g.toModel());
       await Bun.write(join(dir.dir, "wrong-vocab", "tokens.txt"), "▁ 0\nا 1\nب 2\n<blk> 3\n");
       const built = await readyEngine(dir.dir);
       try {
-        expect(built.details.broken_packs).toEqual([{ pack: "wrong-vocab", family: "nemo-ctc", reason: expect.stringContaining("cannot run the model: logprobs has shape [1,") }]);
+        expect(built.details.broken_packs).toEqual([
+          {
+            pack: "wrong-vocab",
+            family: "nemo-ctc",
+            reason: expect.stringContaining("cannot run the model: logprobs has shape [1,"),
+          },
+        ]);
         expect(built.details.recognizer).toBe("tone-ctc");
       } finally {
         await built.release();
@@ -255,6 +322,9 @@ describe("ASR engine start-up", () => {
 
   test("does reject a malformed asr.dialect_packs entry at config load", () => {
     expect(() => loadConfig({ env: { SAWT_ASR_DIALECT_PACKS: "egyptian" } })).toThrow(ConfigError);
-    expect(loadConfig({ env: { SAWT_ASR_DIALECT_PACKS: "ar-egyptian=whisper-egy\nar-levantine=ctc-lev" } }).asr.dialect_packs).toEqual(["ar-egyptian=whisper-egy", "ar-levantine=ctc-lev"]);
+    expect(
+      loadConfig({ env: { SAWT_ASR_DIALECT_PACKS: "ar-egyptian=whisper-egy\nar-levantine=ctc-lev" } }).asr
+        .dialect_packs,
+    ).toEqual(["ar-egyptian=whisper-egy", "ar-levantine=ctc-lev"]);
   });
 });

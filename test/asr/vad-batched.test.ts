@@ -16,7 +16,17 @@ import { concat, sileroModel, silence } from "./support.ts";
 
 const W = 512;
 const speech = (() => {
-  const bytes = ffmpegSync(["-i", "/work/shared/audio/en-speech-20s.wav", "-f", "f32le", "-ar", "16000", "-ac", "1", "pipe:1"]);
+  const bytes = ffmpegSync([
+    "-i",
+    "/work/shared/audio/en-speech-20s.wav",
+    "-f",
+    "f32le",
+    "-ar",
+    "16000",
+    "-ac",
+    "1",
+    "pipe:1",
+  ]);
   return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
 })();
 // About 60 s: the recording three times with pauses of 2, 3.5 and 1 s around it.
@@ -69,7 +79,11 @@ describe("Silero VAD scored a chunk per call", () => {
         input.set(context);
         input.set(window, 64);
         context.set(window.subarray(W - 64));
-        const out: InferenceSession.OnnxValueMapType = await session.run({ input: new ort.Tensor("float32", input, [1, 576]), state, sr });
+        const out: InferenceSession.OnnxValueMapType = await session.run({
+          input: new ort.Tensor("float32", input, [1, 576]),
+          state,
+          sr,
+        });
         state = out.stateN as typeof state;
         raw.push((out.output!.data as Float32Array)[0]!);
       }
@@ -79,7 +93,9 @@ describe("Silero VAD scored a chunk per call", () => {
       const segmenter = new SpeechSegmenter();
       const rawSpans = [...raw.flatMap((p) => segmenter.push(p)), ...segmenter.finish(audio.length)];
       const served = await segmentSpeech(audio, detector);
-      expect(served.map(({ start, end }) => ({ start, end }))).toEqual(rawSpans.map(({ start, end }) => ({ start, end })));
+      expect(served.map(({ start, end }) => ({ start, end }))).toEqual(
+        rawSpans.map(({ start, end }) => ({ start, end })),
+      );
     } finally {
       await session.release();
     }

@@ -59,12 +59,21 @@ describe("speech segmenter", () => {
   });
 
   test("does give a stream the same spans as the whole file however the audio is chunked", async () => {
-    const audio = concat(silence(0.5), sine(600, 1.2), silence(0.7), sine(900, 0.8), silence(0.3), sine(700, 2), silence(0.2));
+    const audio = concat(
+      silence(0.5),
+      sine(600, 1.2),
+      silence(0.7),
+      sine(900, 0.8),
+      silence(0.3),
+      sine(700, 2),
+      silence(0.2),
+    );
     const detector = createEnergyDetector();
     const whole = (await segmentSpeech(audio, detector)).map(({ start, end }) => ({ start, end }));
     const tracker = new SpeechTracker(detector);
     const streamed: { start: number; end: number; samples: Float32Array }[] = [];
-    for (let at = 0, size = 37; at < audio.length; at += size, size = (size * 7) % 3001 + 13) streamed.push(...(await tracker.push(audio.subarray(at, at + size))));
+    for (let at = 0, size = 37; at < audio.length; at += size, size = ((size * 7) % 3001) + 13)
+      streamed.push(...(await tracker.push(audio.subarray(at, at + size))));
     streamed.push(...(await tracker.end()));
     expect(streamed.map(({ start, end }) => ({ start, end }))).toEqual(whole);
     expect(whole.length).toBe(3);
@@ -76,7 +85,26 @@ describe("speech segmenter", () => {
 async function speech(text: string): Promise<Float32Array> {
   const spoken = await synthesizeEspeak(text, "Yara");
   const pcm = new Uint8Array(spoken.samples.buffer, spoken.samples.byteOffset, spoken.samples.byteLength);
-  const out = ffmpegSync(["-f", "s16le", "-ar", String(spoken.sampleRate), "-ac", "1", "-i", "pipe:0", "-af", "silenceremove=start_periods=1:start_threshold=-50dB,areverse,silenceremove=start_periods=1:start_threshold=-50dB,areverse", "-ar", "16000", "-f", "f32le", "pipe:1"], pcm);
+  const out = ffmpegSync(
+    [
+      "-f",
+      "s16le",
+      "-ar",
+      String(spoken.sampleRate),
+      "-ac",
+      "1",
+      "-i",
+      "pipe:0",
+      "-af",
+      "silenceremove=start_periods=1:start_threshold=-50dB,areverse,silenceremove=start_periods=1:start_threshold=-50dB,areverse",
+      "-ar",
+      "16000",
+      "-f",
+      "f32le",
+      "pipe:1",
+    ],
+    pcm,
+  );
   return new Float32Array(out.buffer, out.byteOffset, out.byteLength >> 2);
 }
 
@@ -126,12 +154,16 @@ describe("Silero VAD v5 (real model)", () => {
       const pieces = await segmentSpeech(recording, vad);
       for (const piece of pieces) expect(piece.end - piece.start).toBeLessThanOrEqual(30 * 16000);
       for (const u of utterances) {
-        const covered = pieces.filter((p) => p.end > u.start && p.start < u.end).reduce((sum, p) => sum + Math.min(p.end, u.end) - Math.max(p.start, u.start), 0);
+        const covered = pieces
+          .filter((p) => p.end > u.start && p.start < u.end)
+          .reduce((sum, p) => sum + Math.min(p.end, u.end) - Math.max(p.start, u.start), 0);
         expect(covered / (u.end - u.start)).toBeGreaterThan(0.8);
       }
       // The 45 s run was cut into at least two segments.
       const long = utterances.find((u) => u.end - u.start > 40 * 16000)!;
-      expect(pieces.filter((p) => p.start >= long.start - 16000 && p.end <= long.end + 16000).length).toBeGreaterThanOrEqual(2);
+      expect(
+        pieces.filter((p) => p.start >= long.start - 16000 && p.end <= long.end + 16000).length,
+      ).toBeGreaterThanOrEqual(2);
     } finally {
       await vad.release();
     }
@@ -139,11 +171,19 @@ describe("Silero VAD v5 (real model)", () => {
 
   test("does give verbose_json segments over HTTP that are ordered, within the audio and at most 30 s", async () => {
     installSilero(models.dir);
-    await writeWhisperPack(join(models.dir, "whisper"), { rows: ["نعم", "لا", "ربما"], bands: [[0, 700], [700, 2000], [2000, 8000]] });
+    await writeWhisperPack(join(models.dir, "whisper"), {
+      rows: ["نعم", "لا", "ربما"],
+      bands: [
+        [0, 700],
+        [700, 2000],
+        [2000, 8000],
+      ],
+    });
     const mp3 = readFileSync(encodeFile(recording, 16000, join(models.dir, "call.mp3"), ENCODINGS.mp3!));
     const sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.dir } });
     try {
-      const healthOf = async () => (await (await fetch(`${sawt.baseUrl}/v1/asr/health`)).json()) as Record<string, unknown>;
+      const healthOf = async () =>
+        (await (await fetch(`${sawt.baseUrl}/v1/asr/health`)).json()) as Record<string, unknown>;
       const healthy = async () => {
         const health = await healthOf();
         return health.status === "healthy" ? health : undefined;
@@ -154,9 +194,16 @@ describe("Silero VAD v5 (real model)", () => {
       const form = new FormData();
       form.append("file", new Blob([mp3]), "call.mp3");
       form.append("response_format", "verbose_json");
-      const res = await fetch(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, { method: "POST", headers: { "X-API-Key": key }, body: form });
+      const res = await fetch(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, {
+        method: "POST",
+        headers: { "X-API-Key": key },
+        body: form,
+      });
       expect(res.status).toBe(200);
-      const transcript = (await res.json()) as { duration: number; segments: { id: number; start: number; end: number; text: string }[] };
+      const transcript = (await res.json()) as {
+        duration: number;
+        segments: { id: number; start: number; end: number; text: string }[];
+      };
       expect(transcript.duration).toBeCloseTo(recording.length / 16000, 1);
       expect(transcript.segments.length).toBeGreaterThanOrEqual(utterances.length);
       let previousEnd = 0;

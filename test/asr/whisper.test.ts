@@ -40,7 +40,15 @@ beforeAll(async () => {
   packs = await loadAsrPacks(models.dir);
   recognizer = packs.recognizers.get("whisper-test")!;
   const dir = join(models.dir, "whisper-test");
-  model = await WhisperModel.load(configureWhisper(packFiles("whisper-test", dir, ["constructed-decoder.onnx", "constructed-encoder.onnx", "constructed-tokens.txt"])));
+  model = await WhisperModel.load(
+    configureWhisper(
+      packFiles("whisper-test", dir, [
+        "constructed-decoder.onnx",
+        "constructed-encoder.onnx",
+        "constructed-tokens.txt",
+      ]),
+    ),
+  );
 });
 
 afterAll(async () => {
@@ -65,7 +73,8 @@ async function faultyDecode(audio: Float32Array, faults: Faults): Promise<string
   const mel = whisperLogMel(audio, { nMels: meta.nMels });
   const cross = await model.encode(mel.data, mel.nFrames);
   const suppress = suppression(meta);
-  const pick = (logits: Float32Array, first: boolean) => argmax(logits, 0, logits.length, faults.noSuppression ? undefined : first ? suppress.first : suppress.later);
+  const pick = (logits: Float32Array, first: boolean) =>
+    argmax(logits, 0, logits.length, faults.noSuppression ? undefined : first ? suppress.first : suppress.later);
   let step = await model.step(firstPrompt, model.emptyCache(), cross, 0);
   let offset = firstPrompt.length;
   let next = pick(step.logits, true);
@@ -77,7 +86,11 @@ async function faultyDecode(audio: Float32Array, faults: Faults): Promise<string
     offset++;
     next = pick(step.logits, false);
   }
-  if (faults.decodeEachToken) return ids.map((id) => detokenize([id], tokenBytes)).join("").trim();
+  if (faults.decodeEachToken)
+    return ids
+      .map((id) => detokenize([id], tokenBytes))
+      .join("")
+      .trim();
   return detokenize(ids, tokenBytes).trim();
 }
 
@@ -141,7 +154,11 @@ describe("Whisper packs", () => {
   test("does report English-only, incomplete and inconsistent packs and skip them", async () => {
     const dir = modelsDir();
     try {
-      await writeWhisperPack(join(dir.dir, "english"), { ...SCRIPT, metadata: { is_multilingual: 0, all_language_codes: "en", all_language_tokens: "0" } }, "tiny.en");
+      await writeWhisperPack(
+        join(dir.dir, "english"),
+        { ...SCRIPT, metadata: { is_multilingual: 0, all_language_codes: "en", all_language_tokens: "0" } },
+        "tiny.en",
+      );
       await writeWhisperPack(join(dir.dir, "no-decoder"), SCRIPT, "base");
       await Bun.file(join(dir.dir, "no-decoder", "base-decoder.onnx")).delete();
       const scan = inspectAsrPacks(dir.dir);

@@ -93,7 +93,15 @@ const costly: Recognizer = {
   release: async () => {},
 };
 const service = new AsrEngineService({
-  packs: { recognizers: new Map(), recognizerDialects: new Map(), vad: null, dialect: null, packs: [], broken: [], release: async () => {} },
+  packs: {
+    recognizers: new Map(),
+    recognizerDialects: new Map(),
+    vad: null,
+    dialect: null,
+    packs: [],
+    broken: [],
+    release: async () => {},
+  },
   defaultRecognizer: costly,
   dialectRoutes: new Map(),
   admission: new Admission({

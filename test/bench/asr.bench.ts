@@ -37,7 +37,10 @@ async function median(run: () => Promise<unknown>): Promise<number> {
 
 /** Silero on `audio` (ms), when the shared model is beside the checkout. */
 async function sileroTime(audio: Float32Array): Promise<number | null> {
-  const path = [join(import.meta.dir, "..", "..", "..", "shared"), join(import.meta.dir, "..", "..", "..", "..", "shared")]
+  const path = [
+    join(import.meta.dir, "..", "..", "..", "shared"),
+    join(import.meta.dir, "..", "..", "..", "..", "shared"),
+  ]
     .map((root) => join(root, "models", "silero-vad", "silero_vad.onnx"))
     .find((candidate) => existsSync(candidate));
   if (path === undefined) return null;
@@ -59,11 +62,26 @@ try {
   const seconds = audio.length / 16000;
 
   await writeToneCtcPack(join(dir, "ctc", "tone-ctc"));
-  const whisper = await writeWhisperPack(join(dir, "whisper", "whisper"), { rows: ["السلام عليكم ورحمة الله"], bands: [[0, 8000]] });
+  const whisper = await writeWhisperPack(join(dir, "whisper", "whisper"), {
+    rows: ["السلام عليكم ورحمة الله"],
+    bands: [[0, 8000]],
+  });
   await ortModule();
-  const admission = () => new Admission({ name: "asr", concurrency: 1, maxQueue: 4, queueTimeoutMs: 60_000, busyDetail: "busy", timeoutDetail: "timeout" });
+  const admission = () =>
+    new Admission({
+      name: "asr",
+      concurrency: 1,
+      maxQueue: 4,
+      queueTimeoutMs: 60_000,
+      busyDetail: "busy",
+      timeoutDetail: "timeout",
+    });
   const engine = async (models: string) => {
-    const built = await buildAsrEngine(loadConfig({ env: { SAWT_MODELS_DIR: models, SAWT_DATA_DIR: join(dir, "data") } }), admission(), log);
+    const built = await buildAsrEngine(
+      loadConfig({ env: { SAWT_MODELS_DIR: models, SAWT_DATA_DIR: join(dir, "data") } }),
+      admission(),
+      log,
+    );
     if (!built.ok) throw new Error(built.reason);
     return built;
   };
@@ -73,7 +91,8 @@ try {
   const pieces = await segmentSpeech(audio, createEnergyDetector());
   const features = pieces.map((p) => nemoFbank(p.samples, { normalize: "none" }));
   const ctcRaw = await median(async () => {
-    for (const f of features) await ctcSession.run({ audio_signal: f32(f.data, [1, 80, f.nFrames]), length: i64([f.validFrames], [1]) });
+    for (const f of features)
+      await ctcSession.run({ audio_signal: f32(f.data, [1, 80, f.nFrames]), length: i64([f.validFrames], [1]) });
   });
   const ctcService = await median(() => ctc.service.transcribeSamples(audio));
   const vad = await median(() => segmentSpeech(audio, createEnergyDetector()));

@@ -13,12 +13,17 @@ const RUNS = 9;
 const root = join(import.meta.dir, "..", "..");
 const dir = tempDir("sawt-bench-cold-");
 const bare = join(dir.path, "bare.ts");
-await Bun.write(bare, `import { Elysia } from "${join(root, "node_modules", "elysia")}";\nnew Elysia().get("/ready", () => "ok").listen(Number(process.env.PORT));\n`);
+await Bun.write(
+  bare,
+  `import { Elysia } from "${join(root, "node_modules", "elysia")}";\nnew Elysia().get("/ready", () => "ok").listen(Number(process.env.PORT));\n`,
+);
 
 let nextPort = 20000 + Math.floor(Math.random() * 20000);
 
 /** Spawns `cmd`, polls /ready on its port, returns ms to the first 200 and the RSS then (MB). */
-async function coldStart(cmd: (port: number, run: string) => { argv: string[]; env: Record<string, string> }): Promise<{ ms: number; rssMb: number }> {
+async function coldStart(
+  cmd: (port: number, run: string) => { argv: string[]; env: Record<string, string> },
+): Promise<{ ms: number; rssMb: number }> {
   const port = nextPort++;
   const run = join(dir.path, `run-${port}`);
   mkdirSync(join(run, "models"), { recursive: true });
@@ -27,7 +32,10 @@ async function coldStart(cmd: (port: number, run: string) => { argv: string[]; e
   const child = Bun.spawn(argv, { cwd: root, env: { ...process.env, ...env }, stdout: "ignore", stderr: "ignore" });
   try {
     for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/ready`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/ready`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) break;
       if (performance.now() - started > 30_000) throw new Error(`${argv.join(" ")} never became ready`);
       await Bun.sleep(2);
@@ -45,7 +53,14 @@ async function coldStart(cmd: (port: number, run: string) => { argv: string[]; e
 
 const sawt = (port: number, run: string) => ({
   argv: [process.execPath, join(root, "src", "main.ts"), "serve"],
-  env: { SAWT_HTTP_PORT: String(port), SAWT_GRPC_ASR_PORT: "0", SAWT_GRPC_TTS_PORT: "0", SAWT_DATA_DIR: join(run, "data"), SAWT_MODELS_DIR: join(run, "models"), SAWT_LOG_LEVEL: "warn" },
+  env: {
+    SAWT_HTTP_PORT: String(port),
+    SAWT_GRPC_ASR_PORT: "0",
+    SAWT_GRPC_TTS_PORT: "0",
+    SAWT_DATA_DIR: join(run, "data"),
+    SAWT_MODELS_DIR: join(run, "models"),
+    SAWT_LOG_LEVEL: "warn",
+  },
 });
 const elysia = (port: number) => ({ argv: [process.execPath, bare], env: { PORT: String(port) } });
 

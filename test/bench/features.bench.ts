@@ -22,7 +22,9 @@ function speechLikeAudio(): Float32Array {
   for (let i = 0; i < out.length; i++) {
     state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
     const envelope = 0.5 + 0.5 * Math.sin((2 * Math.PI * 3 * i) / 16000);
-    out[i] = envelope * (0.3 * Math.sin((2 * Math.PI * 180 * i) / 16000) + 0.1 * Math.sin((2 * Math.PI * 2400 * i) / 16000)) + 0.02 * (state / 2 ** 32 - 0.5);
+    out[i] =
+      envelope * (0.3 * Math.sin((2 * Math.PI * 180 * i) / 16000) + 0.1 * Math.sin((2 * Math.PI * 2400 * i) / 16000)) +
+      0.02 * (state / 2 ** 32 - 0.5);
   }
   return out;
 }
@@ -57,7 +59,9 @@ export function benchFeatures(runs = 10, warmup = 3): FeatureBenchRow[] {
 }
 
 if (import.meta.main) {
-  console.log(`## ASR feature extraction (features.bench.ts)\n\n30 s of 16 kHz audio, Bun ${Bun.version}, ${process.arch}: median of repeated runs; real-time factor = compute time / audio time.\n`);
+  console.log(
+    `## ASR feature extraction (features.bench.ts)\n\n30 s of 16 kHz audio, Bun ${Bun.version}, ${process.arch}: median of repeated runs; real-time factor = compute time / audio time.\n`,
+  );
   console.log("| features | output | median ms | real-time factor |");
   console.log("|---|---|---:|---:|");
   for (const row of benchFeatures()) {

@@ -29,12 +29,20 @@ const FORMATS: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
 
 const dir = tempDir("sawt-bench-formats-");
 const models = join(dir.path, "models");
-await writePiperPack(join(models, "yara"), { name: "ar_text", sampleRate: 22050, phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS), phonemeType: "text", costRepeats: COST_REPEATS });
+await writePiperPack(join(models, "yara"), {
+  name: "ar_text",
+  sampleRate: 22050,
+  phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
+  phonemeType: "text",
+  costRepeats: COST_REPEATS,
+});
 const common = { SAWT_MODELS_DIR: models, SAWT_TTS_CONCURRENCY: "1", SAWT_LOG_LEVEL: "warn" };
 const missing = join(dir.path, "missing.so");
 const servers = {
   inProcess: await startSawt({ env: common }),
-  ffmpeg: await startSawt({ env: { ...common, SAWT_MP3LAME_LIB: missing, SAWT_OPUS_LIB: missing, SAWT_FLAC_LIB: missing } }),
+  ffmpeg: await startSawt({
+    env: { ...common, SAWT_MP3LAME_LIB: missing, SAWT_OPUS_LIB: missing, SAWT_FLAC_LIB: missing },
+  }),
 };
 const keys: Record<keyof typeof servers, string> = { inProcess: "", ffmpeg: "" };
 for (const name of ["inProcess", "ffmpeg"] as const) {

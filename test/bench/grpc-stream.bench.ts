@@ -51,11 +51,13 @@ async function unaryMs(text: string): Promise<number> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 await stream(SENTENCES.join(" ")); // warm-up
 await unaryMs(SENTENCES[0]!);
-const floor = median(await (async () => {
-  const xs: number[] = [];
-  for (let i = 0; i < RUNS; i++) xs.push(await unaryMs(SENTENCES[0]!));
-  return xs;
-})());
+const floor = median(
+  await (async () => {
+    const xs: number[] = [];
+    for (let i = 0; i < RUNS; i++) xs.push(await unaryMs(SENTENCES[0]!));
+    return xs;
+  })(),
+);
 const rows: string[] = [];
 for (const repeat of [1, 4, 16]) {
   const text = Array.from({ length: repeat }, () => SENTENCES.join(" ")).join(" ");
@@ -64,7 +66,9 @@ for (const repeat of [1, 4, 16]) {
   const first = median(runs.map((r) => r.firstMs));
   const total = median(runs.map((r) => r.totalMs));
   const last = runs.at(-1)!;
-  rows.push(`| ${SENTENCES.length * repeat} (${[...text].length}) | ${last.messages} / ${(last.bytes / 2 ** 20).toFixed(1)} MiB | ${first.toFixed(1)} | ${total.toFixed(1)} | ${(first / total).toFixed(2)} | ${(first / floor).toFixed(2)} |`);
+  rows.push(
+    `| ${SENTENCES.length * repeat} (${[...text].length}) | ${last.messages} / ${(last.bytes / 2 ** 20).toFixed(1)} MiB | ${first.toFixed(1)} | ${total.toFixed(1)} | ${(first / total).toFixed(2)} | ${(first / floor).toFixed(2)} |`,
+  );
 }
 port.close();
 await sawt.stop();

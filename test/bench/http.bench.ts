@@ -27,7 +27,11 @@ setLogSink(() => {});
 const ctx = createAppContext(loadConfig({ env: { SAWT_DATA_DIR: dir.path }, cwd: dir.path }));
 ctx.engines.tts.ready();
 const app = createHttpApp(ctx).listen({ hostname: "127.0.0.1", port: 0 });
-const bare = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ status: "healthy", engine: "tts" }) });
+const bare = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch: () => Response.json({ status: "healthy", engine: "tts" }),
+});
 
 await load(`http://127.0.0.1:${bare.port}/`); // warm-up both
 await load(`http://127.0.0.1:${app.server!.port}/v1/tts/health`);

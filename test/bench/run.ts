@@ -9,12 +9,19 @@ import { join } from "node:path";
 
 const root = join(import.meta.dir, "..", "..");
 const filter = process.argv[2];
-const files = [...new Bun.Glob("*.bench.ts").scanSync(join(root, "test", "bench"))].sort().filter((f) => !filter || f.includes(filter));
+const files = [...new Bun.Glob("*.bench.ts").scanSync(join(root, "test", "bench"))]
+  .sort()
+  .filter((f) => !filter || f.includes(filter));
 const sections: string[] = [];
 let failed = 0;
 for (const file of files) {
   process.stderr.write(`bench: ${file}\n`);
-  const proc = Bun.spawn([process.execPath, join(root, "test", "bench", file)], { cwd: root, stdout: "pipe", stderr: "inherit", env: { ...process.env, SAWT_LOG_LEVEL: "warn" } });
+  const proc = Bun.spawn([process.execPath, join(root, "test", "bench", file)], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "inherit",
+    env: { ...process.env, SAWT_LOG_LEVEL: "warn" },
+  });
   const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
   if (code !== 0) {
     failed++;

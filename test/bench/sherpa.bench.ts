@@ -21,7 +21,10 @@ const ESPEAK_DATA = "/usr/lib/x86_64-linux-gnu/espeak-ng-data";
 // No digits: sherpa-onnx does not read numbers as words, Sawt's front-end does.
 const INPUTS = [
   ["short (1 sentence)", "مرحبا بكم في خدمة العملاء"],
-  ["multi-sentence", "مرحبا بكم في خدمة العملاء، كيف يمكنني مساعدتك اليوم؟ يرجى الانتظار قليلا حتى نحول مكالمتك إلى الموظف المختص. شكرا لاتصالك بنا، نتمنى لك يوما سعيدا!"],
+  [
+    "multi-sentence",
+    "مرحبا بكم في خدمة العملاء، كيف يمكنني مساعدتك اليوم؟ يرجى الانتظار قليلا حتى نحول مكالمتك إلى الموظف المختص. شكرا لاتصالك بنا، نتمنى لك يوما سعيدا!",
+  ],
 ] as const;
 
 /** One engine's result for one input: median ms per utterance and audio length. */
@@ -39,10 +42,20 @@ async function sherpaChild(modelDir: string): Promise<void> {
     // sherpa-onnx-node is CommonJS without type declarations; its N-API addon comes from the
     // sherpa-onnx-linux-x64 optional dependency.
     const sherpa = createRequire(import.meta.path)("sherpa-onnx-node") as {
-      OfflineTts: new (config: unknown) => { sampleRate: number; generate(request: { text: string; sid: number; speed: number }): { samples: Float32Array; sampleRate: number } };
+      OfflineTts: new (
+        config: unknown,
+      ) => {
+        sampleRate: number;
+        generate(request: { text: string; sid: number; speed: number }): { samples: Float32Array; sampleRate: number };
+      };
     };
     const tts = new sherpa.OfflineTts({
-      model: { vits: { model: join(modelDir, "model.onnx"), tokens: join(modelDir, "tokens.txt"), dataDir: ESPEAK_DATA }, numThreads: 1, provider: "cpu", debug: 0 },
+      model: {
+        vits: { model: join(modelDir, "model.onnx"), tokens: join(modelDir, "tokens.txt"), dataDir: ESPEAK_DATA },
+        numThreads: 1,
+        provider: "cpu",
+        debug: 0,
+      },
       maxNumSentences: 1,
     });
     const results: Measured[] = [];
@@ -59,9 +72,17 @@ async function sherpaChild(modelDir: string): Promise<void> {
 }
 
 async function runSherpa(modelDir: string): Promise<ChildReport> {
-  if (!existsSync(ESPEAK_DATA)) return { ok: false, reason: `no espeak-ng data at ${ESPEAK_DATA} (Debian package espeak-ng-data)` };
-  const proc = Bun.spawn([process.execPath, import.meta.path, "--sherpa", modelDir], { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (!existsSync(ESPEAK_DATA))
+    return { ok: false, reason: `no espeak-ng data at ${ESPEAK_DATA} (Debian package espeak-ng-data)` };
+  const proc = Bun.spawn([process.execPath, import.meta.path, "--sherpa", modelDir], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   const last = out.trim().split("\n").pop();
   if (code === 0 && last?.startsWith("{")) return JSON.parse(last) as ChildReport;
   return { ok: false, reason: `sherpa-onnx child exited ${code}: ${err.trim().split("\n").pop() ?? "no output"}` };
@@ -97,7 +118,9 @@ model is nearly free, so this compares the two engines' text-to-ids and serving 
 neural inference.
 `;
   if (!sherpa.ok) {
-    console.log(`${head}\nsherpa-onnx-node: not measured: ${sherpa.reason}\n\n| input | Sawt (ms) | Sawt audio (s) |\n|---|---:|---:|\n${INPUTS.map(([name], i) => `| ${name} | ${sawt[i]!.ms.toFixed(2)} | ${sawt[i]!.seconds.toFixed(2)} |`).join("\n")}\n`);
+    console.log(
+      `${head}\nsherpa-onnx-node: not measured: ${sherpa.reason}\n\n| input | Sawt (ms) | Sawt audio (s) |\n|---|---:|---:|\n${INPUTS.map(([name], i) => `| ${name} | ${sawt[i]!.ms.toFixed(2)} | ${sawt[i]!.seconds.toFixed(2)} |`).join("\n")}\n`,
+    );
     return;
   }
   const rows = INPUTS.map(([name], i) => {

@@ -54,7 +54,15 @@ async function child(size: number, format: string, modelsDir: string): Promise<v
   const result = await engine.service.synthesize(request);
   const seconds = (performance.now() - started) / 1000;
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
-  const sample: Sample = { chars: codePointLength(input), format, sentences, audioSeconds: result.durationSeconds, seconds, rssBeforeMb, peakRssMb };
+  const sample: Sample = {
+    chars: codePointLength(input),
+    format,
+    sentences,
+    audioSeconds: result.durationSeconds,
+    seconds,
+    rssBeforeMb,
+    peakRssMb,
+  };
   await engine.release();
   process.stdout.write(JSON.stringify(sample) + "\n");
 }
@@ -65,11 +73,21 @@ async function parent(): Promise<void> {
   mkdirSync(models);
   const map: Record<string, number> = {};
   Array.from(IPA).forEach((symbol, i) => (map[symbol] = 4 + i));
-  await writePiperPack(join(models, "yara"), { name: "ar_bench", sampleRate: 16000, phonemeIdMap: map, espeakVoice: "ar", lengthScale: 0.25 });
+  await writePiperPack(join(models, "yara"), {
+    name: "ar_bench",
+    sampleRate: 16000,
+    phonemeIdMap: map,
+    espeakVoice: "ar",
+    lengthScale: 0.25,
+  });
   const samples: Sample[] = [];
   for (const format of ["pcm", "mp3"]) {
     for (const size of SIZES) {
-      const proc = Bun.spawn([process.execPath, import.meta.path, "--child", String(size), format, models], { stdout: "pipe", stderr: "inherit", env: { ...process.env, SAWT_LOG_LEVEL: "warn" } });
+      const proc = Bun.spawn([process.execPath, import.meta.path, "--child", String(size), format, models], {
+        stdout: "pipe",
+        stderr: "inherit",
+        env: { ...process.env, SAWT_LOG_LEVEL: "warn" },
+      });
       const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
       if (code !== 0) throw new Error(`benchmark child for ${size} ${format} exited ${code}`);
       samples.push(JSON.parse(out.trim().split("\n").pop()!) as Sample);
@@ -81,7 +99,7 @@ async function parent(): Promise<void> {
     const base = samples.find((b) => b.format === s.format)!;
     const perChar = (s.seconds / s.chars) * 1e6;
     const basePerChar = (base.seconds / base.chars) * 1e6;
-    return `| ${s.format} | ${s.chars.toLocaleString("en-US")} | ${s.sentences} | ${(s.audioSeconds / 60).toFixed(1)} | ${s.seconds.toFixed(2)} | ${perChar.toFixed(0)} | ${(perChar / basePerChar).toFixed(2)} | ${(s.seconds / s.audioSeconds * 1000).toFixed(2)} | ${s.peakRssMb.toFixed(0)} | ${(s.peakRssMb - s.rssBeforeMb).toFixed(0)} | ${((s.peakRssMb - s.rssBeforeMb) / ((s.audioSeconds * 16000 * 4) / 2 ** 20)).toFixed(2)} |`;
+    return `| ${s.format} | ${s.chars.toLocaleString("en-US")} | ${s.sentences} | ${(s.audioSeconds / 60).toFixed(1)} | ${s.seconds.toFixed(2)} | ${perChar.toFixed(0)} | ${(perChar / basePerChar).toFixed(2)} | ${((s.seconds / s.audioSeconds) * 1000).toFixed(2)} | ${s.peakRssMb.toFixed(0)} | ${(s.peakRssMb - s.rssBeforeMb).toFixed(0)} | ${((s.peakRssMb - s.rssBeforeMb) / ((s.audioSeconds * 16000 * 4) / 2 ** 20)).toFixed(2)} |`;
   });
   console.log(`## TTS long input (tts-long.bench.ts)
 

@@ -22,7 +22,9 @@ mkdirSync(models);
 const modelPath = await writeTextVoice(models);
 const raw = await rawSession(modelPath);
 const engine = await startEngine(models);
-const sawt = await startSawt({ env: { SAWT_MODELS_DIR: models, SAWT_RUNTIME_INTRA_OP_THREADS: "1", SAWT_LOG_LEVEL: "warn" } });
+const sawt = await startSawt({
+  env: { SAWT_MODELS_DIR: models, SAWT_RUNTIME_INTRA_OP_THREADS: "1", SAWT_LOG_LEVEL: "warn" },
+});
 await waitForStatus(`${sawt.baseUrl}/v1/tts/health`);
 const { key } = await sawt.createKey({ name: "bench", rpm: 1_000_000 });
 
@@ -48,7 +50,11 @@ for (const [name, input] of [
   const serviceSamples = (await engine.service.synthesize(request)).audio.byteLength / 2;
   const body = JSON.stringify({ input, response_format: "pcm" });
   const post = async (): Promise<number> => {
-    const response = await fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, { method: "POST", headers: { "content-type": "application/json", "X-API-Key": key }, body });
+    const response = await fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "X-API-Key": key },
+      body,
+    });
     if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
     return (await response.arrayBuffer()).byteLength / 2;
   };
@@ -58,10 +64,23 @@ for (const [name, input] of [
     throw new Error(`different work: raw ${expected} samples, service ${serviceSamples}, HTTP ${httpSamples}`);
   }
 
-  const rawMs = median(await timeRuns(RUNS, WARMUP, async () => { for (const ids of perSentence) await raw.run(ids); }));
-  const serviceMs = median(await timeRuns(RUNS, WARMUP, () => engine.service.synthesize(speechRequest({ input, response_format: "pcm" }))));
+  const rawMs = median(
+    await timeRuns(RUNS, WARMUP, async () => {
+      for (const ids of perSentence) await raw.run(ids);
+    }),
+  );
+  const serviceMs = median(
+    await timeRuns(RUNS, WARMUP, () => engine.service.synthesize(speechRequest({ input, response_format: "pcm" }))),
+  );
   const httpMs = median(await timeRuns(RUNS, WARMUP, post));
-  rows.push({ name, sentences: perSentence.length, ids: perSentence.reduce((n, ids) => n + ids.length, 0), raw: rawMs, service: serviceMs, http: httpMs });
+  rows.push({
+    name,
+    sentences: perSentence.length,
+    ids: perSentence.reduce((n, ids) => n + ids.length, 0),
+    raw: rawMs,
+    service: serviceMs,
+    http: httpMs,
+  });
 }
 
 await sawt.stop();
@@ -69,7 +88,10 @@ await engine.release();
 await raw.release();
 dir.remove();
 
-const table = rows.map((r) => `| ${r.name} | ${r.sentences} | ${r.ids} | ${r.raw.toFixed(3)} | ${r.service.toFixed(3)} | ${r.http.toFixed(3)} | ${(r.service / r.raw).toFixed(1)} | ${(r.http / r.raw).toFixed(1)} |`);
+const table = rows.map(
+  (r) =>
+    `| ${r.name} | ${r.sentences} | ${r.ids} | ${r.raw.toFixed(3)} | ${r.service.toFixed(3)} | ${r.http.toFixed(3)} | ${(r.service / r.raw).toFixed(1)} | ${(r.http / r.raw).toFixed(1)} |`,
+);
 console.log(`## TTS serving overhead (tts-overhead.bench.ts)
 
 Median of ${RUNS} runs (after ${WARMUP} warm-up) on the constructed 16 kHz text-phoneme tone voice, 1

@@ -23,7 +23,9 @@ const models = join(dir.path, "models");
 mkdirSync(models);
 await writeTextVoice(models);
 const engine = await startEngine(models);
-const sawt = await startSawt({ env: { SAWT_MODELS_DIR: models, SAWT_RUNTIME_INTRA_OP_THREADS: "1", SAWT_LOG_LEVEL: "warn" } });
+const sawt = await startSawt({
+  env: { SAWT_MODELS_DIR: models, SAWT_RUNTIME_INTRA_OP_THREADS: "1", SAWT_LOG_LEVEL: "warn" },
+});
 await waitForStatus(`${sawt.baseUrl}/v1/tts/health`);
 const { key } = await sawt.createKey({ name: "bench", rpm: 1_000_000 });
 const url = `${sawt.baseUrl.replace("http", "ws")}/v1/tts/ws`;
@@ -41,7 +43,8 @@ async function streamRuns(input: string): Promise<{ first: number; total: number
   const totals = await timeRuns(RUNS, WARMUP, async () => {
     const started = performance.now();
     let first = -1;
-    for await (const _chunk of engine.service.synthesizeStream(speechRequest({ input, response_format: "pcm" })).chunks) {
+    for await (const _chunk of engine.service.synthesizeStream(speechRequest({ input, response_format: "pcm" }))
+      .chunks) {
       if (first < 0) first = performance.now() - started;
     }
     firsts.push(first);

@@ -45,7 +45,12 @@ export async function timeRuns(runs: number, warmup: number, fn: () => Promise<u
 
 /** Writes the 16 kHz text-phoneme tone voice as `yara/` under `modelsDir`; returns the model path. */
 export async function writeTextVoice(modelsDir: string): Promise<string> {
-  const pack = await writePiperPack(join(modelsDir, "yara"), { name: "ar_bench-text", sampleRate: 16000, phonemeIdMap: TEXT_MAP, phonemeType: "text" });
+  const pack = await writePiperPack(join(modelsDir, "yara"), {
+    name: "ar_bench-text",
+    sampleRate: 16000,
+    phonemeIdMap: TEXT_MAP,
+    phonemeType: "text",
+  });
   return pack.modelPath;
 }
 
@@ -58,7 +63,9 @@ export function sentenceIds(text: string): number[][] {
 }
 
 /** A bare onnxruntime session on `modelPath` with the options Sawt's session worker uses (1 thread). */
-export async function rawSession(modelPath: string): Promise<{ run(ids: readonly number[]): Promise<number>; release(): Promise<void> }> {
+export async function rawSession(
+  modelPath: string,
+): Promise<{ run(ids: readonly number[]): Promise<number>; release(): Promise<void> }> {
   const ort = await loadOrt();
   const session: InferenceSession = await ort.InferenceSession.create(modelPath, {
     executionProviders: ["cpu"],

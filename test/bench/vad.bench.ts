@@ -16,7 +16,17 @@ import { median } from "./tts-support.ts";
 
 const RUNS = 5;
 const W = 512;
-const bytes = ffmpegSync(["-i", "/work/shared/audio/en-speech-20s.wav", "-f", "f32le", "-ar", "16000", "-ac", "1", "pipe:1"]);
+const bytes = ffmpegSync([
+  "-i",
+  "/work/shared/audio/en-speech-20s.wav",
+  "-f",
+  "f32le",
+  "-ar",
+  "16000",
+  "-ac",
+  "1",
+  "pipe:1",
+]);
 const speech = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
 const audio = concat(silence(2), speech, silence(3.5), speech, silence(1), speech, silence(2));
 const minutes = audio.length / 16000 / 60;
@@ -30,7 +40,11 @@ async function rawLoop(): Promise<void> {
   for (let at = 0; at + W <= audio.length; at += W) {
     input.copyWithin(0, 512, 576);
     input.set(audio.subarray(at, at + W), 64);
-    const out: InferenceSession.OnnxValueMapType = await raw.run({ input: new ort.Tensor("float32", input.slice(), [1, 576]), state, sr });
+    const out: InferenceSession.OnnxValueMapType = await raw.run({
+      input: new ort.Tensor("float32", input.slice(), [1, 576]),
+      state,
+      sr,
+    });
     state = out.stateN as typeof state;
   }
 }
@@ -43,7 +57,8 @@ const perWindow: VoiceActivityDetector = {
     return { probability: (window) => stream.probability(window) };
   },
 };
-const spans = async (d: VoiceActivityDetector) => (await segmentSpeech(audio, d)).map((p) => `${p.start}-${p.end}`).join(",");
+const spans = async (d: VoiceActivityDetector) =>
+  (await segmentSpeech(audio, d)).map((p) => `${p.start}-${p.end}`).join(",");
 if ((await spans(detector)) !== (await spans(perWindow))) throw new Error("batched and per-window segments differ");
 
 const time = async (fn: () => Promise<unknown>): Promise<number> => {
@@ -63,7 +78,8 @@ await raw.release();
 
 const perMinute = (values: number[]) => median(values) / minutes;
 const floor = perMinute(t.raw);
-const row = (label: string, values: number[]) => `| ${label} | ${perMinute(values).toFixed(0)} | ${(perMinute(values) / floor).toFixed(2)} |`;
+const row = (label: string, values: number[]) =>
+  `| ${label} | ${perMinute(values).toFixed(0)} | ${(perMinute(values) / floor).toFixed(2)} |`;
 console.log(`## Silero VAD per minute of speech (vad.bench.ts)
 
 Real Silero VAD v5 on ${(minutes * 60).toFixed(0)} s of real speech with pauses (512-sample windows at 16 kHz),

@@ -46,7 +46,11 @@ async function transcribe(audio: Uint8Array, name: string): Promise<Record<strin
   const form = new FormData();
   form.append("file", new Blob([audio]), name);
   form.append("language", "ar");
-  const res = await fetch(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, { method: "POST", headers: { "X-API-Key": key }, body: form });
+  const res = await fetch(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, {
+    method: "POST",
+    headers: { "X-API-Key": key },
+    body: form,
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as Record<string, unknown>;
 }

@@ -42,13 +42,20 @@ afterAll(async () => {
 });
 
 async function overRest(path: string, init: RequestInit): Promise<Refusal> {
-  const res = await fetch(sawt.baseUrl + path, { ...init, method: "POST", headers: { ...(init.headers as Record<string, string>), "X-API-Key": key } });
+  const res = await fetch(sawt.baseUrl + path, {
+    ...init,
+    method: "POST",
+    headers: { ...(init.headers as Record<string, string>), "X-API-Key": key },
+  });
   const body = (await res.json()) as { detail: string };
   return { status: res.status, detail: body.detail, retryAfter: res.headers.get("retry-after") };
 }
 
 function speechOverRest(): Promise<Refusal> {
-  return overRest("/v1/tts/audio/speech", { headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "مرحبا بكم" }) });
+  return overRest("/v1/tts/audio/speech", {
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ input: "مرحبا بكم" }),
+  });
 }
 
 function transcriptionOverRest(): Promise<Refusal> {
@@ -63,10 +70,20 @@ function speechOverWebSocket(): Promise<Refusal> {
     const ws = new WebSocket(url, { headers: { "X-API-Key": key } } as unknown as string[]);
     ws.onopen = () => ws.send(JSON.stringify({ input: "مرحبا بكم" }));
     ws.onmessage = (event) => {
-      const frame = JSON.parse(String(event.data)) as { type: string; status: number; detail: string; retry_after?: number };
+      const frame = JSON.parse(String(event.data)) as {
+        type: string;
+        status: number;
+        detail: string;
+        retry_after?: number;
+      };
       ws.close();
       if (frame.type !== "error") reject(new Error(`expected an error frame, got ${frame.type}`));
-      else resolve({ status: frame.status, detail: frame.detail, retryAfter: frame.retry_after === undefined ? null : String(frame.retry_after) });
+      else
+        resolve({
+          status: frame.status,
+          detail: frame.detail,
+          retryAfter: frame.retry_after === undefined ? null : String(frame.retry_after),
+        });
     };
     ws.onerror = () => reject(new Error("websocket error"));
   });
@@ -74,7 +91,11 @@ function speechOverWebSocket(): Promise<Refusal> {
 
 async function overGrpc(client: grpc.Client, method: string, request: unknown): Promise<Refusal> {
   const { error } = await unary(client, method, request, bearer(key));
-  return { status: error?.code ?? grpc.status.OK, detail: error?.details ?? "", retryAfter: String(error?.metadata.get("retry-after")[0] ?? null) };
+  return {
+    status: error?.code ?? grpc.status.OK,
+    detail: error?.details ?? "",
+    retryAfter: String(error?.metadata.get("retry-after")[0] ?? null),
+  };
 }
 
 /** The same refusal on every door, with the REST status read as gRPC's UNAVAILABLE. */
@@ -99,6 +120,11 @@ describe("one readiness gate", () => {
   test("does refuse the same way on every door once the engine drains", async () => {
     sawt.server.ctx.engines.tts.drain();
     const grpcRefusal = await overGrpc(grpcClients.tts.tts, "Synthesize", { text: "مرحبا بكم" });
-    expectSameRefusal(await speechOverRest(), [await speechOverWebSocket()], grpcRefusal, "TTS engine is shutting down");
+    expectSameRefusal(
+      await speechOverRest(),
+      [await speechOverWebSocket()],
+      grpcRefusal,
+      "TTS engine is shutting down",
+    );
   });
 });

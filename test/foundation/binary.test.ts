@@ -28,7 +28,9 @@ describe("compiled binary", () => {
       expect(await server.stop()).toBe(0);
       data.remove();
     }
-    expect((await runCli(["health", "--url", server.baseUrl, "--timeout", "1000"], { binary: true, cwd: "/" })).code).not.toBe(0);
+    expect(
+      (await runCli(["health", "--url", server.baseUrl, "--timeout", "1000"], { binary: true, cwd: "/" })).code,
+    ).not.toBe(0);
   });
 
   test("does open a real onnxruntime session in doctor", async () => {
@@ -48,7 +50,11 @@ describe("compiled binary", () => {
     mkdirSync(models);
     const out = join(data.path, "x.wav");
     try {
-      const result = await runCli(["tts", "--text", "مرحبا", "--format", "wav", "--out", out], { binary: true, cwd: "/", env: { SAWT_DATA_DIR: data.path, SAWT_MODELS_DIR: models } });
+      const result = await runCli(["tts", "--text", "مرحبا", "--format", "wav", "--out", out], {
+        binary: true,
+        cwd: "/",
+        env: { SAWT_DATA_DIR: data.path, SAWT_MODELS_DIR: models },
+      });
       expect(result.stderr).toContain("engine=espeak-ng");
       expect(result.code).toBe(0);
       const wav = new Uint8Array(await Bun.file(out).arrayBuffer());
@@ -65,7 +71,11 @@ describe("compiled binary", () => {
     mkdirSync(models);
     try {
       const text = "إن روعة اللغة العربية لا تتبدى إلا لعشاقها";
-      const result = await runCli(["tts", "--analyze", "--json", "--text", text], { binary: true, cwd: "/", env: { SAWT_DATA_DIR: data.path, SAWT_MODELS_DIR: models } });
+      const result = await runCli(["tts", "--analyze", "--json", "--text", text], {
+        binary: true,
+        cwd: "/",
+        env: { SAWT_DATA_DIR: data.path, SAWT_MODELS_DIR: models },
+      });
       expect(result.code).toBe(0);
       const analysis = JSON.parse(result.stdout);
       expect(analysis.tashkeel).toBe("built-in");

@@ -37,22 +37,76 @@ describe("config", () => {
 
   test("does name the design's env variables for the documented settings", () => {
     const names = SETTINGS.map(envName);
-    for (const expected of ["SAWT_HOST", "SAWT_HTTP_PORT", "SAWT_GRPC_ASR_PORT", "SAWT_GRPC_TTS_PORT", "SAWT_DATA_DIR", "SAWT_MODELS_DIR", "SAWT_LOG_LEVEL", "SAWT_TTS_CONCURRENCY", "SAWT_TTS_MAX_QUEUE", "SAWT_TTS_QUEUE_TIMEOUT_MS", "SAWT_ASR_CONCURRENCY", "SAWT_ASR_MAX_QUEUE", "SAWT_ASR_QUEUE_TIMEOUT_MS"]) {
+    for (const expected of [
+      "SAWT_HOST",
+      "SAWT_HTTP_PORT",
+      "SAWT_GRPC_ASR_PORT",
+      "SAWT_GRPC_TTS_PORT",
+      "SAWT_DATA_DIR",
+      "SAWT_MODELS_DIR",
+      "SAWT_LOG_LEVEL",
+      "SAWT_TTS_CONCURRENCY",
+      "SAWT_TTS_MAX_QUEUE",
+      "SAWT_TTS_QUEUE_TIMEOUT_MS",
+      "SAWT_ASR_CONCURRENCY",
+      "SAWT_ASR_MAX_QUEUE",
+      "SAWT_ASR_QUEUE_TIMEOUT_MS",
+    ]) {
       expect(names).toContain(expected);
     }
   });
 
   const bad: Array<[string, () => unknown, RegExp]> = [
-    ["a port above 65535", () => loadConfig({ env: { SAWT_HTTP_PORT: "70000" }, cwd: dir.path }), /server\.http_port \(env SAWT_HTTP_PORT\): must be between 0 and 65535/],
-    ["a non-numeric port", () => loadConfig({ env: { SAWT_GRPC_TTS_PORT: "abc" }, cwd: dir.path }), /server\.grpc_tts_port .*must be a number/],
-    ["an unknown key", () => loadConfig({ file: toml("u.toml", `[server]\nhttp_prot = 1\n`), env: {}, cwd: dir.path }), /unknown key server\.http_prot/],
-    ["an unknown section", () => loadConfig({ file: toml("s.toml", `[srever]\nx = 1\n`), env: {}, cwd: dir.path }), /unknown section \[srever\]/],
-    ["a wrong type in the file", () => loadConfig({ file: toml("t.toml", `[tts]\nstrict_voices = "yes"\n`), env: {}, cwd: dir.path }), /tts\.strict_voices .*must be true or false/],
-    ["an invalid log level", () => loadConfig({ env: { SAWT_LOG_LEVEL: "loud" }, cwd: dir.path }), /log\.level .*must be one of/],
-    ["a models dir that does not exist", () => loadConfig({ env: { SAWT_MODELS_DIR: join(dir.path, "nope") }, cwd: dir.path }), /paths\.models_dir: .* is not a readable directory/],
-    ["invalid TOML", () => loadConfig({ file: toml("x.toml", `[server\n`), env: {}, cwd: dir.path }), /is not valid TOML/],
-    ["a missing config file", () => loadConfig({ file: join(dir.path, "missing.toml"), env: {}, cwd: dir.path }), /cannot read .*missing\.toml/],
-    ["equal ports", () => loadConfig({ env: { SAWT_GRPC_ASR_PORT: "9000", SAWT_GRPC_TTS_PORT: "9000" }, cwd: dir.path }), /grpc_asr_port: must differ/],
+    [
+      "a port above 65535",
+      () => loadConfig({ env: { SAWT_HTTP_PORT: "70000" }, cwd: dir.path }),
+      /server\.http_port \(env SAWT_HTTP_PORT\): must be between 0 and 65535/,
+    ],
+    [
+      "a non-numeric port",
+      () => loadConfig({ env: { SAWT_GRPC_TTS_PORT: "abc" }, cwd: dir.path }),
+      /server\.grpc_tts_port .*must be a number/,
+    ],
+    [
+      "an unknown key",
+      () => loadConfig({ file: toml("u.toml", `[server]\nhttp_prot = 1\n`), env: {}, cwd: dir.path }),
+      /unknown key server\.http_prot/,
+    ],
+    [
+      "an unknown section",
+      () => loadConfig({ file: toml("s.toml", `[srever]\nx = 1\n`), env: {}, cwd: dir.path }),
+      /unknown section \[srever\]/,
+    ],
+    [
+      "a wrong type in the file",
+      () => loadConfig({ file: toml("t.toml", `[tts]\nstrict_voices = "yes"\n`), env: {}, cwd: dir.path }),
+      /tts\.strict_voices .*must be true or false/,
+    ],
+    [
+      "an invalid log level",
+      () => loadConfig({ env: { SAWT_LOG_LEVEL: "loud" }, cwd: dir.path }),
+      /log\.level .*must be one of/,
+    ],
+    [
+      "a models dir that does not exist",
+      () => loadConfig({ env: { SAWT_MODELS_DIR: join(dir.path, "nope") }, cwd: dir.path }),
+      /paths\.models_dir: .* is not a readable directory/,
+    ],
+    [
+      "invalid TOML",
+      () => loadConfig({ file: toml("x.toml", `[server\n`), env: {}, cwd: dir.path }),
+      /is not valid TOML/,
+    ],
+    [
+      "a missing config file",
+      () => loadConfig({ file: join(dir.path, "missing.toml"), env: {}, cwd: dir.path }),
+      /cannot read .*missing\.toml/,
+    ],
+    [
+      "equal ports",
+      () => loadConfig({ env: { SAWT_GRPC_ASR_PORT: "9000", SAWT_GRPC_TTS_PORT: "9000" }, cwd: dir.path }),
+      /grpc_asr_port: must differ/,
+    ],
   ];
   for (const [what, load, message] of bad) {
     test(`does fail naming the key when given ${what}`, () => {

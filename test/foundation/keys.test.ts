@@ -74,7 +74,10 @@ describe("sawt keys", () => {
     expect(Object.keys(body).sort()).toEqual(["id", "key", "name", "rpm"]);
     expect(body.rpm).toBe(7);
     const secret = body.key.split("_").slice(2).join("_");
-    for (const args of [["keys", "list"], ["keys", "list", "--json"]]) {
+    for (const args of [
+      ["keys", "list"],
+      ["keys", "list", "--json"],
+    ]) {
       const listed = await runCli(args, { env });
       expect(listed.code).toBe(0);
       expect(listed.stdout).toContain(body.id);

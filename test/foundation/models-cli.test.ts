@@ -17,7 +17,12 @@ const env = { SAWT_MODELS_DIR: models, SAWT_DATA_DIR: join(dir.path, "data") };
 beforeAll(async () => {
   mkdirSync(models, { recursive: true });
   await writeSpeakerEncoderPack(models);
-  await writePiperPack(join(models, "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: { a: 4 }, phonemeType: "text" });
+  await writePiperPack(join(models, "yara"), {
+    name: "ar_text",
+    sampleRate: 16000,
+    phonemeIdMap: { a: 4 },
+    phonemeType: "text",
+  });
   mkdirSync(join(models, "sherine"));
   writeFileSync(join(models, "sherine", "voice.onnx"), "not a model");
   mkdirSync(join(models, "notes"));
@@ -29,7 +34,9 @@ describe("sawt models", () => {
   test("does list what each folder serves as the engines see it", async () => {
     const result = await runCli(["models", "list", "--json"], { env });
     expect(result.code).toBe(0);
-    const { packs } = JSON.parse(result.stdout) as { packs: Array<{ name: string; serves?: string; problems: string[] }> };
+    const { packs } = JSON.parse(result.stdout) as {
+      packs: Array<{ name: string; serves?: string; problems: string[] }>;
+    };
     const byName = Object.fromEntries(packs.map((p) => [p.name, p]));
     expect(byName["yara"]).toMatchObject({ serves: "TTS voice Yara (piper)", problems: [] });
     expect(byName["speaker-encoder"]).toMatchObject({ serves: "voice cloning speaker encoder", problems: [] });
@@ -43,7 +50,9 @@ describe("sawt models", () => {
     mkdirSync(clean.SAWT_MODELS_DIR);
     await writeSpeakerEncoderPack(clean.SAWT_MODELS_DIR);
     const pack = join(clean.SAWT_MODELS_DIR, "speaker-encoder");
-    const digest = new Bun.CryptoHasher("sha256").update(await Bun.file(join(pack, "model.onnx")).bytes()).digest("hex");
+    const digest = new Bun.CryptoHasher("sha256")
+      .update(await Bun.file(join(pack, "model.onnx")).bytes())
+      .digest("hex");
     writeFileSync(join(pack, "SHA256SUMS"), `${"0".repeat(64)}  model.onnx\n`);
     const bad = await runCli(["models", "verify"], { env: clean });
     expect(bad.code).toBe(1);

@@ -20,7 +20,13 @@ const WORDS = ["سلام عليكم ورحمة", "الله"];
 const TEXT = WORDS.join(" ");
 /** Two utterances separated by a pause voice-activity detection ends the first one at. */
 function recording(rate: number): Float32Array {
-  return concat(silence(0.5, rate), letterToneAudio(WORDS[0]!, rate), silence(1, rate), letterToneAudio(WORDS[1]!, rate), silence(0.5, rate));
+  return concat(
+    silence(0.5, rate),
+    letterToneAudio(WORDS[0]!, rate),
+    silence(1, rate),
+    letterToneAudio(WORDS[1]!, rate),
+    silence(0.5, rate),
+  );
 }
 const s16le = (samples: Float32Array) => Buffer.from(int16ToBytes(floatToInt16(samples)));
 
@@ -48,8 +54,14 @@ afterAll(async () => {
 async function stream(audio: Buffer, rate: number, chunkBytes: number, interim = true, options: grpc.CallOptions = {}) {
   const call = port.asr.StreamingRecognize(bearer(key), options) as grpc.ClientDuplexStream<object, { results: any[] }>;
   const done = collect(call);
-  call.write({ streaming_config: { config: { encoding: "LINEAR_PCM", sample_rate_hz: rate, language: "ar" }, interim_results: interim } });
-  for (let offset = 0; offset < audio.length; offset += chunkBytes) call.write({ audio_content: audio.subarray(offset, offset + chunkBytes) });
+  call.write({
+    streaming_config: {
+      config: { encoding: "LINEAR_PCM", sample_rate_hz: rate, language: "ar" },
+      interim_results: interim,
+    },
+  });
+  for (let offset = 0; offset < audio.length; offset += chunkBytes)
+    call.write({ audio_content: audio.subarray(offset, offset + chunkBytes) });
   call.end();
   const { messages, error } = await done;
   return { results: messages.flatMap((m) => m.results), error };
@@ -58,36 +70,69 @@ async function stream(audio: Buffer, rate: number, chunkBytes: number, interim =
 describe("grpc Recognize", () => {
   test("does transcribe LINEAR_PCM at 16 kHz into the text and segments REST returns for the same audio", async () => {
     const audio = recording(16000);
-    const outcome = await unary(port.asr, "Recognize", { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, audio: s16le(audio) }, bearer(key));
+    const outcome = await unary(
+      port.asr,
+      "Recognize",
+      { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, audio: s16le(audio) },
+      bearer(key),
+    );
     expect(outcome.error).toBeUndefined();
     expect(outcome.response).toMatchObject({ text: TEXT, language: "ar", dialect: "" });
     expect(outcome.response.duration_seconds).toBeCloseTo(audio.length / 16000, 2);
     expect(outcome.response.segments.map((s: { text: string }) => s.text)).toEqual(WORDS);
     const wav = readFileSync(encodeFile(audio, 16000, join(models.dir, "same.wav"), ENCODINGS.wav!));
-    const rest = await fetch(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, { method: "POST", headers: { "x-api-key": key }, body: uploadForm({ name: "same.wav", data: wav }, { response_format: "verbose_json" }) });
+    const rest = await fetch(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, {
+      method: "POST",
+      headers: { "x-api-key": key },
+      body: uploadForm({ name: "same.wav", data: wav }, { response_format: "verbose_json" }),
+    });
     const body = (await rest.json()) as { text: string; segments: Array<{ start: number; end: number; text: string }> };
     expect(body.text).toBe(outcome.response.text);
-    expect(outcome.response.segments.map((s: any) => [s.text, s.start, s.end].map((x) => (typeof x === "number" ? Math.round(x * 100) : x)))).toEqual(
+    expect(
+      outcome.response.segments.map((s: any) =>
+        [s.text, s.start, s.end].map((x) => (typeof x === "number" ? Math.round(x * 100) : x)),
+      ),
+    ).toEqual(
       body.segments.map((s) => [s.text, s.start, s.end].map((x) => (typeof x === "number" ? Math.round(x * 100) : x))),
     );
   });
 
   test("does resample LINEAR_PCM to 16 kHz when it is sent at 22.05 or 48 kHz", async () => {
     for (const rate of [22050, 48000]) {
-      const outcome = await unary(port.asr, "Recognize", { config: { encoding: "LINEAR_PCM", sample_rate_hz: rate }, audio: s16le(recording(rate)) }, bearer(key));
+      const outcome = await unary(
+        port.asr,
+        "Recognize",
+        { config: { encoding: "LINEAR_PCM", sample_rate_hz: rate }, audio: s16le(recording(rate)) },
+        bearer(key),
+      );
       expect([rate, outcome.response?.text]).toEqual([rate, TEXT]);
     }
   });
 
-  test.each([...UPLOAD_EXTENSIONS])("does transcribe the recording sent as a .%s container and leave no file behind", async (extension) => {
-    const file = readFileSync(encodeFile(recording(22050), 22050, join(models.dir, `call.${extension}`), ENCODINGS[extension]!));
-    const outcome = await unary(port.asr, "Recognize", { config: { container: extension }, audio: file }, bearer(key));
-    expect(outcome.response?.text).toBe(TEXT);
-    expect(leftoverUploads(sawt.dataDir)).toEqual([]);
-  });
+  test.each([...UPLOAD_EXTENSIONS])(
+    "does transcribe the recording sent as a .%s container and leave no file behind",
+    async (extension) => {
+      const file = readFileSync(
+        encodeFile(recording(22050), 22050, join(models.dir, `call.${extension}`), ENCODINGS[extension]!),
+      );
+      const outcome = await unary(
+        port.asr,
+        "Recognize",
+        { config: { container: extension }, audio: file },
+        bearer(key),
+      );
+      expect(outcome.response?.text).toBe(TEXT);
+      expect(leftoverUploads(sawt.dataDir)).toEqual([]);
+    },
+  );
 
   test("does answer INVALID_ARGUMENT with REST's 'Couldn't transcribe the file' when the container holds garbage", async () => {
-    const outcome = await unary(port.asr, "Recognize", { config: { container: "mp3" }, audio: Buffer.from("this is not audio at all".repeat(50)) }, bearer(key));
+    const outcome = await unary(
+      port.asr,
+      "Recognize",
+      { config: { container: "mp3" }, audio: Buffer.from("this is not audio at all".repeat(50)) },
+      bearer(key),
+    );
     expect(outcome.error?.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(outcome.error?.details).toStartWith("Couldn't transcribe the file: ");
     expect(leftoverUploads(sawt.dataDir)).toEqual([]);
@@ -99,10 +144,19 @@ describe("grpc StreamingRecognize", () => {
     const pcm = s16le(recording(16000));
     const { results, error } = await stream(pcm, 16000, 3200);
     expect(error).toBeUndefined();
-    const unaryResult = (await unary(port.asr, "Recognize", { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, audio: pcm }, bearer(key))).response;
+    const unaryResult = (
+      await unary(
+        port.asr,
+        "Recognize",
+        { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, audio: pcm },
+        bearer(key),
+      )
+    ).response;
     const finals = results.filter((r) => r.is_final);
     expect(finals.map((r) => r.transcript).join(" ")).toBe(unaryResult.text);
-    expect(finals.map((r) => [r.transcript, r.start_time, r.end_time])).toEqual(unaryResult.segments.map((s: any) => [s.text, s.start, s.end]));
+    expect(finals.map((r) => [r.transcript, r.start_time, r.end_time])).toEqual(
+      unaryResult.segments.map((s: any) => [s.text, s.start, s.end]),
+    );
     const firstFinal = results.indexOf(finals[0]);
     const interims = results.slice(0, firstFinal);
     expect(interims.length).toBeGreaterThan(0);
@@ -119,7 +173,10 @@ describe("grpc StreamingRecognize", () => {
 
   test("does give the same finals whatever the chunking, odd byte counts included", async () => {
     const pcm = s16le(recording(16000));
-    const finals = async (size: number) => (await stream(pcm, 16000, size)).results.filter((r) => r.is_final).map((r) => `${r.transcript}@${r.start_time}-${r.end_time}`);
+    const finals = async (size: number) =>
+      (await stream(pcm, 16000, size)).results
+        .filter((r) => r.is_final)
+        .map((r) => `${r.transcript}@${r.start_time}-${r.end_time}`);
     const reference = await finals(32000);
     expect(reference.length).toBe(2);
     expect(await finals(333)).toEqual(reference);
@@ -144,14 +201,19 @@ describe("grpc StreamingRecognize", () => {
     call.write({ streaming_config: { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 } } });
     call.end();
     const { error } = await done;
-    expect([error?.code, error?.details]).toEqual([grpc.status.INVALID_ARGUMENT, "Only the first message may carry streaming_config"]);
+    expect([error?.code, error?.details]).toEqual([
+      grpc.status.INVALID_ARGUMENT,
+      "Only the first message may carry streaming_config",
+    ]);
   });
 
   test("does stop recognising when the client cancels mid-stream", async () => {
     const finishedBefore = sawt.logs.filter((l) => l.includes('"method":"asr.StreamingRecognize"')).length;
     const call = port.asr.StreamingRecognize(bearer(key)) as grpc.ClientDuplexStream<object, unknown>;
     const done = collect(call);
-    call.write({ streaming_config: { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, interim_results: true } });
+    call.write({
+      streaming_config: { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, interim_results: true },
+    });
     call.write({ audio_content: s16le(recording(16000)).subarray(0, 64000) });
     await Bun.sleep(100);
     call.cancel();
@@ -161,6 +223,8 @@ describe("grpc StreamingRecognize", () => {
     const finished = () => sawt.logs.filter((l) => l.includes('"method":"asr.StreamingRecognize"')).length;
     await until(() => finished() !== finishedBefore, "the cancelled call's log line", { everyMs: 50 });
     expect(finished()).toBe(finishedBefore + 1);
-    expect(sawt.logs.filter((l) => l.includes('"method":"asr.StreamingRecognize"')).at(-1)).toContain('"code":"CANCELLED"');
+    expect(sawt.logs.filter((l) => l.includes('"method":"asr.StreamingRecognize"')).at(-1)).toContain(
+      '"code":"CANCELLED"',
+    );
   });
 });

@@ -39,7 +39,9 @@ async function everyMethod(metadata: grpc.Metadata): Promise<Record<string, grpc
     Synthesize: (await unary(tts.tts, "Synthesize", { text: "hello" }, metadata)).error,
     SynthesizeOnline: (await online).error,
     ListVoices: (await unary(tts.tts, "ListVoices", {}, metadata)).error,
-    Recognize: (await unary(asr.asr, "Recognize", { config: { container: "wav" }, audio: Buffer.from("RIFF") }, metadata)).error,
+    Recognize: (
+      await unary(asr.asr, "Recognize", { config: { container: "wav" }, audio: Buffer.from("RIFF") }, metadata)
+    ).error,
     StreamingRecognize: (await streamed).error,
   };
 }
@@ -47,7 +49,11 @@ async function everyMethod(metadata: grpc.Metadata): Promise<Record<string, grpc
 describe("grpc authentication", () => {
   test("does refuse every speech method with UNAUTHENTICATED when no key is sent", async () => {
     for (const [method, error] of Object.entries(await everyMethod(new grpc.Metadata()))) {
-      expect([method, error?.code, error?.details]).toEqual([method, grpc.status.UNAUTHENTICATED, "X-API-Key header is required"]);
+      expect([method, error?.code, error?.details]).toEqual([
+        method,
+        grpc.status.UNAUTHENTICATED,
+        "X-API-Key header is required",
+      ]);
     }
   });
 
@@ -73,7 +79,9 @@ describe("grpc authentication", () => {
 
   test("does refuse a key once it is revoked", async () => {
     const created = await sawt.createKey({ name: "to-revoke" });
-    expect((await unary(tts.tts, "ListVoices", {}, bearer(created.key))).error?.code).not.toBe(grpc.status.UNAUTHENTICATED);
+    expect((await unary(tts.tts, "ListVoices", {}, bearer(created.key))).error?.code).not.toBe(
+      grpc.status.UNAUTHENTICATED,
+    );
     expect((await runCli(["keys", "revoke", created.id], { env: sawt.env })).code).toBe(0);
     const refused = await unary(tts.tts, "ListVoices", {}, bearer(created.key));
     expect([refused.error?.code, refused.error?.details]).toEqual([grpc.status.UNAUTHENTICATED, "Invalid API key"]);
@@ -84,7 +92,10 @@ describe("grpc authentication", () => {
     await unary(tts.tts, "ListVoices", {}, bearer(limited));
     await unary(asr.asr, "Recognize", { config: { language: "en" } }, bearer(limited));
     const refused = await unary(tts.tts, "ListVoices", {}, bearer(limited));
-    expect([refused.error?.code, refused.error?.details]).toEqual([grpc.status.RESOURCE_EXHAUSTED, "Rate limit exceeded"]);
+    expect([refused.error?.code, refused.error?.details]).toEqual([
+      grpc.status.RESOURCE_EXHAUSTED,
+      "Rate limit exceeded",
+    ]);
     const retryAfter = Number(refused.error?.metadata.get("retry-after")[0]);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
@@ -95,12 +106,21 @@ describe("grpc authentication", () => {
 describe("grpc request errors", () => {
   test("does answer INVALID_ARGUMENT with REST's detail texts when a recognition request is malformed", async () => {
     const cases: Array<[object, string]> = [
-      [{ config: { container: "wav", language: "en" }, audio: Buffer.from("x") }, "Request validation failed: config.language: Only ar is supported; the dialect is detected automatically"],
+      [
+        { config: { container: "wav", language: "en" }, audio: Buffer.from("x") },
+        "Request validation failed: config.language: Only ar is supported; the dialect is detected automatically",
+      ],
       [{ config: { container: "exe" }, audio: Buffer.from("MZ") }, "Invalid file type"],
       [{ config: { container: "" }, audio: Buffer.from("RIFF") }, "Invalid file type"],
       [{ config: { container: "wav" } }, "No selected file"],
-      [{ config: { encoding: "LINEAR_PCM", sample_rate_hz: 4000 }, audio: Buffer.alloc(4) }, "Request validation failed: config.sample_rate_hz: LINEAR_PCM needs a sample rate between 8000 and 48000"],
-      [{ config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000, container: "wav" }, audio: Buffer.alloc(4) }, "Request validation failed: config.container: LINEAR_PCM audio has no container"],
+      [
+        { config: { encoding: "LINEAR_PCM", sample_rate_hz: 4000 }, audio: Buffer.alloc(4) },
+        "Request validation failed: config.sample_rate_hz: LINEAR_PCM needs a sample rate between 8000 and 48000",
+      ],
+      [
+        { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000, container: "wav" }, audio: Buffer.alloc(4) },
+        "Request validation failed: config.container: LINEAR_PCM audio has no container",
+      ],
     ];
     for (const [request, details] of cases) {
       const outcome = await unary(asr.asr, "Recognize", request, bearer(key));
@@ -114,7 +134,10 @@ describe("grpc request errors", () => {
     call.write({ audio_content: Buffer.alloc(320) });
     call.end();
     const { error } = await done;
-    expect([error?.code, error?.details]).toEqual([grpc.status.INVALID_ARGUMENT, "The first message must carry streaming_config"]);
+    expect([error?.code, error?.details]).toEqual([
+      grpc.status.INVALID_ARGUMENT,
+      "The first message must carry streaming_config",
+    ]);
   });
 
   test("does answer INVALID_ARGUMENT when a recognition stream asks for a container", async () => {
@@ -123,13 +146,19 @@ describe("grpc request errors", () => {
     call.write({ streaming_config: { config: { container: "wav" } } });
     call.end();
     const { error } = await done;
-    expect([error?.code, error?.details]).toEqual([grpc.status.INVALID_ARGUMENT, "Request validation failed: streaming_config.config.encoding: StreamingRecognize takes LINEAR_PCM, MULAW or ALAW only"]);
+    expect([error?.code, error?.details]).toEqual([
+      grpc.status.INVALID_ARGUMENT,
+      "Request validation failed: streaming_config.config.encoding: StreamingRecognize takes LINEAR_PCM, MULAW or ALAW only",
+    ]);
   });
 
   test("does answer UNAVAILABLE 'ASR engine not initialized' with retry-after when no recogniser is installed", async () => {
     const pcm = { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, audio: Buffer.alloc(3200) };
     const outcome = await unary(asr.asr, "Recognize", pcm, bearer(key));
-    expect([outcome.error?.code, outcome.error?.details]).toEqual([grpc.status.UNAVAILABLE, "ASR engine not initialized"]);
+    expect([outcome.error?.code, outcome.error?.details]).toEqual([
+      grpc.status.UNAVAILABLE,
+      "ASR engine not initialized",
+    ]);
     expect(outcome.error?.metadata.get("retry-after")).toEqual(["5"]);
     const call = asr.asr.StreamingRecognize(bearer(key)) as grpc.ClientDuplexStream<object, unknown>;
     const done = collect(call);
@@ -143,7 +172,12 @@ describe("grpc request errors", () => {
     const port = clients(server.ports.grpc_asr);
     try {
       const small = await server.createKey({ name: "upload" });
-      const outcome = await unary(port.asr, "Recognize", { config: { container: "wav" }, audio: Buffer.alloc(2 * 1024 * 1024) }, bearer(small.key));
+      const outcome = await unary(
+        port.asr,
+        "Recognize",
+        { config: { container: "wav" }, audio: Buffer.alloc(2 * 1024 * 1024) },
+        bearer(small.key),
+      );
       expect(outcome.error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     } finally {
       port.close();

@@ -27,8 +27,12 @@ describe("grpc in the compiled binary", () => {
     const tts = clients(sawt.ports.grpc_tts);
     const asr = clients(sawt.ports.grpc_asr);
     try {
-      expect((await unary(tts.health, "Check", { service: "sawt.tts.v1.TextToSpeech" })).response).toEqual({ status: "SERVING" });
-      expect((await unary(asr.health, "Check", { service: "sawt.asr.v1.SpeechRecognition" })).response).toEqual({ status: "SERVING" });
+      expect((await unary(tts.health, "Check", { service: "sawt.tts.v1.TextToSpeech" })).response).toEqual({
+        status: "SERVING",
+      });
+      expect((await unary(asr.health, "Check", { service: "sawt.asr.v1.SpeechRecognition" })).response).toEqual({
+        status: "SERVING",
+      });
       const call = asr.reflectionV1Alpha.ServerReflectionInfo() as grpc.ClientDuplexStream<object, any>;
       const done = collect(call);
       call.write({ listServices: "*" });
@@ -36,8 +40,16 @@ describe("grpc in the compiled binary", () => {
       const names = (await done).messages[0].listServicesResponse.service.map((s: { name: string }) => s.name);
       expect(names).toContain("sawt.asr.v1.SpeechRecognition");
       const key = (await sawt.createKey({ name: "binary" })).key;
-      const invalid = await unary(asr.asr, "Recognize", { config: { container: "exe" }, audio: Buffer.from("MZ") }, bearer(key));
-      expect([invalid.error?.code, invalid.error?.details]).toEqual([grpc.status.INVALID_ARGUMENT, "Invalid file type"]);
+      const invalid = await unary(
+        asr.asr,
+        "Recognize",
+        { config: { container: "exe" }, audio: Buffer.from("MZ") },
+        bearer(key),
+      );
+      expect([invalid.error?.code, invalid.error?.details]).toEqual([
+        grpc.status.INVALID_ARGUMENT,
+        "Invalid file type",
+      ]);
       const spoken = await unary(tts.tts, "Synthesize", { text: "مرحبا بكم", response_format: "wav" }, bearer(key));
       expect(spoken.error).toBeUndefined();
       expect(Buffer.from(spoken.response.audio).subarray(0, 4).toString("latin1")).toBe("RIFF");
@@ -45,7 +57,12 @@ describe("grpc in the compiled binary", () => {
       expect(streamed.error).toBeUndefined();
       expect(streamed.messages.length).toBeGreaterThan(0);
       const pcm = Buffer.from(int16ToBytes(floatToInt16(letterToneAudio("سلام"))));
-      const heard = await unary(asr.asr, "Recognize", { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, audio: pcm }, bearer(key));
+      const heard = await unary(
+        asr.asr,
+        "Recognize",
+        { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, audio: pcm },
+        bearer(key),
+      );
       expect(heard.response?.text).toBe("سلام");
     } finally {
       tts.close();

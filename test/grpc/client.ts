@@ -13,7 +13,11 @@ import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
 export interface Stub extends grpc.Client {
   [method: string]: any;
 }
-type StubConstructor = new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => Stub;
+type StubConstructor = new (
+  address: string,
+  credentials: grpc.ChannelCredentials,
+  options?: grpc.ClientOptions,
+) => Stub;
 
 function stubClass(pkg: grpc.GrpcObject, path: string): StubConstructor {
   let node: unknown = pkg;
@@ -31,7 +35,10 @@ const packages = {
 };
 
 const credentials = grpc.credentials.createInsecure();
-const sharedOptions: grpc.ClientOptions = { "grpc.max_receive_message_length": 512 * 1024 * 1024, "grpc.max_send_message_length": 200 * 1024 * 1024 };
+const sharedOptions: grpc.ClientOptions = {
+  "grpc.max_receive_message_length": 512 * 1024 * 1024,
+  "grpc.max_send_message_length": 200 * 1024 * 1024,
+};
 
 /**
  * Stubs for one port. Clients share one connection per address unless `ownConnection`: a stream
@@ -39,13 +46,23 @@ const sharedOptions: grpc.ClientOptions = { "grpc.max_receive_message_length": 5
  */
 export function clients(port: number, ownConnection = false) {
   const address = `127.0.0.1:${port}`;
-  const clientOptions: grpc.ClientOptions = ownConnection ? { ...sharedOptions, "grpc.use_local_subchannel_pool": 1 } : sharedOptions;
+  const clientOptions: grpc.ClientOptions = ownConnection
+    ? { ...sharedOptions, "grpc.use_local_subchannel_pool": 1 }
+    : sharedOptions;
   return {
     tts: new (stubClass(packages.tts, "sawt.tts.v1.TextToSpeech"))(address, credentials, clientOptions),
     asr: new (stubClass(packages.asr, "sawt.asr.v1.SpeechRecognition"))(address, credentials, clientOptions),
     health: new (stubClass(packages.health, "grpc.health.v1.Health"))(address, credentials, clientOptions),
-    reflectionV1: new (stubClass(packages.reflectionV1, "grpc.reflection.v1.ServerReflection"))(address, credentials, clientOptions),
-    reflectionV1Alpha: new (stubClass(packages.reflectionV1Alpha, "grpc.reflection.v1alpha.ServerReflection"))(address, credentials, clientOptions),
+    reflectionV1: new (stubClass(packages.reflectionV1, "grpc.reflection.v1.ServerReflection"))(
+      address,
+      credentials,
+      clientOptions,
+    ),
+    reflectionV1Alpha: new (stubClass(packages.reflectionV1Alpha, "grpc.reflection.v1alpha.ServerReflection"))(
+      address,
+      credentials,
+      clientOptions,
+    ),
     close() {
       for (const c of [this.tts, this.asr, this.health, this.reflectionV1, this.reflectionV1Alpha]) c.close();
     },
@@ -67,7 +84,13 @@ export interface UnaryOutcome<T> {
 }
 
 /** Calls a unary method and resolves to its outcome (never rejects). */
-export function unary<T = any>(client: Stub, method: string, request: unknown, metadata = new grpc.Metadata(), options: grpc.CallOptions = {}): Promise<UnaryOutcome<T>> {
+export function unary<T = any>(
+  client: Stub,
+  method: string,
+  request: unknown,
+  metadata = new grpc.Metadata(),
+  options: grpc.CallOptions = {},
+): Promise<UnaryOutcome<T>> {
   return new Promise((resolve) => {
     let headers: grpc.Metadata | undefined;
     const call = client[method]!(request, metadata, options, (error: grpc.ServiceError | null, response: T) =>
@@ -78,7 +101,9 @@ export function unary<T = any>(client: Stub, method: string, request: unknown, m
 }
 
 /** Reads a server stream to its end: messages plus the final error, if any. */
-export function collect<T = any>(call: grpc.ClientReadableStream<T> | grpc.ClientDuplexStream<any, T>): Promise<{ messages: T[]; error?: grpc.ServiceError }> {
+export function collect<T = any>(
+  call: grpc.ClientReadableStream<T> | grpc.ClientDuplexStream<any, T>,
+): Promise<{ messages: T[]; error?: grpc.ServiceError }> {
   return new Promise((resolve) => {
     const messages: T[] = [];
     call.on("data", (m: T) => messages.push(m));
@@ -106,7 +131,10 @@ export function waitServing(health: Stub, service = "", timeoutMs = 30_000): Pro
 }
 
 /** Waits until the named ports of a server report SERVING (engines start after the ports bind). */
-export async function waitPortsServing(ports: { grpc_tts: number; grpc_asr: number }, which: ReadonlyArray<"tts" | "asr"> = ["tts", "asr"]): Promise<void> {
+export async function waitPortsServing(
+  ports: { grpc_tts: number; grpc_asr: number },
+  which: ReadonlyArray<"tts" | "asr"> = ["tts", "asr"],
+): Promise<void> {
   const opened = which.map((w) => clients(w === "tts" ? ports.grpc_tts : ports.grpc_asr));
   try {
     await Promise.all(opened.map((c) => waitServing(c.health)));
@@ -121,6 +149,12 @@ export async function waitPortsServing(ports: { grpc_tts: number; grpc_asr: numb
  */
 export async function installTestPacks(modelsDir: string, options: { voice?: boolean } = {}): Promise<string> {
   await writeToneCtcPack(join(modelsDir, "tone-ctc"));
-  if (options.voice) await writePiperPack(join(modelsDir, "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS), phonemeType: "text" });
+  if (options.voice)
+    await writePiperPack(join(modelsDir, "yara"), {
+      name: "ar_text",
+      sampleRate: 16000,
+      phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
+      phonemeType: "text",
+    });
   return modelsDir;
 }

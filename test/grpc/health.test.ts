@@ -10,7 +10,11 @@ let tts: ReturnType<typeof clients>;
 let asr: ReturnType<typeof clients>;
 
 /** Resolves with the first Watch message satisfying `predicate` (messages arrive in order). */
-function nextStatus(messages: string[], predicate: (status: string) => boolean, call: grpc.ClientReadableStream<{ status: string }>): Promise<string> {
+function nextStatus(
+  messages: string[],
+  predicate: (status: string) => boolean,
+  call: grpc.ClientReadableStream<{ status: string }>,
+): Promise<string> {
   const found = messages.find(predicate);
   if (found) return Promise.resolve(found);
   return new Promise((resolve, reject) => {
@@ -44,7 +48,10 @@ describe("grpc health", () => {
     const watch = tts.health.Watch({ service: "" }) as grpc.ClientReadableStream<{ status: string }>;
     await nextStatus([], (s) => s === "SERVING", watch);
     watch.cancel();
-    for (const [port, name] of [[tts, "sawt.tts.v1.TextToSpeech"], [asr, "sawt.asr.v1.SpeechRecognition"]] as const) {
+    for (const [port, name] of [
+      [tts, "sawt.tts.v1.TextToSpeech"],
+      [asr, "sawt.asr.v1.SpeechRecognition"],
+    ] as const) {
       expect((await unary(port.health, "Check", { service: "" })).response).toEqual({ status: "SERVING" });
       expect((await unary(port.health, "Check", { service: name })).response).toEqual({ status: "SERVING" });
     }
@@ -59,7 +66,9 @@ describe("grpc health", () => {
 
   test("does list every known name with its status when List is called", async () => {
     const listed = await unary(asr.health, "List", {});
-    expect(listed.response).toEqual({ statuses: { "": { status: "SERVING" }, "sawt.asr.v1.SpeechRecognition": { status: "SERVING" } } });
+    expect(listed.response).toEqual({
+      statuses: { "": { status: "SERVING" }, "sawt.asr.v1.SpeechRecognition": { status: "SERVING" } },
+    });
   });
 
   test("does stream SERVICE_UNKNOWN and keep the call open when Watch names an unknown service", async () => {

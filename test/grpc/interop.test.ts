@@ -14,8 +14,16 @@ let key: string;
 const dir = tempDir("sawt-grpc-interop-");
 
 beforeAll(async () => {
-  if (!pythonGrpcAvailable()) throw new Error(`${SYSTEM_PYTHON} lacks grpc/protobuf: run installer/dev-setup.sh (apt-get install python3-grpcio python3-protobuf)`);
-  await writePiperPack(join(dir.path, "models", "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS), phonemeType: "text" });
+  if (!pythonGrpcAvailable())
+    throw new Error(
+      `${SYSTEM_PYTHON} lacks grpc/protobuf: run installer/dev-setup.sh (apt-get install python3-grpcio python3-protobuf)`,
+    );
+  await writePiperPack(join(dir.path, "models", "yara"), {
+    name: "ar_text",
+    sampleRate: 16000,
+    phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
+    phonemeType: "text",
+  });
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: join(dir.path, "models") } });
   await waitPortsServing(sawt.ports, ["tts"]);
   key = (await sawt.createKey({ name: "python" })).key;

@@ -12,7 +12,10 @@ export const SYSTEM_PYTHON = "/usr/bin/python3";
 /** True when /usr/bin/python3 can import grpc and google.protobuf. */
 export function pythonGrpcAvailable(): boolean {
   if (!existsSync(SYSTEM_PYTHON)) return false;
-  return Bun.spawnSync([SYSTEM_PYTHON, "-c", "import grpc, google.protobuf"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
+  return (
+    Bun.spawnSync([SYSTEM_PYTHON, "-c", "import grpc, google.protobuf"], { stdout: "ignore", stderr: "ignore" })
+      .exitCode === 0
+  );
 }
 
 const SCRIPT = String.raw`
@@ -94,7 +97,11 @@ print(json.dumps(out))
 /** Runs the Python client against a TTS port; resolves to its JSON report. */
 export async function runPythonClient(port: number, key: string, text: string): Promise<Record<string, any>> {
   const proc = Bun.spawn([SYSTEM_PYTHON, "-c", SCRIPT, String(port), key, text], { stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   if (code !== 0) throw new Error(`python client failed (${code}): ${stderr}`);
   return JSON.parse(stdout);
 }

@@ -36,9 +36,13 @@ describe("grpc reflection", () => {
   for (const version of ["reflectionV1", "reflectionV1Alpha"] as const) {
     test(`does list the port's services when ${version} is asked with no key`, async () => {
       const [onTts] = await reflect(tts[version], [{ listServices: "*" }]);
-      expect(onTts.listServicesResponse.service.map((s: { name: string }) => s.name).sort()).toEqual(["grpc.health.v1.Health", ...REFLECTION, "sawt.tts.v1.TextToSpeech"].sort());
+      expect(onTts.listServicesResponse.service.map((s: { name: string }) => s.name).sort()).toEqual(
+        ["grpc.health.v1.Health", ...REFLECTION, "sawt.tts.v1.TextToSpeech"].sort(),
+      );
       const [onAsr] = await reflect(asr[version], [{ listServices: "*" }]);
-      expect(onAsr.listServicesResponse.service.map((s: { name: string }) => s.name).sort()).toEqual(["grpc.health.v1.Health", ...REFLECTION, "sawt.asr.v1.SpeechRecognition"].sort());
+      expect(onAsr.listServicesResponse.service.map((s: { name: string }) => s.name).sort()).toEqual(
+        ["grpc.health.v1.Health", ...REFLECTION, "sawt.asr.v1.SpeechRecognition"].sort(),
+      );
     });
   }
 
@@ -47,7 +51,8 @@ describe("grpc reflection", () => {
       (await reflect(tts.reflectionV1, [{ fileContainingSymbol: "sawt.tts.v1.TextToSpeech" }]))[0],
       (await reflect(asr.reflectionV1, [{ fileContainingSymbol: "sawt.asr.v1.StreamingRecognizeRequest" }]))[0],
     ];
-    const text = (r: any) => r.fileDescriptorResponse.fileDescriptorProto.map((b: Uint8Array) => Buffer.from(b).toString("latin1")).join("");
+    const text = (r: any) =>
+      r.fileDescriptorResponse.fileDescriptorProto.map((b: Uint8Array) => Buffer.from(b).toString("latin1")).join("");
     expect(text(ttsFile)).toContain("sawt.tts.v1");
     expect(text(ttsFile)).toContain("SynthesizeOnline");
     expect(text(asrFile)).toContain("StreamingRecognize");

@@ -19,14 +19,27 @@ const dir = tempDir("sawt-grpc-admission-");
 const models = join(dir.path, "models");
 
 beforeAll(async () => {
-  await writePiperPack(join(models, "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS), phonemeType: "text" });
+  await writePiperPack(join(models, "yara"), {
+    name: "ar_text",
+    sampleRate: 16000,
+    phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
+    phonemeType: "text",
+  });
 });
 
 afterAll(() => dir.remove());
 
 /** Starts a server with one TTS slot and the given queue settings; resolves with a keyed client. */
 async function oneSlotServer(env: Record<string, string>) {
-  const sawt = await startSawt({ env: { SAWT_MODELS_DIR: models, SAWT_TTS_CONCURRENCY: "1", SAWT_DRAIN_TIMEOUT_MS: "10000", SAWT_RUNTIME_METRICS_OPEN: "true", ...env } });
+  const sawt = await startSawt({
+    env: {
+      SAWT_MODELS_DIR: models,
+      SAWT_TTS_CONCURRENCY: "1",
+      SAWT_DRAIN_TIMEOUT_MS: "10000",
+      SAWT_RUNTIME_METRICS_OPEN: "true",
+      ...env,
+    },
+  });
   await waitPortsServing(sawt.ports, ["tts"]);
   const port = clients(sawt.ports.grpc_tts);
   const { key } = await sawt.createKey({ name: "admission", rpm: 1000 });
@@ -64,14 +77,20 @@ async function metric(server: Awaited<ReturnType<typeof oneSlotServer>>, sample:
  * deadline shortens the queue timeout, whichever timer fires first).
  */
 async function droppedFromQueue(server: Awaited<ReturnType<typeof oneSlotServer>>): Promise<number> {
-  return (await metric(server, 'sawt_queue_dropped_total{engine="tts"}')) + (await metric(server, 'sawt_admission_rejected_total{engine="tts",reason="timeout"}'));
+  return (
+    (await metric(server, 'sawt_queue_dropped_total{engine="tts"}')) +
+    (await metric(server, 'sawt_admission_rejected_total{engine="tts",reason="timeout"}'))
+  );
 }
 
 /**
  * Calls Synthesize with a short deadline until the server stops refusing it as busy (the server
  * learns of a cancellation or deadline a moment after the client does); at most `tries` times.
  */
-async function queueProbe(server: Awaited<ReturnType<typeof oneSlotServer>>, tries = 20): Promise<grpc.ServiceError | undefined> {
+async function queueProbe(
+  server: Awaited<ReturnType<typeof oneSlotServer>>,
+  tries = 20,
+): Promise<grpc.ServiceError | undefined> {
   let outcome = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(300));
   for (let i = 1; i < tries && outcome.error?.code === grpc.status.UNAVAILABLE; i++) {
     await Bun.sleep(50);
@@ -103,31 +122,48 @@ describe("grpc TTS admission with one slot and one queue place", () => {
     expect((await queueProbe(server))?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
     // The first call left the queue without running (the probe's own outcome may still be in flight).
     expect(await droppedFromQueue(server)).toBeGreaterThanOrEqual(dropped + 1);
-    expect(await metric(server, 'sawt_grpc_requests_total{method="tts.Synthesize",code="DEADLINE_EXCEEDED"}')).toBeGreaterThanOrEqual(1);
+    expect(
+      await metric(server, 'sawt_grpc_requests_total{method="tts.Synthesize",code="DEADLINE_EXCEEDED"}'),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   test("does refuse busy with retry-after when the queue is full, and free the place when the queued client cancels", async () => {
-    const queued = server.port.tts.Synthesize({ text: "مرحبا" }, server.metadata(), () => undefined) as grpc.ClientUnaryCall;
+    const queued = server.port.tts.Synthesize(
+      { text: "مرحبا" },
+      server.metadata(),
+      () => undefined,
+    ) as grpc.ClientUnaryCall;
     // Once the first call is queued, the next one finds the queue full.
     let busy = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(100));
-    for (let i = 0; i < 20 && busy.error?.code !== grpc.status.UNAVAILABLE; i++) busy = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(100));
-    expect([busy.error?.code, busy.error?.details]).toEqual([grpc.status.UNAVAILABLE, "Service busy, please try again later"]);
+    for (let i = 0; i < 20 && busy.error?.code !== grpc.status.UNAVAILABLE; i++)
+      busy = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(100));
+    expect([busy.error?.code, busy.error?.details]).toEqual([
+      grpc.status.UNAVAILABLE,
+      "Service busy, please try again later",
+    ]);
     expect(Number(busy.error?.metadata.get("retry-after")[0])).toBeGreaterThanOrEqual(1);
     const dropped = await droppedFromQueue(server);
     queued.cancel();
     expect((await queueProbe(server))?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
     expect(await droppedFromQueue(server)).toBeGreaterThanOrEqual(dropped + 1);
-    expect(await metric(server, 'sawt_grpc_requests_total{method="tts.Synthesize",code="UNAVAILABLE"}')).toBeGreaterThanOrEqual(1);
+    expect(
+      await metric(server, 'sawt_grpc_requests_total{method="tts.Synthesize",code="UNAVAILABLE"}'),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   test("does refuse new work as UNAVAILABLE while draining after SIGTERM, then exit once the slot frees", async () => {
     const watch = server.port.health.Watch({ service: "" }) as grpc.ClientReadableStream<{ status: string }>;
-    const notServing = new Promise<void>((resolve) => watch.on("data", (m: { status: string }) => m.status === "NOT_SERVING" && resolve()));
+    const notServing = new Promise<void>((resolve) =>
+      watch.on("data", (m: { status: string }) => m.status === "NOT_SERVING" && resolve()),
+    );
     watch.on("error", () => undefined);
     server.sawt.proc.kill("SIGTERM");
     await notServing;
     const refused = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata());
-    expect([refused.error?.code, refused.error?.details]).toEqual([grpc.status.UNAVAILABLE, "TTS engine is shutting down"]);
+    expect([refused.error?.code, refused.error?.details]).toEqual([
+      grpc.status.UNAVAILABLE,
+      "TTS engine is shutting down",
+    ]);
     holder.cancel();
     expect(await server.sawt.proc.exited).toBe(0);
   });
@@ -138,8 +174,17 @@ describe("grpc TTS queue timeout", () => {
     const server = await oneSlotServer({ SAWT_TTS_MAX_QUEUE: "4", SAWT_TTS_QUEUE_TIMEOUT_MS: "300" });
     const holder = await holdSlot(server);
     try {
-      const waited = await unary(server.port.tts, "Synthesize", { text: "مرحبا" }, server.metadata(), withDeadline(20_000));
-      expect([waited.error?.code, waited.error?.details]).toEqual([grpc.status.DEADLINE_EXCEEDED, "Request timeout waiting for GPU"]);
+      const waited = await unary(
+        server.port.tts,
+        "Synthesize",
+        { text: "مرحبا" },
+        server.metadata(),
+        withDeadline(20_000),
+      );
+      expect([waited.error?.code, waited.error?.details]).toEqual([
+        grpc.status.DEADLINE_EXCEEDED,
+        "Request timeout waiting for GPU",
+      ]);
     } finally {
       holder.cancel();
       server.port.close();

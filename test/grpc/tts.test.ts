@@ -21,7 +21,12 @@ let port: ReturnType<typeof clients>;
 let key: string;
 
 beforeAll(async () => {
-  await writePiperPack(join(models, "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: MAP, phonemeType: "text" });
+  await writePiperPack(join(models, "yara"), {
+    name: "ar_text",
+    sampleRate: 16000,
+    phonemeIdMap: MAP,
+    phonemeType: "text",
+  });
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: models } });
   await waitPortsServing(sawt.ports, ["tts"]);
   port = clients(sawt.ports.grpc_tts);
@@ -41,7 +46,11 @@ function expectedSentences(text: string): number[][] {
 
 /** REST's answer to the same speech request, as the reference. */
 async function rest(body: Record<string, unknown>): Promise<Response> {
-  return await fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) });
+  return await fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
 /** The status of a SynthesizeOnline call. */
@@ -53,8 +62,16 @@ describe("grpc TTS validation", () => {
   const cases: Array<[string, object, string]> = [
     ["the text is empty", { text: "" }, "Text cannot be empty"],
     ["the text is only spaces", { text: "   " }, "Text cannot be empty"],
-    ["the text is over 51,200 code points", { text: "ب".repeat(51_201) }, "Text exceeds maximum length of 51,200 characters"],
-    ["the format is unknown", { text: "مرحبا", response_format: "ogg" }, "Invalid format. Allowed: aac, flac, mp3, opus, pcm, wav"],
+    [
+      "the text is over 51,200 code points",
+      { text: "ب".repeat(51_201) },
+      "Text exceeds maximum length of 51,200 characters",
+    ],
+    [
+      "the format is unknown",
+      { text: "مرحبا", response_format: "ogg" },
+      "Invalid format. Allowed: aac, flac, mp3, opus, pcm, wav",
+    ],
     ["the text holds a script tag", { text: "<script>alert(1)</script>" }, "Text contains invalid content"],
     ["the text holds template syntax", { text: "مرحبا {{ user }}" }, "Text contains invalid content"],
   ];
@@ -72,12 +89,16 @@ describe("grpc TTS validation", () => {
     expect(outcome.error?.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(outcome.error?.details).toStartWith("Request validation failed: sample_rate_hz: ");
   });
-
 });
 
 describe("grpc Synthesize", () => {
   test("does return audio spelling the text's ids, byte for byte what REST returns, when asked for wav", async () => {
-    const outcome = await unary(port.tts, "Synthesize", { text: INPUT, response_format: "wav", dialect: "ar-hijazi" }, bearer(key));
+    const outcome = await unary(
+      port.tts,
+      "Synthesize",
+      { text: INPUT, response_format: "wav", dialect: "ar-hijazi" },
+      bearer(key),
+    );
     expect(outcome.error).toBeUndefined();
     const response = outcome.response;
     expect(response).toMatchObject({ content_type: "audio/wav", sample_rate_hz: 16000, response_format: "wav" });
@@ -86,7 +107,9 @@ describe("grpc Synthesize", () => {
     expect(decodeSentences(samples, sampleRate, 1).map((d) => d.ids)).toEqual(expectedSentences(INPUT));
     expect(response.duration_seconds).toBeCloseTo(samples.length / sampleRate, 3);
     // REST streams its WAV (sizes 0xFFFFFFFF in the header, issue #14); the samples are the same bytes.
-    const reference = Buffer.from(await (await rest({ input: INPUT, response_format: "wav", dialect: "ar-hijazi" })).arrayBuffer());
+    const reference = Buffer.from(
+      await (await rest({ input: INPUT, response_format: "wav", dialect: "ar-hijazi" })).arrayBuffer(),
+    );
     expect(reference.readUInt32LE(40)).toBe(0xffffffff);
     expect(Buffer.compare(reference.subarray(44), Buffer.from(response.audio).subarray(44))).toBe(0);
     expect(Buffer.compare(reference.subarray(8, 40), Buffer.from(response.audio).subarray(8, 40))).toBe(0);
@@ -94,7 +117,12 @@ describe("grpc Synthesize", () => {
 
   test("does report the same fallback as REST's headers when the voice was removed or the dialect's pack is missing", async () => {
     for (const request of [{ voice: "Nouf" }, { dialect: "ar-egyptian" }, { voice: "Myriam" }]) {
-      const outcome = await unary(port.tts, "Synthesize", { text: "مرحبا", response_format: "pcm", ...request }, bearer(key));
+      const outcome = await unary(
+        port.tts,
+        "Synthesize",
+        { text: "مرحبا", response_format: "pcm", ...request },
+        bearer(key),
+      );
       const headers = (await rest({ input: "مرحبا", response_format: "pcm", ...request })).headers;
       expect(outcome.response.resolution).toEqual({
         voice: headers.get("x-tts-voice"),
@@ -111,15 +139,26 @@ describe("grpc Synthesize", () => {
     for (const format of Object.keys(magic)) {
       const outcome = await unary(port.tts, "Synthesize", { text: "مرحبا", response_format: format }, bearer(key));
       const reference = await rest({ input: "مرحبا", response_format: format });
-      expect([format, outcome.response.content_type, outcome.response.sample_rate_hz]).toEqual([format, reference.headers.get("content-type"), Number(reference.headers.get("x-sample-rate"))]);
+      expect([format, outcome.response.content_type, outcome.response.sample_rate_hz]).toEqual([
+        format,
+        reference.headers.get("content-type"),
+        Number(reference.headers.get("x-sample-rate")),
+      ]);
       expect(Buffer.from(outcome.response.audio).subarray(0, 4).toString("latin1")).toStartWith(magic[format]!);
       expect(outcome.response.audio.length).toBeGreaterThan(100);
     }
-    expect((await unary(port.tts, "Synthesize", { text: "مرحبا" }, bearer(key))).response.content_type).toBe("audio/mpeg");
+    expect((await unary(port.tts, "Synthesize", { text: "مرحبا" }, bearer(key))).response.content_type).toBe(
+      "audio/mpeg",
+    );
   });
 
   test("does resample the audio when sample_rate_hz asks for telephony rates", async () => {
-    const outcome = await unary(port.tts, "Synthesize", { text: "مرحبا", response_format: "wav", sample_rate_hz: 8000 }, bearer(key));
+    const outcome = await unary(
+      port.tts,
+      "Synthesize",
+      { text: "مرحبا", response_format: "wav", sample_rate_hz: 8000 },
+      bearer(key),
+    );
     expect(outcome.response.sample_rate_hz).toBe(8000);
     expect(wavToFloat(new Uint8Array(outcome.response.audio)).sampleRate).toBe(8000);
   });
@@ -129,13 +168,25 @@ describe("grpc SynthesizeOnline", () => {
   test("does stream pcm that equals the unary pcm and spells each sentence when no format is given", async () => {
     const streamed = await online({ text: INPUT });
     expect(streamed.error).toBeUndefined();
-    expect(streamed.messages[0].resolution).toEqual({ voice: "Yara", dialect: "ar-najdi", engine: "piper", fallback: "" });
+    expect(streamed.messages[0].resolution).toEqual({
+      voice: "Yara",
+      dialect: "ar-najdi",
+      engine: "piper",
+      fallback: "",
+    });
     expect(streamed.messages.slice(1).every((m) => m.resolution === null || m.resolution === undefined)).toBe(true);
-    expect(streamed.messages.every((m) => m.content_type === "audio/pcm" && m.sample_rate_hz === 16000 && m.audio.length <= 65536)).toBe(true);
+    expect(
+      streamed.messages.every(
+        (m) => m.content_type === "audio/pcm" && m.sample_rate_hz === 16000 && m.audio.length <= 65536,
+      ),
+    ).toBe(true);
     const audio = Buffer.concat(streamed.messages.map((m) => m.audio));
-    const unaryPcm = (await unary(port.tts, "Synthesize", { text: INPUT, response_format: "pcm" }, bearer(key))).response.audio;
+    const unaryPcm = (await unary(port.tts, "Synthesize", { text: INPUT, response_format: "pcm" }, bearer(key)))
+      .response.audio;
     expect(Buffer.compare(audio, unaryPcm)).toBe(0);
-    expect(decodeSentences(pcmToFloat(new Uint8Array(audio)), 16000, 1).map((d) => d.ids)).toEqual(expectedSentences(INPUT));
+    expect(decodeSentences(pcmToFloat(new Uint8Array(audio)), 16000, 1).map((d) => d.ids)).toEqual(
+      expectedSentences(INPUT),
+    );
   });
 
   test("does split a long sentence into messages of at most 64 KiB when its audio is larger", async () => {
@@ -154,7 +205,8 @@ describe("grpc SynthesizeOnline", () => {
     const path = join(dir.path, "online.opus");
     await Bun.write(path, audio);
     const probe = Bun.spawnSync(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]);
-    const unaryPcm = (await unary(port.tts, "Synthesize", { text: INPUT, response_format: "pcm" }, bearer(key))).response.audio;
+    const unaryPcm = (await unary(port.tts, "Synthesize", { text: INPUT, response_format: "pcm" }, bearer(key)))
+      .response.audio;
     expect(Number(probe.stdout.toString())).toBeCloseTo(unaryPcm.length / 2 / 16000, 1);
   });
 });
@@ -165,12 +217,22 @@ describe("grpc ListVoices", () => {
     expect(outcome.error).toBeUndefined();
     const voices = outcome.response.voices;
     expect(voices.map((v: { voice_id: string }) => v.voice_id)).toEqual(["Yara", "Sherine", "Myriam", "Yara_en"]);
-    expect(voices[0]).toEqual({ voice_id: "Yara", name: "Yara", type: "builtin", language: "ar", dialects: ["ar-najdi", "ar-hijazi", "ar-qassimi"], engine: "piper", status: "ready" });
+    expect(voices[0]).toEqual({
+      voice_id: "Yara",
+      name: "Yara",
+      type: "builtin",
+      language: "ar",
+      dialects: ["ar-najdi", "ar-hijazi", "ar-qassimi"],
+      engine: "piper",
+      status: "ready",
+    });
     expect(voices[3]).toMatchObject({ language: "en", dialects: [], engine: "espeak-ng" });
   });
 
   test("does list the same voices as GET /v1/tts/voices when asked with the same key", async () => {
-    const rest = (await (await fetch(`${sawt.baseUrl}/v1/tts/voices`, { headers: { "x-api-key": key } })).json()) as { voices: Array<Record<string, unknown>> };
+    const rest = (await (await fetch(`${sawt.baseUrl}/v1/tts/voices`, { headers: { "x-api-key": key } })).json()) as {
+      voices: Array<Record<string, unknown>>;
+    };
     const grpcVoices = (await unary(port.tts, "ListVoices", {}, bearer(key))).response.voices;
     expect(grpcVoices).toEqual(rest.voices.map((v) => ({ status: "", ...v })));
   });

@@ -25,7 +25,10 @@ export function sh(argv: string[], cwd?: string): string {
  */
 export function sherpaArchive(dir: string, out: string, top: string): string {
   testTool("bzip2", "bzip2");
-  writeFileSync(join(dir, "README.md"), `# ${top}\n\nConverted for sherpa-onnx. See the licence of the original model.\n`);
+  writeFileSync(
+    join(dir, "README.md"),
+    `# ${top}\n\nConverted for sherpa-onnx. See the licence of the original model.\n`,
+  );
   mkdirSync(join(dir, "test_wavs"), { recursive: true });
   writeFileSync(join(dir, "test_wavs", "0.wav"), encodeWav(new Float32Array(1600), 16000));
   const archive = join(out, `${top}.tar.bz2`);
@@ -51,7 +54,9 @@ export async function rawTarGz(path: string, entries: readonly RawTarEntry[]): P
   const pack = tarStream.pack();
   const done = pipeline(pack, createGzip(), createWriteStream(path));
   for (const { header, body } of entries) {
-    await new Promise<void>((resolve, reject) => pack.entry(header as tarStream.Header, Buffer.from(body ?? new Uint8Array()), (e) => (e ? reject(e) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      pack.entry(header as tarStream.Header, Buffer.from(body ?? new Uint8Array()), (e) => (e ? reject(e) : resolve())),
+    );
   }
   pack.finalize();
   await done;

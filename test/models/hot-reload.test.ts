@@ -48,8 +48,16 @@ function rssMiB(): number {
 beforeAll(async () => {
   mkdirSync(sources, { recursive: true });
   // The old Yara: 16 kHz and slow per sentence, so a long text is still speaking during an install.
-  await writePiperPack(join(models, "Yara"), { name: "ar_JO-old-medium", sampleRate: 16000, phonemeType: "text", phonemeIdMap: LETTERS, costRepeats: 40 });
-  sawt = await startSawt({ env: { SAWT_MODELS_DIR: models, SAWT_TTS_MAX_QUEUE: "200", SAWT_RUNTIME_INTRA_OP_THREADS: "1" } });
+  await writePiperPack(join(models, "Yara"), {
+    name: "ar_JO-old-medium",
+    sampleRate: 16000,
+    phonemeType: "text",
+    phonemeIdMap: LETTERS,
+    costRepeats: 40,
+  });
+  sawt = await startSawt({
+    env: { SAWT_MODELS_DIR: models, SAWT_TTS_MAX_QUEUE: "200", SAWT_RUNTIME_INTRA_OP_THREADS: "1" },
+  });
   adminKey = (await sawt.createKey({ name: "operator", admin: true })).key;
   userKey = (await sawt.createKey({ name: "client", rpm: 10_000 })).key;
   await until(async () => (await health("tts")).status === "healthy", "TTS ready");
@@ -74,12 +82,22 @@ describe("a running service given new packs", () => {
     await writeToneCtcPack(ctcDir);
     const ctcArchive = sherpaArchive(ctcDir, sources, "sherpa-onnx-nemo-ctc-ar-tones");
     const vitsDir = join(work.path, "vits");
-    await writeSherpaVitsPack(vitsDir, { sampleRate: 22050, phonemeIdMap: idMap(ARABIC_IPA_SYMBOLS), espeakVoice: "ar" });
+    await writeSherpaVitsPack(vitsDir, {
+      sampleRate: 22050,
+      phonemeIdMap: idMap(ARABIC_IPA_SYMBOLS),
+      espeakVoice: "ar",
+    });
     const vitsArchive = sherpaArchive(vitsDir, sources, "vits-piper-ar_JO-tones-medium");
     const pairDir = join(work.path, "pair");
-    const pair = await writePiperPack(pairDir, { name: "ar_JO-new-medium", sampleRate: 24000, phonemeType: "text", phonemeIdMap: LETTERS });
+    const pair = await writePiperPack(pairDir, {
+      name: "ar_JO-new-medium",
+      sampleRate: 24000,
+      phonemeType: "text",
+      phonemeIdMap: LETTERS,
+    });
     const env = { ...sawt.env, SAWT_MODELS_DIR: models };
-    const cli = (args: string[]) => runCli(["models", "install", ...args, "--admin-key", adminKey, "--url", sawt.baseUrl], { env });
+    const cli = (args: string[]) =>
+      runCli(["models", "install", ...args, "--admin-key", adminKey, "--url", sawt.baseUrl], { env });
 
     const ctc = await cli([ctcArchive]);
     expect(ctc.stdout).toMatch(/installed sherpa-onnx-nemo-ctc-ar-tones: ASR recognizer \(nemo-ctc\), from a tar\.bz2/);
@@ -99,15 +117,25 @@ describe("a running service given new packs", () => {
     const yara = await speech("سلام");
     expect(yara.headers.get("x-sample-rate")).toBe("24000");
     const sherine = await speech("سلام", "Sherine");
-    expect([sherine.status, sherine.headers.get("x-tts-engine"), sherine.headers.get("x-sample-rate")]).toEqual([200, "vits", "22050"]);
+    expect([sherine.status, sherine.headers.get("x-tts-engine"), sherine.headers.get("x-sample-rate")]).toEqual([
+      200,
+      "vits",
+      "22050",
+    ]);
     const form = new FormData();
     form.append("file", new Blob([encodeWav(letterToneAudio("سلام"), 16000)], { type: "audio/wav" }), "a.wav");
-    const asr = await fetch(`${sawt.baseUrl}/v1/audio/transcriptions`, { method: "POST", headers: { "x-api-key": userKey }, body: form });
+    const asr = await fetch(`${sawt.baseUrl}/v1/audio/transcriptions`, {
+      method: "POST",
+      headers: { "x-api-key": userKey },
+      body: form,
+    });
     expect(((await asr.json()) as { text: string }).text).toBe("سلام");
     const tts = await health("tts");
     expect(tts.generation).toBeGreaterThan(generation);
     expect((await health("asr")).recognizer).toBe("sherpa-onnx-nemo-ctc-ar-tones");
-    const voices = (await (await fetch(`${sawt.baseUrl}/v1/tts/voices`, { headers: { "x-api-key": userKey } })).json()) as { packs: any[] };
+    const voices = (await (
+      await fetch(`${sawt.baseUrl}/v1/tts/voices`, { headers: { "x-api-key": userKey } })
+    ).json()) as { packs: any[] };
     expect(voices.packs.map((p) => [p.voice, p.name, p.family, p.provider])).toEqual([
       ["Yara", "yara", "piper", "cpu"],
       ["Sherine", "Sherine", "vits", "cpu"],
@@ -134,9 +162,28 @@ describe("a running service given new packs", () => {
 describe("a reload under load", () => {
   test("does answer 100 requests in flight across it and give the old pack's memory back", async () => {
     // A heavy Yara: its release shows in the process's RSS.
-    await writePiperPack(join(work.path, "heavy"), { name: "ar_JO-heavy-medium", sampleRate: 16000, phonemeType: "text", phonemeIdMap: LETTERS, ballastMiB: 160 });
+    await writePiperPack(join(work.path, "heavy"), {
+      name: "ar_JO-heavy-medium",
+      sampleRate: 16000,
+      phonemeType: "text",
+      phonemeIdMap: LETTERS,
+      ballastMiB: 160,
+    });
     const env = { ...sawt.env, SAWT_MODELS_DIR: models };
-    const installed = await runCli(["models", "install", join(work.path, "heavy", "ar_JO-heavy-medium.onnx"), "--as", "Yara", "--admin-key", adminKey, "--url", sawt.baseUrl], { env });
+    const installed = await runCli(
+      [
+        "models",
+        "install",
+        join(work.path, "heavy", "ar_JO-heavy-medium.onnx"),
+        "--as",
+        "Yara",
+        "--admin-key",
+        adminKey,
+        "--url",
+        sawt.baseUrl,
+      ],
+      { env },
+    );
     expect(installed.code).toBe(0);
     for (let i = 0; i < 3; i++) expect((await speech("سلام")).status).toBe(200);
     const sessions = () => sawt.logs.filter((l) => l.includes("engine generation released")).length;
@@ -144,7 +191,9 @@ describe("a reload under load", () => {
     const baseline = rssMiB();
 
     const released = sessions();
-    const calls = Array.from({ length: 100 }, (_, i) => speech(`سلام ${"ع".repeat(i % 7)}`).then(async (r) => [r.status, (await r.arrayBuffer()).byteLength] as const));
+    const calls = Array.from({ length: 100 }, (_, i) =>
+      speech(`سلام ${"ع".repeat(i % 7)}`).then(async (r) => [r.status, (await r.arrayBuffer()).byteLength] as const),
+    );
     const reloaded = await reload();
     expect(reloaded.status).toBe(200);
     const during = rssMiB(); // the new generation loaded, the old one still draining
@@ -153,7 +202,9 @@ describe("a reload under load", () => {
     await until(() => sessions() >= released + 2, "the old generations released");
     await Bun.sleep(500);
     const after = rssMiB();
-    console.info(`RSS MiB: baseline ${baseline.toFixed(0)}, two generations ${during.toFixed(0)}, drained ${after.toFixed(0)}`);
+    console.info(
+      `RSS MiB: baseline ${baseline.toFixed(0)}, two generations ${during.toFixed(0)}, drained ${after.toFixed(0)}`,
+    );
     // Two heavy generations at once cost about one more pack; after the drain that is given back.
     expect(during - baseline).toBeGreaterThan(80);
     expect(after - baseline).toBeLessThan(40);

@@ -37,7 +37,9 @@ function snapshot(dir = models, prefix = ""): Record<string, string> {
 }
 
 function install(args: string[]) {
-  return runCli(["models", "install", ...args, "--url", sawt.baseUrl], { env: { ...sawt.env, SAWT_MODELS_DIR: models } });
+  return runCli(["models", "install", ...args, "--url", sawt.baseUrl], {
+    env: { ...sawt.env, SAWT_MODELS_DIR: models },
+  });
 }
 
 async function speaks(): Promise<boolean> {
@@ -52,7 +54,12 @@ async function speaks(): Promise<boolean> {
 beforeAll(async () => {
   mkdirSync(sources, { recursive: true });
   const letters = Object.fromEntries(LETTER_TONES);
-  await writePiperPack(join(models, "Yara"), { name: "ar_JO-letters-medium", sampleRate: 16000, phonemeType: "text", phonemeIdMap: letters });
+  await writePiperPack(join(models, "Yara"), {
+    name: "ar_JO-letters-medium",
+    sampleRate: 16000,
+    phonemeType: "text",
+    phonemeIdMap: letters,
+  });
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: models } });
   adminKey = (await sawt.createKey({ name: "operator", admin: true })).key;
   userKey = (await sawt.createKey({ name: "client" })).key;
@@ -68,32 +75,48 @@ describe("sawt models install refuses", () => {
   const table: Array<{ what: string; make: () => Promise<string> | string; says: RegExp }> = [
     {
       what: "an entry climbing out with ../",
-      make: () => rawTarGz(join(sources, "dotdot.tar.gz"), [{ header: { name: "pack/../../../escaped.txt", size: 2 }, body: Buffer.from("hi") }]),
+      make: () =>
+        rawTarGz(join(sources, "dotdot.tar.gz"), [
+          { header: { name: "pack/../../../escaped.txt", size: 2 }, body: Buffer.from("hi") },
+        ]),
       says: /pack\/\.\.\/\.\.\/\.\.\/escaped\.txt" escapes the archive's folder/,
     },
     {
       what: "an absolute path",
-      make: () => rawTarGz(join(sources, "absolute.tar.gz"), [{ header: { name: "/tmp/sawt-absolute.txt", size: 2 }, body: Buffer.from("hi") }]),
+      make: () =>
+        rawTarGz(join(sources, "absolute.tar.gz"), [
+          { header: { name: "/tmp/sawt-absolute.txt", size: 2 }, body: Buffer.from("hi") },
+        ]),
       says: /"\/tmp\/sawt-absolute\.txt" has an absolute path/,
     },
     {
       what: "a symbolic link to /etc",
-      make: () => rawTarGz(join(sources, "symlink.tar.gz"), [{ header: { name: "silero/etc", type: "symlink", linkname: "/etc" } }]),
+      make: () =>
+        rawTarGz(join(sources, "symlink.tar.gz"), [
+          { header: { name: "silero/etc", type: "symlink", linkname: "/etc" } },
+        ]),
       says: /silero\/etc is a symbolic link to \/etc/,
     },
     {
       what: "a symbolic link in a zip",
-      make: () => writeZip(join(sources, "symlink.zip"), [{ name: "silero/etc", data: Buffer.from("/etc"), mode: 0o120777 }]),
+      make: () =>
+        writeZip(join(sources, "symlink.zip"), [{ name: "silero/etc", data: Buffer.from("/etc"), mode: 0o120777 }]),
       says: /silero\/etc is a symbolic link/,
     },
     {
       what: "a device file",
-      make: () => rawTarGz(join(sources, "device.tar.gz"), [{ header: { name: "pack/null", type: "character-device", devmajor: 1, devminor: 3 } }]),
+      make: () =>
+        rawTarGz(join(sources, "device.tar.gz"), [
+          { header: { name: "pack/null", type: "character-device", devmajor: 1, devminor: 3 } },
+        ]),
       says: /pack\/null is a character device/,
     },
     {
       what: "a hard link",
-      make: () => rawTarGz(join(sources, "hardlink.tar.gz"), [{ header: { name: "pack/shadow", type: "link", linkname: "/etc/shadow" } }]),
+      make: () =>
+        rawTarGz(join(sources, "hardlink.tar.gz"), [
+          { header: { name: "pack/shadow", type: "link", linkname: "/etc/shadow" } },
+        ]),
       says: /pack\/shadow is a hard link/,
     },
     {
@@ -116,12 +139,16 @@ describe("sawt models install refuses", () => {
     },
     {
       what: "a zip bomb",
-      make: () => writeZip(join(sources, "bomb.zip"), [{ name: "pack/model.onnx", data: new Uint8Array(64 * 1024 ** 2) }]),
+      make: () =>
+        writeZip(join(sources, "bomb.zip"), [{ name: "pack/model.onnx", data: new Uint8Array(64 * 1024 ** 2) }]),
       says: /decompresses \d+:1 \(over 100:1\): refused as a decompression bomb/,
     },
     {
       what: "a gzip bomb",
-      make: () => rawTarGz(join(sources, "bomb.tar.gz"), [{ header: { name: "pack/model.onnx", size: 64 * 1024 ** 2 }, body: new Uint8Array(64 * 1024 ** 2) }]),
+      make: () =>
+        rawTarGz(join(sources, "bomb.tar.gz"), [
+          { header: { name: "pack/model.onnx", size: 64 * 1024 ** 2 }, body: new Uint8Array(64 * 1024 ** 2) },
+        ]),
       says: /decompresses \d+:1 \(over 100:1\): refused as a decompression bomb/,
     },
     {
@@ -143,7 +170,12 @@ describe("sawt models install refuses", () => {
     {
       what: "a wrong-family file set (a Piper voice not named after a voice)",
       make: async () => {
-        await writePiperPack(join(work.path, "stray"), { name: "ar_JO-stray-medium", sampleRate: 16000, phonemeType: "text", phonemeIdMap: Object.fromEntries(LETTER_TONES) });
+        await writePiperPack(join(work.path, "stray"), {
+          name: "ar_JO-stray-medium",
+          sampleRate: 16000,
+          phonemeType: "text",
+          phonemeIdMap: Object.fromEntries(LETTER_TONES),
+        });
         return join(work.path, "stray", "ar_JO-stray-medium.onnx");
       },
       says: /no model family recognises these files \(ar_JO-stray-medium\.onnx, ar_JO-stray-medium\.onnx\.json\); a voice pack must be named after a voice \(--as Yara\|/,
@@ -183,7 +215,9 @@ describe("sawt models install with the real packs of ../shared/models", () => {
     sh(["tar", "-czf", archive, "-C", SHARED, "silero-vad"]);
     const result = await install([archive, "--admin-key", adminKey]);
     expect(result.stderr).toBe("");
-    expect(result.stdout).toMatch(/installed silero-vad: ASR vad \(silero-vad\), from a tar\.gz, 2\.2 MiB, warm-up \d+ ms on cpu/);
+    expect(result.stdout).toMatch(
+      /installed silero-vad: ASR vad \(silero-vad\), from a tar\.gz, 2\.2 MiB, warm-up \d+ ms on cpu/,
+    );
     expect(result.stdout).toMatch(/service reloaded: tts ready \(generation \d+\), asr ready \(generation \d+\)/);
     const health = (await (await fetch(`${sawt.baseUrl}/v1/asr/health`)).json()) as Record<string, unknown>;
     expect(health.vad).toBe("silero (silero-vad)");
@@ -192,7 +226,11 @@ describe("sawt models install with the real packs of ../shared/models", () => {
     const padded = new Float32Array(speech.length + 16000);
     padded.set(speech, 8000);
     form.append("file", new Blob([encodeWav(padded, 16000)], { type: "audio/wav" }), "speech.wav");
-    const res = await fetch(`${sawt.baseUrl}/v1/audio/transcriptions`, { method: "POST", headers: { "x-api-key": userKey }, body: form });
+    const res = await fetch(`${sawt.baseUrl}/v1/audio/transcriptions`, {
+      method: "POST",
+      headers: { "x-api-key": userKey },
+      body: form,
+    });
     // Silero hears no speech in pure tones the way the energy VAD does: the call is what counts here.
     expect(res.status).toBe(200);
     expect(sh(["sha256sum", "--check", "--quiet", "SHA256SUMS"], join(models, "silero-vad"))).toBe("");
@@ -201,7 +239,12 @@ describe("sawt models install with the real packs of ../shared/models", () => {
   test("does install the real libtashkeel pack from a .tar.gz of its folder and the running TTS engine diacritises with it", async () => {
     // Tashkeel serves voices whose phonemes are Arabic espeak: Myriam gets such a Piper voice.
     const myriam = join(work.path, "myriam");
-    await writePiperPack(myriam, { name: "ar_ipa", sampleRate: 16000, phonemeIdMap: idMap(ARABIC_IPA_SYMBOLS), espeakVoice: "ar" });
+    await writePiperPack(myriam, {
+      name: "ar_ipa",
+      sampleRate: 16000,
+      phonemeIdMap: idMap(ARABIC_IPA_SYMBOLS),
+      espeakVoice: "ar",
+    });
     expect((await install([myriam, "--as", "Myriam", "--admin-key", adminKey])).code).toBe(0);
     const archive = join(sources, "tashkeel.tar.gz");
     sh(["tar", "-czf", archive, "-C", SHARED, "tashkeel"]);
@@ -227,7 +270,11 @@ describe("sawt models install with the real packs of ../shared/models", () => {
     const form = new FormData();
     form.append("file", new Blob([readFileSync(englishSpeechWav())], { type: "audio/wav" }), "speech.wav");
     form.append("model", "moonshine-tiny-en");
-    const res = await fetch(`${sawt.baseUrl}/v1/audio/transcriptions`, { method: "POST", headers: { "x-api-key": userKey }, body: form });
+    const res = await fetch(`${sawt.baseUrl}/v1/audio/transcriptions`, {
+      method: "POST",
+      headers: { "x-api-key": userKey },
+      body: form,
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { text: string }).text).toBe(moonshineReference().text);
     expect(sh(["sha256sum", "--check", "--quiet", "SHA256SUMS"], join(models, "moonshine-tiny-en"))).toBe("");
@@ -235,13 +282,26 @@ describe("sawt models install with the real packs of ../shared/models", () => {
 
   test("does list each pack with its family, size, provider and warm-up, and remove one", async () => {
     const env = { ...sawt.env, SAWT_MODELS_DIR: models };
-    const listed = JSON.parse((await runCli(["models", "list", "--json"], { env })).stdout) as { packs: Array<Record<string, unknown>> };
+    const listed = JSON.parse((await runCli(["models", "list", "--json"], { env })).stdout) as {
+      packs: Array<Record<string, unknown>>;
+    };
     const silero = listed.packs.find((p) => p.name === "silero-vad");
-    expect(silero).toMatchObject({ family: "silero-vad", serves: "ASR vad (silero-vad)", provider: "cpu", problems: [] });
+    expect(silero).toMatchObject({
+      family: "silero-vad",
+      serves: "ASR vad (silero-vad)",
+      provider: "cpu",
+      problems: [],
+    });
     expect(silero?.size_bytes).toBeGreaterThan(2_000_000);
     expect(silero?.warm_up_ms).toBeGreaterThanOrEqual(0);
-    expect(listed.packs.find((p) => p.name === "Yara")).toMatchObject({ family: "piper", provider: null, warm_up_ms: null });
-    const removed = await runCli(["models", "remove", "silero-vad", "--admin-key", adminKey, "--url", sawt.baseUrl], { env });
+    expect(listed.packs.find((p) => p.name === "Yara")).toMatchObject({
+      family: "piper",
+      provider: null,
+      warm_up_ms: null,
+    });
+    const removed = await runCli(["models", "remove", "silero-vad", "--admin-key", adminKey, "--url", sawt.baseUrl], {
+      env,
+    });
     expect(removed.stdout).toContain("removed silero-vad");
     expect(removed.code).toBe(0);
     const health = (await (await fetch(`${sawt.baseUrl}/v1/asr/health`)).json()) as Record<string, unknown>;

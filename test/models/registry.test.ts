@@ -43,13 +43,20 @@ describe("a TTS family registered from test code", () => {
   test("does show in the catalog `sawt models list` prints, broken pack with its reason", () => {
     const byName = Object.fromEntries(describeModels(models.path).map((e) => [e.name, e]));
     expect(byName.Myriam).toMatchObject({ serves: "TTS voice Myriam (sine)", problems: [] });
-    expect(byName.sherine).toMatchObject({ serves: undefined, problems: ["sine.json sample_rate must be a positive number"] });
+    expect(byName.sherine).toMatchObject({
+      serves: undefined,
+      problems: ["sine.json sample_rate must be a positive number"],
+    });
   });
 
   test("does load through the real TTS engine loader and list the pack in health", async () => {
     const health = (await (await fetch(`${sawt.baseUrl}/v1/tts/health`)).json()) as Record<string, unknown>;
-    expect(health.packs).toEqual([{ name: "Myriam", voice: "Myriam", family: "sine", sampleRate: RATE, phonemeType: "text", speakers: 1 }]);
-    expect(health.broken_packs).toEqual([{ pack: "sherine", reason: "sine.json sample_rate must be a positive number" }]);
+    expect(health.packs).toEqual([
+      { name: "Myriam", voice: "Myriam", family: "sine", sampleRate: RATE, phonemeType: "text", speakers: 1 },
+    ]);
+    expect(health.broken_packs).toEqual([
+      { pack: "sherine", reason: "sine.json sample_rate must be a positive number" },
+    ]);
   });
 
   test("does refuse a second family of the same name", () => {

@@ -42,38 +42,49 @@ describe("OpenAPI document", () => {
   test("does list exactly the served routes", () => {
     expect(spec.openapi).toStartWith("3.");
     expect(Object.keys(spec.paths).sort()).toEqual(Object.keys(ROUTES).sort());
-    for (const [path, methods] of Object.entries(ROUTES)) expect(Object.keys(spec.paths[path]).sort()).toEqual(methods.split(",").sort());
+    for (const [path, methods] of Object.entries(ROUTES))
+      expect(Object.keys(spec.paths[path]).sort()).toEqual(methods.split(",").sort());
   });
 
   test("does document the key schemes and every error an authenticated route can answer", () => {
-    expect(spec.components.securitySchemes.ApiKeyHeader).toEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "X-API-Key" }));
-    expect(spec.components.securitySchemes.BearerAuth).toEqual(expect.objectContaining({ type: "http", scheme: "bearer" }));
+    expect(spec.components.securitySchemes.ApiKeyHeader).toEqual(
+      expect.objectContaining({ type: "apiKey", in: "header", name: "X-API-Key" }),
+    );
+    expect(spec.components.securitySchemes.BearerAuth).toEqual(
+      expect.objectContaining({ type: "http", scheme: "bearer" }),
+    );
     for (const [path, methods] of Object.entries(ROUTES)) {
       for (const method of methods.split(",")) {
-      const op = spec.paths[path][method];
-      if (OPEN.has(path)) {
-        expect(op.security).toEqual([]);
-        continue;
-      }
-      expect(op.security).toEqual([{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
-      if (path === "/v1/tts/lexicon") {
-        // The lexicon is stored data, not synthesis: no engine gate (503/504); PUT validates a body.
-        for (const status of ["200", "401", "429", "500"]) expect(op.responses[status], `${path} ${method} ${status}`).toBeDefined();
-        if (method === "put") for (const status of ["400", "413", "422"]) expect(op.responses[status], `${path} put ${status}`).toBeDefined();
-        continue;
-      }
-      if (path.startsWith("/v1/tts/voices")) {
-        // The voice library answers its own set: no 422/503/504, 404 for another key's voice.
-        for (const status of ["401", "429", "500"]) expect(op.responses[status], `${path} ${method} ${status}`).toBeDefined();
-        if (path.endsWith("}")) expect(op.responses["404"]).toBeDefined();
-        if (method === "post") expect(op.responses["501"]).toBeDefined();
-        continue;
-      }
-      for (const status of ["200", "400", "401", "413", "422", "429", "500", "503", "504"]) expect(op.responses[status], `${path} ${status}`).toBeDefined();
-      expect(op.requestBody).toBeDefined();
+        const op = spec.paths[path][method];
+        if (OPEN.has(path)) {
+          expect(op.security).toEqual([]);
+          continue;
+        }
+        expect(op.security).toEqual([{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
+        if (path === "/v1/tts/lexicon") {
+          // The lexicon is stored data, not synthesis: no engine gate (503/504); PUT validates a body.
+          for (const status of ["200", "401", "429", "500"])
+            expect(op.responses[status], `${path} ${method} ${status}`).toBeDefined();
+          if (method === "put")
+            for (const status of ["400", "413", "422"])
+              expect(op.responses[status], `${path} put ${status}`).toBeDefined();
+          continue;
+        }
+        if (path.startsWith("/v1/tts/voices")) {
+          // The voice library answers its own set: no 422/503/504, 404 for another key's voice.
+          for (const status of ["401", "429", "500"])
+            expect(op.responses[status], `${path} ${method} ${status}`).toBeDefined();
+          if (path.endsWith("}")) expect(op.responses["404"]).toBeDefined();
+          if (method === "post") expect(op.responses["501"]).toBeDefined();
+          continue;
+        }
+        for (const status of ["200", "400", "401", "413", "422", "429", "500", "503", "504"])
+          expect(op.responses[status], `${path} ${status}`).toBeDefined();
+        expect(op.requestBody).toBeDefined();
       }
     }
-    for (const shape of ["StandardError", "AuthError", "ValidationError"]) expect(spec.components.schemas[shape]).toBeDefined();
+    for (const shape of ["StandardError", "AuthError", "ValidationError"])
+      expect(spec.components.schemas[shape]).toBeDefined();
     expect(spec.components.responses.Unauthorized.headers["WWW-Authenticate"]).toBeDefined();
     expect(spec.components.responses.RateLimited.headers["Retry-After"]).toBeDefined();
   });
@@ -82,9 +93,13 @@ describe("OpenAPI document", () => {
     const body = spec.components.schemas.SpeechRequest;
     expect(body.required).toEqual(["input"]);
     expect(body.properties.response_format.enum).toEqual(["aac", "flac", "mp3", "opus", "pcm", "wav"]);
-    expect(body.properties.sample_rate).toEqual(expect.objectContaining({ type: "integer", minimum: 8000, maximum: 48000 }));
+    expect(body.properties.sample_rate).toEqual(
+      expect.objectContaining({ type: "integer", minimum: 8000, maximum: 48000 }),
+    );
     expect(spec.components.schemas.TranscriptionRequest.properties.language.enum).toEqual(["ar"]);
-    const examples = JSON.stringify(spec.paths["/v1/tts/audio/speech"].post.requestBody) + JSON.stringify(spec.components.schemas.Transcription);
+    const examples =
+      JSON.stringify(spec.paths["/v1/tts/audio/speech"].post.requestBody) +
+      JSON.stringify(spec.components.schemas.Transcription);
     expect(examples).toMatch(/[\u0600-\u06ff]{3,}/);
   });
 

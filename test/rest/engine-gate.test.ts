@@ -5,7 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Detail } from "../../src/errors/taxonomy.ts";
-import { call, expectRateHeaders, expectStandard, leftoverUploads, postJson, startUnwired, uploadForm, type UnwiredApp } from "./support.ts";
+import {
+  call,
+  expectRateHeaders,
+  expectStandard,
+  leftoverUploads,
+  postJson,
+  startUnwired,
+  uploadForm,
+  type UnwiredApp,
+} from "./support.ts";
 
 let app: UnwiredApp;
 let key: string;
@@ -19,16 +28,29 @@ afterAll(() => app.stop());
 describe("engine gate", () => {
   for (const route of ["/v1/tts/audio/speech", "/v1/audio/speech", "/synthesize"]) {
     test(`does answer 503 TTS engine not initialized on ${route} before engines are wired`, async () => {
-      const reply = await postJson(app.baseUrl + route, { input: "مرحبا بكم", text: "مرحبا بكم" }, { "X-API-Key": key });
+      const reply = await postJson(
+        app.baseUrl + route,
+        { input: "مرحبا بكم", text: "مرحبا بكم" },
+        { "X-API-Key": key },
+      );
       expectStandard(reply, 503, Detail.ttsNotReady);
       expect(Number(reply.header("retry-after"))).toBeGreaterThan(0);
       expectRateHeaders(reply, 1000);
     });
   }
 
-  for (const route of ["/v1/asr/audio/transcriptions", "/v1/asr/transcribe", "/v1/audio/transcriptions", "/transcribe"]) {
+  for (const route of [
+    "/v1/asr/audio/transcriptions",
+    "/v1/asr/transcribe",
+    "/v1/audio/transcriptions",
+    "/transcribe",
+  ]) {
     test(`does answer 503 ASR engine not initialized on ${route} and delete the upload`, async () => {
-      const reply = await call(app.baseUrl + route, { method: "POST", headers: { "X-API-Key": key }, body: uploadForm({ name: "call.wav", data: "RIFF" }) });
+      const reply = await call(app.baseUrl + route, {
+        method: "POST",
+        headers: { "X-API-Key": key },
+        body: uploadForm({ name: "call.wav", data: "RIFF" }),
+      });
       expectStandard(reply, 503, Detail.asrNotReady);
       expect(Number(reply.header("retry-after"))).toBeGreaterThan(0);
       expectRateHeaders(reply, 1000);
@@ -37,7 +59,11 @@ describe("engine gate", () => {
   }
 
   test("does still answer 400 for a bad request while the engine is not ready", async () => {
-    expectStandard(await postJson(app.baseUrl + "/v1/tts/audio/speech", { input: "" }, { "X-API-Key": key }), 400, Detail.textEmpty);
+    expectStandard(
+      await postJson(app.baseUrl + "/v1/tts/audio/speech", { input: "" }, { "X-API-Key": key }),
+      400,
+      Detail.textEmpty,
+    );
   });
 
   test("does answer 503 with its own detail once the engine is draining", async () => {

@@ -7,7 +7,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Detail } from "../../src/errors/taxonomy.ts";
 import { startSawt, until, type SawtProcess } from "../support/sawt.ts";
-import { call, expectAuth, expectRateHeaders, expectStandard, expectValidation, postJson, uploadForm, type Reply } from "./support.ts";
+import {
+  call,
+  expectAuth,
+  expectRateHeaders,
+  expectStandard,
+  expectValidation,
+  postJson,
+  uploadForm,
+  type Reply,
+} from "./support.ts";
 
 const RPM = 100_000;
 let sawt: SawtProcess;
@@ -39,15 +48,51 @@ interface Row {
 const withKey = () => ({ "X-API-Key": key });
 
 const TTS_ROWS: Row[] = [
-  { name: "400 when input is missing", send: (u) => postJson(u, { voice: "Yara" }, withKey()), check: (r) => expectStandard(r, 400, Detail.textEmpty) },
-  { name: "400 when input is empty", send: (u) => postJson(u, { input: "" }, withKey()), check: (r) => expectStandard(r, 400, Detail.textEmpty) },
-  { name: "400 when the body is empty", send: (u) => call(u, { method: "POST", headers: withKey() }), check: (r) => expectStandard(r, 400, Detail.textEmpty) },
-  { name: "400 when input is over 51,200 characters", send: (u) => postJson(u, { input: "ب".repeat(51_201) }, withKey()), check: (r) => expectStandard(r, 400, Detail.textTooLong) },
-  { name: "400 when response_format is unknown", send: (u) => postJson(u, { input: "مرحبا", response_format: "ogg" }, withKey()), check: (r) => expectStandard(r, 400, Detail.invalidFormat) },
-  { name: "400 when input has blocked content", send: (u) => postJson(u, { input: "مرحبا <script>alert(1)</script>" }, withKey()), check: (r) => expectStandard(r, 400, Detail.invalidContent) },
-  { name: "400 when the JSON is malformed", send: (u) => postJson(u, '{"input": "مرحبا"', withKey()), check: (r) => expectStandard(r, 400, /^Malformed JSON body/) },
-  { name: "422 body.speed when speed is not a number", send: (u) => postJson(u, { input: "مرحبا", speed: "fast" }, withKey()), check: (r) => expectValidation(r, ["body.speed"]) },
-  { name: "422 body.input and body.voice for wrong types", send: (u) => postJson(u, { input: 42, voice: 7 }, withKey()), check: (r) => expectValidation(r, ["body.input", "body.voice"]) },
+  {
+    name: "400 when input is missing",
+    send: (u) => postJson(u, { voice: "Yara" }, withKey()),
+    check: (r) => expectStandard(r, 400, Detail.textEmpty),
+  },
+  {
+    name: "400 when input is empty",
+    send: (u) => postJson(u, { input: "" }, withKey()),
+    check: (r) => expectStandard(r, 400, Detail.textEmpty),
+  },
+  {
+    name: "400 when the body is empty",
+    send: (u) => call(u, { method: "POST", headers: withKey() }),
+    check: (r) => expectStandard(r, 400, Detail.textEmpty),
+  },
+  {
+    name: "400 when input is over 51,200 characters",
+    send: (u) => postJson(u, { input: "ب".repeat(51_201) }, withKey()),
+    check: (r) => expectStandard(r, 400, Detail.textTooLong),
+  },
+  {
+    name: "400 when response_format is unknown",
+    send: (u) => postJson(u, { input: "مرحبا", response_format: "ogg" }, withKey()),
+    check: (r) => expectStandard(r, 400, Detail.invalidFormat),
+  },
+  {
+    name: "400 when input has blocked content",
+    send: (u) => postJson(u, { input: "مرحبا <script>alert(1)</script>" }, withKey()),
+    check: (r) => expectStandard(r, 400, Detail.invalidContent),
+  },
+  {
+    name: "400 when the JSON is malformed",
+    send: (u) => postJson(u, '{"input": "مرحبا"', withKey()),
+    check: (r) => expectStandard(r, 400, /^Malformed JSON body/),
+  },
+  {
+    name: "422 body.speed when speed is not a number",
+    send: (u) => postJson(u, { input: "مرحبا", speed: "fast" }, withKey()),
+    check: (r) => expectValidation(r, ["body.speed"]),
+  },
+  {
+    name: "422 body.input and body.voice for wrong types",
+    send: (u) => postJson(u, { input: 42, voice: 7 }, withKey()),
+    check: (r) => expectValidation(r, ["body.input", "body.voice"]),
+  },
   {
     name: "413 when the JSON body is over server.max_json_bytes",
     send: (u) => postJson(u, { input: "a".repeat(1_100_000) }, withKey()),
@@ -64,14 +109,17 @@ const ASR_ROWS: Row[] = [
   {
     name: "400 No selected file when the filename is empty",
     send: (u) => {
-      const form = rawMultipart(['Content-Disposition: form-data; name="file"; filename=""\r\nContent-Type: application/octet-stream\r\n']);
+      const form = rawMultipart([
+        'Content-Disposition: form-data; name="file"; filename=""\r\nContent-Type: application/octet-stream\r\n',
+      ]);
       return call(u, { method: "POST", headers: { ...withKey(), "content-type": form.contentType }, body: form.body });
     },
     check: (r) => expectStandard(r, 400, Detail.noFile),
   },
   {
     name: "400 Invalid file type for a .txt upload",
-    send: (u) => call(u, { method: "POST", headers: withKey(), body: uploadForm({ name: "notes.txt", data: "hello" }) }),
+    send: (u) =>
+      call(u, { method: "POST", headers: withKey(), body: uploadForm({ name: "notes.txt", data: "hello" }) }),
     check: (r) => expectStandard(r, 400, Detail.invalidFileType),
   },
   {
@@ -83,18 +131,28 @@ const ASR_ROWS: Row[] = [
     name: "400 when the multipart body is truncated",
     send: (u) => {
       const form = rawMultipart(['Content-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nRIFF']);
-      return call(u, { method: "POST", headers: { ...withKey(), "content-type": form.contentType }, body: form.body.slice(0, -30) });
+      return call(u, {
+        method: "POST",
+        headers: { ...withKey(), "content-type": form.contentType },
+        body: form.body.slice(0, -30),
+      });
     },
     check: (r) => expectStandard(r, 400, /^Malformed multipart body/),
   },
   {
     name: "422 form.language when language is not ar",
-    send: (u) => call(u, { method: "POST", headers: withKey(), body: uploadForm({ name: "call.wav" }, { language: "en" }) }),
+    send: (u) =>
+      call(u, { method: "POST", headers: withKey(), body: uploadForm({ name: "call.wav" }, { language: "en" }) }),
     check: (r) => expectValidation(r, ["form.language"]),
   },
   {
     name: "422 form.response_format when the format is unknown",
-    send: (u) => call(u, { method: "POST", headers: withKey(), body: uploadForm({ name: "call.mp3" }, { response_format: "docx", language: "fr" }) }),
+    send: (u) =>
+      call(u, {
+        method: "POST",
+        headers: withKey(),
+        body: uploadForm({ name: "call.mp3" }, { response_format: "docx", language: "fr" }),
+      }),
     check: (r) => expectValidation(r, ["form.language", "form.response_format"]),
   },
 ];
@@ -141,21 +199,30 @@ describe("authentication", () => {
   }
 
   test("does accept the key as Authorization: Bearer", async () => {
-    const reply = await postJson(sawt.baseUrl + "/v1/tts/audio/speech", { input: "" }, { Authorization: `Bearer ${key}` });
+    const reply = await postJson(
+      sawt.baseUrl + "/v1/tts/audio/speech",
+      { input: "" },
+      { Authorization: `Bearer ${key}` },
+    );
     expectStandard(reply, 400, Detail.textEmpty);
     expectRateHeaders(reply, RPM);
   });
 
   test("does answer health and docs without a key", async () => {
     for (const path of ["/health", "/docs", "/docs/json"]) expect((await call(sawt.baseUrl + path)).status).toBe(200);
-    for (const path of ["/v1/tts/health", "/v1/asr/health", "/ready"]) expect([200, 503]).toContain((await call(sawt.baseUrl + path)).status);
+    for (const path of ["/v1/tts/health", "/v1/asr/health", "/ready"])
+      expect([200, 503]).toContain((await call(sawt.baseUrl + path)).status);
   });
 });
 
 describe("routing and request ids", () => {
   test("does answer 404 HTTP_404 for unknown routes", async () => {
     expectStandard(await call(sawt.baseUrl + "/v1/nope"), 404, "Not Found");
-    expectStandard(await postJson(sawt.baseUrl + "/v1/tts/audio/speeches", { input: "x" }, withKey()), 404, "Not Found");
+    expectStandard(
+      await postJson(sawt.baseUrl + "/v1/tts/audio/speeches", { input: "x" }, withKey()),
+      404,
+      "Not Found",
+    );
   });
 
   test("does answer 405 with Allow for a known path and a wrong method", async () => {
@@ -180,12 +247,24 @@ describe("routing and request ids", () => {
   });
 
   test("does log each request with its id and the key id only", async () => {
-    const reply = await postJson(sawt.baseUrl + "/v1/tts/audio/speech", { input: "" }, { ...withKey(), "X-Request-ID": "log-line-check-1" });
+    const reply = await postJson(
+      sawt.baseUrl + "/v1/tts/audio/speech",
+      { input: "" },
+      { ...withKey(), "X-Request-ID": "log-line-check-1" },
+    );
     expect(reply.status).toBe(400);
     const keyId = key.split("_")[1]!;
-    const found = await until(() => sawt.logs.find((l) => l.includes('"log-line-check-1"')), "the request's log line", { everyMs: 20 });
+    const found = await until(() => sawt.logs.find((l) => l.includes('"log-line-check-1"')), "the request's log line", {
+      everyMs: 20,
+    });
     const line = JSON.parse(found) as Record<string, unknown>;
-    expect(line).toMatchObject({ msg: "request", request_id: "log-line-check-1", status: 400, key_id: keyId, route: "/v1/tts/audio/speech" });
+    expect(line).toMatchObject({
+      msg: "request",
+      request_id: "log-line-check-1",
+      status: 400,
+      key_id: keyId,
+      route: "/v1/tts/audio/speech",
+    });
   });
 });
 
@@ -195,9 +274,14 @@ describe("legacy v1", () => {
     ["/transcribe", "/v1/asr/audio/transcriptions"],
   ] as const) {
     test(`does mark every ${route} response deprecated, errors included`, async () => {
-      for (const reply of [await postJson(sawt.baseUrl + route, {}), await postJson(sawt.baseUrl + route, {}, withKey())]) {
+      for (const reply of [
+        await postJson(sawt.baseUrl + route, {}),
+        await postJson(sawt.baseUrl + route, {}, withKey()),
+      ]) {
         expect(reply.header("deprecation")).toMatch(/^@\d+$/);
-        expect(new Date(reply.header("sunset")!).getTime()).toBeGreaterThan(Number(reply.header("deprecation")!.slice(1)) * 1000);
+        expect(new Date(reply.header("sunset")!).getTime()).toBeGreaterThan(
+          Number(reply.header("deprecation")!.slice(1)) * 1000,
+        );
         expect(reply.header("x-deprecation-warning")).toContain(successor);
         expect(reply.header("link")).toBe(`<${successor}>; rel="successor-version"`);
       }
@@ -206,13 +290,24 @@ describe("legacy v1", () => {
 
   test("does validate /synthesize under its v1 field names", async () => {
     expectStandard(await postJson(sawt.baseUrl + "/synthesize", { speaker: "Yara" }, withKey()), 400, Detail.textEmpty);
-    expectValidation(await postJson(sawt.baseUrl + "/synthesize", { text: 5, speaker: 1 }, withKey()), ["body.speaker", "body.text"]);
-    expectStandard(await postJson(sawt.baseUrl + "/synthesize", { text: "مرحبا", response_format: "ogg" }, withKey()), 400, Detail.invalidFormat);
+    expectValidation(await postJson(sawt.baseUrl + "/synthesize", { text: 5, speaker: 1 }, withKey()), [
+      "body.speaker",
+      "body.text",
+    ]);
+    expectStandard(
+      await postJson(sawt.baseUrl + "/synthesize", { text: "مرحبا", response_format: "ogg" }, withKey()),
+      400,
+      Detail.invalidFormat,
+    );
   });
 
   test("does accept the v1 audio field name on /transcribe", async () => {
     const form = new FormData();
     form.append("audio", new Blob(["x"]), "call.exe");
-    expectStandard(await call(sawt.baseUrl + "/transcribe", { method: "POST", headers: withKey(), body: form }), 400, Detail.invalidFileType);
+    expectStandard(
+      await call(sawt.baseUrl + "/transcribe", { method: "POST", headers: withKey(), body: form }),
+      400,
+      Detail.invalidFileType,
+    );
   });
 });

@@ -33,10 +33,18 @@ describe("logs", () => {
     await record(postJson(`${base}/v1/tts/audio/speech`, { input: TEXT, response_format: "wav" }, auth));
     await record(postJson(`${base}/v1/audio/speech`, { input: TEXT }, { Authorization: `Bearer ${key}` }));
     await record(postJson(`${base}/synthesize`, { text: TEXT }, auth));
-    await record(postJson(`${base}/v1/tts/audio/speech?input=${encodeURIComponent(TEXT)}`, { input: `<script>${TEXT}</script>` }, auth));
+    await record(
+      postJson(
+        `${base}/v1/tts/audio/speech?input=${encodeURIComponent(TEXT)}`,
+        { input: `<script>${TEXT}</script>` },
+        auth,
+      ),
+    );
     await record(postJson(`${base}/v1/tts/audio/speech`, { input: TEXT, speed: FIELD }, auth));
     await record(postJson(`${base}/v1/tts/audio/speech`, `{"input": "${TEXT}"`, auth));
-    await record(postJson(`${base}/v1/tts/audio/speech`, { input: TEXT }, { "X-API-Key": `sawt_${keyId}_${WRONG_SECRET}` }));
+    await record(
+      postJson(`${base}/v1/tts/audio/speech`, { input: TEXT }, { "X-API-Key": `sawt_${keyId}_${WRONG_SECRET}` }),
+    );
     await record(postJson(`${base}/v1/tts/audio/speech`, { input: TEXT }, { Authorization: `Bearer ${WRONG_SECRET}` }));
     await record(call(`${base}/v1/${encodeURIComponent(TEXT)}`));
 
@@ -59,7 +67,17 @@ describe("logs", () => {
     expect(requestLines.some((line) => line.includes(`"key_id":"${keyId}"`))).toBe(true);
     // …and none of them, nor any other line, carries a secret or the caller's content.
     const secret = key.split("_").slice(2).join("_");
-    const needles = [key, secret, WRONG_SECRET, TEXT, "QX-PRIVATE-INPUT", encodeURIComponent(TEXT), FIELD, FILENAME, AUDIO_MARK];
+    const needles = [
+      key,
+      secret,
+      WRONG_SECRET,
+      TEXT,
+      "QX-PRIVATE-INPUT",
+      encodeURIComponent(TEXT),
+      FIELD,
+      FILENAME,
+      AUDIO_MARK,
+    ];
     for (const line of sawt.logs) {
       for (const needle of needles) expect(line.includes(needle), `log line leaks ${needle}: ${line}`).toBe(false);
     }

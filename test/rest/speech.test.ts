@@ -16,9 +16,22 @@ const data = tempDir("sawt-speech-");
 const previousSink = setLogSink(() => undefined);
 // The ASR engine serves only with a recogniser pack: the constructed tone recogniser stands in.
 await writeToneCtcPack(join(data.path, "models", "tone-ctc"));
-const server = await startServer(loadConfig({ env: { SAWT_HTTP_PORT: "0", SAWT_GRPC_ASR_PORT: "0", SAWT_GRPC_TTS_PORT: "0", SAWT_DATA_DIR: data.path, SAWT_MODELS_DIR: join(data.path, "models") } }));
+const server = await startServer(
+  loadConfig({
+    env: {
+      SAWT_HTTP_PORT: "0",
+      SAWT_GRPC_ASR_PORT: "0",
+      SAWT_GRPC_TTS_PORT: "0",
+      SAWT_DATA_DIR: data.path,
+      SAWT_MODELS_DIR: join(data.path, "models"),
+    },
+  }),
+);
 const engines = [server.ctx.engines.tts, server.ctx.engines.asr];
-await until(() => engines.every((e) => e.snapshot().status !== "initializing"), "the engines to settle", { timeoutMs: 120_000, everyMs: 100 });
+await until(() => engines.every((e) => e.snapshot().status !== "initializing"), "the engines to settle", {
+  timeoutMs: 120_000,
+  everyMs: 100,
+});
 const base = `http://127.0.0.1:${server.ports.http}`;
 const key = server.ctx.keys.create({ name: "speech", rpm: 10_000 }).key;
 
@@ -32,8 +45,14 @@ const speak = (body: Record<string, unknown>, headers: Record<string, string> = 
   postJson(base + path, body, { "X-API-Key": key, ...headers });
 
 const MAGIC: Record<string, { type: string; check: (b: Buffer) => boolean }> = {
-  mp3: { type: "audio/mpeg", check: (b) => b.subarray(0, 3).toString("latin1") === "ID3" || (b[0] === 0xff && (b[1]! & 0xe0) === 0xe0) },
-  wav: { type: "audio/wav", check: (b) => b.subarray(0, 4).toString("latin1") === "RIFF" && b.subarray(8, 12).toString("latin1") === "WAVE" },
+  mp3: {
+    type: "audio/mpeg",
+    check: (b) => b.subarray(0, 3).toString("latin1") === "ID3" || (b[0] === 0xff && (b[1]! & 0xe0) === 0xe0),
+  },
+  wav: {
+    type: "audio/wav",
+    check: (b) => b.subarray(0, 4).toString("latin1") === "RIFF" && b.subarray(8, 12).toString("latin1") === "WAVE",
+  },
   opus: { type: "audio/ogg", check: (b) => b.subarray(0, 4).toString("latin1") === "OggS" },
   flac: { type: "audio/flac", check: (b) => b.subarray(0, 4).toString("latin1") === "fLaC" },
   aac: { type: "audio/aac", check: (b) => b[0] === 0xff && (b[1]! & 0xf6) === 0xf0 },
@@ -41,7 +60,11 @@ const MAGIC: Record<string, { type: string; check: (b: Buffer) => boolean }> = {
 };
 
 async function audio(body: Record<string, unknown>, headers: Record<string, string> = {}, path?: string) {
-  const res = await fetch(base + (path ?? "/v1/tts/audio/speech"), { method: "POST", headers: { "content-type": "application/json", "X-API-Key": key, ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(base + (path ?? "/v1/tts/audio/speech"), {
+    method: "POST",
+    headers: { "content-type": "application/json", "X-API-Key": key, ...headers },
+    body: JSON.stringify(body),
+  });
   expect(res.headers.get("x-request-id")).toBeTruthy();
   return { res, bytes: Buffer.from(await res.arrayBuffer()) };
 }
@@ -83,7 +106,10 @@ describe("speech with the TTS engine", () => {
   });
 
   test("does let the body dialect beat the X-TTS-Dialect header", async () => {
-    const both = await audio({ input: "أهلاً", dialect: "ar-egyptian", response_format: "wav" }, { "X-TTS-Dialect": "ar-najdi" });
+    const both = await audio(
+      { input: "أهلاً", dialect: "ar-egyptian", response_format: "wav" },
+      { "X-TTS-Dialect": "ar-najdi" },
+    );
     expect(both.res.headers.get("x-tts-dialect")).toBe("ar-egyptian");
     const header = await audio({ input: "أهلاً", response_format: "wav" }, { "X-TTS-Dialect": "ar-egyptian" });
     expect(header.res.headers.get("x-tts-dialect")).toBe("ar-egyptian");
@@ -91,7 +117,10 @@ describe("speech with the TTS engine", () => {
 
   test("does serve the alias, Bearer auth and legacy /synthesize (WAV by default)", async () => {
     expect((await audio({ input: "مرحبا", response_format: "wav" }, {}, "/v1/audio/speech")).res.status).toBe(200);
-    expect((await audio({ input: "مرحبا", response_format: "wav" }, { "X-API-Key": "", Authorization: `Bearer ${key}` })).res.status).toBe(200);
+    expect(
+      (await audio({ input: "مرحبا", response_format: "wav" }, { "X-API-Key": "", Authorization: `Bearer ${key}` })).res
+        .status,
+    ).toBe(200);
     const legacy = await audio({ text: "مرحبا", speaker: "Yara" }, {}, "/synthesize");
     expect(legacy.res.status).toBe(200);
     expect(legacy.res.headers.get("content-type")).toBe("audio/wav");
@@ -118,7 +147,11 @@ describe("transcription with the ASR engine", () => {
 
   test("does transcribe a synthesized wav into the D14 json", async () => {
     wav = (await audio({ input: "مرحبا بكم في خدمة العملاء", response_format: "wav" })).bytes;
-    const reply = await call(base + "/v1/asr/audio/transcriptions", { method: "POST", headers: { "X-API-Key": key }, body: uploadForm({ name: "call.wav", data: wav }, { language: "ar" }) });
+    const reply = await call(base + "/v1/asr/audio/transcriptions", {
+      method: "POST",
+      headers: { "X-API-Key": key },
+      body: uploadForm({ name: "call.wav", data: wav }, { language: "ar" }),
+    });
     expect(reply.status).toBe(200);
     expect(Object.keys(reply.json).sort()).toEqual(["dialect", "duration", "language", "text"]);
     expect(reply.json.language).toBe("ar");
@@ -136,7 +169,11 @@ describe("transcription with the ASR engine", () => {
   ] as const) {
     for (const route of ["/v1/asr/transcribe", "/v1/audio/transcriptions"]) {
       test(`does render ${format} on ${route}`, async () => {
-        const reply = await call(base + route, { method: "POST", headers: { "X-API-Key": key }, body: uploadForm({ name: "call.wav", data: wav }, { response_format: format }) });
+        const reply = await call(base + route, {
+          method: "POST",
+          headers: { "X-API-Key": key },
+          body: uploadForm({ name: "call.wav", data: wav }, { response_format: format }),
+        });
         expect(reply.status).toBe(200);
         expect(reply.header("content-type")).toStartWith(type);
         if (format === "verbose_json") expect(Array.isArray(reply.json.segments)).toBe(true);
@@ -147,7 +184,11 @@ describe("transcription with the ASR engine", () => {
 
   test("does answer 400 Couldn't transcribe the file for corrupt audio and delete it", async () => {
     const junk = new Uint8Array(4096).map((_, i) => (i * 131) % 251);
-    const reply = await call(base + "/v1/asr/audio/transcriptions", { method: "POST", headers: { "X-API-Key": key }, body: uploadForm({ name: "broken.mp3", data: junk }) });
+    const reply = await call(base + "/v1/asr/audio/transcriptions", {
+      method: "POST",
+      headers: { "X-API-Key": key },
+      body: uploadForm({ name: "broken.mp3", data: junk }),
+    });
     expectStandard(reply, 400, /^Couldn't transcribe the file: .+/);
     expect(leftoverUploads(data.path)).toEqual([]);
   });

@@ -30,7 +30,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function call(url: string, init: RequestInit = {}): Promise<Reply> {
   const res = await fetch(url, init);
   const text = await res.text();
-  expect(res.headers.get("x-request-id"), `${init.method ?? "GET"} ${url} → ${res.status} without X-Request-ID`).toMatch(REQUEST_ID);
+  expect(
+    res.headers.get("x-request-id"),
+    `${init.method ?? "GET"} ${url} → ${res.status} without X-Request-ID`,
+  ).toMatch(REQUEST_ID);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -42,11 +45,18 @@ export async function call(url: string, init: RequestInit = {}): Promise<Reply> 
 
 /** JSON POST with optional headers. */
 export function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  return call(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  return call(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 }
 
 /** A multipart form with an optional file and fields, sent the way clients send it. */
-export function uploadForm(file: { name: string; data?: Uint8Array | string } | undefined, fields: Record<string, string> = {}): FormData {
+export function uploadForm(
+  file: { name: string; data?: Uint8Array | string } | undefined,
+  fields: Record<string, string> = {},
+): FormData {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   if (file) form.append("file", new Blob([file.data ?? new Uint8Array(64)]), file.name);

@@ -30,7 +30,9 @@ function memory(pid: number): { peak: number; rss: number } {
 
 /** A chunked multipart body carrying `fileBytes` of audio, produced lazily; `gate` can pause it. */
 function streamingUpload(fileBytes: number, options: { gateAfter?: number; gate?: Promise<void> } = {}) {
-  const head = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="long-call.wav"\r\nContent-Type: audio/wav\r\n\r\n`);
+  const head = Buffer.from(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="long-call.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
   const chunk = new Uint8Array(256 * 1024).fill(0x41);
   let sent = -1;
@@ -59,7 +61,12 @@ function streamingUpload(fileBytes: number, options: { gateAfter?: number; gate?
 }
 
 const post = (body: Blob | ReadableStream<Uint8Array>, signal?: AbortSignal) =>
-  call(sawt.baseUrl + ROUTE, { method: "POST", headers: { "X-API-Key": key, "content-type": `multipart/form-data; boundary=${BOUNDARY}` }, body, signal });
+  call(sawt.baseUrl + ROUTE, {
+    method: "POST",
+    headers: { "X-API-Key": key, "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
+    body,
+    signal,
+  });
 
 async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> {
   for (let i = 0; i < 500; i++) {
@@ -121,7 +128,11 @@ describe("uploads", () => {
     rmSync(tmp, { recursive: true, force: true });
     writeFileSync(tmp, "not a directory");
     try {
-      const reply = await call(sawt.baseUrl + ROUTE, { method: "POST", headers: { "X-API-Key": key }, body: uploadForm({ name: "call.wav" }) });
+      const reply = await call(sawt.baseUrl + ROUTE, {
+        method: "POST",
+        headers: { "X-API-Key": key },
+        body: uploadForm({ name: "call.wav" }),
+      });
       expectStandard(reply, 500, "Internal server error");
       expect(reply.text).not.toContain(sawt.dataDir);
       expect(reply.text).not.toMatch(/at .*\.ts|ENOTDIR|EEXIST/);

@@ -33,7 +33,8 @@ describe("admission over HTTP", () => {
       expect(sawt.server.ctx.engines.tts.state).toBe("ready");
       const responses = await Promise.all(Array.from({ length: 8 }, (_, i) => post(sawt.baseUrl, `burst-${i}`)));
       const bodies = await Promise.all(responses.map((r) => r.json() as Promise<Record<string, unknown>>));
-      const byStatus = (status: number) => responses.map((r, i) => ({ r, body: bodies[i]!, id: `burst-${i}` })).filter((x) => x.r.status === status);
+      const byStatus = (status: number) =>
+        responses.map((r, i) => ({ r, body: bodies[i]!, id: `burst-${i}` })).filter((x) => x.r.status === status);
 
       expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 503, 503, 503, 503, 503, 504]);
       responses.forEach((r, i) => expect(r.headers.get("x-request-id")).toBe(`burst-${i}`));
@@ -42,11 +43,15 @@ describe("admission over HTTP", () => {
         expect(body).toEqual({ error: "http_error", detail: "Service busy, please try again later", code: "HTTP_503" });
         expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       }
-      for (const { body } of byStatus(504)) expect(body).toEqual({ error: "http_error", detail: "Request timeout waiting for GPU", code: "HTTP_504" });
+      for (const { body } of byStatus(504))
+        expect(body).toEqual({ error: "http_error", detail: "Request timeout waiting for GPU", code: "HTTP_504" });
       expect(engine.runs()).toBe(2); // the request that timed out in the queue never ran
 
       // The metrics count exactly what happened, and promtool accepts the exposition.
-      await until(() => sawt.server.ctx.metrics.requestCount("POST", "/test/slow", 200) === 2, "the answered requests to be counted");
+      await until(
+        () => sawt.server.ctx.metrics.requestCount("POST", "/test/slow", 200) === 2,
+        "the answered requests to be counted",
+      );
       const admin = sawt.server.ctx.keys.create({ name: "ops", rpm: 60, admin: true });
       const user = sawt.server.ctx.keys.create({ name: "app", rpm: 60 });
       expect((await fetch(`${sawt.baseUrl}/metrics`)).status).toBe(401);
@@ -78,8 +83,13 @@ describe("admission over HTTP", () => {
       expect(m.get("process_resident_memory_bytes")).toBeGreaterThan(0);
 
       // The scrape itself is counted once answered (Bun runs the hook after the response is sent).
-      await until(() => sawt.server.ctx.metrics.requestCount("GET", "/metrics", 200) === 1, "the first scrape to be counted");
-      const again = parseMetrics(await (await fetch(`${sawt.baseUrl}/metrics`, { headers: { "x-api-key": admin.key } })).text());
+      await until(
+        () => sawt.server.ctx.metrics.requestCount("GET", "/metrics", 200) === 1,
+        "the first scrape to be counted",
+      );
+      const again = parseMetrics(
+        await (await fetch(`${sawt.baseUrl}/metrics`, { headers: { "x-api-key": admin.key } })).text(),
+      );
       expect(again.get('sawt_http_requests_total{method="GET",route="/metrics",status="200"}')).toBe(1);
     } finally {
       await sawt.close();
@@ -89,7 +99,12 @@ describe("admission over HTTP", () => {
   test("does drop a queued request whose client disconnected, without running it", async () => {
     const engine = slowEngine(model.path);
     const sawt = await startInProcess(
-      { SAWT_TTS_CONCURRENCY: "1", SAWT_TTS_MAX_QUEUE: "4", SAWT_TTS_QUEUE_TIMEOUT_MS: "60000", SAWT_RUNTIME_METRICS_OPEN: "true" },
+      {
+        SAWT_TTS_CONCURRENCY: "1",
+        SAWT_TTS_MAX_QUEUE: "4",
+        SAWT_TTS_QUEUE_TIMEOUT_MS: "60000",
+        SAWT_RUNTIME_METRICS_OPEN: "true",
+      },
       { plugins: [engine.plugin], loaders: [engine.loader] },
     );
     const admission = sawt.server.ctx.admission.tts;
@@ -131,10 +146,18 @@ describe("admission over HTTP", () => {
       const early = await post(sawt.baseUrl, "early");
       expect(early.status).toBe(503);
       expect(early.headers.get("x-request-id")).toBe("early");
-      expect(await early.json()).toEqual({ error: "http_error", detail: "TTS engine not initialized", code: "HTTP_503" });
+      expect(await early.json()).toEqual({
+        error: "http_error",
+        detail: "TTS engine not initialized",
+        code: "HTTP_503",
+      });
       const health = await fetch(`${sawt.baseUrl}/v1/tts/health`);
       expect(health.status).toBe(503);
-      expect(await health.json()).toMatchObject({ status: "unavailable", state: "initializing", detail: "TTS engine not initialized" });
+      expect(await health.json()).toMatchObject({
+        status: "unavailable",
+        state: "initializing",
+        detail: "TTS engine not initialized",
+      });
       expect((await fetch(`${sawt.baseUrl}/ready`)).status).toBe(503);
 
       open();
@@ -142,7 +165,13 @@ describe("admission over HTTP", () => {
       expect((await post(sawt.baseUrl, "later")).status).toBe(200);
       const ready = await fetch(`${sawt.baseUrl}/v1/tts/health`);
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toMatchObject({ status: "healthy", provider: "cpu", provider_reason: expect.any(String), packs: ["slow"], broken_packs: [] });
+      expect(await ready.json()).toMatchObject({
+        status: "healthy",
+        provider: "cpu",
+        provider_reason: expect.any(String),
+        packs: ["slow"],
+        broken_packs: [],
+      });
     } finally {
       await sawt.close();
     }

@@ -19,7 +19,8 @@ beforeAll(() => {
   rmSync(bundle, { recursive: true, force: true });
   mkdirSync(join(bundle, "lib"), { recursive: true });
   linkSync(BINARY, join(bundle, "sawt"));
-  for (const name of ["libonnxruntime_providers_shared.so", "libonnxruntime_providers_cuda.so", "libcudnn.so.9"]) writeFileSync(join(bundle, "lib", name), "placeholder");
+  for (const name of ["libonnxruntime_providers_shared.so", "libonnxruntime_providers_cuda.so", "libcudnn.so.9"])
+    writeFileSync(join(bundle, "lib", name), "placeholder");
 }, 180_000);
 afterAll(() => {
   rmSync(bundle, { recursive: true, force: true });
@@ -35,7 +36,9 @@ describe("compiled runtime", () => {
       stdout: "pipe",
       stderr: "pipe",
     });
-    const report = JSON.parse(await new Response(proc.stdout).text()) as { checks: Array<{ name: string; status: string; detail: string; data: Record<string, unknown> }> };
+    const report = JSON.parse(await new Response(proc.stdout).text()) as {
+      checks: Array<{ name: string; status: string; detail: string; data: Record<string, unknown> }>;
+    };
     await proc.exited;
     data.remove();
     const onnx = report.checks.find((c) => c.name === "onnxruntime")!;

@@ -11,7 +11,9 @@ async function doctor(env: Record<string, string> = {}) {
   const data = tempDir();
   try {
     const result = await runCli(["doctor", "--json"], { env: { SAWT_DATA_DIR: data.path, ...env } });
-    const report = JSON.parse(result.stdout) as { checks: Array<{ name: string; status: string; detail: string; fix?: string; data: Record<string, unknown> }> };
+    const report = JSON.parse(result.stdout) as {
+      checks: Array<{ name: string; status: string; detail: string; fix?: string; data: Record<string, unknown> }>;
+    };
     const check = (name: string) => report.checks.find((c) => c.name === name)!;
     return { code: result.code, device: check("device"), onnx: check("onnxruntime") };
   } finally {
@@ -37,7 +39,10 @@ describe("sawt doctor device report", () => {
 
   test("does honour runtime.provider = cpu and fail when CUDA is forced without a usable GPU", async () => {
     const forcedCpu = await doctor({ SAWT_RUNTIME_PROVIDER: "cpu" });
-    expect(forcedCpu.device).toMatchObject({ status: "ok", data: { provider: "cpu", reason: "runtime.provider = cpu" } });
+    expect(forcedCpu.device).toMatchObject({
+      status: "ok",
+      data: { provider: "cpu", reason: "runtime.provider = cpu" },
+    });
 
     const forcedCuda = await doctor({ SAWT_RUNTIME_PROVIDER: "cuda" });
     if (forcedCuda.device.data.provider === "cuda") return; // a GPU box with its provider libraries

@@ -23,7 +23,10 @@ beforeAll(async () => {
   model = await slowModelFile();
   mkdirSync(join(models.path, "broken-voice"));
   corrupt = join(models.path, "broken-voice", "model.onnx");
-  writeFileSync(corrupt, new Uint8Array(4096).map((_, i) => (i * 131) % 251)); // not a protobuf
+  writeFileSync(
+    corrupt,
+    new Uint8Array(4096).map((_, i) => (i * 131) % 251),
+  ); // not a protobuf
 }, 60_000);
 afterAll(() => models.remove());
 
@@ -45,7 +48,12 @@ function ttsLoader(packs: Record<string, string>): EngineLoader<"tts"> {
         }
       }
       if (opened.length === 0) throw new EngineLoadError("no usable TTS model pack", broken);
-      return { service: {} as TtsService, details: { packs: opened }, brokenPacks: broken, close: async () => void (await Promise.all(sessions.map((s) => s.release()))) };
+      return {
+        service: {} as TtsService,
+        details: { packs: opened },
+        brokenPacks: broken,
+        close: async () => void (await Promise.all(sessions.map((s) => s.release()))),
+      };
     },
   };
 }
@@ -67,14 +75,28 @@ describe("engine start-up", () => {
       expect(tts.status).toBe(503);
       const body = (await tts.json()) as Record<string, unknown>;
       expect(body).toMatchObject({ status: "unavailable", state: "failed", detail: "no usable TTS model pack" });
-      expect(body.broken_packs).toEqual([{ pack: "broken-voice", reason: expect.stringMatching(/^model\.onnx: .*protobuf parsing failed/i) }]);
+      expect(body.broken_packs).toEqual([
+        { pack: "broken-voice", reason: expect.stringMatching(/^model\.onnx: .*protobuf parsing failed/i) },
+      ]);
       expect(JSON.stringify(body)).not.toContain(models.path);
 
       const asr = await fetch(`${sawt.baseUrl}/v1/asr/health`);
       expect(asr.status).toBe(200);
-      expect(await asr.json()).toMatchObject({ status: "healthy", packs: ["asr-pack"], broken_packs: [], provider: "cpu" });
-      const failed = sawt.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === "engine failed");
-      expect(failed).toMatchObject({ level: "error", engine: "tts", reason: "no usable TTS model pack", broken_packs: expect.stringContaining("broken-voice: model.onnx") });
+      expect(await asr.json()).toMatchObject({
+        status: "healthy",
+        packs: ["asr-pack"],
+        broken_packs: [],
+        provider: "cpu",
+      });
+      const failed = sawt.logs
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.msg === "engine failed");
+      expect(failed).toMatchObject({
+        level: "error",
+        engine: "tts",
+        reason: "no usable TTS model pack",
+        broken_packs: expect.stringContaining("broken-voice: model.onnx"),
+      });
       const ready = await fetch(`${sawt.baseUrl}/ready`);
       expect(ready.status).toBe(503);
       expect(await ready.json()).toEqual({ status: "not_ready", engines: { tts: "failed", asr: "ready" } });
@@ -84,7 +106,10 @@ describe("engine start-up", () => {
   }, 60_000);
 
   test("does serve with the good packs and list the broken one when an engine has both", async () => {
-    const sawt = await startInProcess({}, { loaders: [ttsLoader({ "broken-voice": corrupt, "good-voice": model.path }), asrLoader] });
+    const sawt = await startInProcess(
+      {},
+      { loaders: [ttsLoader({ "broken-voice": corrupt, "good-voice": model.path }), asrLoader] },
+    );
     try {
       await sawt.server.enginesSettled;
       const tts = await fetch(`${sawt.baseUrl}/v1/tts/health`);
@@ -107,20 +132,34 @@ describe("engine start-up", () => {
     const server = await startSawt({
       preload: join(ROOT, "test", "support", "slow-engine-preload.ts"),
       dataDir: data.path,
-      env: { SAWT_TEST_SLOW_MODEL: corrupt, SAWT_RUNTIME_INTRA_OP_THREADS: String(TEST_THREADS), SAWT_MODELS_DIR: join(data.path, "models") },
+      env: {
+        SAWT_TEST_SLOW_MODEL: corrupt,
+        SAWT_RUNTIME_INTRA_OP_THREADS: String(TEST_THREADS),
+        SAWT_MODELS_DIR: join(data.path, "models"),
+      },
     });
     try {
       const tts = await waitForStatus(`${server.baseUrl}/v1/tts/health`, 503);
       let body = (await tts.json()) as Record<string, unknown>;
       const settled = async () => {
-        if (body.state === "initializing") body = (await (await fetch(`${server.baseUrl}/v1/tts/health`)).json()) as Record<string, unknown>;
+        if (body.state === "initializing")
+          body = (await (await fetch(`${server.baseUrl}/v1/tts/health`)).json()) as Record<string, unknown>;
         return body.state !== "initializing";
       };
       await until(settled, "the TTS engine to settle", { everyMs: 25 });
-      expect(body).toMatchObject({ state: "failed", broken_packs: [{ pack: "slow", reason: expect.stringMatching(/^model\.onnx: .*protobuf parsing failed/i) }] });
+      expect(body).toMatchObject({
+        state: "failed",
+        broken_packs: [{ pack: "slow", reason: expect.stringMatching(/^model\.onnx: .*protobuf parsing failed/i) }],
+      });
       expect((await waitForStatus(`${server.baseUrl}/v1/asr/health`, 200)).status).toBe(200);
-      const failed = server.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === "engine failed");
-      expect(failed).toMatchObject({ level: "error", engine: "tts", broken_packs: expect.stringContaining("slow: model.onnx") });
+      const failed = server.logs
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.msg === "engine failed");
+      expect(failed).toMatchObject({
+        level: "error",
+        engine: "tts",
+        broken_packs: expect.stringContaining("slow: model.onnx"),
+      });
     } finally {
       expect(await server.stop()).toBe(0);
       data.remove();

@@ -59,7 +59,11 @@ describe("readOnnxModelInfo", () => {
 
   test("agrees with onnxruntime when reading the real Silero VAD model", async () => {
     const info = readOnnxModelInfoFile(SILERO);
-    expect(info.inputs.map((i) => [i.name, i.elemType])).toEqual([["input", "float32"], ["state", "float32"], ["sr", "int64"]]);
+    expect(info.inputs.map((i) => [i.name, i.elemType])).toEqual([
+      ["input", "float32"],
+      ["state", "float32"],
+      ["sr", "int64"],
+    ]);
     expect(info.outputs.map((o) => o.name)).toEqual(["output", "stateN"]);
     expect(info.inputs[1]?.dims).toEqual([2, null, 128]);
     const session = await ort.InferenceSession.create(SILERO);
@@ -88,9 +92,11 @@ describe("readOnnxModelInfo", () => {
   test("leaves out inputs backed by an initializer when onnxruntime does too", async () => {
     // Old exporters list initializers among graph inputs; onnxruntime does not ask for them.
     const valueInfo = (w: ProtoWriter, name: string) =>
-      w.string(ValueInfoField.NAME, name).message(ValueInfoField.TYPE, (t) =>
-        t.message(TypeField.TENSOR_TYPE, (tt) => tt.varint(TensorTypeField.ELEM_TYPE, ElemTypeCode.float32)),
-      );
+      w
+        .string(ValueInfoField.NAME, name)
+        .message(ValueInfoField.TYPE, (t) =>
+          t.message(TypeField.TENSOR_TYPE, (tt) => tt.varint(TensorTypeField.ELEM_TYPE, ElemTypeCode.float32)),
+        );
     const bytes = new ProtoWriter()
       .varint(ModelField.IR_VERSION, 8)
       .message(ModelField.GRAPH, (g) =>
@@ -98,8 +104,11 @@ describe("readOnnxModelInfo", () => {
           .message(GraphField.NODE, (n) => n.string(1, "x").string(1, "b").string(2, "y").string(4, "Add"))
           .string(GraphField.NAME, "legacy")
           .message(GraphField.INITIALIZER, (t) =>
-            t.packedVarints(TensorField.DIMS, [1]).varint(TensorField.DATA_TYPE, ElemTypeCode.float32)
-              .string(TensorField.NAME, "b").bytes(TensorField.RAW_DATA, new Uint8Array(4)),
+            t
+              .packedVarints(TensorField.DIMS, [1])
+              .varint(TensorField.DATA_TYPE, ElemTypeCode.float32)
+              .string(TensorField.NAME, "b")
+              .bytes(TensorField.RAW_DATA, new Uint8Array(4)),
           )
           .message(GraphField.INPUT, (i) => valueInfo(i, "x"))
           .message(GraphField.INPUT, (i) => valueInfo(i, "b"))

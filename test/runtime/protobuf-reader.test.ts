@@ -29,7 +29,14 @@ describe("ProtoReader", () => {
       .finish();
     const r = reader(bytes);
     const fields = [...r.fields()];
-    expect(fields.map((f) => [f.field, f.wireType])).toEqual([[1, 0], [2, 0], [3, 5], [4, 1], [5, 2], [6, 2]]);
+    expect(fields.map((f) => [f.field, f.wireType])).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 5],
+      [4, 1],
+      [5, 2],
+      [6, 2],
+    ]);
     const [big, negative, , , text, nested] = fields;
     if (!big || !negative || !text || !nested) throw new Error("fields missing");
     expect(r.int(big)).toBe(2 ** 40);

@@ -51,7 +51,10 @@ describe("createSession", () => {
     const a = await createSession(buildSlowModel({ matSize: 64, repeats: 2 }));
     const b = await createSession(buildSlowModel({ matSize: 64, repeats: 4 }));
     try {
-      const [ra, rb] = await Promise.all([a.session.runTimed(await slowFeeds()), b.session.runTimed(await slowFeeds())]);
+      const [ra, rb] = await Promise.all([
+        a.session.runTimed(await slowFeeds()),
+        b.session.runTimed(await slowFeeds()),
+      ]);
       expect([...(ra.outputs.y!.data as Float32Array)]).toEqual([1, 2, 3, 4]);
       expect([...(rb.outputs.y!.data as Float32Array)]).toEqual([1, 2, 3, 4]);
       expect(ra.seconds).toBeGreaterThan(0);
@@ -77,7 +80,9 @@ describe("createSession", () => {
     const ort = await loadOrt();
     const { session } = await createSession(buildSlowModel({ matSize: 64, repeats: 1 }));
     try {
-      const error = await session.run({ x: new ort.Tensor("float32", Float32Array.of(1, 2), [1, 2]) }).catch((e: unknown) => e);
+      const error = await session
+        .run({ x: new ort.Tensor("float32", Float32Array.of(1, 2), [1, 2]) })
+        .catch((e: unknown) => e);
       expect((error as Error).message).toMatch(/invalid dimensions for input: x/);
       expect([...((await session.run(await slowFeeds())).y!.data as Float32Array)]).toEqual([1, 2, 3, 4]);
     } finally {

@@ -42,7 +42,8 @@ async function untilGauge(server: SawtProcess, sample: string, value: number): P
   await until(async () => (await gauge(server, sample)) === value, `${sample} to reach ${value}`, { everyMs: 10 });
 }
 
-const post = (server: SawtProcess, id: string) => fetch(`${server.baseUrl}/test/slow`, { method: "POST", headers: { "x-request-id": id } });
+const post = (server: SawtProcess, id: string) =>
+  fetch(`${server.baseUrl}/test/slow`, { method: "POST", headers: { "x-request-id": id } });
 
 describe("graceful shutdown", () => {
   test("does finish running and queued work on SIGTERM, refuse new work, report draining, then exit 0", async () => {
@@ -78,7 +79,12 @@ describe("graceful shutdown", () => {
       expect(await exit).toBe(0);
 
       // Once gone, the port refuses connections; the database was checkpointed and closed.
-      expect(await fetch(`${server.baseUrl}/health`).then(() => "answered", () => "refused")).toBe("refused");
+      expect(
+        await fetch(`${server.baseUrl}/health`).then(
+          () => "answered",
+          () => "refused",
+        ),
+      ).toBe("refused");
       const wal = join(server.dataDir, "sawt.db-wal");
       expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
       const messages = server.logs.map((line) => JSON.parse(line).msg as string);
@@ -96,13 +102,20 @@ describe("graceful shutdown", () => {
     try {
       await waitForStatus(`${server.baseUrl}/ready`);
       // Three runs of work against a 200 ms deadline: the queue cannot finish in time.
-      const requests = ["a", "b", "c"].map((id) => post(server, id).then((r) => r.status, () => "cut"));
+      const requests = ["a", "b", "c"].map((id) =>
+        post(server, id).then(
+          (r) => r.status,
+          () => "cut",
+        ),
+      );
       await untilGauge(server, 'sawt_queue_depth{engine="tts"}', 2);
       server.proc.kill("SIGTERM");
       expect(await server.proc.exited.then((code) => ((exited = true), code))).toBe(0);
       const outcomes = await Promise.all(requests);
       expect(outcomes).toContain("cut");
-      expect(server.logs.map((line) => JSON.parse(line).msg as string)).toContain("drain deadline passed, closing remaining connections");
+      expect(server.logs.map((line) => JSON.parse(line).msg as string)).toContain(
+        "drain deadline passed, closing remaining connections",
+      );
     } finally {
       if (!exited) await server.stop("SIGKILL");
     }

@@ -43,7 +43,11 @@ test("does move a cloned voice between boxes when its keys go first", async () =
 });
 
 test("does exit 78 naming cluster.secret when it is unset, 2 without a file and 1 on a file that is not JSON", async () => {
-  for (const args of [["voices", "export"], ["keys", "export"], ["keys", "import", "x.json"]]) {
+  for (const args of [
+    ["voices", "export"],
+    ["keys", "export"],
+    ["keys", "import", "x.json"],
+  ]) {
     const result = await runCli(args, { env: { SAWT_DATA_DIR: a.path, SAWT_CLUSTER_SECRET: "" } });
     expect(result.code).toBe(78);
     expect(result.stderr).toContain("cluster.secret");

@@ -4,7 +4,13 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
-import { canonicalJson, clusterSecret, ClusterFileError, signClusterFile, verifyClusterFile } from "../../src/store/cluster-file.ts";
+import {
+  canonicalJson,
+  clusterSecret,
+  ClusterFileError,
+  signClusterFile,
+  verifyClusterFile,
+} from "../../src/store/cluster-file.ts";
 import { closeDatabase, openDatabase } from "../../src/store/database.ts";
 import { exportKeys, haproxyRpmMap, importKeys } from "../../src/store/key-export.ts";
 import { KeyStore } from "../../src/store/keys.ts";
@@ -32,14 +38,44 @@ afterEach(() => {
 describe("signed cluster files", () => {
   test("does sign the canonical form so key order and whitespace do not matter when verifying", () => {
     expect(canonicalJson({ b: 1, a: [{ d: null, c: "x" }] })).toBe('{"a":[{"c":"x","d":null}],"b":1}');
-    const file = signClusterFile({ format: "sawt-cluster/1", kind: "keys", generation: 3, created_at: "2026-01-01T00:00:00.000Z", items: [{ id: "a" }] }, SECRET);
-    const reordered = JSON.parse(JSON.stringify({ items: file.items, signature: file.signature, generation: 3, kind: "keys", created_at: file.created_at, format: file.format }));
+    const file = signClusterFile(
+      {
+        format: "sawt-cluster/1",
+        kind: "keys",
+        generation: 3,
+        created_at: "2026-01-01T00:00:00.000Z",
+        items: [{ id: "a" }],
+      },
+      SECRET,
+    );
+    const reordered = JSON.parse(
+      JSON.stringify({
+        items: file.items,
+        signature: file.signature,
+        generation: 3,
+        kind: "keys",
+        created_at: file.created_at,
+        format: file.format,
+      }),
+    );
     expect(verifyClusterFile(reordered, "keys", SECRET).generation).toBe(3);
   });
 
   test("does refuse a changed value, a missing signature, another secret and the other kind", () => {
-    const file = signClusterFile({ format: "sawt-cluster/1", kind: "keys", generation: 1, created_at: "2026-01-01T00:00:00.000Z", items: [{ rpm: 30 }] }, SECRET);
-    const refuse = (raw: unknown, kind: "keys" | "voices" = "keys", secret = SECRET) => () => verifyClusterFile(raw, kind, secret);
+    const file = signClusterFile(
+      {
+        format: "sawt-cluster/1",
+        kind: "keys",
+        generation: 1,
+        created_at: "2026-01-01T00:00:00.000Z",
+        items: [{ rpm: 30 }],
+      },
+      SECRET,
+    );
+    const refuse =
+      (raw: unknown, kind: "keys" | "voices" = "keys", secret = SECRET) =>
+      () =>
+        verifyClusterFile(raw, kind, secret);
     expect(refuse({ ...file, items: [{ rpm: 31 }] })).toThrow("bad signature");
     expect(refuse({ ...file, generation: 2 })).toThrow("bad signature");
     expect(refuse({ ...file, signature: undefined })).toThrow("bad signature");
@@ -149,7 +185,10 @@ describe("voices export and import", () => {
     const key = new KeyStore(source).create({ name: "owner", rpm: 60 });
     cloned(source, key.id, [1, 2]);
     const file = exportVoices(source, SECRET);
-    const tampered = { ...file, items: [{ ...file.items[0]!, embedding: Buffer.from(new Float32Array([9, 9]).buffer).toString("base64") }] };
+    const tampered = {
+      ...file,
+      items: [{ ...file.items[0]!, embedding: Buffer.from(new Float32Array([9, 9]).buffer).toString("base64") }],
+    };
     expect(() => importVoices(database(), tampered, SECRET)).toThrow("bad signature");
   });
 });

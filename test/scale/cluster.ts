@@ -123,7 +123,12 @@ export async function startBox(box: Box): Promise<SawtProcess> {
 }
 
 /** Renders deploy/haproxy/haproxy.cfg.in for the boxes, on the given front ports. */
-export async function renderConfig(options: { front: BoxPorts; socket: string; rpmMap: string; boxes: readonly Box[] }): Promise<string> {
+export async function renderConfig(options: {
+  front: BoxPorts;
+  socket: string;
+  rpmMap: string;
+  boxes: readonly Box[];
+}): Promise<string> {
   const { front } = options;
   const args = [
     "sh",
@@ -152,7 +157,11 @@ export async function renderConfig(options: { front: BoxPorts; socket: string; r
  */
 export async function startCluster(
   haproxy: string,
-  options: { count: number; boxEnv?: Record<string, string>; prepare?: (cluster: Omit<Cluster, "stop" | "serverStatus" | "waitUp">) => Promise<void> },
+  options: {
+    count: number;
+    boxEnv?: Record<string, string>;
+    prepare?: (cluster: Omit<Cluster, "stop" | "serverStatus" | "waitUp">) => Promise<void>;
+  },
 ): Promise<Cluster> {
   const temp = tempDir("sawt-cluster-");
   const ports = await freePorts(3 + options.count * 3);
@@ -163,7 +172,14 @@ export async function startCluster(
     const dataDir = join(temp.path, `box${i + 1}`);
     mkdirSync(dataDir, { recursive: true });
     const env = boxEnv(boxPorts, dataDir, options.boxEnv);
-    boxes.push({ name: `box${i + 1}`, ports: boxPorts, dataDir, env, url: `http://127.0.0.1:${boxPorts.http}`, process: undefined });
+    boxes.push({
+      name: `box${i + 1}`,
+      ports: boxPorts,
+      dataDir,
+      env,
+      url: `http://127.0.0.1:${boxPorts.http}`,
+      process: undefined,
+    });
   }
   const socket = join(temp.path, "haproxy.sock");
   const rpmMap = join(temp.path, "sawt-rpm.map");
@@ -176,7 +192,9 @@ export async function startCluster(
       await Promise.race([proc.exited, Bun.sleep(5000)]);
       if (proc.exitCode === null) proc.kill("SIGKILL");
     }
-    await Promise.all(boxes.map((b) => (b.process && b.process.proc.exitCode === null ? b.process.stop("SIGKILL") : undefined)));
+    await Promise.all(
+      boxes.map((b) => (b.process && b.process.proc.exitCode === null ? b.process.stop("SIGKILL") : undefined)),
+    );
     temp.remove();
   };
   try {
@@ -202,7 +220,8 @@ export async function startCluster(
         if (proc!.exitCode !== null) throw new Error(`haproxy exited:\n${haproxyLogs.join("\n")}`);
         const states = existsSync(socket) ? await Promise.all(names.map(serverStatus)).catch(() => [["?"]]) : [["?"]];
         if (states.every((s) => s.every((v) => v === "UP"))) return;
-        if (Date.now() > deadline) throw new Error(`boxes not UP in HAProxy: ${JSON.stringify(states)}\n${haproxyLogs.join("\n")}`);
+        if (Date.now() > deadline)
+          throw new Error(`boxes not UP in HAProxy: ${JSON.stringify(states)}\n${haproxyLogs.join("\n")}`);
         await Bun.sleep(100);
       }
     };

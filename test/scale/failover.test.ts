@@ -47,7 +47,10 @@ function watchBox(name: string, url: string, maxMs: number): { watch: Watch; sto
     while (running && Date.now() < deadline) {
       const now = Date.now();
       if (watch.readyTurned503 === undefined) {
-        const status = await fetch(`${url}/ready`).then((r) => r.status, () => 0);
+        const status = await fetch(`${url}/ready`).then(
+          (r) => r.status,
+          () => 0,
+        );
         if (status === 503) watch.readyTurned503 = now;
       }
       const states = await cluster.serverStatus(name).catch(() => []);
@@ -99,7 +102,11 @@ function summary(outcomes: readonly Outcome[]): string {
 
 describe("failover behind HAProxy", () => {
   test("does lose no request but those in flight on a killed box when one box drains and another dies under load", async () => {
-    const [, box2, box3] = cluster.boxes as [typeof cluster.boxes[0], typeof cluster.boxes[0], typeof cluster.boxes[0]];
+    const [, box2, box3] = cluster.boxes as [
+      (typeof cluster.boxes)[0],
+      (typeof cluster.boxes)[0],
+      (typeof cluster.boxes)[0],
+    ];
     const load = startLoad({ httpPort: cluster.front.http, grpcTtsPort: cluster.front.grpc_tts, key, maxMs: 40_000 });
     const watcher = watchBox(box2.name, box2.url, 40_000);
     await Bun.sleep(3000);
@@ -115,12 +122,15 @@ describe("failover behind HAProxy", () => {
     await box3.process!.stop();
 
     const stats = await showStat(cluster.socket);
-    const retried = BACKENDS.map((be) => stats.find((r) => r.pxname === be && r.svname === "BACKEND"))
-      .map((r) => `${r?.pxname}: ${r?.wretr} retries, ${r?.wredis} redispatched`);
+    const retried = BACKENDS.map((be) => stats.find((r) => r.pxname === be && r.svname === "BACKEND")).map(
+      (r) => `${r?.pxname}: ${r?.wretr} retries, ${r?.wredis} redispatched`,
+    );
     console.info(`HAProxy: ${retried.join("; ")}`);
     const failures = unexplainedFailures(outcomes, [killAt]);
     const inFlightAtKill = outcomes.filter((o) => !o.ok).length - failures.length;
-    console.info(`${outcomes.length} requests (${summary(outcomes)}); ${inFlightAtKill} failed in flight on the killed box`);
+    console.info(
+      `${outcomes.length} requests (${summary(outcomes)}); ${inFlightAtKill} failed in flight on the killed box`,
+    );
     expect(failures).toEqual([]);
     for (const kind of ["rest", "grpc", "ws"] as const) {
       expect(outcomes.filter((o) => o.kind === kind && o.ok && o.start > killAt + 1000).length).toBeGreaterThan(0);
@@ -139,7 +149,9 @@ describe("failover behind HAProxy", () => {
     const httpDown = down[0]!;
     const grpcDown = down[2]!;
     const late = seen.filter((a) => a.start > (a.kind === "grpc" ? grpcDown : httpDown) + 20);
-    console.info(`box 2 served ${seen.length} requests, ${seen.filter((a) => a.start > readyTurned503!).length} of them after /ready turned 503 and before HAProxy saw it`);
+    console.info(
+      `box 2 served ${seen.length} requests, ${seen.filter((a) => a.start > readyTurned503!).length} of them after /ready turned 503 and before HAProxy saw it`,
+    );
     expect(late).toEqual([]);
     expect(seen.filter((a) => a.status === "503" || a.status === "UNAVAILABLE")).toEqual([]);
     expect(box2Exit).toBe(0);

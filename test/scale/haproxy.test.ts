@@ -54,16 +54,22 @@ describe("Sawt behind HAProxy", () => {
       const direct = await fetch(`${box.url}/v1/tts/voices`, { headers: { "x-api-key": loadKey } });
       expect(direct.status).toBe(200);
     }
-    const before = await Promise.all(cluster.boxes.map((b) => metric(b, "sawt_http_requests_total", { route: "/v1/tts/voices", status: "200" })));
+    const before = await Promise.all(
+      cluster.boxes.map((b) => metric(b, "sawt_http_requests_total", { route: "/v1/tts/voices", status: "200" })),
+    );
     for (let i = 0; i < 9; i++) {
       const headers: Record<string, string> = i % 2 ? { "x-api-key": loadKey } : { authorization: `Bearer ${loadKey}` };
       const response = await fetch(`http://127.0.0.1:${cluster.front.http}/v1/tts/voices`, { headers });
       expect(response.status).toBe(200);
     }
-    const after = await Promise.all(cluster.boxes.map((b) => metric(b, "sawt_http_requests_total", { route: "/v1/tts/voices", status: "200" })));
+    const after = await Promise.all(
+      cluster.boxes.map((b) => metric(b, "sawt_http_requests_total", { route: "/v1/tts/voices", status: "200" })),
+    );
     // Every box answered some of them, with a key it never issued.
     after.forEach((n, i) => expect(n - before[i]!).toBeGreaterThan(0));
-    const wrong = await fetch(`http://127.0.0.1:${cluster.front.http}/v1/tts/voices`, { headers: { "x-api-key": `${loadKey.slice(0, -2)}xx` } });
+    const wrong = await fetch(`http://127.0.0.1:${cluster.front.http}/v1/tts/voices`, {
+      headers: { "x-api-key": `${loadKey.slice(0, -2)}xx` },
+    });
     expect(wrong.status).toBe(401);
   });
 
@@ -125,7 +131,12 @@ describe("Sawt behind HAProxy", () => {
     const grpcClients = clients(cluster.front.grpc_tts);
     try {
       for (let i = 0; i < 9; i++) {
-        const outcome = await unary(grpcClients.tts, "Synthesize", { text: "مرحبا", voice: "Yara", response_format: "pcm" }, bearer(loadKey));
+        const outcome = await unary(
+          grpcClients.tts,
+          "Synthesize",
+          { text: "مرحبا", voice: "Yara", response_format: "pcm" },
+          bearer(loadKey),
+        );
         expect(outcome.error).toBeUndefined();
       }
     } finally {
@@ -144,7 +155,8 @@ describe("Sawt behind HAProxy", () => {
     const statuses: number[] = [];
     for (let i = 0; i < 30; i++) {
       // Both ways of presenting a key count against the same budget.
-      const headers: Record<string, string> = i < 15 ? { "x-api-key": limitedKey } : { authorization: `Bearer ${limitedKey}` };
+      const headers: Record<string, string> =
+        i < 15 ? { "x-api-key": limitedKey } : { authorization: `Bearer ${limitedKey}` };
       statuses.push((await fetch(`http://127.0.0.1:${cluster.front.http}/v1/tts/voices`, { headers })).status);
     }
     expect(statuses.every((s) => s === 200)).toBe(true);
@@ -164,7 +176,9 @@ describe("Sawt behind HAProxy", () => {
     const body = await refused.json();
     // The same shape a box's own limiter answers (src/http/errors.ts, auth shape).
     expect(body).toEqual({ error: "rate_limit_exceeded", detail: "Rate limit exceeded" });
-    const generated = await fetch(`http://127.0.0.1:${cluster.front.http}/v1/tts/voices`, { headers: { "x-api-key": limitedKey } });
+    const generated = await fetch(`http://127.0.0.1:${cluster.front.http}/v1/tts/voices`, {
+      headers: { "x-api-key": limitedKey },
+    });
     expect(generated.status).toBe(429);
     expect(generated.headers.get("x-request-id")).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
 
@@ -179,6 +193,9 @@ describe("Sawt behind HAProxy", () => {
       grpcClients.close();
     }
     // Another key is not affected.
-    expect((await fetch(`http://127.0.0.1:${cluster.front.http}/v1/tts/voices`, { headers: { "x-api-key": loadKey } })).status).toBe(200);
+    expect(
+      (await fetch(`http://127.0.0.1:${cluster.front.http}/v1/tts/voices`, { headers: { "x-api-key": loadKey } }))
+        .status,
+    ).toBe(200);
   });
 });

@@ -42,7 +42,13 @@ async function rest(options: LoadOptions): Promise<Outcome> {
     });
     const body = await response.arrayBuffer();
     const ok = response.status === 200 && body.byteLength > 0;
-    return { kind: "rest", start, end: Date.now(), ok, detail: `${response.status} ${ok ? body.byteLength : new TextDecoder().decode(body).slice(0, 200)}` };
+    return {
+      kind: "rest",
+      start,
+      end: Date.now(),
+      ok,
+      detail: `${response.status} ${ok ? body.byteLength : new TextDecoder().decode(body).slice(0, 200)}`,
+    };
   } catch (error) {
     return { kind: "rest", start, end: Date.now(), ok: false, detail: String(error) };
   }

@@ -48,7 +48,9 @@ describe("rolling upgrade", () => {
         if (!box || request.method !== "POST") return new Response("no such box", { status: 404 });
         const code = await box.process!.stop("SIGTERM");
         if (code !== 0) return new Response(`old process exited ${code}`, { status: 500 });
-        await startBox({ ...box, env: { ...box.env, SAWT_TEST_RELEASE: "2" } } as typeof box).then((p) => (box.process = p));
+        await startBox({ ...box, env: { ...box.env, SAWT_TEST_RELEASE: "2" } } as typeof box).then(
+          (p) => (box.process = p),
+        );
         upgraded.push(box.name);
         return new Response("upgraded");
       },
@@ -93,7 +95,9 @@ describe("rolling upgrade", () => {
     expect(stderr).toContain("all 3 boxes upgraded");
     expect(upgraded).toEqual(["box1", "box2", "box3"]);
     const kinds = ["rest", "grpc", "ws"] as const;
-    console.info(`${outcomes.length} requests during the upgrade: ${kinds.map((k) => `${k} ${outcomes.filter((o) => o.kind === k && o.ok).length}/${outcomes.filter((o) => o.kind === k).length} ok`).join(", ")}`);
+    console.info(
+      `${outcomes.length} requests during the upgrade: ${kinds.map((k) => `${k} ${outcomes.filter((o) => o.kind === k && o.ok).length}/${outcomes.filter((o) => o.kind === k).length} ok`).join(", ")}`,
+    );
     expect(unexplainedFailures(outcomes)).toEqual([]);
     for (const kind of kinds) expect(outcomes.filter((o) => o.kind === kind).length).toBeGreaterThan(5);
     // Every box runs a new process, is UP in every backend and serves again.

@@ -12,8 +12,6 @@ const SCRIPTS = ["deploy/haproxy/render.sh", "installer/rolling-upgrade.sh"];
 const temp = tempDir("sawt-render-");
 afterAll(() => temp.remove());
 
-
-
 function run(args: string[]) {
   const proc = Bun.spawnSync(args, { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   return { code: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
@@ -33,7 +31,16 @@ describe("cluster scripts", () => {
     writeFileSync(map, "abcdefghijkl 30\n");
     const boxes = [1, 2, 3, 4, 5].map((i) => `box${i}=10.0.0.${10 + i}`);
     for (const mode of [["--foreground"], []]) {
-      const rendered = run(["sh", "deploy/haproxy/render.sh", ...mode, "--rpm-map", map, "--socket", join(temp.path, "s.sock"), ...boxes]);
+      const rendered = run([
+        "sh",
+        "deploy/haproxy/render.sh",
+        ...mode,
+        "--rpm-map",
+        map,
+        "--socket",
+        join(temp.path, "s.sock"),
+        ...boxes,
+      ]);
       expect(rendered.code).toBe(0);
       expect(rendered.stdout).not.toMatch(/@[A-Z_]+@/);
       expect(rendered.stdout.match(/^ {4}server box\d /gm)).toHaveLength(15);

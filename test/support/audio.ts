@@ -35,11 +35,28 @@ export interface ProbeResult {
 /** Probes a file with the real ffprobe (`inputArgs` before `-i`, e.g. for raw PCM). */
 export function ffprobe(path: string, inputArgs: string[] = []): ProbeResult {
   const result = Bun.spawnSync({
-    cmd: [resolveFfprobeBinary(), "-v", "error", "-count_packets", ...inputArgs, "-show_entries", "stream=codec_name,sample_rate,channels,duration,nb_read_packets:format=duration", "-of", "json", path],
+    cmd: [
+      resolveFfprobeBinary(),
+      "-v",
+      "error",
+      "-count_packets",
+      ...inputArgs,
+      "-show_entries",
+      "stream=codec_name,sample_rate,channels,duration,nb_read_packets:format=duration",
+      "-of",
+      "json",
+      path,
+    ],
   });
   if (result.exitCode !== 0) throw new Error(`ffprobe failed: ${result.stderr.toString()}`);
   const json = JSON.parse(result.stdout.toString()) as {
-    streams: { codec_name: string; sample_rate: string; channels: number; duration?: string; nb_read_packets?: string }[];
+    streams: {
+      codec_name: string;
+      sample_rate: string;
+      channels: number;
+      duration?: string;
+      nb_read_packets?: string;
+    }[];
     format: { duration?: string };
   };
   const stream = json.streams[0];

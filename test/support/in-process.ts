@@ -29,15 +29,31 @@ export interface InProcessSawt {
  * build's plugins plus the test's, and the test's engine loaders in place of the build's for the
  * same engine.
  */
-export async function startInProcess(env: Record<string, string>, extra: { plugins?: readonly FeaturePlugin[]; loaders?: readonly AnyEngineLoader[] } = {}): Promise<InProcessSawt> {
+export async function startInProcess(
+  env: Record<string, string>,
+  extra: { plugins?: readonly FeaturePlugin[]; loaders?: readonly AnyEngineLoader[] } = {},
+): Promise<InProcessSawt> {
   const logs: string[] = [];
   const previousSink = setLogSink((line) => logs.push(line));
   const { path: dir, remove } = tempDir("sawt-inproc-");
   const config = loadConfig({
-    env: { SAWT_HTTP_PORT: "0", SAWT_GRPC_ASR_PORT: "0", SAWT_GRPC_TTS_PORT: "0", SAWT_DATA_DIR: join(dir, "data"), SAWT_RUNTIME_INTRA_OP_THREADS: String(TEST_THREADS), ...env },
+    env: {
+      SAWT_HTTP_PORT: "0",
+      SAWT_GRPC_ASR_PORT: "0",
+      SAWT_GRPC_TTS_PORT: "0",
+      SAWT_DATA_DIR: join(dir, "data"),
+      SAWT_RUNTIME_INTRA_OP_THREADS: String(TEST_THREADS),
+      ...env,
+    },
     cwd: dir,
   });
-  const options: ServerOptions = { httpPlugins: [...httpPlugins, ...(extra.plugins ?? [])], engineLoaders: [...engineLoaders.filter((l) => !extra.loaders?.some((t) => t.engine === l.engine)), ...(extra.loaders ?? [])] };
+  const options: ServerOptions = {
+    httpPlugins: [...httpPlugins, ...(extra.plugins ?? [])],
+    engineLoaders: [
+      ...engineLoaders.filter((l) => !extra.loaders?.some((t) => t.engine === l.engine)),
+      ...(extra.loaders ?? []),
+    ],
+  };
   const server = await startServer(config, options).catch((error: unknown) => {
     setLogSink(previousSink);
     throw error;
@@ -71,7 +87,15 @@ export function parseMetrics(text: string): Map<string, number> {
 /** Runs `promtool check metrics` on `text` (throws when promtool is not installed). */
 export async function promtoolCheck(text: string): Promise<{ code: number; output: string }> {
   const promtool = testTool("promtool", "prometheus");
-  const proc = Bun.spawn([promtool, "check", "metrics"], { stdin: new TextEncoder().encode(text), stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn([promtool, "check", "metrics"], {
+    stdin: new TextEncoder().encode(text),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, output: out + err };
 }

@@ -13,7 +13,10 @@ import { createSession, type CreatedSession } from "../../src/runtime/sessions.t
  * that lets it escape fails its engine with the pack in health's broken_packs.
  */
 export class BrokenPackError extends EngineLoadError {
-  constructor(readonly pack: string, readonly reason: string) {
+  constructor(
+    readonly pack: string,
+    readonly reason: string,
+  ) {
     super(`model pack ${pack}: ${reason}`, [{ pack, reason }]);
     this.name = "BrokenPackError";
   }
@@ -25,7 +28,11 @@ export class BrokenPackError extends EngineLoadError {
 }
 
 /** Opens `file` of pack `pack` as a session; a file onnxruntime cannot load becomes a BrokenPackError. */
-export async function openPackModel(pack: string, file: string, label = file.split("/").pop() ?? file): Promise<CreatedSession> {
+export async function openPackModel(
+  pack: string,
+  file: string,
+  label = file.split("/").pop() ?? file,
+): Promise<CreatedSession> {
   try {
     return await createSession(file, { label: `${pack}/${label}` });
   } catch (error) {

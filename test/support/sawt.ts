@@ -22,7 +22,11 @@ export interface SawtProcess {
   /** Every stderr (log) line so far. */
   readonly logs: string[];
   /** Creates a key through the CLI against the same data dir. */
-  createKey(options?: { name?: string; rpm?: number; admin?: boolean }): Promise<{ id: string; key: string; rpm: number }>;
+  createKey(options?: {
+    name?: string;
+    rpm?: number;
+    admin?: boolean;
+  }): Promise<{ id: string; key: string; rpm: number }>;
   /** Sends a signal and waits for exit; resolves to the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
@@ -67,7 +71,10 @@ export function testTool(commands: string | readonly string[], debianPackage: st
 }
 
 /** Runs the CLI to completion. */
-export async function runCli(args: readonly string[], options: { env?: Record<string, string>; binary?: boolean; cwd?: string; stdin?: string } = {}) {
+export async function runCli(
+  args: readonly string[],
+  options: { env?: Record<string, string>; binary?: boolean; cwd?: string; stdin?: string } = {},
+) {
   const proc = Bun.spawn([...cliCommand(options.binary), ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, SAWT_LOG_LEVEL: "warn", ...options.env },
@@ -75,7 +82,11 @@ export async function runCli(args: readonly string[], options: { env?: Record<st
     stderr: "pipe",
     stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { stdout, stderr, code };
 }
 
@@ -90,7 +101,10 @@ export async function startSawt(options: StartOptions = {}): Promise<SawtProcess
     SAWT_LOG_LEVEL: "info",
     ...options.env,
   };
-  const command = options.preload && !options.binary ? [process.execPath, "--preload", options.preload, join(ROOT, "src", "main.ts")] : cliCommand(options.binary);
+  const command =
+    options.preload && !options.binary
+      ? [process.execPath, "--preload", options.preload, join(ROOT, "src", "main.ts")]
+      : cliCommand(options.binary);
   const proc = Bun.spawn([...command, "serve", ...(options.args ?? [])], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...env },

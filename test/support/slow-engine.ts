@@ -62,7 +62,11 @@ export function slowEngine(modelPath: string, options: SlowEngineOptions = {}) {
         },
       };
       // The TTS slot is typed for the real TTS service; this test engine stands in for it.
-      return { service: service as unknown as TtsService, details: { packs: [options.pack ?? "slow"], session_provider: provider }, close: () => session.release() };
+      return {
+        service: service as unknown as TtsService,
+        details: { packs: [options.pack ?? "slow"], session_provider: provider },
+        close: () => session.release(),
+      };
     },
   };
   const plugin: FeaturePlugin = (ctx: AppContext) =>

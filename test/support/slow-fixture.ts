@@ -50,7 +50,10 @@ export function slowModelFile(targetMs = 700): Promise<SlowModelFile> {
     const perStep = (await medianRunMs(buildSlowModel({ repeats: probeRepeats }))) / probeRepeats;
     let repeats = Math.max(1, Math.round(targetMs / Math.max(perStep, 1e-3)));
     // Cost per step is not quite linear in the chain length: correct once from the sized model.
-    repeats = Math.max(1, Math.round((repeats * targetMs) / Math.max(await medianRunMs(buildSlowModel({ repeats }), 1), 1e-3)));
+    repeats = Math.max(
+      1,
+      Math.round((repeats * targetMs) / Math.max(await medianRunMs(buildSlowModel({ repeats }), 1), 1e-3)),
+    );
     const dir = mkdtempSync(join(tmpdir(), "sawt-slow-"));
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
     const path = await writeModel(join(dir, "slow.onnx"), buildSlowModel({ repeats }));

@@ -16,7 +16,9 @@ const NOTHING_TO_SAY = "ـــ";
 /** Sends one message on the TTS WebSocket and collects text frames until an end or error frame. */
 function overWebSocket(body: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${sawt.baseUrl.replace("http", "ws")}/v1/tts/ws`, { headers: { "X-API-Key": key } } as unknown as string[]);
+    const ws = new WebSocket(`${sawt.baseUrl.replace("http", "ws")}/v1/tts/ws`, {
+      headers: { "X-API-Key": key },
+    } as unknown as string[]);
     const frames: Array<Record<string, unknown>> = [];
     ws.onopen = () => ws.send(JSON.stringify(body));
     ws.onmessage = (event) => {
@@ -64,7 +66,12 @@ describe("speech validation across doors", () => {
   });
 
   test("does carry no REST location over gRPC when the rate is too high", async () => {
-    const outcome = await unary(grpcClients.tts, "Synthesize", { text: "مرحبا", speed: Number.NaN, sample_rate_hz: 48001 }, bearer(key));
+    const outcome = await unary(
+      grpcClients.tts,
+      "Synthesize",
+      { text: "مرحبا", speed: Number.NaN, sample_rate_hz: 48001 },
+      bearer(key),
+    );
     expect(outcome.error?.details).toContain("sample_rate_hz: Must be at most 48000");
     expect(outcome.error?.details).not.toContain("body.");
   });
@@ -72,7 +79,13 @@ describe("speech validation across doors", () => {
   test("does name the message field sample_rate over the WebSocket when the rate is out of range", async () => {
     const frames = await overWebSocket({ input: "مرحبا", sample_rate: 4000 });
     expect(frames).toEqual([
-      { type: "error", status: 422, error: "validation_error", detail: "Request validation failed", errors: [{ field: "sample_rate", message: "Must be at least 8000" }] },
+      {
+        type: "error",
+        status: 422,
+        error: "validation_error",
+        detail: "Request validation failed",
+        errors: [{ field: "sample_rate", message: "Must be at least 8000" }],
+      },
     ]);
   });
 });
@@ -80,7 +93,15 @@ describe("speech validation across doors", () => {
 describe("streaming start-up shared by WebSocket and gRPC", () => {
   test("does give the same error on both when a synthesis yields no audio", async () => {
     const frames = await overWebSocket({ input: NOTHING_TO_SAY });
-    expect(frames).toEqual([{ type: "error", status: 500, error: "internal_error", detail: "Synthesis produced no audio", code: "INTERNAL_ERROR" }]);
+    expect(frames).toEqual([
+      {
+        type: "error",
+        status: 500,
+        error: "internal_error",
+        detail: "Synthesis produced no audio",
+        code: "INTERNAL_ERROR",
+      },
+    ]);
     const online = await collect(grpcClients.tts.SynthesizeOnline({ text: NOTHING_TO_SAY }, bearer(key)));
     expect(online.messages).toHaveLength(0);
     expect(online.error?.code).toBe(13);
@@ -89,11 +110,20 @@ describe("streaming start-up shared by WebSocket and gRPC", () => {
 
   test("does report the same voice, rate and content type on both when audio is produced", async () => {
     const frames = await overWebSocket({ input: "مرحبا بكم", response_format: "opus", dialect: "ar-egyptian" });
-    const online = await collect(grpcClients.tts.SynthesizeOnline({ text: "مرحبا بكم", response_format: "opus", dialect: "ar-egyptian" }, bearer(key)));
+    const online = await collect(
+      grpcClients.tts.SynthesizeOnline(
+        { text: "مرحبا بكم", response_format: "opus", dialect: "ar-egyptian" },
+        bearer(key),
+      ),
+    );
     expect(online.error).toBeUndefined();
     const start = frames[0]!;
     const first = online.messages[0];
-    expect([first.resolution.voice, first.resolution.dialect, first.resolution.engine]).toEqual([start.voice, start.dialect, start.engine]);
+    expect([first.resolution.voice, first.resolution.dialect, first.resolution.engine]).toEqual([
+      start.voice,
+      start.dialect,
+      start.engine,
+    ]);
     expect([first.content_type, first.sample_rate_hz]).toEqual([start.content_type, start.sample_rate]);
   });
 });

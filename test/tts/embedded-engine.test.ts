@@ -34,16 +34,26 @@ describe("embedded espeak-ng engine", () => {
 
   test("does report every voice as served by espeak-ng when no pack is installed", () => {
     expect(engine.unusable).toBeUndefined();
-    expect(engine.details.voices).toEqual({ Yara: "espeak-ng", Sherine: "espeak-ng", Myriam: "espeak-ng", Yara_en: "espeak-ng" });
+    expect(engine.details.voices).toEqual({
+      Yara: "espeak-ng",
+      Sherine: "espeak-ng",
+      Myriam: "espeak-ng",
+      Yara_en: "espeak-ng",
+    });
   });
 
   for (const voice of VOICES) {
     for (const dialect of [undefined, ...DIALECTS]) {
       test(`does speak ${voice} with dialect ${dialect ?? "omitted"} through espeak-ng when no pack is installed`, async () => {
         const input = voice === "Yara_en" ? ENGLISH : ARABIC;
-        const result = await engine.service.synthesize(speechRequest({ input, voice, response_format: "pcm", ...(dialect ? { dialect } : {}) }));
+        const result = await engine.service.synthesize(
+          speechRequest({ input, voice, response_format: "pcm", ...(dialect ? { dialect } : {}) }),
+        );
         expect(result.engine).toBe("espeak-ng");
-        const expectedVoice = voice === "Yara_en" || dialect === undefined || VOICE_SPECS[voice].dialects.includes(dialect) ? voice : DIALECT_VOICE[dialect];
+        const expectedVoice =
+          voice === "Yara_en" || dialect === undefined || VOICE_SPECS[voice].dialects.includes(dialect)
+            ? voice
+            : DIALECT_VOICE[dialect];
         expect(result.voice).toBe(expectedVoice);
         expect(result.dialect).toBe(voice === "Yara_en" ? "en" : (dialect ?? VOICE_SPECS[voice].primaryDialect!));
         expect(result.fallback).toContain("espeak-ng used");
@@ -59,7 +69,11 @@ describe("embedded espeak-ng engine", () => {
     const fingerprints = [];
     for (const voice of ["Yara", "Sherine", "Myriam"]) {
       const result = await engine.service.synthesize(speechRequest({ input: ARABIC, voice, response_format: "pcm" }));
-      fingerprints.push({ voice, bytes: Bun.hash(result.audio), crossings: crossingRate(pcmToFloat(result.audio), result.sampleRate) });
+      fingerprints.push({
+        voice,
+        bytes: Bun.hash(result.audio),
+        crossings: crossingRate(pcmToFloat(result.audio), result.sampleRate),
+      });
     }
     expect(new Set(fingerprints.map((f) => f.bytes)).size).toBe(3);
     const rates = fingerprints.map((f) => f.crossings).sort((a, b) => a - b);

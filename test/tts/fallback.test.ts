@@ -17,7 +17,13 @@ type Engine = Awaited<ReturnType<typeof startEngine>>;
 
 async function packsDir(root: string, packs: readonly (keyof typeof RATES)[]): Promise<string> {
   const models = join(root, "models");
-  for (const pack of packs) await writePiperPack(join(models, pack), { name: `ar_${pack}`, sampleRate: RATES[pack], phonemeIdMap: MAP, phonemeType: "text" });
+  for (const pack of packs)
+    await writePiperPack(join(models, pack), {
+      name: `ar_${pack}`,
+      sampleRate: RATES[pack],
+      phonemeIdMap: MAP,
+      phonemeType: "text",
+    });
   return models;
 }
 
@@ -44,13 +50,30 @@ describe("voice and dialect fallbacks with Yara and Sherine packs installed", ()
 
   test("does treat an unknown dialect as omitted (D3)", async () => {
     const r = await say(engine, { voice: "Sherine", dialect: "ar-moroccan" });
-    expect(r).toMatchObject({ voice: "Sherine", dialect: "ar-egyptian", sampleRate: RATES.sherine, fallback: undefined });
+    expect(r).toMatchObject({
+      voice: "Sherine",
+      dialect: "ar-egyptian",
+      sampleRate: RATES.sherine,
+      fallback: undefined,
+    });
   });
 
   test("does let the body dialect beat the X-TTS-Dialect header (D3)", async () => {
-    expect(await say(engine, { dialect: "ar-egyptian" }, "ar-hijazi")).toMatchObject({ voice: "Sherine", dialect: "ar-egyptian", sampleRate: RATES.sherine });
-    expect(await say(engine, {}, "ar-egyptian")).toMatchObject({ voice: "Sherine", dialect: "ar-egyptian", sampleRate: RATES.sherine });
-    expect(await say(engine, { dialect: "klingon" }, "ar-hijazi")).toMatchObject({ voice: "Yara", dialect: "ar-hijazi", sampleRate: RATES.yara });
+    expect(await say(engine, { dialect: "ar-egyptian" }, "ar-hijazi")).toMatchObject({
+      voice: "Sherine",
+      dialect: "ar-egyptian",
+      sampleRate: RATES.sherine,
+    });
+    expect(await say(engine, {}, "ar-egyptian")).toMatchObject({
+      voice: "Sherine",
+      dialect: "ar-egyptian",
+      sampleRate: RATES.sherine,
+    });
+    expect(await say(engine, { dialect: "klingon" }, "ar-hijazi")).toMatchObject({
+      voice: "Yara",
+      dialect: "ar-hijazi",
+      sampleRate: RATES.yara,
+    });
   });
 
   test("does hand the dialect to its voice when the asked voice does not speak it (D4)", async () => {
@@ -69,7 +92,12 @@ describe("voice and dialect fallbacks with Yara and Sherine packs installed", ()
 
   test("does speak Yara_en with espeak-ng in English and ignore the dialect", async () => {
     const r = await say(engine, { input: "Hello", voice: "Yara_en", dialect: "ar-egyptian" });
-    expect(r).toMatchObject({ voice: "Yara_en", dialect: "en", engine: "espeak-ng", fallback: "Yara_en pack not installed, espeak-ng used" });
+    expect(r).toMatchObject({
+      voice: "Yara_en",
+      dialect: "en",
+      engine: "espeak-ng",
+      fallback: "Yara_en pack not installed, espeak-ng used",
+    });
   });
 });
 
@@ -86,11 +114,21 @@ describe("fallbacks without a Yara pack", () => {
 
   test("does let espeak-ng speak Myriam itself when neither Myriam nor Yara has a pack (D5)", async () => {
     const r = await say(engine, { voice: "Myriam" });
-    expect(r).toMatchObject({ voice: "Myriam", dialect: "ar-levantine", engine: "espeak-ng", fallback: "no Myriam or Yara pack installed, espeak-ng used" });
+    expect(r).toMatchObject({
+      voice: "Myriam",
+      dialect: "ar-levantine",
+      engine: "espeak-ng",
+      fallback: "no Myriam or Yara pack installed, espeak-ng used",
+    });
   });
 
   test("does still use Sherine's own pack when it is installed", async () => {
-    expect(await say(engine, { voice: "Sherine" })).toMatchObject({ voice: "Sherine", engine: "piper", sampleRate: RATES.sherine, fallback: undefined });
+    expect(await say(engine, { voice: "Sherine" })).toMatchObject({
+      voice: "Sherine",
+      engine: "piper",
+      sampleRate: RATES.sherine,
+      fallback: undefined,
+    });
   });
 });
 

@@ -34,7 +34,12 @@ describe("TTS output without child processes", () => {
   let key: string;
   beforeAll(async () => {
     const models = join(dir.path, "models");
-    await writePiperPack(join(models, "yara"), { name: "ar_text", sampleRate: 22050, phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS), phonemeType: "text" });
+    await writePiperPack(join(models, "yara"), {
+      name: "ar_text",
+      sampleRate: 22050,
+      phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
+      phonemeType: "text",
+    });
     sawt = await startInProcess({ SAWT_MODELS_DIR: models });
     await sawt.server.enginesSettled;
     key = sawt.server.ctx.keys.create({ name: "noproc", rpm: 10_000 }).key;
@@ -55,7 +60,12 @@ describe("TTS output without child processes", () => {
   };
   const seconds = (bytes: Uint8Array, body: Record<string, unknown>, rate: number): number => {
     const input = body.response_format === "pcm" ? ["-f", "s16le", "-ar", String(rate), "-ac", "1"] : [];
-    return ffmpegSync([...input, "-i", "pipe:0", "-f", "s16le", "-ar", String(rate), "-ac", "1", "pipe:1"], bytes).byteLength / 2 / rate;
+    return (
+      ffmpegSync([...input, "-i", "pipe:0", "-f", "s16le", "-ar", String(rate), "-ac", "1", "pipe:1"], bytes)
+        .byteLength /
+      2 /
+      rate
+    );
   };
 
   for (const body of CASES) {

@@ -7,10 +7,21 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { tempDir } from "../support/sawt.ts";
-import { ARABIC_TEXT_SYMBOLS, decodeSentences, idMap, pcmToFloat, SPECIAL, startEngine, speechRequest } from "./support.ts";
+import {
+  ARABIC_TEXT_SYMBOLS,
+  decodeSentences,
+  idMap,
+  pcmToFloat,
+  SPECIAL,
+  startEngine,
+  speechRequest,
+} from "./support.ts";
 
 const MAP = idMap(ARABIC_TEXT_SYMBOLS);
-const SYMBOL_OF = new Map<number, string>([...Object.entries(MAP).map(([s, id]) => [id, s] as const), [SPECIAL.space, " "]]);
+const SYMBOL_OF = new Map<number, string>([
+  ...Object.entries(MAP).map(([s, id]) => [id, s] as const),
+  [SPECIAL.space, " "],
+]);
 
 /** The text a tone-voice utterance spelled, pads and bos/eos dropped. */
 function spelled(ids: readonly number[]): string {
@@ -25,7 +36,12 @@ describe("numbers in speech", () => {
   const dir = tempDir("sawt-tts-numbers-");
   let engine: Awaited<ReturnType<typeof startEngine>>;
   beforeAll(async () => {
-    await writePiperPack(join(dir.path, "models", "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: MAP, phonemeType: "text" });
+    await writePiperPack(join(dir.path, "models", "yara"), {
+      name: "ar_text",
+      sampleRate: 16000,
+      phonemeIdMap: MAP,
+      phonemeType: "text",
+    });
     engine = await startEngine(join(dir.path, "models"));
   });
   afterAll(async () => {

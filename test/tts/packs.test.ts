@@ -31,8 +31,18 @@ describe("broken packs", () => {
   let engine: Awaited<ReturnType<typeof startEngine>>;
   beforeAll(async () => {
     // Yara: good. Sherine: id map lacks "$". Myriam: not a model. Yara_en: graph without scales.
-    await writePiperPack(join(models, "yara"), { name: "ar_ok", sampleRate: 16000, phonemeIdMap: MAP, phonemeType: "text" });
-    const sherine = await writePiperPack(join(models, "sherine"), { name: "ar_bad", sampleRate: 16000, phonemeIdMap: MAP, phonemeType: "text" });
+    await writePiperPack(join(models, "yara"), {
+      name: "ar_ok",
+      sampleRate: 16000,
+      phonemeIdMap: MAP,
+      phonemeType: "text",
+    });
+    const sherine = await writePiperPack(join(models, "sherine"), {
+      name: "ar_bad",
+      sampleRate: 16000,
+      phonemeIdMap: MAP,
+      phonemeType: "text",
+    });
     const config = JSON.parse(await Bun.file(sherine.configPath).text());
     delete config.phoneme_id_map.$;
     await Bun.write(sherine.configPath, JSON.stringify(config));
@@ -40,7 +50,10 @@ describe("broken packs", () => {
     writeFileSync(join(models, "myriam", "model.onnx"), "not an onnx model at all");
     mkdirSync(join(models, "yara_en"));
     await Bun.write(join(models, "yara_en", "en.onnx"), modelWithoutScales());
-    await Bun.write(join(models, "yara_en", "en.onnx.json"), JSON.stringify({ ...config, phoneme_id_map: { ...config.phoneme_id_map, $: [2] } }));
+    await Bun.write(
+      join(models, "yara_en", "en.onnx.json"),
+      JSON.stringify({ ...config, phoneme_id_map: { ...config.phoneme_id_map, $: [2] } }),
+    );
     restore = setLogSink((line) => logs.push(line));
     engine = await startEngine(models);
     setLogSink(restore);
@@ -51,18 +64,29 @@ describe("broken packs", () => {
   });
 
   test("does report each broken pack with its reason and keep the good one serving", async () => {
-    const broken = Object.fromEntries((engine.details.broken_packs as { pack: string; reason: string }[]).map((b) => [b.pack, b.reason]));
+    const broken = Object.fromEntries(
+      (engine.details.broken_packs as { pack: string; reason: string }[]).map((b) => [b.pack, b.reason]),
+    );
     expect(Object.keys(broken).sort()).toEqual(["myriam", "sherine", "yara_en"]);
     expect(broken.sherine).toContain('no id for "$"');
     expect(broken.myriam).toContain("not a valid ONNX model");
     expect(broken.yara_en).toContain('no input "scales"');
     expect(engine.details.voices).toEqual({ Yara: "piper", Sherine: "piper", Myriam: "piper", Yara_en: "espeak-ng" });
-    const result = await engine.service.synthesize(speechRequest({ input: "مرحبا", voice: "Sherine", response_format: "pcm" }));
-    expect(result).toMatchObject({ voice: "Yara", engine: "piper", sampleRate: 16000, fallback: "Sherine pack not installed, Yara pack used" });
+    const result = await engine.service.synthesize(
+      speechRequest({ input: "مرحبا", voice: "Sherine", response_format: "pcm" }),
+    );
+    expect(result).toMatchObject({
+      voice: "Yara",
+      engine: "piper",
+      sampleRate: 16000,
+      fallback: "Sherine pack not installed, Yara pack used",
+    });
   });
 
   test("does log each broken pack once, by name and reason", () => {
-    const lines = logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === "tts pack broken, skipped");
+    const lines = logs
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === "tts pack broken, skipped");
     expect(lines.map((l) => l.pack).sort()).toEqual(["myriam", "sherine", "yara_en"]);
     expect(lines.every((l) => typeof l.reason === "string" && l.level === "warn")).toBe(true);
   });

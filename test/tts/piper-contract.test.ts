@@ -8,9 +8,25 @@ import { join } from "node:path";
 import { phonemizeSentences } from "../../src/tts/espeak/phonemes.ts";
 import { prepareText } from "../../src/tts/frontend/index.ts";
 import { sidFromAmplitude } from "../support/models/tone-decoder.ts";
-import { toneBaseSamples, toneSegmentSamples, writePiperPack, writeSherpaVitsPack } from "../support/models/tone-voice.ts";
+import {
+  toneBaseSamples,
+  toneSegmentSamples,
+  writePiperPack,
+  writeSherpaVitsPack,
+} from "../support/models/tone-voice.ts";
 import { tempDir } from "../support/sawt.ts";
-import { ARABIC_IPA_SYMBOLS, ARABIC_TEXT_SYMBOLS, decodeSentences, expectedIds, idMap, pcmToFloat, silenceRuns, startEngine, wavToFloat, speechRequest } from "./support.ts";
+import {
+  ARABIC_IPA_SYMBOLS,
+  ARABIC_TEXT_SYMBOLS,
+  decodeSentences,
+  expectedIds,
+  idMap,
+  pcmToFloat,
+  silenceRuns,
+  startEngine,
+  wavToFloat,
+  speechRequest,
+} from "./support.ts";
 
 const TEXT_MAP = idMap(ARABIC_TEXT_SYMBOLS);
 /** The Piper id contract on the text as written; diacritisation has its own tests (test/tts/arabic). */
@@ -25,7 +41,14 @@ function textVoiceIds(text: string): number[][] {
   return prepareText(text, "ar").map((s) => expectedIds(Array.from(s.text.normalize("NFD")), TEXT_MAP));
 }
 
-async function speak(engine: Engine, body: Record<string, unknown>): Promise<{ samples: Float32Array; sampleRate: number; result: Awaited<ReturnType<Engine["service"]["synthesize"]>> }> {
+async function speak(
+  engine: Engine,
+  body: Record<string, unknown>,
+): Promise<{
+  samples: Float32Array;
+  sampleRate: number;
+  result: Awaited<ReturnType<Engine["service"]["synthesize"]>>;
+}> {
   const result = await engine.service.synthesize(speechRequest({ response_format: "pcm", ...body }));
   return { samples: pcmToFloat(result.audio), sampleRate: result.sampleRate, result };
 }
@@ -34,7 +57,12 @@ describe("Piper text-phoneme voice", () => {
   const dir = tempDir("sawt-tts-piper-");
   let engine: Engine;
   beforeAll(async () => {
-    await writePiperPack(join(dir.path, "models", "yara"), { name: "ar_text-x_low", sampleRate: 16000, phonemeIdMap: TEXT_MAP, phonemeType: "text" });
+    await writePiperPack(join(dir.path, "models", "yara"), {
+      name: "ar_text-x_low",
+      sampleRate: 16000,
+      phonemeIdMap: TEXT_MAP,
+      phonemeType: "text",
+    });
     engine = await startEngine(join(dir.path, "models"), TEXT_AS_WRITTEN);
   });
   afterAll(async () => {
@@ -129,7 +157,12 @@ describe("sherpa-onnx VITS pack", () => {
   const dir = tempDir("sawt-tts-sherpa-");
   let engine: Engine;
   beforeAll(async () => {
-    await writeSherpaVitsPack(join(dir.path, "models", "yara"), { sampleRate: 24000, phonemeIdMap: IPA_MAP, espeakVoice: "ar", numSpeakers: 3 });
+    await writeSherpaVitsPack(join(dir.path, "models", "yara"), {
+      sampleRate: 24000,
+      phonemeIdMap: IPA_MAP,
+      espeakVoice: "ar",
+      numSpeakers: 3,
+    });
     engine = await startEngine(join(dir.path, "models"), TEXT_AS_WRITTEN);
   });
   afterAll(async () => {

@@ -18,7 +18,12 @@ describe("streaming synthesis", () => {
   const dir = tempDir("sawt-tts-stream-");
   let engine: Awaited<ReturnType<typeof startEngine>>;
   beforeAll(async () => {
-    await writePiperPack(join(dir.path, "models", "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS), phonemeType: "text" });
+    await writePiperPack(join(dir.path, "models", "yara"), {
+      name: "ar_text",
+      sampleRate: 16000,
+      phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
+      phonemeType: "text",
+    });
     engine = await startEngine(join(dir.path, "models"), {}, { concurrency: 1, maxQueue: 0 });
   });
   afterAll(async () => {
@@ -90,7 +95,9 @@ describe("streaming synthesis", () => {
   test("does free the slot on abort even when the consumer never resumes the stream", async () => {
     const controller = new AbortController();
     const request = speechRequest({ input: INPUT, response_format: "pcm" });
-    const iterator = engine.service.synthesizeStream(request, { signal: controller.signal }).chunks[Symbol.asyncIterator]();
+    const iterator = engine.service
+      .synthesizeStream(request, { signal: controller.signal })
+      .chunks[Symbol.asyncIterator]();
     expect((await iterator.next()).done).toBe(false);
     expect(engine.admission.stats.running).toBe(1);
     controller.abort(new Error("client went away"));

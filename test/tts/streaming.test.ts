@@ -69,8 +69,16 @@ function decodedSeconds(bytes: Uint8Array, format: AudioFormat, rate: number): n
 
 beforeAll(async () => {
   const models = join(dir.path, "models");
-  await writePiperPack(join(models, "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS), phonemeType: "text", costRepeats: COST_REPEATS });
-  sawt = await startSawt({ env: { SAWT_MODELS_DIR: models, SAWT_TTS_CONCURRENCY: "1", SAWT_RUNTIME_INTRA_OP_THREADS: "1" } });
+  await writePiperPack(join(models, "yara"), {
+    name: "ar_text",
+    sampleRate: 16000,
+    phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
+    phonemeType: "text",
+    costRepeats: COST_REPEATS,
+  });
+  sawt = await startSawt({
+    env: { SAWT_MODELS_DIR: models, SAWT_TTS_CONCURRENCY: "1", SAWT_RUNTIME_INTRA_OP_THREADS: "1" },
+  });
   await waitForStatus(`${sawt.baseUrl}/v1/tts/health`);
   await waitPortsServing(sawt.ports, ["tts"]);
   grpc = clients(sawt.ports.grpc_tts);
@@ -113,8 +121,13 @@ describe("streamed speech over REST", () => {
     const events: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (event) => events.push(event) });
     parser.feed(new TextDecoder().decode(sse.body));
-    const parsed = events.map((e) => JSON.parse(e.data) as { type: string; audio?: string; usage?: Record<string, number> });
-    expect(parsed.at(-1)).toEqual({ type: "speech.audio.done", usage: { input_tokens: [...PROMPT].length, output_tokens: 0, total_tokens: [...PROMPT].length } });
+    const parsed = events.map(
+      (e) => JSON.parse(e.data) as { type: string; audio?: string; usage?: Record<string, number> },
+    );
+    expect(parsed.at(-1)).toEqual({
+      type: "speech.audio.done",
+      usage: { input_tokens: [...PROMPT].length, output_tokens: 0, total_tokens: [...PROMPT].length },
+    });
     const deltas = parsed.slice(0, -1);
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.every((d) => d.type === "speech.audio.delta")).toBe(true);
@@ -124,12 +137,22 @@ describe("streamed speech over REST", () => {
 
   test("does let the official openai SDK iterate the SSE stream when stream_format is sse", async () => {
     const client = new OpenAI({ apiKey: key, baseURL: `${sawt.baseUrl}/v1`, maxRetries: 0 });
-    const response = await client.audio.speech.create({ model: "tts-1", voice: "alloy", input: SENTENCE, response_format: "mp3", stream_format: "sse", instructions: "cheerful" });
+    const response = await client.audio.speech.create({
+      model: "tts-1",
+      voice: "alloy",
+      input: SENTENCE,
+      response_format: "mp3",
+      stream_format: "sse",
+      instructions: "cheerful",
+    });
     expect(response.headers.get("x-tts-instructions")).toBe("ignored");
     expect(response.headers.get("x-tts-voice")).toBe("Yara");
     const types: string[] = [];
     const audio: Buffer[] = [];
-    for await (const event of Stream.fromSSEResponse<{ type: string; audio?: string }>(response, new AbortController())) {
+    for await (const event of Stream.fromSSEResponse<{ type: string; audio?: string }>(
+      response,
+      new AbortController(),
+    )) {
       types.push(event.type);
       if (event.audio) audio.push(Buffer.from(event.audio, "base64"));
     }

@@ -14,7 +14,12 @@ import { decodeToneAudio, type DecodedTones } from "../support/models/tone-decod
 import { PIPER_SPECIAL_IDS } from "../support/models/tone-voice.ts";
 
 /** Piper's special ids as the tone packs carry them. */
-export const SPECIAL = { pad: PIPER_SPECIAL_IDS._![0]!, bos: PIPER_SPECIAL_IDS["^"]![0]!, eos: PIPER_SPECIAL_IDS.$![0]!, space: PIPER_SPECIAL_IDS[" "]![0]! } as const;
+export const SPECIAL = {
+  pad: PIPER_SPECIAL_IDS._![0]!,
+  bos: PIPER_SPECIAL_IDS["^"]![0]!,
+  eos: PIPER_SPECIAL_IDS.$![0]!,
+  space: PIPER_SPECIAL_IDS[" "]![0]!,
+} as const;
 
 /** Assigns ids from 4 upwards to each code point of `symbols`, in order. */
 export function idMap(symbols: string): Record<string, number> {
@@ -29,7 +34,11 @@ export function idMap(symbols: string): Record<string, number> {
  * digits and punctuation for text-phoneme voices.
  * Digits have ids on purpose: if "150" ever reached the model unread, its ids would show.
  */
-export const ARABIC_TEXT_SYMBOLS = "ءآأؤإئابةتثجحخدذرزسشصضطظعغفقكلمنهوىي" + "\u064B\u064C\u064D\u064E\u064F\u0650\u0651\u0652\u0653\u0654\u0655" + "0123456789" + ".,،?؟!";
+export const ARABIC_TEXT_SYMBOLS =
+  "ءآأؤإئابةتثجحخدذرزسشصضطظعغفقكلمنهوىي" +
+  "\u064B\u064C\u064D\u064E\u064F\u0650\u0651\u0652\u0653\u0654\u0655" +
+  "0123456789" +
+  ".,،?؟!";
 
 /**
  * IPA symbols espeak's Arabic voice uses, without the stress marks ˈ ˌ: those must be skipped as
@@ -49,8 +58,15 @@ export function expectedIds(phonemes: readonly string[], map: Readonly<Record<st
 }
 
 /** A TTS engine over `modelsDir` with its own admission gate. */
-export async function startEngine(modelsDir: string, env: Record<string, string> = {}, admission?: Partial<{ concurrency: number; maxQueue: number }>): Promise<TtsEngine & { config: SawtConfig; admission: Admission }> {
-  const config = loadConfig({ env: { SAWT_MODELS_DIR: modelsDir, SAWT_DATA_DIR: join(modelsDir, "..", "data"), ...env }, cwd: modelsDir });
+export async function startEngine(
+  modelsDir: string,
+  env: Record<string, string> = {},
+  admission?: Partial<{ concurrency: number; maxQueue: number }>,
+): Promise<TtsEngine & { config: SawtConfig; admission: Admission }> {
+  const config = loadConfig({
+    env: { SAWT_MODELS_DIR: modelsDir, SAWT_DATA_DIR: join(modelsDir, "..", "data"), ...env },
+    cwd: modelsDir,
+  });
   const gate = new Admission({
     name: "tts",
     concurrency: admission?.concurrency ?? 2,
@@ -72,7 +88,10 @@ export function pcmToFloat(bytes: Uint8Array): Float32Array {
 /** Samples and rate of a WAV file. */
 export function wavToFloat(bytes: Uint8Array): { samples: Float32Array; sampleRate: number } {
   const info = parseWavHeader(bytes);
-  return { samples: pcmToFloat(bytes.subarray(info.dataOffset, info.dataOffset + info.dataBytes)), sampleRate: info.sampleRate };
+  return {
+    samples: pcmToFloat(bytes.subarray(info.dataOffset, info.dataOffset + info.dataBytes)),
+    sampleRate: info.sampleRate,
+  };
 }
 
 /**

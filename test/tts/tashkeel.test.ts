@@ -9,10 +9,19 @@ import { prepareText } from "../../src/tts/frontend/index.ts";
 import { loadTashkeel } from "../../src/tts/tashkeel/model.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { tempDir } from "../support/sawt.ts";
-import { ARABIC_IPA_SYMBOLS, ARABIC_TEXT_SYMBOLS, decodeSentences, expectedIds, idMap, pcmToFloat, startEngine, speechRequest } from "./support.ts";
+import {
+  ARABIC_IPA_SYMBOLS,
+  ARABIC_TEXT_SYMBOLS,
+  decodeSentences,
+  expectedIds,
+  idMap,
+  pcmToFloat,
+  startEngine,
+  speechRequest,
+} from "./support.ts";
 import { expectedHaraka, TASHKEEL_LENGTH, writeTashkeelPack } from "./tashkeel-model.ts";
 
-const LETTERS: Record<string, number> = { " ": 2, "م": 10, "ر": 11, "ح": 12, "ب": 13, "ا": 14, "ك": 15 };
+const LETTERS: Record<string, number> = { " ": 2, م: 10, ر: 11, ح: 12, ب: 13, ا: 14, ك: 15 };
 const IPA_MAP = idMap(ARABIC_IPA_SYMBOLS);
 const TEXT_MAP = idMap(ARABIC_TEXT_SYMBOLS);
 
@@ -29,8 +38,18 @@ describe("tashkeel", () => {
   let engine: Awaited<ReturnType<typeof startEngine>>;
   beforeAll(async () => {
     await writeTashkeelPack(join(models, "tashkeel"), LETTERS);
-    await writePiperPack(join(models, "yara"), { name: "ar_ipa", sampleRate: 22050, phonemeIdMap: IPA_MAP, espeakVoice: "ar" });
-    await writePiperPack(join(models, "sherine"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: TEXT_MAP, phonemeType: "text" });
+    await writePiperPack(join(models, "yara"), {
+      name: "ar_ipa",
+      sampleRate: 22050,
+      phonemeIdMap: IPA_MAP,
+      espeakVoice: "ar",
+    });
+    await writePiperPack(join(models, "sherine"), {
+      name: "ar_text",
+      sampleRate: 16000,
+      phonemeIdMap: TEXT_MAP,
+      phonemeType: "text",
+    });
     engine = await startEngine(models);
   });
   afterAll(async () => {
@@ -54,11 +73,17 @@ describe("tashkeel", () => {
     const [plain] = await phonemizeSentences(prepareText("مرحبا بكم", "ar"), "ar");
     const [marked] = await phonemizeSentences(prepareText(diacritised("مرحبا بكم"), "ar"), "ar");
     expect(expectedIds(marked!, IPA_MAP)).not.toEqual(expectedIds(plain!, IPA_MAP));
-    expect(decodeSentences(pcmToFloat(result.audio), result.sampleRate, 1)[0]!.ids).toEqual(expectedIds(marked!, IPA_MAP));
+    expect(decodeSentences(pcmToFloat(result.audio), result.sampleRate, 1)[0]!.ids).toEqual(
+      expectedIds(marked!, IPA_MAP),
+    );
   });
 
   test("does leave a text-phoneme voice's letters undiacritised", async () => {
-    const result = await engine.service.synthesize(speechRequest({ input: "مرحبا", voice: "Sherine", response_format: "pcm" }));
-    expect(decodeSentences(pcmToFloat(result.audio), result.sampleRate, 1)[0]!.ids).toEqual(expectedIds(Array.from("مرحبا"), TEXT_MAP));
+    const result = await engine.service.synthesize(
+      speechRequest({ input: "مرحبا", voice: "Sherine", response_format: "pcm" }),
+    );
+    expect(decodeSentences(pcmToFloat(result.audio), result.sampleRate, 1)[0]!.ids).toEqual(
+      expectedIds(Array.from("مرحبا"), TEXT_MAP),
+    );
   });
 });

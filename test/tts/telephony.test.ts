@@ -27,14 +27,23 @@ async function speak(body: Record<string, unknown>): Promise<Response> {
 
 /** Seconds of audio ffmpeg decodes from `bytes` read with `inputArgs`. */
 function seconds(bytes: Uint8Array, inputArgs: string[]): number {
-  return ffmpegSync([...inputArgs, "-i", "pipe:0", "-f", "s16le", "-ar", "8000", "-ac", "1", "pipe:1"], bytes).byteLength / 2 / 8000;
+  return (
+    ffmpegSync([...inputArgs, "-i", "pipe:0", "-f", "s16le", "-ar", "8000", "-ac", "1", "pipe:1"], bytes).byteLength /
+    2 /
+    8000
+  );
 }
 
 let linearSeconds: number;
 
 beforeAll(async () => {
   const models = join(dir.path, "models");
-  await writePiperPack(join(models, "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS), phonemeType: "text" });
+  await writePiperPack(join(models, "yara"), {
+    name: "ar_text",
+    sampleRate: 16000,
+    phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
+    phonemeType: "text",
+  });
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: models } });
   await waitForStatus(`${sawt.baseUrl}/v1/tts/health`);
   await waitPortsServing(sawt.ports, ["tts"]);
@@ -82,13 +91,19 @@ describe("G.711 output", () => {
   }
 
   test("does stream mu-law over the WebSocket and gRPC when the request names the encoding", async () => {
-    const rest = new Uint8Array(await (await speak({ response_format: "pcm", sample_rate: 8000, encoding: "pcm_mulaw" })).arrayBuffer());
-    const online = await collect(grpc.tts.SynthesizeOnline({ text: INPUT, sample_rate_hz: 8000, encoding: "MULAW" }, bearer(key)));
+    const rest = new Uint8Array(
+      await (await speak({ response_format: "pcm", sample_rate: 8000, encoding: "pcm_mulaw" })).arrayBuffer(),
+    );
+    const online = await collect(
+      grpc.tts.SynthesizeOnline({ text: INPUT, sample_rate_hz: 8000, encoding: "MULAW" }, bearer(key)),
+    );
     expect(online.error).toBeUndefined();
     expect(online.messages[0]).toMatchObject({ content_type: "audio/pcmu", sample_rate_hz: 8000 });
     expect(Buffer.concat(online.messages.map((m) => m.audio)).equals(Buffer.from(rest))).toBe(true);
     const frames = await new Promise<{ start: Record<string, unknown>; audio: Buffer }>((resolve, reject) => {
-      const ws = new WebSocket(`${sawt.baseUrl.replace("http", "ws")}/v1/tts/ws`, { headers: { "X-API-Key": key } } as unknown as string[]);
+      const ws = new WebSocket(`${sawt.baseUrl.replace("http", "ws")}/v1/tts/ws`, {
+        headers: { "X-API-Key": key },
+      } as unknown as string[]);
       ws.binaryType = "arraybuffer";
       let start: Record<string, unknown> = {};
       const audio: Buffer[] = [];
@@ -111,19 +126,27 @@ describe("G.711 output", () => {
   test("does answer 422 naming body.encoding when the encoding is not a string", async () => {
     const response = await speak({ response_format: "pcm", encoding: 7 });
     expect(response.status).toBe(422);
-    expect(((await response.json()) as { errors: unknown }).errors).toEqual([{ field: "body.encoding", message: "Expected a string" }]);
+    expect(((await response.json()) as { errors: unknown }).errors).toEqual([
+      { field: "body.encoding", message: "Expected a string" },
+    ]);
   });
 
   test("does answer 400 listing the encodings when the encoding is unknown", async () => {
     const response = await speak({ response_format: "pcm", encoding: "ulaw" });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: "http_error", detail: "Invalid encoding. Allowed: pcm_alaw, pcm_mulaw, pcm_s16le", code: "HTTP_400" });
+    expect(await response.json()).toEqual({
+      error: "http_error",
+      detail: "Invalid encoding. Allowed: pcm_alaw, pcm_mulaw, pcm_s16le",
+      code: "HTTP_400",
+    });
   });
 
   test("does answer 400 when a G.711 encoding is asked of a compressed format", async () => {
     const response = await speak({ response_format: "mp3", encoding: "pcm_alaw" });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { detail: string }).detail).toBe("Invalid encoding for mp3: pcm_alaw applies to pcm and wav only");
+    expect(((await response.json()) as { detail: string }).detail).toBe(
+      "Invalid encoding for mp3: pcm_alaw applies to pcm and wav only",
+    );
   });
 
   test("does answer INVALID_ARGUMENT over gRPC when the encoding enum value is unknown", async () => {

@@ -45,7 +45,12 @@ describe("TTS WebSocket", () => {
   let sawt: SawtProcess;
   let key: string;
   beforeAll(async () => {
-    await writePiperPack(join(dir.path, "models", "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: MAP, phonemeType: "text" });
+    await writePiperPack(join(dir.path, "models", "yara"), {
+      name: "ar_text",
+      sampleRate: 16000,
+      phonemeIdMap: MAP,
+      phonemeType: "text",
+    });
     sawt = await startSawt({ env: { SAWT_MODELS_DIR: join(dir.path, "models") } });
     await waitForStatus(`${sawt.baseUrl}/v1/tts/health`);
     ({ key } = await sawt.createKey({ name: "ws" }));
@@ -58,7 +63,15 @@ describe("TTS WebSocket", () => {
   test("does stream each sentence's ids as pcm after a start message naming the voice and rate", async () => {
     const url = `${sawt.baseUrl.replace("http", "ws")}/v1/tts/ws`;
     const session = await speakOverSocket(url, key, { input: INPUT, dialect: "ar-hijazi" });
-    expect(session.messages[0]).toMatchObject({ type: "start", voice: "Yara", dialect: "ar-hijazi", engine: "piper", format: "pcm", content_type: "audio/pcm", sample_rate: 16000 });
+    expect(session.messages[0]).toMatchObject({
+      type: "start",
+      voice: "Yara",
+      dialect: "ar-hijazi",
+      engine: "piper",
+      format: "pcm",
+      content_type: "audio/pcm",
+      sample_rate: 16000,
+    });
     const bytes = Buffer.concat(session.audio);
     expect(session.messages.at(-1)).toEqual({ type: "end", bytes: bytes.byteLength });
     const expected = prepareText(INPUT, "ar").map((s) => expectedIds(Array.from(s.text.normalize("NFD")), MAP));
@@ -67,7 +80,12 @@ describe("TTS WebSocket", () => {
 
   test("does refuse the upgrade with the REST 401 when the key is missing or wrong", async () => {
     const url = `${sawt.baseUrl}/v1/tts/ws`;
-    const upgrade = { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==" };
+    const upgrade = {
+      Connection: "Upgrade",
+      Upgrade: "websocket",
+      "Sec-WebSocket-Version": "13",
+      "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+    };
     const missing = await fetch(url, { headers: upgrade });
     expect(missing.status).toBe(401);
     expect(((await missing.json()) as { detail: string }).detail).toBe("X-API-Key header is required");
@@ -80,6 +98,8 @@ describe("TTS WebSocket", () => {
     const url = `${sawt.baseUrl.replace("http", "ws")}/v1/tts/ws`;
     const session = await speakOverSocket(url, key, { input: "" });
     expect(session.audio).toHaveLength(0);
-    expect(session.messages).toEqual([{ type: "error", status: 400, error: "http_error", detail: "Text cannot be empty", code: "HTTP_400" }]);
+    expect(session.messages).toEqual([
+      { type: "error", status: 400, error: "http_error", detail: "Text cannot be empty", code: "HTTP_400" },
+    ]);
   });
 });

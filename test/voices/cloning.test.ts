@@ -20,7 +20,13 @@ let keyB: string;
 
 beforeAll(async () => {
   await writeSpeakerEncoderPack(models.path);
-  await writePiperPack(join(models.path, "yara"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS), phonemeType: "text", embeddingDim: SPEAKER_EMBEDDING_DIM });
+  await writePiperPack(join(models.path, "yara"), {
+    name: "ar_text",
+    sampleRate: 16000,
+    phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
+    phonemeType: "text",
+    embeddingDim: SPEAKER_EMBEDDING_DIM,
+  });
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.path } });
   await waitForStatus(`${sawt.baseUrl}/v1/tts/health`);
   keyA = (await sawt.createKey({ name: "a" })).key;
@@ -51,7 +57,11 @@ describe("voice cloning", () => {
     form.append("name", "صوت الوكيلة");
     form.append("files", new Blob([encodeWav(tone(250, 2, 16000, 0.5), 16000)]), "sample-1.wav");
     form.append("files", new Blob([encodeWav(tone(260, 1.5, 16000, 0.5), 16000)]), "sample-2.wav");
-    const created = await fetch(`${sawt.baseUrl}/v1/tts/voices`, { method: "POST", headers: { "X-API-Key": keyA }, body: form });
+    const created = await fetch(`${sawt.baseUrl}/v1/tts/voices`, {
+      method: "POST",
+      headers: { "X-API-Key": keyA },
+      body: form,
+    });
     expect(created.status).toBe(202);
     const voice = (await created.json()) as { voice_id: string; status: string };
     expect(voice.status).toBe("training");
@@ -64,7 +74,9 @@ describe("voice cloning", () => {
     };
     const status = await until(trained, "the voice to finish training", { everyMs: 25 });
     expect(status).toBe("ready");
-    const listed = (await (await fetch(`${sawt.baseUrl}/v1/tts/voices`, { headers: { "X-API-Key": keyA } })).json()) as { voices: Array<{ voice_id: string }> };
+    const listed = (await (
+      await fetch(`${sawt.baseUrl}/v1/tts/voices`, { headers: { "X-API-Key": keyA } })
+    ).json()) as { voices: Array<{ voice_id: string }> };
     expect(listed.voices.map((v) => v.voice_id)).toContain(voice.voice_id);
 
     const builtin = await speak(keyA, "Yara");
@@ -81,14 +93,23 @@ describe("voice cloning", () => {
     expect(firstComponent).toBeLessThanOrEqual(1.0001);
 
     // Another key: not listed, 404 on poll, and using the id falls back like any unknown voice.
-    expect((await fetch(`${sawt.baseUrl}/v1/tts/voices/${voice.voice_id}`, { headers: { "X-API-Key": keyB } })).status).toBe(404);
+    expect(
+      (await fetch(`${sawt.baseUrl}/v1/tts/voices/${voice.voice_id}`, { headers: { "X-API-Key": keyB } })).status,
+    ).toBe(404);
     const stranger = await speak(keyB, voice.voice_id);
     expect(stranger.response.headers.get("x-tts-voice")).toBe("Yara");
     expect(stranger.response.headers.get("x-tts-fallback")).toContain("cloned voice not found");
     expect(stranger.peak).toBeCloseTo(TONE.AMPLITUDE, 2);
 
     // Deleted: the owner's requests fall back too.
-    expect((await fetch(`${sawt.baseUrl}/v1/tts/voices/${voice.voice_id}`, { method: "DELETE", headers: { "X-API-Key": keyA } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${sawt.baseUrl}/v1/tts/voices/${voice.voice_id}`, {
+          method: "DELETE",
+          headers: { "X-API-Key": keyA },
+        })
+      ).status,
+    ).toBe(200);
     expect((await speak(keyA, voice.voice_id)).response.headers.get("x-tts-voice")).toBe("Yara");
   });
 });

@@ -41,14 +41,27 @@ describe("voices over HTTP", () => {
     expect(response.headers.get("x-request-id")).toBeTruthy();
     expect(response.headers.get("x-ratelimit-limit")).toBeTruthy();
     const body = (await response.json()) as { voices: Array<{ voice_id: string; type: string }> };
-    expect(body.voices.filter((v) => v.type === "builtin").map((v) => v.voice_id)).toEqual(["Yara", "Sherine", "Myriam", "Yara_en"]);
+    expect(body.voices.filter((v) => v.type === "builtin").map((v) => v.voice_id)).toEqual([
+      "Yara",
+      "Sherine",
+      "Myriam",
+      "Yara_en",
+    ]);
   });
 
   test("does answer 501 in the standard shape when no TTS pack takes a speaker embedding, leaving no upload behind", async () => {
-    const response = await fetch(`${sawt.baseUrl}/v1/tts/voices`, { method: "POST", headers: { "X-API-Key": keyA }, body: sampleForm() });
+    const response = await fetch(`${sawt.baseUrl}/v1/tts/voices`, {
+      method: "POST",
+      headers: { "X-API-Key": keyA },
+      body: sampleForm(),
+    });
     expect(response.status).toBe(501);
     const body = (await response.json()) as { error: string; detail: string; code: string };
-    expect(body).toEqual({ error: "http_error", detail: expect.stringContaining("Voice cloning is not available"), code: "HTTP_501" });
+    expect(body).toEqual({
+      error: "http_error",
+      detail: expect.stringContaining("Voice cloning is not available"),
+      code: "HTTP_501",
+    });
     expect(response.headers.get("x-request-id")).toBeTruthy();
     const tmp = join(sawt.dataDir, "tmp");
     expect(readdirSync(tmp, { withFileTypes: true }).filter((e) => e.isFile())).toHaveLength(0);
@@ -56,7 +69,10 @@ describe("voices over HTTP", () => {
 
   test("does answer 404 for an unknown or another key's voice and 401 without a key", async () => {
     for (const method of ["GET", "DELETE"]) {
-      const response = await fetch(`${sawt.baseUrl}/v1/tts/voices/voice_doesnotexist`, { method, headers: { "X-API-Key": keyB } });
+      const response = await fetch(`${sawt.baseUrl}/v1/tts/voices/voice_doesnotexist`, {
+        method,
+        headers: { "X-API-Key": keyB },
+      });
       expect(response.status).toBe(404);
       expect(((await response.json()) as { code: string }).code).toBe("HTTP_404");
     }

@@ -28,7 +28,11 @@ function sample(frequency: number, seconds: number): string {
 function setup() {
   const db = openDatabase(join(dir.path, `db-${counter++}`));
   const keys = new KeyStore(db);
-  return { store: new ClonedVoiceStore(db), a: keys.create({ name: "a", rpm: 5 }).id, b: keys.create({ name: "b", rpm: 5 }).id };
+  return {
+    store: new ClonedVoiceStore(db),
+    a: keys.create({ name: "a", rpm: 5 }).id,
+    b: keys.create({ name: "b", rpm: 5 }).id,
+  };
 }
 
 beforeAll(async () => {
@@ -86,7 +90,10 @@ describe("voice library", () => {
     const { store, a } = setup();
     const library = new VoiceLibrary(store, { encoder, ttsEmbeddingDim: SPEAKER_EMBEDDING_DIM }, quiet);
     const junk = join(dir.path, `junk-${counter++}.wav`);
-    writeFileSync(junk, new Uint8Array(4096).map((_, i) => (i * 7919) & 255));
+    writeFileSync(
+      junk,
+      new Uint8Array(4096).map((_, i) => (i * 7919) & 255),
+    );
     const broken = library.create(a, "broken", [sample(300, 2), junk]);
     const short = library.create(a, "short", [sample(300, 0.3)]);
     await library.idle();

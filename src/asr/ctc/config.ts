@@ -57,7 +57,8 @@ export function parseCtcTokens(text: string): string[] {
     table[id] = symbol;
   }
   if (table.length < 2) throw new PackError("tokens.txt has fewer than two tokens");
-  for (let id = 0; id < table.length; id++) if (table[id] === undefined) throw new PackError(`tokens.txt lacks id ${id}`);
+  for (let id = 0; id < table.length; id++)
+    if (table[id] === undefined) throw new PackError(`tokens.txt lacks id ${id}`);
   return table;
 }
 
@@ -75,13 +76,15 @@ export function configureCtc(pack: PackFiles): CtcConfig {
   const problems = missingIo(info, ["audio_signal", "length"], ["logprobs"], file);
   const meta = new MetadataReader(info.metadata, file);
   const normalizeType = meta.stringOr("normalize_type", "per_feature").trim();
-  if (!["per_feature", "", "NA", "none"].includes(normalizeType)) problems.push(`${file} metadata normalize_type ${JSON.stringify(normalizeType)} is not supported`);
+  if (!["per_feature", "", "NA", "none"].includes(normalizeType))
+    problems.push(`${file} metadata normalize_type ${JSON.stringify(normalizeType)} is not supported`);
   const subsampling = meta.intOr("subsampling_factor", null);
   const featDim = featureDim(info, meta);
   problems.push(...meta.problems);
   const tokens = parseCtcTokens(pack.text("tokens.txt"));
   const vocab = info.outputs.find((o) => o.name === "logprobs")?.dims?.[2];
-  if (typeof vocab === "number" && vocab !== tokens.length) problems.push(`logprobs has ${vocab} classes but tokens.txt lists ${tokens.length}`);
+  if (typeof vocab === "number" && vocab !== tokens.length)
+    problems.push(`logprobs has ${vocab} classes but tokens.txt lists ${tokens.length}`);
   if (subsampling !== null && subsampling < 1) problems.push(`${file} metadata subsampling_factor must be at least 1`);
   if (featDim < 1) problems.push(`${file} feature dimension must be positive`);
   if (problems.length > 0) throw new PackError(problems.join("; "));

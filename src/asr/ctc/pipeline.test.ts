@@ -20,9 +20,21 @@ describe("greedy CTC", () => {
   });
 
   test("does turn ▁ into word boundaries and control tokens into nothing", () => {
-    const text = ctcText([{ id: 1, frame: 0 }, { id: 2, frame: 2 }, { id: 0, frame: 3 }, { id: 3, frame: 5 }], table, 0.04);
+    const text = ctcText(
+      [
+        { id: 1, frame: 0 },
+        { id: 2, frame: 2 },
+        { id: 0, frame: 3 },
+        { id: 3, frame: 5 },
+      ],
+      table,
+      0.04,
+    );
     expect(text.text).toBe("مرحبا بكم");
-    expect(text.words).toEqual([{ word: "مرحبا", start: 0, end: 0.12 }, { word: "بكم", start: 0.2, end: 0.24 }]);
+    expect(text.words).toEqual([
+      { word: "مرحبا", start: 0, end: 0.12 },
+      { word: "بكم", start: 0.2, end: 0.24 },
+    ]);
   });
 
   test("does read tokens.txt with the blank last and refuse gaps", () => {

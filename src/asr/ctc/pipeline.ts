@@ -6,7 +6,13 @@
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { nemoFbank } from "../features/fbank.ts";
 import { argmax } from "../onnx.ts";
-import { OFFLINE_CONFORMER_SECONDS, type RecognizedText, type RecognizedWord, type RecognizeOptions, type Recognizer } from "../recognizer.ts";
+import {
+  OFFLINE_CONFORMER_SECONDS,
+  type RecognizedText,
+  type RecognizedWord,
+  type RecognizeOptions,
+  type Recognizer,
+} from "../recognizer.ts";
 import { marksWordStarts } from "../segmentation/join.ts";
 import { WORD_MARK } from "../timed-pieces.ts";
 import type { CtcConfig } from "./config.ts";
@@ -101,7 +107,11 @@ export class CtcRecognizer implements Recognizer {
     return this.model.provider;
   }
 
-  async recognize(samples: Float32Array, signal?: AbortSignal, options: RecognizeOptions = {}): Promise<RecognizedText> {
+  async recognize(
+    samples: Float32Array,
+    signal?: AbortSignal,
+    options: RecognizeOptions = {},
+  ): Promise<RecognizedText> {
     const { config } = this.model;
     const features = nemoFbank(samples, { nMels: config.featDim, normalize: config.normalize });
     if (features.validFrames === 0) return { text: "", words: [] };

@@ -4,7 +4,12 @@ import { dialectLabel, parseLabels } from "./config.ts";
 
 describe("dialect labels", () => {
   test("does read bare dialect names as the spec's codes and keep other labels", () => {
-    expect(["najdi", "ar-egyptian", "Levantine", "msa"].map(dialectLabel)).toEqual(["ar-najdi", "ar-egyptian", "ar-levantine", "msa"]);
+    expect(["najdi", "ar-egyptian", "Levantine", "msa"].map(dialectLabel)).toEqual([
+      "ar-najdi",
+      "ar-egyptian",
+      "ar-levantine",
+      "msa",
+    ]);
   });
 
   test("does accept labels with explicit indices in any order and refuse gaps", () => {

@@ -52,7 +52,8 @@ export function parseLabels(text: string): string[] {
     labels[at] = dialectLabel(match[1]!);
   }
   if (labels.length === 0) throw new PackError("labels.txt is empty");
-  for (let i = 0; i < labels.length; i++) if (labels[i] === undefined) throw new PackError(`labels.txt lacks index ${i}`);
+  for (let i = 0; i < labels.length; i++)
+    if (labels[i] === undefined) throw new PackError(`labels.txt lacks index ${i}`);
   return labels;
 }
 
@@ -63,9 +64,11 @@ export function configureDialect(pack: PackFiles): DialectConfig {
   const problems: string[] = [];
   const floats = info.inputs.filter((i) => i.elemType === "float32");
   const input = floats[0];
-  if (info.inputs.length !== 1 || input === undefined) problems.push(`${file} must take exactly one float input (features)`);
+  if (info.inputs.length !== 1 || input === undefined)
+    problems.push(`${file} must take exactly one float input (features)`);
   const rank = input?.dims?.length;
-  if (input !== undefined && rank !== 2 && rank !== 3) problems.push(`${file} input ${input.name} must be [1, feat_dim] or [1, feat_dim, T]`);
+  if (input !== undefined && rank !== 2 && rank !== 3)
+    problems.push(`${file} input ${input.name} must be [1, feat_dim] or [1, feat_dim, T]`);
   const output = info.outputs[0];
   if (output === undefined) problems.push(`${file} has no output`);
   const meta = new MetadataReader(info.metadata, file);
@@ -76,7 +79,8 @@ export function configureDialect(pack: PackFiles): DialectConfig {
   problems.push(...meta.problems);
   const labels = parseLabels(pack.text("labels.txt"));
   const classes = output?.dims?.at(-1);
-  if (typeof classes === "number" && classes !== labels.length) problems.push(`${file} gives ${classes} logits but labels.txt lists ${labels.length}`);
+  if (typeof classes === "number" && classes !== labels.length)
+    problems.push(`${file} gives ${classes} logits but labels.txt lists ${labels.length}`);
   if (problems.length > 0) throw new PackError(problems.join("; "));
   return Object.freeze({
     modelPath: pack.path(file),

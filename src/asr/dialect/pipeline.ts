@@ -63,7 +63,10 @@ export class DialectPipeline implements DialectIdentifier {
     signal?.throwIfAborted();
     const logits = config.pooled
       ? await this.model.logits(meanPool(features.data, features.nMels, features.nFrames, features.validFrames), null)
-      : await this.model.logits(validFrames(features.data, features.nMels, features.nFrames, features.validFrames), features.validFrames);
+      : await this.model.logits(
+          validFrames(features.data, features.nMels, features.nFrames, features.validFrames),
+          features.validFrames,
+        );
     return logits.slice(0, config.labels.length);
   }
 

@@ -48,7 +48,8 @@ describe("nemoFbank", () => {
     const plain = nemoFbank(audio, { normalize: "none", preemphasis: 0 });
     const emphasised = nemoFbank(audio, { normalize: "none" });
     // |1 − 0.97·e^{−iω}|² at 100 Hz is about e^{−6}: the log power drops by about 6 nats.
-    const at = (f: typeof plain): number => Math.max(...Array.from({ length: 10 }, (_, m) => f.data[m * f.nFrames + 25]!));
+    const at = (f: typeof plain): number =>
+      Math.max(...Array.from({ length: 10 }, (_, m) => f.data[m * f.nFrames + 25]!));
     expect(at(plain) - at(emphasised)).toBeGreaterThan(5);
     expect(at(plain) - at(emphasised)).toBeLessThan(7);
   });

@@ -15,7 +15,14 @@
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { createRealFft } from "./fft.ts";
-import { applyMelFilterbank, hannWindow, melFilterbank, reflectPadded, type FeatureMatrix, type MelFilterbank } from "./mel.ts";
+import {
+  applyMelFilterbank,
+  hannWindow,
+  melFilterbank,
+  reflectPadded,
+  type FeatureMatrix,
+  type MelFilterbank,
+} from "./mel.ts";
 
 /** Options of {@link nemoFbank}; defaults are the usual Conformer/FastConformer CTC config. */
 export interface FbankOptions {

@@ -75,7 +75,12 @@ export function createComplexFft(n: number): ComplexFft {
     l = next;
   }
   const maxP = Math.max(1, ...stages.map((s) => s.p));
-  const scratch = { re: new Float64Array(n), im: new Float64Array(n), aRe: new Float64Array(maxP), aIm: new Float64Array(maxP) };
+  const scratch = {
+    re: new Float64Array(n),
+    im: new Float64Array(n),
+    aRe: new Float64Array(maxP),
+    aIm: new Float64Array(maxP),
+  };
   const generic = new Map<number, { re: Float64Array; im: Float64Array }>();
   for (const { p } of stages) {
     if (p > 5 && !generic.has(p)) {
@@ -154,39 +159,68 @@ function runStage(
       const out = u * m + v;
       const step = l * m;
       if (p === 4) {
-        const t0r = ar[0]! + ar[2]!, t0i = ai[0]! + ai[2]!;
-        const t1r = ar[0]! - ar[2]!, t1i = ai[0]! - ai[2]!;
-        const t2r = ar[1]! + ar[3]!, t2i = ai[1]! + ai[3]!;
-        const t3r = ar[1]! - ar[3]!, t3i = ai[1]! - ai[3]!;
-        yr[out] = t0r + t2r; yi[out] = t0i + t2i;
-        yr[out + step] = t1r + t3i; yi[out + step] = t1i - t3r;
-        yr[out + 2 * step] = t0r - t2r; yi[out + 2 * step] = t0i - t2i;
-        yr[out + 3 * step] = t1r - t3i; yi[out + 3 * step] = t1i + t3r;
+        const t0r = ar[0]! + ar[2]!,
+          t0i = ai[0]! + ai[2]!;
+        const t1r = ar[0]! - ar[2]!,
+          t1i = ai[0]! - ai[2]!;
+        const t2r = ar[1]! + ar[3]!,
+          t2i = ai[1]! + ai[3]!;
+        const t3r = ar[1]! - ar[3]!,
+          t3i = ai[1]! - ai[3]!;
+        yr[out] = t0r + t2r;
+        yi[out] = t0i + t2i;
+        yr[out + step] = t1r + t3i;
+        yi[out + step] = t1i - t3r;
+        yr[out + 2 * step] = t0r - t2r;
+        yi[out + 2 * step] = t0i - t2i;
+        yr[out + 3 * step] = t1r - t3i;
+        yi[out + 3 * step] = t1i + t3r;
       } else if (p === 2) {
-        yr[out] = ar[0]! + ar[1]!; yi[out] = ai[0]! + ai[1]!;
-        yr[out + step] = ar[0]! - ar[1]!; yi[out + step] = ai[0]! - ai[1]!;
+        yr[out] = ar[0]! + ar[1]!;
+        yi[out] = ai[0]! + ai[1]!;
+        yr[out + step] = ar[0]! - ar[1]!;
+        yi[out + step] = ai[0]! - ai[1]!;
       } else if (p === 3) {
-        const sr = ar[1]! + ar[2]!, si = ai[1]! + ai[2]!;
-        const tr = ar[0]! + C3 * sr, ti = ai[0]! + C3 * si;
-        const ur = S3 * (ar[1]! - ar[2]!), ui = S3 * (ai[1]! - ai[2]!);
-        yr[out] = ar[0]! + sr; yi[out] = ai[0]! + si;
-        yr[out + step] = tr + ui; yi[out + step] = ti - ur;
-        yr[out + 2 * step] = tr - ui; yi[out + 2 * step] = ti + ur;
+        const sr = ar[1]! + ar[2]!,
+          si = ai[1]! + ai[2]!;
+        const tr = ar[0]! + C3 * sr,
+          ti = ai[0]! + C3 * si;
+        const ur = S3 * (ar[1]! - ar[2]!),
+          ui = S3 * (ai[1]! - ai[2]!);
+        yr[out] = ar[0]! + sr;
+        yi[out] = ai[0]! + si;
+        yr[out + step] = tr + ui;
+        yi[out + step] = ti - ur;
+        yr[out + 2 * step] = tr - ui;
+        yi[out + 2 * step] = ti + ur;
       } else if (p === 5) {
-        const s1r = ar[1]! + ar[4]!, s1i = ai[1]! + ai[4]!;
-        const d1r = ar[1]! - ar[4]!, d1i = ai[1]! - ai[4]!;
-        const s2r = ar[2]! + ar[3]!, s2i = ai[2]! + ai[3]!;
-        const d2r = ar[2]! - ar[3]!, d2i = ai[2]! - ai[3]!;
-        const r1r = ar[0]! + C51 * s1r + C52 * s2r, r1i = ai[0]! + C51 * s1i + C52 * s2i;
-        const i1r = S51 * d1r + S52 * d2r, i1i = S51 * d1i + S52 * d2i;
-        const r2r = ar[0]! + C52 * s1r + C51 * s2r, r2i = ai[0]! + C52 * s1i + C51 * s2i;
-        const i2r = S52 * d1r - S51 * d2r, i2i = S52 * d1i - S51 * d2i;
-        yr[out] = ar[0]! + s1r + s2r; yi[out] = ai[0]! + s1i + s2i;
+        const s1r = ar[1]! + ar[4]!,
+          s1i = ai[1]! + ai[4]!;
+        const d1r = ar[1]! - ar[4]!,
+          d1i = ai[1]! - ai[4]!;
+        const s2r = ar[2]! + ar[3]!,
+          s2i = ai[2]! + ai[3]!;
+        const d2r = ar[2]! - ar[3]!,
+          d2i = ai[2]! - ai[3]!;
+        const r1r = ar[0]! + C51 * s1r + C52 * s2r,
+          r1i = ai[0]! + C51 * s1i + C52 * s2i;
+        const i1r = S51 * d1r + S52 * d2r,
+          i1i = S51 * d1i + S52 * d2i;
+        const r2r = ar[0]! + C52 * s1r + C51 * s2r,
+          r2i = ai[0]! + C52 * s1i + C51 * s2i;
+        const i2r = S52 * d1r - S51 * d2r,
+          i2i = S52 * d1i - S51 * d2i;
+        yr[out] = ar[0]! + s1r + s2r;
+        yi[out] = ai[0]! + s1i + s2i;
         // b = r ∓ i·t: multiplying by -i maps (x, y) to (y, -x).
-        yr[out + step] = r1r + i1i; yi[out + step] = r1i - i1r;
-        yr[out + 4 * step] = r1r - i1i; yi[out + 4 * step] = r1i + i1r;
-        yr[out + 2 * step] = r2r + i2i; yi[out + 2 * step] = r2i - i2r;
-        yr[out + 3 * step] = r2r - i2i; yi[out + 3 * step] = r2i + i2r;
+        yr[out + step] = r1r + i1i;
+        yi[out + step] = r1i - i1r;
+        yr[out + 4 * step] = r1r - i1i;
+        yi[out + 4 * step] = r1i + i1r;
+        yr[out + 2 * step] = r2r + i2i;
+        yi[out + 2 * step] = r2i - i2r;
+        yr[out + 3 * step] = r2r - i2i;
+        yi[out + 3 * step] = r2i + i2r;
       } else {
         const wr = table!.re;
         const wi = table!.im;
@@ -250,10 +284,14 @@ function evenRealForward(n: number): RealFft["forward"] {
     re[h] = zr[0]! - zi[0]!;
     im[h] = 0;
     for (let k = 1; k < h; k++) {
-      const ar = zr[k]!, ai = zi[k]!;
-      const br = zr[h - k]!, bi = -zi[h - k]!; // conj Z[h-k]
-      const er = 0.5 * (ar + br), ei = 0.5 * (ai + bi);
-      const or = 0.5 * (ai - bi), oi = -0.5 * (ar - br); // (a - b) / (2i)
+      const ar = zr[k]!,
+        ai = zi[k]!;
+      const br = zr[h - k]!,
+        bi = -zi[h - k]!; // conj Z[h-k]
+      const er = 0.5 * (ar + br),
+        ei = 0.5 * (ai + bi);
+      const or = 0.5 * (ai - bi),
+        oi = -0.5 * (ar - br); // (a - b) / (2i)
       re[k] = er + cos[k]! * or + sin[k]! * oi;
       im[k] = ei + cos[k]! * oi - sin[k]! * or;
     }

@@ -47,7 +47,11 @@ describe("melFilterbank", () => {
   });
 
   test("does keep every non-zero weight inside the filter's bin range", () => {
-    for (const b of [bank, melFilterbank({ sampleRate: 16000, nFft: 512, nMels: 80 }), melFilterbank({ sampleRate: 16000, nFft: 400, nMels: 128 })]) {
+    for (const b of [
+      bank,
+      melFilterbank({ sampleRate: 16000, nFft: 512, nMels: 80 }),
+      melFilterbank({ sampleRate: 16000, nFft: 400, nMels: 128 }),
+    ]) {
       for (let m = 0; m < b.nMels; m++) {
         for (let k = 0; k < b.nBins; k++) {
           const inside = k >= b.start[m]! && k < b.end[m]!;

@@ -6,7 +6,14 @@
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { createRealFft } from "./fft.ts";
-import { applyMelFilterbank, hannWindow, melFilterbank, reflectPadded, type FeatureMatrix, type MelFilterbank } from "./mel.ts";
+import {
+  applyMelFilterbank,
+  hannWindow,
+  melFilterbank,
+  reflectPadded,
+  type FeatureMatrix,
+  type MelFilterbank,
+} from "./mel.ts";
 
 /** STFT size of Whisper's front end. */
 export const WHISPER_N_FFT = 400;

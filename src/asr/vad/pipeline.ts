@@ -66,7 +66,8 @@ export class SpeechTracker {
     this.segmenter = new SpeechSegmenter(options);
     this.stream = detector.createStream();
     // A span may begin one window plus its pad before the window that triggered it.
-    this.keepBehind = VAD_WINDOW + Math.ceil(((options.speechPadMs ?? 30) * (options.sampleRate ?? SPEECH_SAMPLE_RATE)) / 1000);
+    this.keepBehind =
+      VAD_WINDOW + Math.ceil(((options.speechPadMs ?? 30) * (options.sampleRate ?? SPEECH_SAMPLE_RATE)) / 1000);
   }
 
   /** Samples received. */
@@ -92,11 +93,16 @@ export class SpeechTracker {
       signal?.throwIfAborted();
       // Every whole window received so far, scored in one batch when the detector can.
       const count = Math.min(WINDOWS_PER_BATCH, Math.floor((this.buffer.end - this.scored) / VAD_WINDOW));
-      const windows = Array.from({ length: count }, (_, i) => this.buffer.slice(this.scored + i * VAD_WINDOW, this.scored + (i + 1) * VAD_WINDOW));
-      const scores = this.stream.probabilities ? await this.stream.probabilities(windows) : [await this.stream.probability(windows[0]!)];
+      const windows = Array.from({ length: count }, (_, i) =>
+        this.buffer.slice(this.scored + i * VAD_WINDOW, this.scored + (i + 1) * VAD_WINDOW),
+      );
+      const scores = this.stream.probabilities
+        ? await this.stream.probabilities(windows)
+        : [await this.stream.probability(windows[0]!)];
       for (const p of scores) {
         this.scored += VAD_WINDOW;
-        for (const span of this.segmenter.push(p)) pieces.push({ ...span, samples: this.buffer.slice(span.start, span.end) });
+        for (const span of this.segmenter.push(p))
+          pieces.push({ ...span, samples: this.buffer.slice(span.start, span.end) });
       }
     }
     this.forget();
@@ -116,7 +122,9 @@ export class SpeechTracker {
     };
     if (this.scored < total) {
       signal?.throwIfAborted();
-      take(this.segmenter.push(await this.stream.probability(this.buffer.slice(this.scored, this.scored + VAD_WINDOW))));
+      take(
+        this.segmenter.push(await this.stream.probability(this.buffer.slice(this.scored, this.scored + VAD_WINDOW))),
+      );
       this.scored += VAD_WINDOW;
     }
     take(this.segmenter.finish(total));
@@ -130,7 +138,12 @@ export class SpeechTracker {
 }
 
 /** Speech spans of a whole recording, in order. */
-export async function segmentSpeech(samples: Float32Array, detector: VoiceActivityDetector, options: Partial<SegmenterOptions> = {}, signal?: AbortSignal): Promise<SpeechPiece[]> {
+export async function segmentSpeech(
+  samples: Float32Array,
+  detector: VoiceActivityDetector,
+  options: Partial<SegmenterOptions> = {},
+  signal?: AbortSignal,
+): Promise<SpeechPiece[]> {
   const tracker = new SpeechTracker(detector, options);
   const pieces = await tracker.push(samples, signal);
   pieces.push(...(await tracker.end(signal)));

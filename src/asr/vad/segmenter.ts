@@ -70,7 +70,8 @@ export class SpeechSegmenter {
     this.pad = Math.round(this.o.speechPadMs * perMs);
     // Room for both pads and the window a cut decision lags by.
     this.maxSpeech = Math.round(this.o.maxSegmentSeconds * this.o.sampleRate) - 2 * this.pad - this.o.window;
-    if (this.maxSpeech <= this.minSpeech) throw new RangeError("maxSegmentSeconds is too short for the padding and minimum speech");
+    if (this.maxSpeech <= this.minSpeech)
+      throw new RangeError("maxSegmentSeconds is too short for the padding and minimum speech");
   }
 
   /** Samples covered by the windows pushed so far. */

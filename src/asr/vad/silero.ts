@@ -44,7 +44,8 @@ class SileroStream implements VadStream {
   }
 
   probabilities(windows: readonly Float32Array[]): Promise<number[]> {
-    if (windows.some((window) => window.length !== VAD_WINDOW)) return Promise.reject(new RangeError(`Silero needs ${VAD_WINDOW}-sample windows`));
+    if (windows.some((window) => window.length !== VAD_WINDOW))
+      return Promise.reject(new RangeError(`Silero needs ${VAD_WINDOW}-sample windows`));
     // Windows of one stream must run in order: each depends on the state the previous left.
     const next = this.queue.then(() => this.scoreAll(windows));
     this.queue = next.catch(() => undefined);
@@ -53,7 +54,8 @@ class SileroStream implements VadStream {
 
   private async scoreAll(windows: readonly Float32Array[]): Promise<number[]> {
     const scores: number[] = [];
-    for (let at = 0; at < windows.length; at += MAX_WINDOWS_PER_CALL) scores.push(...(await this.run(windows.slice(at, at + MAX_WINDOWS_PER_CALL))));
+    for (let at = 0; at < windows.length; at += MAX_WINDOWS_PER_CALL)
+      scores.push(...(await this.run(windows.slice(at, at + MAX_WINDOWS_PER_CALL))));
     return scores;
   }
 

@@ -53,11 +53,15 @@ interface Files {
 
 /** Picks the encoder/decoder/tokens trio of one prefix, preferring full precision. */
 function whisperFiles(pack: PackFiles): Files | string {
-  const encoders = pack.files.filter((f) => ENCODER.test(f)).sort((a, b) => Number(a.includes(".int8.")) - Number(b.includes(".int8.")));
+  const encoders = pack.files
+    .filter((f) => ENCODER.test(f))
+    .sort((a, b) => Number(a.includes(".int8.")) - Number(b.includes(".int8.")));
   const first = encoders[0];
   if (first === undefined) return "no *-encoder.onnx";
   const [, prefix, int8] = ENCODER.exec(first)!;
-  const decoder = [`${prefix}-decoder${int8 ?? ""}.onnx`, `${prefix}-decoder.onnx`, `${prefix}-decoder.int8.onnx`].find((f) => pack.has(f));
+  const decoder = [`${prefix}-decoder${int8 ?? ""}.onnx`, `${prefix}-decoder.onnx`, `${prefix}-decoder.int8.onnx`].find(
+    (f) => pack.has(f),
+  );
   if (decoder === undefined) return `missing ${prefix}-decoder.onnx`;
   const tokens = `${prefix}-tokens.txt`;
   if (!pack.has(tokens)) return `missing ${tokens}`;
@@ -69,11 +73,15 @@ export function claimsWhisper(pack: PackFiles): boolean {
   return pack.files.some((f) => ENCODER.test(f));
 }
 
-function readMeta(metadata: Readonly<Record<string, string>>, label: string): { meta: WhisperMeta; problems: string[] } {
+function readMeta(
+  metadata: Readonly<Record<string, string>>,
+  label: string,
+): { meta: WhisperMeta; problems: string[] } {
   const m = new MetadataReader(metadata, label);
   const codes = m.stringList("all_language_codes");
   const ids = m.intList("all_language_tokens");
-  if (codes.length !== ids.length) m.problems.push(`${label} metadata all_language_codes and all_language_tokens differ in length`);
+  if (codes.length !== ids.length)
+    m.problems.push(`${label} metadata all_language_codes and all_language_tokens differ in length`);
   const meta: WhisperMeta = {
     nMels: m.int("n_mels"),
     nTextLayer: m.int("n_text_layer"),
@@ -94,7 +102,8 @@ function readMeta(metadata: Readonly<Record<string, string>>, label: string): { 
     nonSpeechTokens: Object.freeze(m.intListOr("non_speech_tokens")),
   };
   if (!m.has("is_multilingual")) m.problems.push(`${label} metadata is_multilingual is missing`);
-  else if (m.int("is_multilingual") !== 1 || !meta.languages.has("ar")) m.problems.push("English-only Whisper model: it cannot transcribe Arabic");
+  else if (m.int("is_multilingual") !== 1 || !meta.languages.has("ar"))
+    m.problems.push("English-only Whisper model: it cannot transcribe Arabic");
   return { meta: Object.freeze(meta), problems: m.problems };
 }
 
@@ -127,7 +136,8 @@ export function configureWhisper(pack: PackFiles): WhisperConfig {
     ),
   );
   const mels = encoder.inputs.find((i) => i.name === "mel")?.dims?.[1];
-  if (typeof mels === "number" && mels !== meta.nMels) problems.push(`encoder mel input has ${mels} bins but metadata n_mels is ${meta.nMels}`);
+  if (typeof mels === "number" && mels !== meta.nMels)
+    problems.push(`encoder mel input has ${mels} bins but metadata n_mels is ${meta.nMels}`);
   if (meta.nTextCtx < 8) problems.push(`${files.encoder} metadata n_text_ctx ${meta.nTextCtx} is too small`);
   if (problems.length > 0) throw new PackError(problems.join("; "));
   const tokenBytes = parseWhisperTokens(pack.text(files.tokens), files.tokens);

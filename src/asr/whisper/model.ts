@@ -43,7 +43,12 @@ export class WhisperModel {
     const encoder = await openSession(config.encoderPath, label(config.encoderPath));
     try {
       const decoder = await openSession(config.decoderPath, label(config.decoderPath));
-      return new WhisperModel(config, encoder.session, decoder.session, decoder.provider === "cuda" && encoder.provider === "cuda" ? "cuda" : "cpu");
+      return new WhisperModel(
+        config,
+        encoder.session,
+        decoder.session,
+        decoder.provider === "cuda" && encoder.provider === "cuda" ? "cuda" : "cpu",
+      );
     } catch (error) {
       await encoder.session.release();
       throw error;
@@ -53,7 +58,8 @@ export class WhisperModel {
   /** Runs the encoder on log-mel features `[n_mels, frames]`. */
   async encode(mel: Float32Array, frames: number): Promise<CrossAttention> {
     const out = await this.encoder.run({ mel: f32(mel, [1, this.config.meta.nMels, frames]) });
-    if (out.n_layer_cross_k === undefined || out.n_layer_cross_v === undefined) throw new Error("encoder returned no cross-attention caches");
+    if (out.n_layer_cross_k === undefined || out.n_layer_cross_v === undefined)
+      throw new Error("encoder returned no cross-attention caches");
     return { k: out.n_layer_cross_k, v: out.n_layer_cross_v };
   }
 
@@ -80,7 +86,8 @@ export class WhisperModel {
     const vocab = logits!.dims[2] ?? 0;
     const k = out.out_n_layer_self_k_cache;
     const v = out.out_n_layer_self_v_cache;
-    if (k === undefined || v === undefined || vocab === 0) throw new Error("decoder returned no caches or empty logits");
+    if (k === undefined || v === undefined || vocab === 0)
+      throw new Error("decoder returned no caches or empty logits");
     return { logits: data.subarray(data.length - vocab), cache: { k, v } };
   }
 

@@ -96,7 +96,11 @@ export async function decodeTokens(
 }
 
 /** Decodes token ids for one window's audio, greedily with the task prompt (no fallback). */
-export async function decodeWindow(model: WhisperModel, samples: Float32Array, signal?: AbortSignal): Promise<number[]> {
+export async function decodeWindow(
+  model: WhisperModel,
+  samples: Float32Array,
+  signal?: AbortSignal,
+): Promise<number[]> {
   const cross = await encodeWindow(model, samples);
   return (await decodeTokens(model, cross, samples.length / SPEECH_SAMPLE_RATE, {}, signal)).ids;
 }
@@ -135,7 +139,11 @@ export class WhisperRecognizer implements Recognizer {
    * One window with temperature fallback (./fallback.ts); `prompt` becomes previous-text
    * context. The decode kept reports its temperature, mean log-probability and compression ratio.
    */
-  async recognize(samples: Float32Array, signal?: AbortSignal, options: RecognizeOptions = {}): Promise<RecognizedText> {
+  async recognize(
+    samples: Float32Array,
+    signal?: AbortSignal,
+    options: RecognizeOptions = {},
+  ): Promise<RecognizedText> {
     if (samples.length === 0) return { text: "" };
     const { config } = this.model;
     // Only the context's last tokens are kept, so only the prompt's tail is worth encoding.

@@ -19,7 +19,11 @@ describe("in-process codecs", () => {
     const samples = floatToInt16(tone(440, 1.2345, 16000));
     const encoder = createOggOpusEncoder(16000, 24);
     try {
-      const parts = [encoder.encode(samples.subarray(0, 7001)), encoder.encode(samples.subarray(7001)), encoder.finish()];
+      const parts = [
+        encoder.encode(samples.subarray(0, 7001)),
+        encoder.encode(samples.subarray(7001)),
+        encoder.finish(),
+      ];
       const bytes = Buffer.concat(parts);
       expect(decodedSamples(bytes, 48000)).toBe(samples.length * 3);
     } finally {
@@ -34,7 +38,11 @@ describe("in-process codecs", () => {
     const split = createMp3Encoder(22050, 64);
     try {
       const a = Buffer.concat([whole.encode(samples), whole.finish()]);
-      const b = Buffer.concat([split.encode(samples.subarray(0, 999)), split.encode(samples.subarray(999)), split.finish()]);
+      const b = Buffer.concat([
+        split.encode(samples.subarray(0, 999)),
+        split.encode(samples.subarray(999)),
+        split.finish(),
+      ]);
       expect(a.equals(b)).toBe(true);
       expect(Math.abs(decodedSamples(a, 22050) - samples.length)).toBeLessThan(3000);
     } finally {
@@ -47,7 +55,11 @@ describe("in-process codecs", () => {
     const samples = floatToInt16(tone(500, 1.5, 11025));
     const encoder = createFlacEncoder(11025, samples.length);
     try {
-      const bytes = Buffer.concat([encoder.encode(samples.subarray(0, 5000)), encoder.encode(samples.subarray(5000)), encoder.finish()]);
+      const bytes = Buffer.concat([
+        encoder.encode(samples.subarray(0, 5000)),
+        encoder.encode(samples.subarray(5000)),
+        encoder.finish(),
+      ]);
       const decoded = new Int16Array(ffmpegSync(["-i", "pipe:0", "-f", "s16le", "pipe:1"], bytes).buffer.slice(0));
       expect(decoded).toEqual(samples);
       // STREAMINFO total samples: the low nibble of byte 21 and bytes 22-25.

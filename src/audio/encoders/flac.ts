@@ -53,7 +53,11 @@ export function flacStatus(): CodecLibraryStatus {
   if (!lib.ok) return lib;
   const address = (lib.library.symbols.FLAC__VERSION_STRING as unknown as { ptr: Pointer }).ptr;
   const text = read.ptr(address);
-  return { ok: true, path: lib.path, version: text === 0 ? "unknown" : `libFLAC ${new CString(text as Pointer).toString()}` };
+  return {
+    ok: true,
+    path: lib.path,
+    version: text === 0 ? "unknown" : `libFLAC ${new CString(text as Pointer).toString()}`,
+  };
 }
 
 /**
@@ -80,7 +84,8 @@ export function createFlacEncoder(sampleRate: number, totalSamples?: number): Pc
       sink = undefined;
     }
     if (!status && what !== "init") throw new Error(`${what} failed`);
-    if (what === "init" && status !== OK) throw new Error(`FLAC__stream_encoder_init_stream failed (${Number(status)})`);
+    if (what === "init" && status !== OK)
+      throw new Error(`FLAC__stream_encoder_init_stream failed (${Number(status)})`);
     return concatBytes(pieces);
   };
   fns.FLAC__stream_encoder_set_channels(state, 1);
@@ -91,7 +96,10 @@ export function createFlacEncoder(sampleRate: number, totalSamples?: number): Pc
   let header: Uint8Array;
   try {
     const started = state;
-    header = collect(() => fns.FLAC__stream_encoder_init_stream(started, onWrite().ptr, null, null, null, null), "init");
+    header = collect(
+      () => fns.FLAC__stream_encoder_init_stream(started, onWrite().ptr, null, null, null, null),
+      "init",
+    );
   } catch (error) {
     close();
     throw error;
@@ -110,7 +118,9 @@ export function createFlacEncoder(sampleRate: number, totalSamples?: number): Pc
     encode(samples) {
       const wide = Int32Array.from(samples);
       const encoder = live();
-      return withHeader(collect(() => fns.FLAC__stream_encoder_process_interleaved(encoder, wide, wide.length) !== 0, "FLAC process"));
+      return withHeader(
+        collect(() => fns.FLAC__stream_encoder_process_interleaved(encoder, wide, wide.length) !== 0, "FLAC process"),
+      );
     },
     finish() {
       const encoder = live();

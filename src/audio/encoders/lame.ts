@@ -31,7 +31,8 @@ const BLOCK = 8192;
 const OUTPUT_BYTES = Math.ceil(1.25 * BLOCK) + 7200;
 
 let opened: Opened<typeof SYMBOLS> | undefined;
-const lame = (): Opened<typeof SYMBOLS> => (opened ??= openCodecLibrary("libmp3lame.so.0", "SAWT_MP3LAME_LIB", SYMBOLS));
+const lame = (): Opened<typeof SYMBOLS> =>
+  (opened ??= openCodecLibrary("libmp3lame.so.0", "SAWT_MP3LAME_LIB", SYMBOLS));
 
 /** Whether libmp3lame can be used, with its path and version. */
 export function lameStatus(): CodecLibraryStatus {
@@ -79,7 +80,12 @@ export function createMp3Encoder(sampleRate: number, kbps: number): PcmEncoder {
       const pieces: Uint8Array[] = [];
       for (let at = 0; at < samples.length; at += BLOCK) {
         const block = samples.subarray(at, at + BLOCK);
-        pieces.push(checked(fns.lame_encode_buffer(live(), block, null, block.length, output, output.length), "lame_encode_buffer"));
+        pieces.push(
+          checked(
+            fns.lame_encode_buffer(live(), block, null, block.length, output, output.length),
+            "lame_encode_buffer",
+          ),
+        );
       }
       return concatBytes(pieces);
     },

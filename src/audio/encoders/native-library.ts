@@ -21,7 +21,11 @@ export type Opened<Fns extends Record<string, FFIFunction>> =
   | { readonly ok: false; readonly reason: string; readonly tried: readonly string[] };
 
 /** Paths tried for `soname`: only the env override when set, else the usual dirs, then the bare soname. */
-export function codecLibraryCandidates(soname: string, envName: string, env: NodeJS.ProcessEnv = process.env): string[] {
+export function codecLibraryCandidates(
+  soname: string,
+  envName: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   const override = env[envName]?.trim();
   if (override) return [override];
   return [...LIBRARY_DIRS.map((dir) => `${dir}/${soname}`).filter((path) => existsSync(path)), soname];

@@ -93,7 +93,11 @@ export function createOggOpusEncoder(sampleRate: number, kbps: number): PcmEncod
   };
   const lookahead = new Int32Array(1);
   const address = (fns.opus_encoder_ctl as unknown as { ptr: Pointer }).ptr;
-  const ctlGet = (getCtl ??= CFunction({ ptr: address, args: ["ptr", "i32", "ptr"], returns: "i32" }) as unknown as CtlGet);
+  const ctlGet = (getCtl ??= CFunction({
+    ptr: address,
+    args: ["ptr", "i32", "ptr"],
+    returns: "i32",
+  }) as unknown as CtlGet);
   const configured =
     fns.opus_encoder_ctl(state, OPUS_SET_BITRATE_REQUEST, kbps * 1000) === 0 &&
     fns.opus_encoder_ctl(state, OPUS_SET_COMPLEXITY_REQUEST, COMPLEXITY) === 0 &&

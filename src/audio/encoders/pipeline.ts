@@ -55,8 +55,13 @@ export interface PipelineLimits {
  * failing source ends the generator with the source's own error; a codec failure is AppError
  * `internal`. The native encoder is freed however the generator ends.
  */
-export async function* encodeChunks(chunks: AsyncIterable<Float32Array>, plan: EncodingPlan, limits: PipelineLimits): AsyncGenerator<Uint8Array> {
-  const resampler = plan.encoderRate === plan.inputRate ? undefined : new StreamingResampler(plan.inputRate, plan.encoderRate);
+export async function* encodeChunks(
+  chunks: AsyncIterable<Float32Array>,
+  plan: EncodingPlan,
+  limits: PipelineLimits,
+): AsyncGenerator<Uint8Array> {
+  const resampler =
+    plan.encoderRate === plan.inputRate ? undefined : new StreamingResampler(plan.inputRate, plan.encoderRate);
   const encoder = native(() => openEncoder(plan, limits.totalFrames));
   let sent = 0;
   const emit = (samples: Float32Array): Uint8Array => {
@@ -66,7 +71,8 @@ export async function* encodeChunks(chunks: AsyncIterable<Float32Array>, plan: E
   };
   const checked = (bytes: Uint8Array): Uint8Array => {
     sent += bytes.byteLength;
-    if (sent > limits.maxOutputBytes) throw new AppError("internal", Detail.internal, { cause: new Error("encoded output over its limit") });
+    if (sent > limits.maxOutputBytes)
+      throw new AppError("internal", Detail.internal, { cause: new Error("encoded output over its limit") });
     return bytes;
   };
   try {
@@ -77,7 +83,9 @@ export async function* encodeChunks(chunks: AsyncIterable<Float32Array>, plan: E
       if (bytes.byteLength > 0) yield bytes;
     }
     const tail = resampler ? emit(resampler.flush()) : new Uint8Array(0);
-    const rest = checked(concatBytes([tail, encoder === undefined ? new Uint8Array(0) : native(() => encoder.finish())]));
+    const rest = checked(
+      concatBytes([tail, encoder === undefined ? new Uint8Array(0) : native(() => encoder.finish())]),
+    );
     if (rest.byteLength > 0) yield rest;
   } finally {
     encoder?.close();

@@ -16,7 +16,8 @@ declare const self: Worker;
 let espeak: NativeEspeak | undefined;
 
 function failure(error: unknown): WireFailure {
-  if (error instanceof EspeakUnavailableError) return { kind: "unavailable", reason: error.reason, tried: [...error.tried] };
+  if (error instanceof EspeakUnavailableError)
+    return { kind: "unavailable", reason: error.reason, tried: [...error.tried] };
   const message = error instanceof Error ? error.message : String(error);
   return error instanceof UnknownVoiceError ? { kind: "voice", message } : { kind: "error", message };
 }
@@ -39,7 +40,10 @@ function handle(request: ToEspeakWorker): { reply: FromEspeakWorker; transfer: B
       return { reply: { id, ok: true, phonemes: espeak.phonemize(request.sentences, request.voice) }, transfer: [] };
     case "synthesize": {
       const samples = espeak.synthesize(request.text, request.settings);
-      return { reply: { id, ok: true, samples, sampleRate: espeak.info.sampleRate }, transfer: [samples.buffer as ArrayBuffer] };
+      return {
+        reply: { id, ok: true, samples, sampleRate: espeak.info.sampleRate },
+        transfer: [samples.buffer as ArrayBuffer],
+      };
     }
   }
 }

@@ -1,6 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { AppError } from "../../errors/taxonomy.ts";
-import { closeEspeak, EspeakUnavailableError, libraryCandidates, locateLibrary, probeEspeak, resolveDataPath, withEspeak } from "./library.ts";
+import {
+  closeEspeak,
+  EspeakUnavailableError,
+  libraryCandidates,
+  locateLibrary,
+  probeEspeak,
+  resolveDataPath,
+  withEspeak,
+} from "./library.ts";
 import { synthesizeEspeak } from "./synth.ts";
 
 describe("espeak-ng library", () => {
@@ -34,7 +42,9 @@ describe("espeak-ng library", () => {
   });
 
   test("rejects a data override when it has no phontab", () => {
-    expect(() => resolveDataPath("/usr/lib/x86_64-linux-gnu/libespeak-ng.so.1", { SAWT_ESPEAK_DATA: "/tmp" })).toThrow(EspeakUnavailableError);
+    expect(() => resolveDataPath("/usr/lib/x86_64-linux-gnu/libespeak-ng.so.1", { SAWT_ESPEAK_DATA: "/tmp" })).toThrow(
+      EspeakUnavailableError,
+    );
   });
 
   test("accepts the data directory or its parent when SAWT_ESPEAK_DATA is set", () => {

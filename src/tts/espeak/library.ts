@@ -13,9 +13,24 @@ import { log } from "../../log/logger.ts";
 import { isCompiledBinary } from "../../runtime/ort.ts";
 import type { Sentence } from "../frontend/sentences.ts";
 import { EspeakUnavailableError } from "./locate.ts";
-import type { EspeakInfo, EspeakRequest, FromEspeakWorker, SynthSettings, ToEspeakWorker, WireFailure } from "./protocol.ts";
+import type {
+  EspeakInfo,
+  EspeakRequest,
+  FromEspeakWorker,
+  SynthSettings,
+  ToEspeakWorker,
+  WireFailure,
+} from "./protocol.ts";
 
-export { cstring, DEFAULT_LIBRARY_PATHS, EspeakUnavailableError, libraryCandidates, locateLibrary, resolveDataPath, type LocatedLibrary } from "./locate.ts";
+export {
+  cstring,
+  DEFAULT_LIBRARY_PATHS,
+  EspeakUnavailableError,
+  libraryCandidates,
+  locateLibrary,
+  resolveDataPath,
+  type LocatedLibrary,
+} from "./locate.ts";
 export type { EspeakInfo, SynthSettings } from "./protocol.ts";
 
 /** An initialised espeak-ng in its worker. Use only inside {@link withEspeak}. */
@@ -28,7 +43,13 @@ export interface Espeak extends EspeakInfo {
 
 /** What `sawt doctor` and health details report about espeak-ng. */
 export type EspeakStatus =
-  | { readonly available: true; readonly version: string; readonly libraryPath: string; readonly dataPath: string; readonly sampleRate: number }
+  | {
+      readonly available: true;
+      readonly version: string;
+      readonly libraryPath: string;
+      readonly dataPath: string;
+      readonly sampleRate: number;
+    }
   | { readonly available: false; readonly reason: string; readonly tried: readonly string[] };
 
 /**
@@ -38,7 +59,9 @@ export type EspeakStatus =
  * `/$bunfs/root/tts/espeak/espeak-worker.ts`. (The binary test's tts run proves it.)
  */
 function workerUrl(): string {
-  return isCompiledBinary() ? new URL("./tts/espeak/espeak-worker.ts", import.meta.url).href : new URL("./espeak-worker.ts", import.meta.url).href;
+  return isCompiledBinary()
+    ? new URL("./tts/espeak/espeak-worker.ts", import.meta.url).href
+    : new URL("./espeak-worker.ts", import.meta.url).href;
 }
 
 function toError(failure: WireFailure): Error {
@@ -81,7 +104,9 @@ class EspeakWorker {
     this.worker.addEventListener("message", (event: MessageEvent<FromEspeakWorker>) => this.onMessage(event.data));
     // A worker that throws outside a request or exits is treated as espeak becoming unavailable;
     // the next use starts a fresh worker.
-    this.worker.addEventListener("error", (event: ErrorEvent) => this.die(new EspeakUnavailableError(`espeak-ng worker failed: ${event.message}`, [])));
+    this.worker.addEventListener("error", (event: ErrorEvent) =>
+      this.die(new EspeakUnavailableError(`espeak-ng worker failed: ${event.message}`, [])),
+    );
     this.worker.addEventListener("close", () => this.die(new EspeakUnavailableError("espeak-ng worker exited", [])));
     this.worker.unref();
   }
@@ -93,7 +118,13 @@ class EspeakWorker {
     const reply = await this.request({ op: "open", env: { SAWT_ESPEAK_LIB, SAWT_ESPEAK_DATA } });
     if (!("info" in reply)) throw new Error("espeak worker answered open without info");
     const { info } = reply;
-    log.info("espeak-ng loaded", { component: "espeak", version: info.version, library: info.libraryPath, data_path: info.dataPath, sample_rate: info.sampleRate });
+    log.info("espeak-ng loaded", {
+      component: "espeak",
+      version: info.version,
+      library: info.libraryPath,
+      data_path: info.dataPath,
+      sample_rate: info.sampleRate,
+    });
     this.handle = {
       ...info,
       phonemize: async (sentences, voice) => {
@@ -176,7 +207,13 @@ export function withEspeak<T>(task: (espeak: Espeak) => T | Promise<T>): Promise
 /** Loads espeak-ng if needed and reports whether it works (for `sawt doctor` and health). */
 export async function probeEspeak(): Promise<EspeakStatus> {
   try {
-    return await withEspeak((e) => ({ available: true as const, version: e.version, libraryPath: e.libraryPath, dataPath: e.dataPath, sampleRate: e.sampleRate }));
+    return await withEspeak((e) => ({
+      available: true as const,
+      version: e.version,
+      libraryPath: e.libraryPath,
+      dataPath: e.dataPath,
+      sampleRate: e.sampleRate,
+    }));
   } catch (error) {
     if (error instanceof EspeakUnavailableError) return { available: false, reason: error.reason, tried: error.tried };
     return { available: false, reason: error instanceof Error ? error.message : String(error), tried: [] };

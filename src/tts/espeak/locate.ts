@@ -60,15 +60,23 @@ export function libraryCandidates(env: Record<string, string | undefined> = proc
  * the one beside the library (a bundle's lib/, or Debian's multiarch dir), else the usual system
  * dirs, else undefined to let espeak use its compiled-in default.
  */
-export function resolveDataPath(libraryPath: string, env: Record<string, string | undefined> = process.env): string | undefined {
+export function resolveDataPath(
+  libraryPath: string,
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
   const override = env.SAWT_ESPEAK_DATA;
   if (override !== undefined && override !== "") {
     // Like espeak itself, accept the data directory or the directory that contains it.
     const found = [override, join(override, "espeak-ng-data")].find((dir) => existsSync(join(dir, "phontab")));
-    if (found === undefined) throw new EspeakUnavailableError(`SAWT_ESPEAK_DATA=${override} has no phontab`, [libraryPath]);
+    if (found === undefined)
+      throw new EspeakUnavailableError(`SAWT_ESPEAK_DATA=${override} has no phontab`, [libraryPath]);
     return found;
   }
-  const candidates = [join(dirname(libraryPath), "espeak-ng-data"), "/usr/lib/x86_64-linux-gnu/espeak-ng-data", "/usr/share/espeak-ng-data"];
+  const candidates = [
+    join(dirname(libraryPath), "espeak-ng-data"),
+    "/usr/lib/x86_64-linux-gnu/espeak-ng-data",
+    "/usr/share/espeak-ng-data",
+  ];
   return candidates.find((dir) => existsSync(join(dir, "phontab")));
 }
 

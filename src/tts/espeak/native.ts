@@ -77,7 +77,9 @@ function clausePhonemes(symbols: EspeakSymbols, text: string): string {
 
 function clauseBody(clause: Clause): string {
   const withoutQuotes = clause.text.replace(CLOSING_QUOTES, "");
-  return withoutQuotes.endsWith(clause.terminator) ? withoutQuotes.slice(0, withoutQuotes.length - clause.terminator.length) : withoutQuotes;
+  return withoutQuotes.endsWith(clause.terminator)
+    ? withoutQuotes.slice(0, withoutQuotes.length - clause.terminator.length)
+    : withoutQuotes;
 }
 
 function sentencePhonemes(symbols: EspeakSymbols, sentence: Sentence): string[] {
@@ -94,7 +96,6 @@ function sentencePhonemes(symbols: EspeakSymbols, sentence: Sentence): string[] 
   return Array.from(out.trim());
 }
 
-
 /**
  * Locates, loads and initialises libespeak-ng; throws {@link EspeakUnavailableError} when the
  * library or its data is missing.
@@ -109,7 +110,12 @@ export function openEspeak(env: Record<string, string | undefined>): NativeEspea
     library.close();
     throw error;
   }
-  const sampleRate = symbols.espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, BUFFER_MS, dataPath === undefined ? null : cstring(dataPath), INITIALIZE_DONT_EXIT);
+  const sampleRate = symbols.espeak_Initialize(
+    AUDIO_OUTPUT_SYNCHRONOUS,
+    BUFFER_MS,
+    dataPath === undefined ? null : cstring(dataPath),
+    INITIALIZE_DONT_EXIT,
+  );
   // With DONT_EXIT a missing data directory still "initialises"; selecting a voice tells the truth.
   if (sampleRate <= 0 || symbols.espeak_SetVoiceByName(cstring("en")) !== EE_OK) {
     symbols.espeak_Terminate();
@@ -126,7 +132,8 @@ export function openEspeak(env: Record<string, string | undefined>): NativeEspea
   let sink: Int16Array[] | undefined;
   const callback = new JSCallback(
     (wav: Pointer | null, count: number): number => {
-      if (wav !== null && count > 0 && sink !== undefined) sink.push(new Int16Array(toArrayBuffer(wav, 0, count * 2)).slice());
+      if (wav !== null && count > 0 && sink !== undefined)
+        sink.push(new Int16Array(toArrayBuffer(wav, 0, count * 2)).slice());
       return 0;
     },
     { args: ["ptr", "i32", "ptr"], returns: "i32" },

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { AppError } from "../../errors/taxonomy.ts";
 import { phonemize, terminatorPhoneme } from "./phonemes.ts";
 
-const joined = async (text: string, voice: string): Promise<string[]> => (await phonemize(text, voice)).map((s) => s.join(""));
+const joined = async (text: string, voice: string): Promise<string[]> =>
+  (await phonemize(text, voice)).map((s) => s.join(""));
 
 describe("phonemize", () => {
   test("gives non-empty IPA when the text is Arabic", async () => {
@@ -26,7 +27,11 @@ describe("phonemize", () => {
   });
 
   test("keeps clause punctuation at clause ends when the text has several clauses", async () => {
-    expect(await joined("Hello, world! How are you? Fine: thanks; bye.", "en-us")).toEqual(["həlˈoʊ, wˈɜːld!", "hˈaʊ ɑːɹ juː?", "fˈaɪn: θˈæŋks; bˈaɪ."]);
+    expect(await joined("Hello, world! How are you? Fine: thanks; bye.", "en-us")).toEqual([
+      "həlˈoʊ, wˈɜːld!",
+      "hˈaʊ ɑːɹ juː?",
+      "fˈaɪn: θˈæŋks; bˈaɪ.",
+    ]);
     const arabic = await joined("مرحبا، كيف حالك؟ أنا بخير.", "ar");
     expect(arabic).toHaveLength(2);
     expect(arabic[0]).toMatch(/^\S+, .+\?$/u); // Arabic comma and question mark become "," and "?"
@@ -41,7 +46,9 @@ describe("phonemize", () => {
 
   test("gives the same results as serial calls when 20 calls with different voices run in parallel", async () => {
     const jobs = Array.from({ length: 20 }, (_, i) =>
-      i % 2 === 0 ? ([`مرحبا بكم رقم ${i}، كيف حالك؟`, "ar"] as const) : ([`hello number ${i}, how are you?`, i % 4 === 1 ? "en-us" : "en"] as const),
+      i % 2 === 0
+        ? ([`مرحبا بكم رقم ${i}، كيف حالك؟`, "ar"] as const)
+        : ([`hello number ${i}, how are you?`, i % 4 === 1 ? "en-us" : "en"] as const),
     );
     const serial: string[][][] = [];
     for (const [text, voice] of jobs) serial.push(await phonemize(text, voice));
@@ -62,6 +69,16 @@ describe("phonemize", () => {
 
 describe("terminatorPhoneme", () => {
   test("maps Arabic and Latin marks to Piper's punctuation phonemes when a clause ends", () => {
-    expect(["،", "؛", "؟", "?!", "...", "…", ":", "", "!"].map(terminatorPhoneme)).toEqual([",", ";", "?", "?", ".", ".", ":", "", "!"]);
+    expect(["،", "؛", "؟", "?!", "...", "…", ":", "", "!"].map(terminatorPhoneme)).toEqual([
+      ",",
+      ";",
+      "?",
+      "?",
+      ".",
+      ".",
+      ":",
+      "",
+      "!",
+    ]);
   });
 });

@@ -21,6 +21,10 @@ export function phonemizeSentences(sentences: readonly Sentence[], voice: string
  * Text → phonemes per sentence, Piper style. `text` should already be through the front-end
  * (numbers as words); sentences are bounded by `maxSentenceChars` code points.
  */
-export function phonemize(text: string, voice: string, maxSentenceChars: number = DEFAULT_MAX_SENTENCE_CHARS): Promise<string[][]> {
+export function phonemize(
+  text: string,
+  voice: string,
+  maxSentenceChars: number = DEFAULT_MAX_SENTENCE_CHARS,
+): Promise<string[][]> {
   return phonemizeSentences(splitSentences(text, maxSentenceChars), voice);
 }

@@ -32,7 +32,10 @@ function medianPitch(samples: Int16Array, rate: number): number {
 
 describe("synthesizeEspeak", () => {
   test("returns non-silent 22050 Hz audio when speaking Arabic and English", async () => {
-    for (const [text, voice] of [[ARABIC, "Yara"], [ENGLISH, "Yara_en"]] as const) {
+    for (const [text, voice] of [
+      [ARABIC, "Yara"],
+      [ENGLISH, "Yara_en"],
+    ] as const) {
       const audio = await synthesizeEspeak(text, voice);
       expect(audio.sampleRate).toBe(22050);
       expect(audio.samples.length).toBeGreaterThan(22050); // over a second of speech

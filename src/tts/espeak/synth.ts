@@ -66,10 +66,19 @@ export function espeakRate(speed = 1): number {
  * Speaks `text` with an espeak voice profile (or a Sawt voice name), in its turn in the espeak
  * queue; the samples' buffer is transferred from the worker, not copied.
  */
-export function synthesizeEspeak(text: string, profile: EspeakVoiceProfile | EspeakVoiceName, options: EspeakSynthOptions = {}): Promise<EspeakAudio> {
+export function synthesizeEspeak(
+  text: string,
+  profile: EspeakVoiceProfile | EspeakVoiceName,
+  options: EspeakSynthOptions = {},
+): Promise<EspeakAudio> {
   const settings = typeof profile === "string" ? ESPEAK_VOICE_PROFILES[profile] : profile;
   return withEspeak(async (espeak) => {
-    const samples = await espeak.synthesize(text, { voice: settings.voice, rate: espeakRate(options.speed), pitch: settings.pitch, range: settings.range });
+    const samples = await espeak.synthesize(text, {
+      voice: settings.voice,
+      rate: espeakRate(options.speed),
+      pitch: settings.pitch,
+      range: settings.range,
+    });
     return { samples, sampleRate: espeak.sampleRate };
   });
 }

@@ -33,16 +33,65 @@ const ONES_M = ["", "واحد", "اثنان", "ثلاثة", "أربعة", "خم�
 const ONES_F = ["", "واحدة", "اثنتان", "ثلاث", "أربع", "خمس", "ست", "سبع", "ثماني", "تسع", "عشر"];
 const TENS = ["", "", "عشرون", "ثلاثون", "أربعون", "خمسون", "ستون", "سبعون", "ثمانون", "تسعون"];
 const HUNDREDS = ["", "مئة", "مئتان", "ثلاثمئة", "أربعمئة", "خمسمئة", "ستمئة", "سبعمئة", "ثمانمئة", "تسعمئة"];
-const ORDINALS = ["", "الأول", "الثاني", "الثالث", "الرابع", "الخامس", "السادس", "السابع", "الثامن", "التاسع", "العاشر"];
+const ORDINALS = [
+  "",
+  "الأول",
+  "الثاني",
+  "الثالث",
+  "الرابع",
+  "الخامس",
+  "السادس",
+  "السابع",
+  "الثامن",
+  "التاسع",
+  "العاشر",
+];
 const DIGITS = ["صفر", "واحد", "اثنان", "ثلاثة", "أربعة", "خمسة", "ستة", "سبعة", "ثمانية", "تسعة"];
 
 /** Gregorian month names as used in Saudi and Egyptian business Arabic. */
-export const ARABIC_MONTHS: readonly string[] = ["يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر", "ديسمبر"];
+export const ARABIC_MONTHS: readonly string[] = [
+  "يناير",
+  "فبراير",
+  "مارس",
+  "أبريل",
+  "مايو",
+  "يونيو",
+  "يوليو",
+  "أغسطس",
+  "سبتمبر",
+  "أكتوبر",
+  "نوفمبر",
+  "ديسمبر",
+];
 
 /** Arabic names of Latin letters, for spelling IBANs and codes to an Arabic voice. */
 const LETTERS: Record<string, string> = {
-  A: "إيه", B: "بي", C: "سي", D: "دي", E: "إي", F: "إف", G: "جي", H: "إتش", I: "آي", J: "جيه", K: "كيه", L: "إل", M: "إم",
-  N: "إن", O: "أو", P: "بي", Q: "كيو", R: "آر", S: "إس", T: "تي", U: "يو", V: "في", W: "دبليو", X: "إكس", Y: "واي", Z: "زد",
+  A: "إيه",
+  B: "بي",
+  C: "سي",
+  D: "دي",
+  E: "إي",
+  F: "إف",
+  G: "جي",
+  H: "إتش",
+  I: "آي",
+  J: "جيه",
+  K: "كيه",
+  L: "إل",
+  M: "إم",
+  N: "إن",
+  O: "أو",
+  P: "بي",
+  Q: "كيو",
+  R: "آر",
+  S: "إس",
+  T: "تي",
+  U: "يو",
+  V: "في",
+  W: "دبليو",
+  X: "إكس",
+  Y: "واي",
+  Z: "زد",
 };
 
 function scaleNoun(singular: string, plural: string): ArabicNoun {
@@ -68,8 +117,20 @@ for (const scale of SCALES.slice(1)) {
 }
 for (const dual of ["مئتان", "مئتين"]) CONSTRUCT.set(dual, dual.slice(0, -1));
 
-const MINUTE: ArabicNoun = { singular: "دقيقة", dual: ["دقيقتان", "دقيقتين"], plural: "دقائق", accusative: "دقيقة", feminine: true };
-const SECOND: ArabicNoun = { singular: "ثانية", dual: ["ثانيتان", "ثانيتين"], plural: "ثوان", accusative: "ثانية", feminine: true };
+const MINUTE: ArabicNoun = {
+  singular: "دقيقة",
+  dual: ["دقيقتان", "دقيقتين"],
+  plural: "دقائق",
+  accusative: "دقيقة",
+  feminine: true,
+};
+const SECOND: ArabicNoun = {
+  singular: "ثانية",
+  dual: ["ثانيتان", "ثانيتين"],
+  plural: "ثوان",
+  accusative: "ثانية",
+  feminine: true,
+};
 
 /** Largest integer read as words; longer digit strings are read digit by digit. */
 export const MAX_ARABIC_CARDINAL = 999_999_999_999_999;
@@ -79,7 +140,8 @@ function below100(n: number, feminine: boolean, genitive: boolean): string {
   const oblique = (w: string): string => (genitive ? w.replace(/ان$/, "ين").replace(/ون$/, "ين") : w);
   if (n <= 10) return oblique(ones[n]!);
   if (n === 11) return feminine ? "إحدى عشرة" : "أحد عشر";
-  if (n === 12) return (feminine ? (genitive ? "اثنتي" : "اثنتا") : genitive ? "اثني" : "اثنا") + (feminine ? " عشرة" : " عشر");
+  if (n === 12)
+    return (feminine ? (genitive ? "اثنتي" : "اثنتا") : genitive ? "اثني" : "اثنا") + (feminine ? " عشرة" : " عشر");
   if (n < 20) return `${ones[n - 10]} ${feminine ? "عشرة" : "عشر"}`;
   const unit = n % 10;
   const tens = oblique(TENS[Math.floor(n / 10)]!);
@@ -99,7 +161,8 @@ function below1000(n: number, feminine: boolean, genitive: boolean): string {
 
 /** Cardinal number words for a non-negative safe integer up to {@link MAX_ARABIC_CARDINAL}. */
 export function arabicCardinal(n: number, options: ArabicCardinalOptions = {}): string {
-  if (!Number.isSafeInteger(n) || n < 0 || n > MAX_ARABIC_CARDINAL) throw new RangeError(`cannot read ${n} as Arabic words`);
+  if (!Number.isSafeInteger(n) || n < 0 || n > MAX_ARABIC_CARDINAL)
+    throw new RangeError(`cannot read ${n} as Arabic words`);
   if (n === 0) return "صفر";
   const genitive = options.genitive === true;
   const groups: number[] = [];
@@ -191,7 +254,8 @@ export const arabicReader: NumberReader = {
     }
     return negative ? arabicReader.negative(words) : words;
   },
-  date: (year, month, day) => `${arabicDayOrdinal(day)} من ${ARABIC_MONTHS[month - 1]} ${arabicCardinal(year, { genitive: true })}`,
+  date: (year, month, day) =>
+    `${arabicDayOrdinal(day)} من ${ARABIC_MONTHS[month - 1]} ${arabicCardinal(year, { genitive: true })}`,
   time(hours, minutes, seconds, meridiem?: Meridiem) {
     let words = `الساعة ${arabicCardinal(hours)}`;
     if (minutes > 0) words += ` و${countArabic(minutes, MINUTE)}`;

@@ -1,6 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { AppError } from "../../errors/taxonomy.ts";
-import { assertAllowedContent, createContentFilter, DEFAULT_BLOCKED_PATTERNS, InvalidBlockedPatternError, isBlockedContent } from "./blocked.ts";
+import {
+  assertAllowedContent,
+  createContentFilter,
+  DEFAULT_BLOCKED_PATTERNS,
+  InvalidBlockedPatternError,
+  isBlockedContent,
+} from "./blocked.ts";
 
 const BLOCKED = [
   "<script>alert(1)</script>",

@@ -2,7 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { prepareText } from "./index.ts";
 import { DIALECT_READINGS, readInDialect } from "./dialects.ts";
 
-const read = (text: string, dialect?: Parameters<typeof readInDialect>[1]) => prepareText(text, "ar", { dialect }).map((s) => s.text).join(" ");
+const read = (text: string, dialect?: Parameters<typeof readInDialect>[1]) =>
+  prepareText(text, "ar", { dialect })
+    .map((s) => s.text)
+    .join(" ");
 
 describe("ar-egyptian readings", () => {
   test("does read ث as ت and tens with -een in Egyptian numerals", () => {
@@ -45,6 +48,7 @@ describe("dialects without a table", () => {
 
   test("does hold one table per dialect with no key mapped to itself", () => {
     expect(Object.keys(DIALECT_READINGS).sort()).toEqual(["ar-egyptian", "ar-levantine"]);
-    for (const table of Object.values(DIALECT_READINGS)) for (const [msa, spoken] of Object.entries(table!)) expect(spoken).not.toBe(msa);
+    for (const table of Object.values(DIALECT_READINGS))
+      for (const [msa, spoken] of Object.entries(table!)) expect(spoken).not.toBe(msa);
   });
 });

@@ -7,13 +7,55 @@
 import type { Currency } from "./currency.ts";
 import type { NumberReader } from "./reader.ts";
 
-const ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"];
+const ONES = [
+  "zero",
+  "one",
+  "two",
+  "three",
+  "four",
+  "five",
+  "six",
+  "seven",
+  "eight",
+  "nine",
+  "ten",
+  "eleven",
+  "twelve",
+  "thirteen",
+  "fourteen",
+  "fifteen",
+  "sixteen",
+  "seventeen",
+  "eighteen",
+  "nineteen",
+];
 const TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
 const SCALES = ["", "thousand", "million", "billion", "trillion"];
-const ORDINAL_WORDS: Record<string, string> = { one: "first", two: "second", three: "third", five: "fifth", eight: "eighth", nine: "ninth", twelve: "twelfth" };
+const ORDINAL_WORDS: Record<string, string> = {
+  one: "first",
+  two: "second",
+  three: "third",
+  five: "fifth",
+  eight: "eighth",
+  nine: "ninth",
+  twelve: "twelfth",
+};
 
 /** English month names, January first. */
-export const ENGLISH_MONTHS: readonly string[] = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+export const ENGLISH_MONTHS: readonly string[] = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 function below100(n: number): string {
   if (n < 20) return ONES[n]!;
@@ -43,7 +85,10 @@ export function englishCardinal(n: number): string {
 /** Ordinal words: 1 → "first", 15 → "fifteenth", 22 → "twenty-second". */
 export function englishOrdinal(n: number): string {
   const words = englishCardinal(n);
-  return words.replace(/[a-z]+$/, (last) => ORDINAL_WORDS[last] ?? (last.endsWith("y") ? `${last.slice(0, -1)}ieth` : `${last}th`));
+  return words.replace(
+    /[a-z]+$/,
+    (last) => ORDINAL_WORDS[last] ?? (last.endsWith("y") ? `${last.slice(0, -1)}ieth` : `${last}th`),
+  );
 }
 
 /** A year read the way English speakers say it. */
@@ -88,12 +133,16 @@ export const englishReader: NumberReader = {
   },
   date: (year, month, day) => `${ENGLISH_MONTHS[month - 1]} ${englishOrdinal(day)}, ${englishYear(year)}`,
   time(hours, minutes, seconds, meridiem) {
-    let words = minutes === 0 ? `${englishCardinal(hours)} o'clock` : `${englishCardinal(hours)} ${minutes < 10 ? `oh ${ONES[minutes]}` : below100(minutes)}`;
+    let words =
+      minutes === 0
+        ? `${englishCardinal(hours)} o'clock`
+        : `${englishCardinal(hours)} ${minutes < 10 ? `oh ${ONES[minutes]}` : below100(minutes)}`;
     if (seconds !== undefined && seconds > 0) words += ` and ${plural(seconds, ["second", "seconds"])}`;
     if (meridiem !== undefined) words = `${words.replace(/ o'clock$/, "")} ${englishReader.meridiems[meridiem]}`;
     return words;
   },
-  symbols: (run) => [...run].map((c) => (c === "+" ? "plus" : /\d/.test(c) ? ONES[Number(c)]! : c.toUpperCase())).join(" "),
+  symbols: (run) =>
+    [...run].map((c) => (c === "+" ? "plus" : /\d/.test(c) ? ONES[Number(c)]! : c.toUpperCase())).join(" "),
   groupSeparator: ", ",
   ordinal: englishOrdinal,
   meridiems: { am: "a m", pm: "p m" },

@@ -15,7 +15,13 @@ export { codePointLength } from "./length.ts";
 export { normalizeText } from "./normalize.ts";
 export { normalizeNumbers, normalizeNumbersEnglish, type NumberLanguage } from "./numbers.ts";
 export { splitClauses, splitSentences, DEFAULT_MAX_SENTENCE_CHARS, type Clause, type Sentence } from "./sentences.ts";
-export { createContentFilter, isBlockedContent, assertAllowedContent, DEFAULT_BLOCKED_PATTERNS, type ContentFilter } from "./blocked.ts";
+export {
+  createContentFilter,
+  isBlockedContent,
+  assertAllowedContent,
+  DEFAULT_BLOCKED_PATTERNS,
+  type ContentFilter,
+} from "./blocked.ts";
 
 /** Options of {@link prepareText}. */
 export interface PrepareOptions {

@@ -34,5 +34,8 @@ export function normalizeText(raw: string): string {
 
 /** Collapses whitespace again after a step that inserted words (keeps single newlines). */
 export function collapseWhitespace(text: string): string {
-  return text.replace(HORIZONTAL_SPACE, " ").replace(/ ?\n[\n ]*/g, "\n").trim();
+  return text
+    .replace(HORIZONTAL_SPACE, " ")
+    .replace(/ ?\n[\n ]*/g, "\n")
+    .trim();
 }

@@ -40,7 +40,11 @@ export function toAsciiDigits(text: string): string {
 }
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const alternation = (words: Iterable<string>): string => [...words].sort((a, b) => b.length - a.length).map(escape).join("|");
+const alternation = (words: Iterable<string>): string =>
+  [...words]
+    .sort((a, b) => b.length - a.length)
+    .map(escape)
+    .join("|");
 
 const SUFFIX_CURRENCY = new Map<string, Currency>();
 const PREFIX_CURRENCY = new Map<string, Currency>();
@@ -58,10 +62,17 @@ const NOT_AFTER = String.raw`(?![\p{L}\p{M}\p{N}])`;
 const IBAN = /(?<![\p{L}\p{N}])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![\p{L}\p{N}])/gu;
 const ISO_DATE = /(?<!\d|\d[-/.])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?!\d|[-/.]\d)/gu;
 const DMY_DATE = /(?<!\d|\d[-/.])(\d{1,2})([-/.])(\d{1,2})\2(\d{4})(?!\d|[-/.]\d)/gu;
-const TIME = /(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?!\d|:\d)(?:\s?(AM|PM|am|pm|a\.m\.|p\.m\.|ص|م)(?![\p{L}\p{M}]))?/gu;
+const TIME =
+  /(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?!\d|:\d)(?:\s?(AM|PM|am|pm|a\.m\.|p\.m\.|ص|م)(?![\p{L}\p{M}]))?/gu;
 const GROUPED = /(?<![\p{L}\p{N}+])(\+?\d{1,5}(?:[ -]\d{2,8})+)(?![\p{N}]|[.,]\d)/gu;
-const MONEY_SUFFIX = new RegExp(`${NOT_BEFORE}${AMOUNT} ?(?<cur>${alternation(SUFFIX_CURRENCY.keys())})${NOT_AFTER}`, "gu");
-const MONEY_PREFIX = new RegExp(`(?<![\\p{L}\\p{N}])(?<neg0>[-−])?(?<cur>${alternation(PREFIX_CURRENCY.keys())}) ?${AMOUNT.replace("(?<neg>[-−])?", "")}(?![\\p{N}]|[.,]\\d)`, "gu");
+const MONEY_SUFFIX = new RegExp(
+  `${NOT_BEFORE}${AMOUNT} ?(?<cur>${alternation(SUFFIX_CURRENCY.keys())})${NOT_AFTER}`,
+  "gu",
+);
+const MONEY_PREFIX = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?<neg0>[-−])?(?<cur>${alternation(PREFIX_CURRENCY.keys())}) ?${AMOUNT.replace("(?<neg>[-−])?", "")}(?![\\p{N}]|[.,]\\d)`,
+  "gu",
+);
 const PERCENT = new RegExp(`${NOT_BEFORE}${AMOUNT} ?%`, "gu");
 /** "%50" / "٪٥٠": the sign typed first, as some Arabic keyboards produce it. */
 const PERCENT_FIRST = new RegExp(`(?<![\\p{N}])%${AMOUNT.replace("(?<neg>[-−])?", "")}(?![\\p{N}]|[.,]\\d)`, "gu");
@@ -141,10 +152,18 @@ export function normalizeNumbers(text: string, lang: NumberLanguage): string {
   const reader = READERS[lang];
   let out = toAsciiDigits(text);
   if (!/\d/.test(out)) return out;
-  out = rewrite(out, IBAN, (m) => m[0].replace(/ /g, "").match(/.{1,4}/g)!.map((g) => reader.symbols(g)).join(reader.groupSeparator));
+  out = rewrite(out, IBAN, (m) =>
+    m[0]
+      .replace(/ /g, "")
+      .match(/.{1,4}/g)!
+      .map((g) => reader.symbols(g))
+      .join(reader.groupSeparator),
+  );
   out = rewrite(out, ISO_DATE, (m) => readDate(reader, m[1]!, m[3]!, m[4]!));
   out = rewrite(out, DMY_DATE, (m) => readDate(reader, m[4]!, m[3]!, m[1]!));
-  out = rewrite(out, TIME, (m) => reader.time(Number(m[1]), Number(m[2]), m[3] === undefined ? undefined : Number(m[3]), meridiem(m[4])));
+  out = rewrite(out, TIME, (m) =>
+    reader.time(Number(m[1]), Number(m[2]), m[3] === undefined ? undefined : Number(m[3]), meridiem(m[4])),
+  );
   out = rewrite(out, GROUPED, (m) => readGrouped(reader, m[1]!));
   out = rewrite(out, RANGE, (m) => reader.range(reader.integer(m[1]!), reader.integer(m[2]!)));
   out = rewrite(out, MONEY_SUFFIX, (m) => {

@@ -13,10 +13,12 @@ const MARKERS = /[\uE000-\uE002\u{F0000}-\u{FFFFD}]/gu;
 const PLANE_15 = 0xf0000;
 
 const hide = (ipa: string) => Array.from(ipa, (c) => String.fromCodePoint(PLANE_15 + c.codePointAt(0)!)).join("");
-const reveal = (hidden: string) => Array.from(hidden, (c) => String.fromCodePoint(c.codePointAt(0)! - PLANE_15)).join("");
+const reveal = (hidden: string) =>
+  Array.from(hidden, (c) => String.fromCodePoint(c.codePointAt(0)! - PLANE_15)).join("");
 
 /** IPA the span syntax accepts: words of printable characters, no sentence punctuation, no markers. */
-export const IPA_TEXT = /^[^\s.,!?;:،؛؟\uE000-\uE002\u{F0000}-\u{FFFFD}<>&]{1,64}(?: [^\s.,!?;:،؛؟\uE000-\uE002\u{F0000}-\u{FFFFD}<>&]{1,64})*$/u;
+export const IPA_TEXT =
+  /^[^\s.,!?;:،؛؟\uE000-\uE002\u{F0000}-\u{FFFFD}<>&]{1,64}(?: [^\s.,!?;:،؛؟\uE000-\uE002\u{F0000}-\u{FFFFD}<>&]{1,64})*$/u;
 
 /** A span saying `written` with the IPA `ipa` (validated by the caller against {@link IPA_TEXT}). */
 export function phonemeSpan(ipa: string, written: string): string {
@@ -39,7 +41,9 @@ export function writtenForm(text: string): string {
 }
 
 /** One piece of a text: plain text to phonemise, or IPA to feed as it is. */
-export type SpanPiece = { readonly kind: "text"; readonly text: string } | { readonly kind: "ipa"; readonly ipa: string };
+export type SpanPiece =
+  | { readonly kind: "text"; readonly text: string }
+  | { readonly kind: "ipa"; readonly ipa: string };
 
 /** Splits `text` into text and IPA pieces. */
 export function spanPieces(text: string): SpanPiece[] {

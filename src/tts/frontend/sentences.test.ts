@@ -21,7 +21,10 @@ describe("splitClauses", () => {
   test("does not split when the mark is inside a number, address or abbreviation", () => {
     expect(splitClauses("Pay 3.5 or 1,000 at 14:30 to a@b.com now.")).toHaveLength(1);
     expect(splitClauses("قابل د. أحمد اليوم.")).toHaveLength(1);
-    expect(splitClauses("Dr. Smith and Mr. Jones, e.g. here.").map((c) => c.text)).toEqual(["Dr. Smith and Mr. Jones,", "e.g. here."]);
+    expect(splitClauses("Dr. Smith and Mr. Jones, e.g. here.").map((c) => c.text)).toEqual([
+      "Dr. Smith and Mr. Jones,",
+      "e.g. here.",
+    ]);
     expect(splitClauses("المبلغ 20 ر.س فقط")).toHaveLength(1);
   });
 

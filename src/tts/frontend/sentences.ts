@@ -37,7 +37,22 @@ const TRAILING_WORD = /[\p{L}\p{M}]+$/u;
 const LETTER = /\p{L}/gu;
 const COMBINING = /^\p{M}/u;
 /** Multi-letter abbreviations whose period does not end a sentence (single letters never do). */
-const ABBREVIATIONS = new Set(["dr", "mr", "mrs", "ms", "prof", "st", "jr", "sr", "vs", "no", "mt", "fig", "dept", "approx"]);
+const ABBREVIATIONS = new Set([
+  "dr",
+  "mr",
+  "mrs",
+  "ms",
+  "prof",
+  "st",
+  "jr",
+  "sr",
+  "vs",
+  "no",
+  "mt",
+  "fig",
+  "dept",
+  "approx",
+]);
 
 /** Splits text into clauses, each at most `maxChars` code points (hard-split at whitespace). */
 export function splitClauses(text: string, maxChars: number = DEFAULT_MAX_SENTENCE_CHARS): Clause[] {
@@ -101,7 +116,11 @@ function push(clauses: Clause[], raw: string, terminator: string, endsSentence: 
   // Punctuation alone (e.g. "!!" after a quote) belongs to the clause before it.
   if (text === terminator && clauses.length > 0) {
     const previous = clauses.pop()!;
-    clauses.push({ text: previous.text + text, terminator: previous.terminator + terminator, endsSentence: previous.endsSentence || endsSentence });
+    clauses.push({
+      text: previous.text + text,
+      terminator: previous.terminator + terminator,
+      endsSentence: previous.endsSentence || endsSentence,
+    });
     return;
   }
   clauses.push({ text, terminator, endsSentence });
@@ -143,7 +162,12 @@ function bound(clause: Clause, maxChars: number): Clause[] {
   }
   const rest = points.slice(from).join("").trim();
   if (rest !== "") pieces.push({ ...clause, text: rest });
-  else if (pieces.length > 0) pieces[pieces.length - 1] = { ...pieces[pieces.length - 1]!, terminator: clause.terminator, endsSentence: clause.endsSentence };
+  else if (pieces.length > 0)
+    pieces[pieces.length - 1] = {
+      ...pieces[pieces.length - 1]!,
+      terminator: clause.terminator,
+      endsSentence: clause.endsSentence,
+    };
   return pieces;
 }
 

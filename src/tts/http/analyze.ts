@@ -42,31 +42,43 @@ const OPERATION: OpenAPIV3.OperationObject = authedOperation({
     "diacritised text and the phonemes the voice will be fed, with the voice, dialect and engine that would speak it. " +
     "Counts against the rate limit like a speech request; nothing is synthesised.",
   tags: ["TTS"],
-  requestBody: { required: true, content: { "application/json": { schema: ref("schemas", "SpeechRequest"), example: { input: "إن روعة اللغة العربية لا تتبدى إلا لعشاقها" } } } },
-  success: { "200": { description: "The reading, sentence by sentence.", headers: AUTHED_HEADERS, content: { "application/json": { example: EXAMPLE } } } },
+  requestBody: {
+    required: true,
+    content: {
+      "application/json": {
+        schema: ref("schemas", "SpeechRequest"),
+        example: { input: "إن روعة اللغة العربية لا تتبدى إلا لعشاقها" },
+      },
+    },
+  },
+  success: {
+    "200": {
+      description: "The reading, sentence by sentence.",
+      headers: AUTHED_HEADERS,
+      content: { "application/json": { example: EXAMPLE } },
+    },
+  },
   errors: [400, 413, 422, 503, 504],
 });
 
 /** The analyze REST plugin. */
 export function ttsAnalyzeRoutes(ctx: AppContext) {
-  return new Elysia({ name: "tts-analyze" })
-    .use(authPlugin(ctx))
-    .post(
-      "/v1/tts/analyze",
-      async ({ request, caller }) => {
-        const body = await readJsonBody(request, ctx.config.server.max_json_bytes);
-        const speech = parseSpeechBody(ctx, body, request.headers.get("x-tts-dialect"));
-        const analysis = await readyService(ctx, "tts").analyze(speech, { signal: request.signal, keyId: caller.key.id });
-        const headers: Record<string, string> = {
-          "content-type": "application/json",
-          "cache-control": "no-store",
-          "x-tts-voice": analysis.voice,
-          "x-tts-dialect": analysis.dialect,
-          "x-tts-engine": analysis.engine,
-        };
-        if (analysis.fallback) headers["x-tts-fallback"] = analysis.fallback;
-        return new Response(JSON.stringify(analysis), { headers });
-      },
-      { auth: true, parse: "none", detail: OPERATION },
-    );
+  return new Elysia({ name: "tts-analyze" }).use(authPlugin(ctx)).post(
+    "/v1/tts/analyze",
+    async ({ request, caller }) => {
+      const body = await readJsonBody(request, ctx.config.server.max_json_bytes);
+      const speech = parseSpeechBody(ctx, body, request.headers.get("x-tts-dialect"));
+      const analysis = await readyService(ctx, "tts").analyze(speech, { signal: request.signal, keyId: caller.key.id });
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        "cache-control": "no-store",
+        "x-tts-voice": analysis.voice,
+        "x-tts-dialect": analysis.dialect,
+        "x-tts-engine": analysis.engine,
+      };
+      if (analysis.fallback) headers["x-tts-fallback"] = analysis.fallback;
+      return new Response(JSON.stringify(analysis), { headers });
+    },
+    { auth: true, parse: "none", detail: OPERATION },
+  );
 }

@@ -26,17 +26,34 @@ export const SpeechRestFieldsSchema = v.object({
   stream_format: v.nullish(
     v.pipe(
       v.string("Expected a string"),
-      v.description("audio (default): the audio bytes, streamed as synthesised. sse: text/event-stream of speech.audio.delta (base64) then speech.audio.done."),
+      v.description(
+        "audio (default): the audio bytes, streamed as synthesised. sse: text/event-stream of speech.audio.delta (base64) then speech.audio.done.",
+      ),
       v.metadata({ enum: STREAM_FORMATS }),
       v.examples(["audio"]),
     ),
   ),
-  model: v.nullish(v.pipe(v.string("Expected a string"), v.description("Accepted for OpenAI clients (e.g. tts-1) and not used: the installed packs speak; X-TTS-Engine says which."))),
-  instructions: v.nullish(v.pipe(v.string("Expected a string"), v.description("Accepted for OpenAI clients and ignored; the response carries X-TTS-Instructions: ignored."))),
+  model: v.nullish(
+    v.pipe(
+      v.string("Expected a string"),
+      v.description(
+        "Accepted for OpenAI clients (e.g. tts-1) and not used: the installed packs speak; X-TTS-Engine says which.",
+      ),
+    ),
+  ),
+  instructions: v.nullish(
+    v.pipe(
+      v.string("Expected a string"),
+      v.description("Accepted for OpenAI clients and ignored; the response carries X-TTS-Instructions: ignored."),
+    ),
+  ),
 });
 
 /** The whole JSON body of POST /v1/tts/audio/speech as the API docs show it: shared and REST-only fields. */
-export const SpeechRestBodySchema = v.object({ ...SpeechFieldsSchema.entries, ...SpeechRestFieldsSchema.entries }, "Expected a JSON object");
+export const SpeechRestBodySchema = v.object(
+  { ...SpeechFieldsSchema.entries, ...SpeechRestFieldsSchema.entries },
+  "Expected a JSON object",
+);
 
 /** What the REST door reads besides the shared speech fields. */
 export interface SpeechRestOptions {
@@ -47,13 +64,20 @@ export interface SpeechRestOptions {
 
 /** Reads the REST-only fields of a speech body (422 `body.*` on wrong types, 400 on unknown values). */
 export function parseSpeechRestFields(body: unknown): SpeechRestOptions {
-  const result = v.safeParse(SpeechRestFieldsSchema, typeof body === "object" && body !== null && !Array.isArray(body) ? body : {});
-  if (!result.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, BODY_FIELDS) });
+  const result = v.safeParse(
+    SpeechRestFieldsSchema,
+    typeof body === "object" && body !== null && !Array.isArray(body) ? body : {},
+  );
+  if (!result.success)
+    throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, BODY_FIELDS) });
   const streamFormat = result.output.stream_format?.trim() || "audio";
   if (!(STREAM_FORMATS as readonly string[]).includes(streamFormat)) {
     throw new AppError("bad_request", `Invalid stream_format. Allowed: ${STREAM_FORMATS.join(", ")}`);
   }
-  return { streamFormat: streamFormat as StreamFormat, instructionsIgnored: (result.output.instructions ?? "").length > 0 };
+  return {
+    streamFormat: streamFormat as StreamFormat,
+    instructionsIgnored: (result.output.instructions ?? "").length > 0,
+  };
 }
 
 /** A header value made safe for the wire (printable ASCII; anything else becomes `?`). */
@@ -62,7 +86,12 @@ export function headerValue(text: string): string {
 }
 
 /** The headers of D2 and D8 for what is speaking. */
-export function speechHeaders(speech: Pick<EncodedSpeechStream, "voice" | "dialect" | "engine" | "fallback" | "contentType" | "sampleRate" | "voices">): Record<string, string> {
+export function speechHeaders(
+  speech: Pick<
+    EncodedSpeechStream,
+    "voice" | "dialect" | "engine" | "fallback" | "contentType" | "sampleRate" | "voices"
+  >,
+): Record<string, string> {
   const headers: Record<string, string> = {
     "content-type": speech.contentType,
     "cache-control": "no-store",
@@ -84,7 +113,11 @@ export interface StreamContext {
 }
 
 /** The response for a started stream, raw or SSE. */
-export function speechStreamResponse(stream: EncodedSpeechStream, options: SpeechRestOptions, context: StreamContext): Response {
+export function speechStreamResponse(
+  stream: EncodedSpeechStream,
+  options: SpeechRestOptions,
+  context: StreamContext,
+): Response {
   const headers = speechHeaders(stream);
   if (options.instructionsIgnored) headers["x-tts-instructions"] = "ignored";
   if (options.streamFormat === "sse") {
@@ -97,7 +130,10 @@ export function speechStreamResponse(stream: EncodedSpeechStream, options: Speec
 }
 
 function logFailure(context: StreamContext, error: unknown): void {
-  context.log.warn("speech stream failed after the first byte", { request_id: context.requestId, error: error instanceof Error ? error.message.split("\n")[0] : String(error) });
+  context.log.warn("speech stream failed after the first byte", {
+    request_id: context.requestId,
+    error: error instanceof Error ? error.message.split("\n")[0] : String(error),
+  });
 }
 
 /** Passes audio through; an error after the first byte is logged, then cuts the response. */
@@ -141,7 +177,12 @@ function sseEvents(audio: ReadableStream<Uint8Array>, context: StreamContext): R
       try {
         const next = await reader.read();
         if (!next.done) {
-          controller.enqueue(event({ type: "speech.audio.delta", audio: Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength).toString("base64") }));
+          controller.enqueue(
+            event({
+              type: "speech.audio.delta",
+              audio: Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength).toString("base64"),
+            }),
+          );
           return;
         }
         const usage = { input_tokens: context.inputChars, output_tokens: 0, total_tokens: context.inputChars };
@@ -149,7 +190,9 @@ function sseEvents(audio: ReadableStream<Uint8Array>, context: StreamContext): R
       } catch (error) {
         logFailure(context, error);
         const failure = toAppError(error);
-        controller.enqueue(event({ type: "error", error: { message: failure.detail, type: failure.errorField, code: failure.kind } }));
+        controller.enqueue(
+          event({ type: "error", error: { message: failure.detail, type: failure.errorField, code: failure.kind } }),
+        );
       }
       finished = true;
       controller.close();

@@ -15,7 +15,11 @@ const OPTIONAL_MARKS = "[\\u064B-\\u0652\\u0640]*";
 
 /** The pattern of a grapheme: its letters with optional harakat between them, as a whole word. */
 function graphemePattern(grapheme: string): string {
-  return Array.from(grapheme.replace(/[\u064B-\u0652\u0640]/gu, "")).map(escape).join(OPTIONAL_MARKS) + OPTIONAL_MARKS;
+  return (
+    Array.from(grapheme.replace(/[\u064B-\u0652\u0640]/gu, ""))
+      .map(escape)
+      .join(OPTIONAL_MARKS) + OPTIONAL_MARKS
+  );
 }
 
 /** A phoneme span already in the text (SSML `<phoneme>`): its pronunciation is settled. */
@@ -40,7 +44,10 @@ function substitute(text: string, entries: readonly LexiconEntry[], dialect: Dia
   }
   if (chosen.size === 0) return text;
   const ordered = [...chosen.entries()].sort((a, b) => b[0].length - a[0].length);
-  const pattern = new RegExp(`(?<![\\p{L}\\p{M}\\p{N}])(?:${ordered.map(([key]) => `(${graphemePattern(key)})`).join("|")})(?![\\p{L}\\p{M}\\p{N}])`, "gu");
+  const pattern = new RegExp(
+    `(?<![\\p{L}\\p{M}\\p{N}])(?:${ordered.map(([key]) => `(${graphemePattern(key)})`).join("|")})(?![\\p{L}\\p{M}\\p{N}])`,
+    "gu",
+  );
   return text.replace(pattern, (match, ...groups: unknown[]) => {
     const index = groups.findIndex((g, i) => i < ordered.length && typeof g === "string");
     const entry = ordered[index]?.[1];

@@ -38,10 +38,23 @@ const PUT_SCHEMA: OpenAPIV3.SchemaObject = {
         required: ["grapheme"],
         description: "Exactly one of alias and ipa.",
         properties: {
-          grapheme: { type: "string", maxLength: LEXICON_LIMITS.maxGraphemeChars, description: "The written form, matched as a whole word (harakat ignored)." },
+          grapheme: {
+            type: "string",
+            maxLength: LEXICON_LIMITS.maxGraphemeChars,
+            description: "The written form, matched as a whole word (harakat ignored).",
+          },
           alias: { type: "string", maxLength: LEXICON_LIMITS.maxAliasChars, description: "Text said instead." },
-          ipa: { type: "string", maxLength: LEXICON_LIMITS.maxIpaChars, description: "IPA said instead, by voices fed espeak phonemes; espeak-ng itself and text voices read the grapheme." },
-          dialect: { type: "string", enum: [...DIALECTS], description: "Only when this dialect speaks; beats a general entry." },
+          ipa: {
+            type: "string",
+            maxLength: LEXICON_LIMITS.maxIpaChars,
+            description:
+              "IPA said instead, by voices fed espeak phonemes; espeak-ng itself and text voices read the grapheme.",
+          },
+          dialect: {
+            type: "string",
+            enum: [...DIALECTS],
+            description: "Only when this dialect speaks; beats a general entry.",
+          },
         },
       },
     },
@@ -49,10 +62,17 @@ const PUT_SCHEMA: OpenAPIV3.SchemaObject = {
 };
 
 function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", "cache-control": "no-store" } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", "cache-control": "no-store" },
+  });
 }
 
-const listResponse = (description: string) => ({ description, headers: AUTHED_HEADERS, content: { "application/json": { example: { ...EXAMPLE, max_entries: LEXICON_LIMITS.maxEntries } } } });
+const listResponse = (description: string) => ({
+  description,
+  headers: AUTHED_HEADERS,
+  content: { "application/json": { example: { ...EXAMPLE, max_entries: LEXICON_LIMITS.maxEntries } } },
+});
 
 /** The lexicon REST plugin. */
 export function lexiconRoutes(ctx: AppContext) {
@@ -65,7 +85,8 @@ export function lexiconRoutes(ctx: AppContext) {
       detail: authedOperation({
         operationId: "getLexicon",
         summary: "List the key's pronunciation lexicon",
-        description: "Entries are private to the key. Each says how a written form (matched as a whole word, harakat ignored) is said: `alias` text, or `ipa` for voices fed espeak phonemes; `dialect` limits it to one dialect.",
+        description:
+          "Entries are private to the key. Each says how a written form (matched as a whole word, harakat ignored) is said: `alias` text, or `ipa` for voices fed espeak phonemes; `dialect` limits it to one dialect.",
         tags: ["Lexicon"],
         success: { "200": listResponse("The key's entries.") },
         errors: [],
@@ -74,8 +95,12 @@ export function lexiconRoutes(ctx: AppContext) {
     .put(
       "/v1/tts/lexicon",
       async ({ request, caller }) => {
-        const entries = parseLexiconPut(await readJsonBody(request, ctx.config.server.max_json_bytes), contentFilterFor(ctx.config.tts.blocked_patterns));
-        if (store.countAfter(caller.key.id, entries) > LEXICON_LIMITS.maxEntries) throw new AppError("bad_request", LEXICON_FULL_DETAIL);
+        const entries = parseLexiconPut(
+          await readJsonBody(request, ctx.config.server.max_json_bytes),
+          contentFilterFor(ctx.config.tts.blocked_patterns),
+        );
+        if (store.countAfter(caller.key.id, entries) > LEXICON_LIMITS.maxEntries)
+          throw new AppError("bad_request", LEXICON_FULL_DETAIL);
         store.upsert(caller.key.id, entries);
         return listing(caller.key.id);
       },
@@ -103,9 +128,14 @@ export function lexiconRoutes(ctx: AppContext) {
         const dialectParam = typeof query.dialect === "string" ? query.dialect : undefined;
         const dialect = knownDialect(dialectParam);
         if (dialectParam !== undefined && dialect === undefined) {
-          throw new AppError("validation", Detail.validationFailed, { fields: [{ field: "query.dialect", message: `Expected one of ${DIALECTS.join(", ")}` }] });
+          throw new AppError("validation", Detail.validationFailed, {
+            fields: [{ field: "query.dialect", message: `Expected one of ${DIALECTS.join(", ")}` }],
+          });
         }
-        if (grapheme === "") throw new AppError("validation", Detail.validationFailed, { fields: [{ field: "query.grapheme", message: "grapheme cannot be empty" }] });
+        if (grapheme === "")
+          throw new AppError("validation", Detail.validationFailed, {
+            fields: [{ field: "query.grapheme", message: "grapheme cannot be empty" }],
+          });
         return json({ deleted: store.delete(caller.key.id, grapheme, dialect) });
       },
       {
@@ -113,13 +143,20 @@ export function lexiconRoutes(ctx: AppContext) {
         detail: authedOperation({
           operationId: "deleteLexicon",
           summary: "Delete lexicon entries",
-          description: "`?grapheme=…` deletes that grapheme's entries (`&dialect=…`: only that dialect's); no parameter deletes every entry of the key.",
+          description:
+            "`?grapheme=…` deletes that grapheme's entries (`&dialect=…`: only that dialect's); no parameter deletes every entry of the key.",
           tags: ["Lexicon"],
           parameters: [
             { name: "grapheme", in: "query", required: false, schema: { type: "string" }, example: "STC" },
             { name: "dialect", in: "query", required: false, schema: { type: "string", enum: [...DIALECTS] } },
           ],
-          success: { "200": { description: "How many entries were deleted.", headers: AUTHED_HEADERS, content: { "application/json": { example: { deleted: 1 } } } } },
+          success: {
+            "200": {
+              description: "How many entries were deleted.",
+              headers: AUTHED_HEADERS,
+              content: { "application/json": { example: { deleted: 1 } } },
+            },
+          },
           errors: [422],
         }),
       },

@@ -12,13 +12,21 @@ import { IPA_TEXT, stripSpanMarkers } from "../frontend/phoneme-span.ts";
 import { LEXICON_LIMITS, type LexiconEntry } from "./store.ts";
 
 const text = (max: number, what: string) =>
-  v.pipe(v.string("Expected a string"), v.trim(), v.minLength(1, `${what} cannot be empty`), v.maxLength(max, `${what} is longer than ${max} characters`));
+  v.pipe(
+    v.string("Expected a string"),
+    v.trim(),
+    v.minLength(1, `${what} cannot be empty`),
+    v.maxLength(max, `${what} is longer than ${max} characters`),
+  );
 
 /** One entry as sent. */
 export const LexiconEntrySchema = v.pipe(
   v.object(
     {
-      grapheme: v.pipe(text(LEXICON_LIMITS.maxGraphemeChars, "grapheme"), v.description("The written form, matched as a whole word (harakat ignored).")),
+      grapheme: v.pipe(
+        text(LEXICON_LIMITS.maxGraphemeChars, "grapheme"),
+        v.description("The written form, matched as a whole word (harakat ignored)."),
+      ),
       alias: v.optional(v.pipe(text(LEXICON_LIMITS.maxAliasChars, "alias"), v.description("Text said instead."))),
       ipa: v.optional(
         v.pipe(
@@ -27,7 +35,9 @@ export const LexiconEntrySchema = v.pipe(
           v.description("IPA said instead, by voices fed espeak phonemes (others read the grapheme)."),
         ),
       ),
-      dialect: v.optional(v.pipe(v.picklist(DIALECTS, `Expected one of ${DIALECTS.join(", ")}`), v.description("Only for this dialect."))),
+      dialect: v.optional(
+        v.pipe(v.picklist(DIALECTS, `Expected one of ${DIALECTS.join(", ")}`), v.description("Only for this dialect.")),
+      ),
     },
     "Expected an object",
   ),
@@ -47,9 +57,14 @@ export const LexiconPutSchema = v.object(
 );
 
 /** Validates a PUT body into entries; throws AppError 422 (fields named as `naming` says) or 400. */
-export function parseLexiconPut(body: unknown, filter: ContentFilter, naming: FieldNaming = BODY_FIELDS): LexiconEntry[] {
+export function parseLexiconPut(
+  body: unknown,
+  filter: ContentFilter,
+  naming: FieldNaming = BODY_FIELDS,
+): LexiconEntry[] {
   const result = v.safeParse(LexiconPutSchema, body ?? {});
-  if (!result.success) throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, naming) });
+  if (!result.success)
+    throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, naming) });
   return result.output.entries.map((entry) => {
     if (entry.alias !== undefined) assertAllowedContent(entry.alias, filter);
     assertAllowedContent(entry.grapheme, filter);

@@ -42,7 +42,9 @@ export class LexiconStore {
   /** The key's entries, in grapheme order. */
   list(keyId: string): LexiconEntry[] {
     return this.db
-      .query<Row, [string]>("SELECT grapheme, dialect, alias, ipa FROM lexicon_entries WHERE key_id = ? ORDER BY grapheme, dialect")
+      .query<Row, [string]>(
+        "SELECT grapheme, dialect, alias, ipa FROM lexicon_entries WHERE key_id = ? ORDER BY grapheme, dialect",
+      )
       .all(keyId)
       .map(toEntry);
   }
@@ -69,7 +71,11 @@ export class LexiconStore {
   /** Deletes one grapheme's entries (one dialect's, when given), or all the key's; returns how many. */
   delete(keyId: string, grapheme?: string, dialect?: Dialect): number {
     if (grapheme === undefined) return this.db.query("DELETE FROM lexicon_entries WHERE key_id = ?").run(keyId).changes;
-    if (dialect === undefined) return this.db.query("DELETE FROM lexicon_entries WHERE key_id = ? AND grapheme = ?").run(keyId, grapheme).changes;
-    return this.db.query("DELETE FROM lexicon_entries WHERE key_id = ? AND grapheme = ? AND dialect = ?").run(keyId, grapheme, dialect).changes;
+    if (dialect === undefined)
+      return this.db.query("DELETE FROM lexicon_entries WHERE key_id = ? AND grapheme = ?").run(keyId, grapheme)
+        .changes;
+    return this.db
+      .query("DELETE FROM lexicon_entries WHERE key_id = ? AND grapheme = ? AND dialect = ?")
+      .run(keyId, grapheme, dialect).changes;
   }
 }

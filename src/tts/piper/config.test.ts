@@ -16,14 +16,24 @@ const piper = (over: Record<string, unknown> = {}) => ({
 describe("parsePiperConfig", () => {
   test("does read a published-style config with Piper's defaulted scales", () => {
     const c = parsePiperConfig(piper(), "/m/v.onnx");
-    expect(c).toMatchObject({ family: "piper", sampleRate: 22050, phonemeType: "espeak", espeakVoice: "ar", language: "ar", numSpeakers: 1 });
+    expect(c).toMatchObject({
+      family: "piper",
+      sampleRate: 22050,
+      phonemeType: "espeak",
+      espeakVoice: "ar",
+      language: "ar",
+      numSpeakers: 1,
+    });
     expect(c.inference).toEqual({ noiseScale: 0.667, lengthScale: 1, noiseW: 0.8 });
     expect(c.phonemeIdMap.get("b")).toEqual([5, 6]);
     expect(Object.isFrozen(c)).toBe(true);
   });
 
   test("does take the pack's own scales and an English espeak voice", () => {
-    const c = parsePiperConfig(piper({ espeak: { voice: "en-us" }, inference: { noise_scale: 0.5, length_scale: 1.2, noise_w: 0.6 } }), "/m/v.onnx");
+    const c = parsePiperConfig(
+      piper({ espeak: { voice: "en-us" }, inference: { noise_scale: 0.5, length_scale: 1.2, noise_w: 0.6 } }),
+      "/m/v.onnx",
+    );
     expect(c.language).toBe("en");
     expect(c.inference).toEqual({ noiseScale: 0.5, lengthScale: 1.2, noiseW: 0.6 });
   });
@@ -46,7 +56,10 @@ describe("parsePiperConfig", () => {
   });
 
   test("does accept a text voice without an espeak block, reading numbers in its language", () => {
-    const c = parsePiperConfig(piper({ phoneme_type: "text", espeak: undefined, language: { family: "en" } }), "/m/v.onnx");
+    const c = parsePiperConfig(
+      piper({ phoneme_type: "text", espeak: undefined, language: { family: "en" } }),
+      "/m/v.onnx",
+    );
     expect(c).toMatchObject({ phonemeType: "text", language: "en" });
   });
 });
@@ -60,13 +73,27 @@ describe("tokens.txt and sherpa-onnx metadata", () => {
   });
 
   test("does build an espeak VITS config from sherpa-onnx's Piper conversion metadata", () => {
-    const c = parseSherpaVitsConfig({ model_type: "vits", comment: "piper", voice: "ar", sample_rate: "16000", n_speakers: "3" }, "_ 0\n^ 1\n$ 2\n", "/m/model.onnx");
-    expect(c).toMatchObject({ family: "vits", sampleRate: 16000, phonemeType: "espeak", espeakVoice: "ar", numSpeakers: 3 });
+    const c = parseSherpaVitsConfig(
+      { model_type: "vits", comment: "piper", voice: "ar", sample_rate: "16000", n_speakers: "3" },
+      "_ 0\n^ 1\n$ 2\n",
+      "/m/model.onnx",
+    );
+    expect(c).toMatchObject({
+      family: "vits",
+      sampleRate: 16000,
+      phonemeType: "espeak",
+      espeakVoice: "ar",
+      numSpeakers: 3,
+    });
   });
 
   test("does refuse a model whose metadata is not VITS or lacks its rate", () => {
     expect(() => parseSherpaVitsConfig({ model_type: "whisper" }, "", "/m")).toThrow("model_type");
-    expect(() => parseSherpaVitsConfig({ model_type: "vits", comment: "piper", voice: "ar" }, "_ 0\n^ 1\n$ 2\n", "/m")).toThrow("sample_rate");
-    expect(() => parseSherpaVitsConfig({ model_type: "vits", comment: "piper", sample_rate: "16000" }, "_ 0\n^ 1\n$ 2\n", "/m")).toThrow("voice");
+    expect(() =>
+      parseSherpaVitsConfig({ model_type: "vits", comment: "piper", voice: "ar" }, "_ 0\n^ 1\n$ 2\n", "/m"),
+    ).toThrow("sample_rate");
+    expect(() =>
+      parseSherpaVitsConfig({ model_type: "vits", comment: "piper", sample_rate: "16000" }, "_ 0\n^ 1\n$ 2\n", "/m"),
+    ).toThrow("voice");
   });
 });

@@ -33,34 +33,46 @@ export interface VoiceConfig {
   readonly inference: { readonly noiseScale: number; readonly lengthScale: number; readonly noiseW: number };
 }
 
-
 const PIPER_SPECIALS = ["^", "_", "$"] as const;
 const DEFAULT_INFERENCE = { noiseScale: 0.667, lengthScale: 1, noiseW: 0.8 } as const;
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => value !== null && typeof value === "object" && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
 
 function positiveNumber(value: unknown, key: string, fallback: number): number {
   if (value === undefined || value === null) return fallback;
   const n = typeof value === "string" ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isFinite(n) || n <= 0) throw new PackError(`${key} must be a positive number, got ${JSON.stringify(value)}`);
+  if (typeof n !== "number" || !Number.isFinite(n) || n <= 0)
+    throw new PackError(`${key} must be a positive number, got ${JSON.stringify(value)}`);
   return n;
 }
 
 function sampleRateOf(value: unknown, key: string): number {
   const n = typeof value === "string" ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < 4000 || n > 192000) throw new PackError(`${key} must be an integer sample rate, got ${JSON.stringify(value)}`);
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 4000 || n > 192000)
+    throw new PackError(`${key} must be an integer sample rate, got ${JSON.stringify(value)}`);
   return n;
 }
 
-function checkIdMap(map: Map<string, number[]>, numSymbols: number | undefined, source: string): ReadonlyMap<string, readonly number[]> {
+function checkIdMap(
+  map: Map<string, number[]>,
+  numSymbols: number | undefined,
+  source: string,
+): ReadonlyMap<string, readonly number[]> {
   for (const special of PIPER_SPECIALS) {
-    if (!map.has(special)) throw new PackError(`${source} has no id for "${special}" (Piper's sequence is ^ _ (phoneme _)* $)`);
+    if (!map.has(special))
+      throw new PackError(`${source} has no id for "${special}" (Piper's sequence is ^ _ (phoneme _)* $)`);
   }
   for (const [symbol, ids] of map) {
-    if (ids.length === 0 || ids.some((id) => !Number.isInteger(id) || id < 0 || (numSymbols !== undefined && id >= numSymbols))) {
-      throw new PackError(`${source}: ids of ${JSON.stringify(symbol)} must be integers in 0..${(numSymbols ?? Infinity) - 1}`);
+    if (
+      ids.length === 0 ||
+      ids.some((id) => !Number.isInteger(id) || id < 0 || (numSymbols !== undefined && id >= numSymbols))
+    ) {
+      throw new PackError(
+        `${source}: ids of ${JSON.stringify(symbol)} must be integers in 0..${(numSymbols ?? Infinity) - 1}`,
+      );
     }
   }
   return map;
@@ -76,12 +88,19 @@ export function parsePiperConfig(json: unknown, modelPath: string): VoiceConfig 
   const audio = isObject(json.audio) ? json.audio : {};
   const sampleRate = sampleRateOf(audio.sample_rate, "audio.sample_rate");
   const phonemeType = json.phoneme_type ?? "espeak";
-  if (phonemeType !== "espeak" && phonemeType !== "text") throw new PackError(`phoneme_type ${JSON.stringify(phonemeType)} is not supported (espeak or text)`);
+  if (phonemeType !== "espeak" && phonemeType !== "text")
+    throw new PackError(`phoneme_type ${JSON.stringify(phonemeType)} is not supported (espeak or text)`);
   const espeak = isObject(json.espeak) ? json.espeak : {};
   const language = isObject(json.language) ? json.language : {};
-  const family = typeof language.family === "string" ? language.family : typeof language.code === "string" ? language.code : undefined;
+  const family =
+    typeof language.family === "string"
+      ? language.family
+      : typeof language.code === "string"
+        ? language.code
+        : undefined;
   const espeakVoice = typeof espeak.voice === "string" && espeak.voice.trim() !== "" ? espeak.voice.trim() : undefined;
-  if (phonemeType === "espeak" && espeakVoice === undefined) throw new PackError("espeak.voice is required for phoneme_type espeak");
+  if (phonemeType === "espeak" && espeakVoice === undefined)
+    throw new PackError("espeak.voice is required for phoneme_type espeak");
 
   if (!isObject(json.phoneme_id_map)) throw new PackError("phoneme_id_map is missing");
   const ids = new Map<string, number[]>();
@@ -93,7 +112,8 @@ export function parsePiperConfig(json: unknown, modelPath: string): VoiceConfig 
   const phonemeMap = new Map<string, string[]>();
   if (isObject(json.phoneme_map)) {
     for (const [from, to] of Object.entries(json.phoneme_map)) {
-      if (!Array.isArray(to) || to.some((p) => typeof p !== "string")) throw new PackError(`phoneme_map[${JSON.stringify(from)}] must be a list of phonemes`);
+      if (!Array.isArray(to) || to.some((p) => typeof p !== "string"))
+        throw new PackError(`phoneme_map[${JSON.stringify(from)}] must be a list of phonemes`);
       phonemeMap.set(from, to as string[]);
     }
   }
@@ -101,7 +121,10 @@ export function parsePiperConfig(json: unknown, modelPath: string): VoiceConfig 
   const speakerIdMap: Record<string, number> = {};
   if (isObject(json.speaker_id_map)) {
     for (const [name, sid] of Object.entries(json.speaker_id_map)) {
-      if (typeof sid !== "number" || !Number.isInteger(sid) || sid < 0 || sid >= numSpeakers) throw new PackError(`speaker_id_map[${JSON.stringify(name)}] must be a sid below num_speakers (${numSpeakers})`);
+      if (typeof sid !== "number" || !Number.isInteger(sid) || sid < 0 || sid >= numSpeakers)
+        throw new PackError(
+          `speaker_id_map[${JSON.stringify(name)}] must be a sid below num_speakers (${numSpeakers})`,
+        );
       speakerIdMap[name] = sid;
     }
   }
@@ -133,13 +156,19 @@ export function parseTokens(text: string): Map<string, number[]> {
 }
 
 /** Validates a sherpa-onnx VITS pack: model metadata (`model_type=vits`, …) and tokens.txt text. */
-export function parseSherpaVitsConfig(metadata: Readonly<Record<string, string>>, tokensText: string, modelPath: string): VoiceConfig {
-  if (metadata.model_type !== "vits") throw new PackError(`metadata model_type is ${JSON.stringify(metadata.model_type ?? null)}, expected "vits"`);
+export function parseSherpaVitsConfig(
+  metadata: Readonly<Record<string, string>>,
+  tokensText: string,
+  modelPath: string,
+): VoiceConfig {
+  if (metadata.model_type !== "vits")
+    throw new PackError(`metadata model_type is ${JSON.stringify(metadata.model_type ?? null)}, expected "vits"`);
   const sampleRate = sampleRateOf(metadata.sample_rate, "metadata sample_rate");
   const espeakVoice = metadata.voice?.trim() || undefined;
   // sherpa-onnx's Piper conversions say comment=piper and has_espeak=1; other VITS exports read characters.
   const phonemeType: PhonemeType = metadata.has_espeak === "1" || metadata.comment === "piper" ? "espeak" : "text";
-  if (phonemeType === "espeak" && espeakVoice === undefined) throw new PackError("metadata voice (the espeak voice) is required for a Piper-style VITS model");
+  if (phonemeType === "espeak" && espeakVoice === undefined)
+    throw new PackError("metadata voice (the espeak voice) is required for a Piper-style VITS model");
   const language = metadata.language ?? espeakVoice ?? "ar";
   return freeze({
     family: "vits",
@@ -155,7 +184,11 @@ export function parseSherpaVitsConfig(metadata: Readonly<Record<string, string>>
     inference: {
       noiseScale: positiveNumber(metadata.noise_scale, "metadata noise_scale", DEFAULT_INFERENCE.noiseScale),
       lengthScale: positiveNumber(metadata.length_scale, "metadata length_scale", DEFAULT_INFERENCE.lengthScale),
-      noiseW: positiveNumber(metadata.noise_scale_w ?? metadata.noise_w, "metadata noise_scale_w", DEFAULT_INFERENCE.noiseW),
+      noiseW: positiveNumber(
+        metadata.noise_scale_w ?? metadata.noise_w,
+        "metadata noise_scale_w",
+        DEFAULT_INFERENCE.noiseW,
+      ),
     },
   });
 }

@@ -32,23 +32,32 @@ export interface InferOptions {
  * Checks a model's declared inputs/outputs against the Piper contract. Returns the audio output's
  * name and whether the graph takes `sid`; throws {@link PackError}.
  */
-export function checkVoiceGraph(info: Pick<OnnxModelInfo, "inputs" | "outputs">, numSpeakers: number): { output: string; hasSid: boolean; embeddingDim: number | undefined } {
+export function checkVoiceGraph(
+  info: Pick<OnnxModelInfo, "inputs" | "outputs">,
+  numSpeakers: number,
+): { output: string; hasSid: boolean; embeddingDim: number | undefined } {
   const inputs = new Map(info.inputs.map((i) => [i.name, i.elemType]));
   for (const [name, type] of Object.entries(REQUIRED_INPUTS)) {
-    if (!inputs.has(name)) throw new PackError(`model has no input "${name}" (inputs: ${[...inputs.keys()].join(", ") || "none"})`);
+    if (!inputs.has(name))
+      throw new PackError(`model has no input "${name}" (inputs: ${[...inputs.keys()].join(", ") || "none"})`);
     const actual = inputs.get(name);
     if (actual !== null && actual !== type) throw new PackError(`model input "${name}" is ${actual}, expected ${type}`);
   }
   const hasSid = inputs.has("sid");
   const embedding = info.inputs.find((i) => i.name === EMBEDDING_INPUT);
   const dim = embedding?.dims?.[embedding.dims.length - 1];
-  if (embedding && embedding.dims !== null && (typeof dim !== "number" || dim <= 0)) throw new PackError(`model input "${EMBEDDING_INPUT}" needs a fixed last dim (the embedding size)`);
-  const extra = [...inputs.keys()].filter((name) => !(name in REQUIRED_INPUTS) && name !== "sid" && name !== EMBEDDING_INPUT);
+  if (embedding && embedding.dims !== null && (typeof dim !== "number" || dim <= 0))
+    throw new PackError(`model input "${EMBEDDING_INPUT}" needs a fixed last dim (the embedding size)`);
+  const extra = [...inputs.keys()].filter(
+    (name) => !(name in REQUIRED_INPUTS) && name !== "sid" && name !== EMBEDDING_INPUT,
+  );
   if (extra.length > 0) throw new PackError(`model needs inputs Sawt does not feed: ${extra.join(", ")}`);
-  if (numSpeakers > 1 && !hasSid) throw new PackError(`config has ${numSpeakers} speakers but the model takes no "sid"`);
+  if (numSpeakers > 1 && !hasSid)
+    throw new PackError(`config has ${numSpeakers} speakers but the model takes no "sid"`);
   const output = info.outputs.find((o) => o.name === "output") ?? info.outputs[0];
   if (!output) throw new PackError("model has no output");
-  if (output.elemType !== null && output.elemType !== "float32") throw new PackError(`model output "${output.name}" is ${output.elemType}, expected float32 audio`);
+  if (output.elemType !== null && output.elemType !== "float32")
+    throw new PackError(`model output "${output.name}" is ${output.elemType}, expected float32 audio`);
   return { output: output.name, hasSid, embeddingDim: typeof dim === "number" ? dim : undefined };
 }
 
@@ -71,7 +80,10 @@ export class VoiceModel {
     const { output, hasSid, embeddingDim } = checkVoiceGraph(info, config.numSpeakers);
     const created = await createSession(config.modelPath);
     const session = created.session;
-    const declared = { inputs: session.inputNames.map((name) => ({ name, elemType: null, dims: null })), outputs: session.outputNames.map((name) => ({ name, elemType: null, dims: null })) };
+    const declared = {
+      inputs: session.inputNames.map((name) => ({ name, elemType: null, dims: null })),
+      outputs: session.outputNames.map((name) => ({ name, elemType: null, dims: null })),
+    };
     try {
       checkVoiceGraph(declared, config.numSpeakers);
     } catch (error) {
@@ -93,12 +105,14 @@ export class VoiceModel {
     if (this.hasSid) feeds.sid = new Tensor("int64", BigInt64Array.of(BigInt(options.sid)), [1]);
     if (this.embeddingDim !== undefined) {
       const embedding = options.embedding ?? new Float32Array(this.embeddingDim);
-      if (embedding.length !== this.embeddingDim) throw new Error(`speaker embedding has ${embedding.length} values, the voice takes ${this.embeddingDim}`);
+      if (embedding.length !== this.embeddingDim)
+        throw new Error(`speaker embedding has ${embedding.length} values, the voice takes ${this.embeddingDim}`);
       feeds[EMBEDDING_INPUT] = new Tensor("float32", embedding, [1, this.embeddingDim]);
     }
     const outputs = (await this.session.run(feeds)) as Record<string, Tensor | undefined>;
     const audio = outputs[this.output];
-    if (!audio || !(audio.data instanceof Float32Array)) throw new Error(`voice model returned no float32 "${this.output}"`);
+    if (!audio || !(audio.data instanceof Float32Array))
+      throw new Error(`voice model returned no float32 "${this.output}"`);
     // Time is the last dim; with batch 1 every leading dim is 1, so the first T values are the audio.
     const samples = audio.dims.length > 0 ? Number(audio.dims[audio.dims.length - 1]) : audio.data.length;
     return samples === audio.data.length ? audio.data : audio.data.subarray(0, samples);

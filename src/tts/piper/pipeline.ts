@@ -28,7 +28,10 @@ export interface PhonemeIds {
  * Piper's id sequence: `^`, `_`, then each phoneme's ids followed by `_`, then `$`. Piper's
  * phoneme_map substitutions apply first; phonemes without an id are skipped.
  */
-export function phonemesToIds(phonemes: readonly string[], config: Pick<VoiceConfig, "phonemeIdMap" | "phonemeMap">): PhonemeIds {
+export function phonemesToIds(
+  phonemes: readonly string[],
+  config: Pick<VoiceConfig, "phonemeIdMap" | "phonemeMap">,
+): PhonemeIds {
   const map = config.phonemeIdMap;
   const pad = map.get("_")!;
   const ids: number[] = [...map.get("^")!, ...pad];
@@ -52,7 +55,10 @@ export function phonemesToIds(phonemes: readonly string[], config: Pick<VoiceCon
  * ("Yara"), case-insensitively, else speaker 0. This is how one multi-speaker pack carries
  * several dialects.
  */
-export function speakerFor(speakerIdMap: Readonly<Record<string, number>>, options: Pick<RenderOptions, "voice" | "dialect">): number {
+export function speakerFor(
+  speakerIdMap: Readonly<Record<string, number>>,
+  options: Pick<RenderOptions, "voice" | "dialect">,
+): number {
   const names = new Map(Object.entries(speakerIdMap).map(([name, sid]) => [name.toLowerCase(), sid]));
   for (const wanted of [options.dialect, options.dialect.replace(/^ar-/, ""), options.voice.toLowerCase()]) {
     const sid = names.get(wanted);
@@ -120,11 +126,14 @@ export class PiperVoice implements LoadedVoice {
   async read(sentence: Sentence): Promise<SentenceReading> {
     let input = sentence;
     if (this.diacritize) {
-      const clauses = await Promise.all(sentence.clauses.map(async (clause) => ({ ...clause, text: await this.diacritize!(clause.text) })));
+      const clauses = await Promise.all(
+        sentence.clauses.map(async (clause) => ({ ...clause, text: await this.diacritize!(clause.text) })),
+      );
       input = { ...sentence, clauses, text: clauses.map((c) => c.text).join(" ") };
     }
     const diacritized = input.text;
-    if (this.config.phonemeType === "text") return { diacritized, phonemes: Array.from(writtenForm(diacritized).normalize("NFD")) };
+    if (this.config.phonemeType === "text")
+      return { diacritized, phonemes: Array.from(writtenForm(diacritized).normalize("NFD")) };
     if (hasPhonemeSpans(diacritized)) return { diacritized, phonemes: await this.phonemesWithSpans(input) };
     return { diacritized, phonemes: (await phonemizeSentences([input], this.config.espeakVoice))[0] ?? [] };
   }
@@ -136,7 +145,8 @@ export class PiperVoice implements LoadedVoice {
       for (const piece of spanPieces(clause.text)) {
         if (out.length > 0 && out[out.length - 1] !== " ") out.push(" ");
         if (piece.kind === "ipa") out.push(...Array.from(piece.ipa));
-        else if (piece.text.trim() !== "") out.push(...(await phonemize(piece.text, this.config.espeakVoice, Number.MAX_SAFE_INTEGER)).flat());
+        else if (piece.text.trim() !== "")
+          out.push(...(await phonemize(piece.text, this.config.espeakVoice, Number.MAX_SAFE_INTEGER)).flat());
       }
     }
     return out;

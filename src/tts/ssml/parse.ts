@@ -30,8 +30,22 @@ export function isSsml(input: string): boolean {
 const ELEMENTS = new Set(["speak", "p", "s", "break", "prosody", "say-as", "sub", "phoneme", "lang"]);
 /** Elements whose content is read as a whole (no elements inside). */
 const CAPTURING = new Set(["say-as", "sub", "phoneme"]);
-const BREAK_STRENGTH: Readonly<Record<string, number>> = { none: 0, "x-weak": 0.1, weak: 0.25, medium: 0.5, strong: 0.75, "x-strong": 1.25 };
-const RATE_WORDS: Readonly<Record<string, number>> = { "x-slow": 0.5, slow: 0.75, medium: 1, default: 1, fast: 1.25, "x-fast": 1.5 };
+const BREAK_STRENGTH: Readonly<Record<string, number>> = {
+  none: 0,
+  "x-weak": 0.1,
+  weak: 0.25,
+  medium: 0.5,
+  strong: 0.75,
+  "x-strong": 1.25,
+};
+const RATE_WORDS: Readonly<Record<string, number>> = {
+  "x-slow": 0.5,
+  slow: 0.75,
+  medium: 1,
+  default: 1,
+  fast: 1.25,
+  "x-fast": 1.5,
+};
 /** Longest single break (a longer one is almost certainly a unit mistake). */
 const MAX_BREAK_SECONDS = 10;
 
@@ -92,7 +106,8 @@ function captureText(frame: Frame, base: "ar" | "en"): string {
     return phonemeSpan(ph, content);
   }
   const interpretAs = attributes["interpret-as"] ?? fail("<say-as> needs an interpret-as attribute");
-  if (!(SAY_AS as readonly string[]).includes(interpretAs)) fail(`<say-as interpret-as="${interpretAs}"> must be one of ${SAY_AS.join(", ")}`);
+  if (!(SAY_AS as readonly string[]).includes(interpretAs))
+    fail(`<say-as interpret-as="${interpretAs}"> must be one of ${SAY_AS.join(", ")}`);
   try {
     return sayAs(interpretAs as SayAs, content, frame.language ?? base, attributes.format);
   } catch (error) {
@@ -112,7 +127,8 @@ export function parseSsml(input: string, base: "ar" | "en"): SpeechPart[] {
   let bufferFrame: Pick<Frame, "language" | "rate"> = { language: undefined, rate: 1 };
   const top = (): Frame | undefined => stack[stack.length - 1];
   const flush = (): void => {
-    if (buffer.trim() !== "") parts.push({ kind: "text", text: buffer.trim(), language: bufferFrame.language, rate: bufferFrame.rate });
+    if (buffer.trim() !== "")
+      parts.push({ kind: "text", text: buffer.trim(), language: bufferFrame.language, rate: bufferFrame.rate });
     buffer = "";
     const frame = top();
     bufferFrame = frame ? { language: frame.language, rate: frame.rate } : { language: undefined, rate: 1 };

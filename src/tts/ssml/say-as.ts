@@ -6,7 +6,17 @@
 import { arabicDayOrdinal } from "../frontend/arabic-numerals.ts";
 
 /** The interpretations Sawt reads. */
-export const SAY_AS = ["characters", "spell-out", "digits", "cardinal", "ordinal", "date", "time", "telephone", "currency"] as const;
+export const SAY_AS = [
+  "characters",
+  "spell-out",
+  "digits",
+  "cardinal",
+  "ordinal",
+  "date",
+  "time",
+  "telephone",
+  "currency",
+] as const;
 /** One interpretation. */
 export type SayAs = (typeof SAY_AS)[number];
 
@@ -23,11 +33,13 @@ function spell(text: string): string {
 /** A date written in `format` (dmy, mdy, ymd; default: by shape) as ISO, which the front-end reads. */
 function isoDate(text: string, format: string | undefined): string {
   const fields = text.trim().split(/[-/.\s]+/u);
-  if (fields.length !== 3 || fields.some((f) => !/^\d+$/u.test(f))) throw new SayAsError(`say-as date cannot read "${text.trim()}"`);
+  if (fields.length !== 3 || fields.some((f) => !/^\d+$/u.test(f)))
+    throw new SayAsError(`say-as date cannot read "${text.trim()}"`);
   const order = format ?? (fields[0]!.length === 4 ? "ymd" : "dmy");
   const at = (letter: string) => fields[order.indexOf(letter)];
   const [y, m, d] = [at("y"), at("m"), at("d")];
-  if (!/^(dmy|mdy|ymd)$/u.test(order) || !y || !m || !d) throw new SayAsError(`say-as date format "${format}" is not dmy, mdy or ymd`);
+  if (!/^(dmy|mdy|ymd)$/u.test(order) || !y || !m || !d)
+    throw new SayAsError(`say-as date format "${format}" is not dmy, mdy or ymd`);
   return `${y.padStart(4, "0")}-${m.padStart(2, "0")}-${d.padStart(2, "0")}`;
 }
 

@@ -16,7 +16,11 @@ import { PackError } from "../../models/errors.ts";
 import { readModelHeader, type OnnxModelInfo } from "../../models/header.ts";
 
 /** Files of a tashkeel pack; `hintMap` only for graphs taking `diac_inputs`. */
-export const TASHKEEL_FILES = { model: "model.onnx", inputMap: "input_id_map.json", targetMap: "target_id_map.json" } as const;
+export const TASHKEEL_FILES = {
+  model: "model.onnx",
+  inputMap: "input_id_map.json",
+  targetMap: "target_id_map.json",
+} as const;
 /** The hint map of the three-input shape. */
 export const HINT_MAP_FILE = "hint_id_map.json";
 
@@ -66,7 +70,8 @@ function readJson(path: string): unknown {
 }
 
 function objectOf(json: unknown, name: string): Record<string, unknown> {
-  if (json === null || typeof json !== "object" || Array.isArray(json)) throw new PackError(`${name} must be a JSON object`);
+  if (json === null || typeof json !== "object" || Array.isArray(json))
+    throw new PackError(`${name} must be a JSON object`);
   return json as Record<string, unknown>;
 }
 
@@ -101,21 +106,39 @@ export function tashkeelGraph(info: OnnxModelInfo, hasHintMap: boolean): Tashkee
   if (!chars) throw new PackError("tashkeel model has no input");
   if (!output) throw new PackError("tashkeel model has no output");
   if (chars.elemType !== "float32" && chars.elemType !== "int64") {
-    throw new PackError(`tashkeel input "${chars.name}" is ${chars.elemType}, expected int64 (or float32) character ids`);
+    throw new PackError(
+      `tashkeel input "${chars.name}" is ${chars.elemType}, expected int64 (or float32) character ids`,
+    );
   }
   const lengths = named("input_lengths")?.name;
   const hints = named("diac_inputs")?.name;
   const known = new Set([chars.name, lengths, hints]);
   const unknown = info.inputs.filter((input) => !known.has(input.name)).map((input) => input.name);
-  if (unknown.length > 0) throw new PackError(`tashkeel model takes unknown input(s) ${unknown.join(", ")}; expected char_inputs, input_lengths, diac_inputs`);
-  if (hints !== undefined && !hasHintMap) throw new PackError(`tashkeel model takes diac_inputs but the pack has no ${HINT_MAP_FILE}`);
+  if (unknown.length > 0)
+    throw new PackError(
+      `tashkeel model takes unknown input(s) ${unknown.join(", ")}; expected char_inputs, input_lengths, diac_inputs`,
+    );
+  if (hints !== undefined && !hasHintMap)
+    throw new PackError(`tashkeel model takes diac_inputs but the pack has no ${HINT_MAP_FILE}`);
   const fixed = chars.dims?.[1];
   const padTo = typeof fixed === "number" && fixed > 0;
-  return { chars: chars.name, charType: chars.elemType, lengths, hints, output: output.name, window: padTo ? fixed : CHAR_LIMIT, padTo };
+  return {
+    chars: chars.name,
+    charType: chars.elemType,
+    lengths,
+    hints,
+    output: output.name,
+    window: padTo ? fixed : CHAR_LIMIT,
+    padTo,
+  };
 }
 
 /** Validates a model and its parsed maps into a frozen config; throws {@link PackError}. */
-export function tashkeelConfig(model: string | Uint8Array, info: OnnxModelInfo, maps: TashkeelMapsJson): TashkeelConfig {
+export function tashkeelConfig(
+  model: string | Uint8Array,
+  info: OnnxModelInfo,
+  maps: TashkeelMapsJson,
+): TashkeelConfig {
   const inputIds = idMap(maps.inputMap, "input_id_map");
   const targets = targetMap(maps.targetMap);
   const hints = maps.hintMap === undefined ? undefined : idMap(maps.hintMap, "hint_id_map");

@@ -45,7 +45,11 @@ export function readWritten(text: string, inputIds: ReadonlyMap<string, number>)
       if (last) last.marks += char;
       continue;
     }
-    const modelSymbol = inputIds.has(char) ? char : DIGIT.test(char) && inputIds.has(NUMERAL_SYMBOL) ? NUMERAL_SYMBOL : undefined;
+    const modelSymbol = inputIds.has(char)
+      ? char
+      : DIGIT.test(char) && inputIds.has(NUMERAL_SYMBOL)
+        ? NUMERAL_SYMBOL
+        : undefined;
     out.push({ char, marks: "", modelSymbol });
   }
   return out;
@@ -61,7 +65,8 @@ export function hintFor(marks: string, hints: ReadonlyMap<string, number>): numb
   if (marks === "") return none;
   const direct = hints.get(marks);
   if (direct !== undefined) return direct;
-  if (marks.length === 2 && marks.includes(SHADDA)) return hints.get(SHADDA + marks.replace(SHADDA, "")) ?? hints.get(marks.replace(SHADDA, "") + SHADDA) ?? none;
+  if (marks.length === 2 && marks.includes(SHADDA))
+    return hints.get(SHADDA + marks.replace(SHADDA, "")) ?? hints.get(marks.replace(SHADDA, "") + SHADDA) ?? none;
   return none;
 }
 

@@ -37,12 +37,23 @@ export function configureSpeakerEncoder(pack: PackFiles): SpeakerEncoderConfig {
   if (!input || !output) throw new PackError("speaker-encoder: model has no input or output");
   if (input.dims?.length !== 3) throw new PackError(`speaker-encoder: input ${input.name} must be [1, T, feat_dim]`);
   const featureDim = Number(info.metadata.feat_dim ?? (typeof input.dims[2] === "number" ? input.dims[2] : 80));
-  const embeddingDim = Number(info.metadata.output_dim ?? (typeof output.dims?.[1] === "number" ? output.dims[1] : NaN));
-  if (!Number.isInteger(embeddingDim) || embeddingDim <= 0) throw new PackError("speaker-encoder: output_dim metadata or a fixed output dimension is required");
+  const embeddingDim = Number(
+    info.metadata.output_dim ?? (typeof output.dims?.[1] === "number" ? output.dims[1] : NaN),
+  );
+  if (!Number.isInteger(embeddingDim) || embeddingDim <= 0)
+    throw new PackError("speaker-encoder: output_dim metadata or a fixed output dimension is required");
   const rate = Number(info.metadata.sample_rate ?? SPEECH_SAMPLE_RATE);
-  if (rate !== SPEECH_SAMPLE_RATE) throw new PackError(`speaker-encoder: sample_rate ${rate} unsupported (${SPEECH_SAMPLE_RATE} only)`);
+  if (rate !== SPEECH_SAMPLE_RATE)
+    throw new PackError(`speaker-encoder: sample_rate ${rate} unsupported (${SPEECH_SAMPLE_RATE} only)`);
   const normalize = info.metadata.feature_normalize_type === "none" ? "none" : "per_feature";
-  return Object.freeze({ modelPath: pack.path(MODEL), inputName: input.name, outputName: output.name, featureDim, embeddingDim, normalize });
+  return Object.freeze({
+    modelPath: pack.path(MODEL),
+    inputName: input.name,
+    outputName: output.name,
+    featureDim,
+    embeddingDim,
+    normalize,
+  });
 }
 
 /** The pack under `modelsDir`, or undefined when it has no model; throws {@link PackError}. */

@@ -31,7 +31,9 @@ export class SpeakerEncoder {
     for (let m = 0; m < features.nMels; m++) {
       for (let t = 0; t < frames; t++) transposed[t * features.nMels + m] = features.data[m * frames + t]!;
     }
-    const out = await this.session.run({ [this.config.inputName]: new ort.Tensor("float32", transposed, [1, frames, features.nMels]) });
+    const out = await this.session.run({
+      [this.config.inputName]: new ort.Tensor("float32", transposed, [1, frames, features.nMels]),
+    });
     const raw = out[this.config.outputName]!.data as Float32Array;
     const embedding = new Float32Array(raw.subarray(0, this.config.embeddingDim));
     const norm = Math.hypot(...embedding) || 1;

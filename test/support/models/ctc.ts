@@ -24,9 +24,32 @@ import { toneFrequency, TONE, writePiperPack, type PiperPack } from "./tone-voic
  * apart after resampling and lossy codecs.
  */
 export const LETTER_TONES: readonly (readonly [string, number])[] = [
-  ["ا", 4], ["ل", 5], ["م", 6], ["س", 7], ["ع", 8], ["ي", 9], ["ك", 10], ["ب", 11], ["ر", 12],
-  ["ح", 14], ["ن", 15], ["ت", 17], ["ه", 19], ["و", 21], ["د", 23], ["ف", 25], ["ق", 27], ["ش", 30],
-  ["خ", 32], ["ج", 35], ["ص", 38], ["ة", 41], ["ء", 44], ["ط", 48], ["ز", 52], ["ذ", 56],
+  ["ا", 4],
+  ["ل", 5],
+  ["م", 6],
+  ["س", 7],
+  ["ع", 8],
+  ["ي", 9],
+  ["ك", 10],
+  ["ب", 11],
+  ["ر", 12],
+  ["ح", 14],
+  ["ن", 15],
+  ["ت", 17],
+  ["ه", 19],
+  ["و", 21],
+  ["د", 23],
+  ["ف", 25],
+  ["ق", 27],
+  ["ش", 30],
+  ["خ", 32],
+  ["ج", 35],
+  ["ص", 38],
+  ["ة", 41],
+  ["ء", 44],
+  ["ط", 48],
+  ["ز", 52],
+  ["ذ", 56],
 ];
 
 /** Tone id of Piper's word separator (space). */
@@ -74,29 +97,46 @@ export function peakMelBin(frequency: number): number {
 /** Builds the recogniser as ONNX bytes. */
 export function buildToneCtc(): Uint8Array {
   const g = new GraphBuilder("tone_ctc");
-  const features = g.input("audio_signal", "float32", ["audio_signal_dynamic_axes_1", CTC_FEAT_DIM, "audio_signal_dynamic_axes_2"]);
+  const features = g.input("audio_signal", "float32", [
+    "audio_signal_dynamic_axes_1",
+    CTC_FEAT_DIM,
+    "audio_signal_dynamic_axes_2",
+  ]);
   const length = g.input("length", "int64", ["length_dynamic_axes_1"]);
   const tokenTones = [SPACE_TONE, ...LETTER_TONES.map(([, id]) => id)];
   const blankTones = [...BLANK_TONES];
   // Energy of each tone's bin relative to that tone at full level: 0 when it sounds, far below otherwise.
   const relative = (ids: readonly number[]) => {
     const bins = g.int64(ids.map((id) => tonePeak(toneFrequency(id)).bin));
-    const levels = g.float(ids.map((id) => tonePeak(toneFrequency(id)).level), [1, ids.length, 1]);
+    const levels = g.float(
+      ids.map((id) => tonePeak(toneFrequency(id)).level),
+      [1, ids.length, 1],
+    );
     return g.op("Sub", [g.op("Gather", [features, bins], { axis: 1 }), levels]);
   };
   // [N, K, T] per token; blank = max(floor, pad/bos/eos tones).
   const tokenEnergy = relative(tokenTones);
-  const blankEnergy = g.op("Max", [g.op("ReduceMax", [relative(blankTones)], { axes: [1], keepdims: 1 }), g.float(CTC_ENERGY_FLOOR)]);
+  const blankEnergy = g.op("Max", [
+    g.op("ReduceMax", [relative(blankTones)], { axes: [1], keepdims: 1 }),
+    g.float(CTC_ENERGY_FLOOR),
+  ]);
   const logits = g.op("Transpose", [g.op("Concat", [tokenEnergy, blankEnergy], { axis: 1 })], { perm: [0, 2, 1] });
   const kept = g.op("Slice", [logits, g.int64([0]), g.int64([1 << 30]), g.int64([1]), g.int64([CTC_SUBSAMPLING])]);
   // Frames whose first input frame lies at or past `length` carry no audio: force blank there.
   const frames = g.op("Gather", [g.op("Shape", [kept]), g.int64(1)], { axis: 0 });
   const firstInput = g.op("Mul", [g.op("Range", [g.int64(0), frames, g.int64(1)]), g.int64(CTC_SUBSAMPLING)]);
-  const valid = g.op("Unsqueeze", [g.op("Less", [firstInput, g.op("Gather", [length, g.int64(0)], { axis: 0 })]), g.int64([0, 2])]);
+  const valid = g.op("Unsqueeze", [
+    g.op("Less", [firstInput, g.op("Gather", [length, g.int64(0)], { axis: 0 })]),
+    g.int64([0, 2]),
+  ]);
   const vocab = tokenTones.length + 1;
   const blankOnly = g.float([...Array.from({ length: vocab - 1 }, () => -100), 0]);
   const masked = g.op("Where", [valid, kept, blankOnly]);
-  g.output(g.op("LogSoftmax", [masked], { axis: -1 }), "logprobs", "float32", ["logprobs_dynamic_axes_1", "logprobs_dynamic_axes_2", vocab]);
+  g.output(g.op("LogSoftmax", [masked], { axis: -1 }), "logprobs", "float32", [
+    "logprobs_dynamic_axes_1",
+    "logprobs_dynamic_axes_2",
+    vocab,
+  ]);
   return g.toModel({
     producerName: "sawt-test-tone-ctc",
     metadata: {
@@ -117,12 +157,20 @@ export async function writeToneCtcPack(dir: string): Promise<{ modelPath: string
   const modelPath = join(dir, "model.onnx");
   const tokensPath = join(dir, "tokens.txt");
   await Bun.write(modelPath, buildToneCtc());
-  await Bun.write(tokensPath, ctcTokens().map((t, i) => `${t} ${i}\n`).join(""));
+  await Bun.write(
+    tokensPath,
+    ctcTokens()
+      .map((t, i) => `${t} ${i}\n`)
+      .join(""),
+  );
   return { modelPath, tokensPath };
 }
 
 /** Writes the matching Piper text voice: each letter of {@link LETTER_TONES} speaks its tone. */
-export function writeLetterVoicePack(dir: string, options: { name?: string; sampleRate?: number } = {}): Promise<PiperPack> {
+export function writeLetterVoicePack(
+  dir: string,
+  options: { name?: string; sampleRate?: number } = {},
+): Promise<PiperPack> {
   return writePiperPack(dir, {
     name: options.name ?? "ar_SA-tone-letters-medium",
     sampleRate: options.sampleRate ?? 22050,
@@ -148,7 +196,8 @@ export function letterToneAudio(text: string, sampleRate = 16000, lengthScale = 
   const out = new Float32Array(ids.length * segment);
   for (const [k, id] of ids.entries()) {
     const f = toneFrequency(id);
-    for (let j = 0; j < segment; j++) out[k * segment + j] = TONE.AMPLITUDE * Math.sin((2 * Math.PI * f * j) / sampleRate);
+    for (let j = 0; j < segment; j++)
+      out[k * segment + j] = TONE.AMPLITUDE * Math.sin((2 * Math.PI * f * j) / sampleRate);
   }
   return out;
 }

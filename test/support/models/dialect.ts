@@ -34,7 +34,10 @@ export function buildDialectModel(options: DialectModelOptions): Uint8Array {
   // The loudest bin of each band (0 elsewhere: weights mask, −∞-ish floor keeps other bins out).
   const expanded = g.op("Unsqueeze", [pooled, g.int64([2])]);
   const mask = g.constant(tensor(weights, [1, 80, labels]));
-  const masked = g.op("Add", [g.op("Mul", [expanded, mask]), g.op("Mul", [g.op("Sub", [g.float(1), mask]), g.float(-1000)])]);
+  const masked = g.op("Add", [
+    g.op("Mul", [expanded, mask]),
+    g.op("Mul", [g.op("Sub", [g.float(1), mask]), g.float(-1000)]),
+  ]);
   g.output(g.op("ReduceMax", [masked], { axes: [1], keepdims: 0 }), "logits", "float32", [1, labels]);
   return g.toModel({ producerName: "sawt-test-dialect", metadata: { normalize_type: "", feat_dim: 80 } });
 }

@@ -21,8 +21,10 @@ export interface SlowModelOptions {
 /** Builds the slow model as serialised ONNX bytes. */
 export function buildSlowModel(options: SlowModelOptions): Uint8Array {
   const n = options.matSize ?? 512;
-  if (!Number.isInteger(n) || n < 4 || n % 4 !== 0) throw new Error(`matSize must be a positive multiple of 4, got ${n}`);
-  if (!Number.isInteger(options.repeats) || options.repeats < 1) throw new Error(`repeats must be ≥ 1, got ${options.repeats}`);
+  if (!Number.isInteger(n) || n < 4 || n % 4 !== 0)
+    throw new Error(`matSize must be a positive multiple of 4, got ${n}`);
+  if (!Number.isInteger(options.repeats) || options.repeats < 1)
+    throw new Error(`repeats must be ≥ 1, got ${options.repeats}`);
   const shift = new Float32Array(n * n);
   for (let row = 0; row < n; row++) shift[row * n + ((row + 4) % n)] = 1;
 

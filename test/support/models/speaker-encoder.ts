@@ -25,7 +25,12 @@ export function buildSpeakerEncoder(): Uint8Array {
   g.output(embedding, "embedding", "float32", [1, SPEAKER_EMBEDDING_DIM]);
   return g.toModel({
     producerName: "sawt-test-speaker-encoder",
-    metadata: { framework: "constructed", sample_rate: "16000", output_dim: String(SPEAKER_EMBEDDING_DIM), feature_normalize_type: "none" },
+    metadata: {
+      framework: "constructed",
+      sample_rate: "16000",
+      output_dim: String(SPEAKER_EMBEDDING_DIM),
+      feature_normalize_type: "none",
+    },
   });
 }
 

@@ -17,9 +17,22 @@ import { GraphBuilder } from "../onnx/builder.ts";
 const REAL = join(import.meta.dir, "..", "..", "..", "..", "shared", "models", "tashkeel");
 /** libtashkeel's hint_id_map.json: the target map plus a lone shadda. */
 export const HINT_ID_MAP: Readonly<Record<string, number>> = {
-  _: 0, "": 1, "\u064B": 2, "\u064C": 3, "\u064D": 4, "\u064E": 5, "\u064F": 6, "\u0650": 7,
-  "\u0651\u064B": 8, "\u0651\u064C": 9, "\u0651\u064D": 10, "\u0651\u064E": 11, "\u0651\u064F": 12, "\u0651\u0650": 13,
-  "\u0652": 14, "\u0651": 15,
+  _: 0,
+  "": 1,
+  "\u064B": 2,
+  "\u064C": 3,
+  "\u064D": 4,
+  "\u064E": 5,
+  "\u064F": 6,
+  "\u0650": 7,
+  "\u0651\u064B": 8,
+  "\u0651\u064C": 9,
+  "\u0651\u064D": 10,
+  "\u0651\u064E": 11,
+  "\u0651\u064F": 12,
+  "\u0651\u0650": 13,
+  "\u0652": 14,
+  "\u0651": 15,
 };
 const TABLE_LENGTH = 1024;
 
@@ -32,7 +45,11 @@ export function buildHintedTashkeelModel(classes: readonly number[]): Uint8Array
   const table = g.int64([...classes, ...new Array(TABLE_LENGTH - classes.length).fill(1)], [1, TABLE_LENGTH]);
   const n = g.op("Slice", [g.op("Shape", [chars]), g.int64([1]), g.int64([2])]);
   const byPosition = g.op("Slice", [table, g.int64([0]), n, g.int64([1])]);
-  const next = g.op("Concat", [g.op("Slice", [hints, g.int64([1]), g.int64([1 << 30]), g.int64([1])]), g.int64([1], [1, 1])], { axis: 1 });
+  const next = g.op(
+    "Concat",
+    [g.op("Slice", [hints, g.int64([1]), g.int64([1 << 30]), g.int64([1])]), g.int64([1], [1, 1])],
+    { axis: 1 },
+  );
   const classIds = g.op("Where", [g.op("Greater", [next, g.int64(1)]), next, byPosition]);
   g.output(g.op("Cast", [classIds], { to: 2 }), "output", "uint8", [1, "n"]);
   g.output(g.op("OneHot", [classIds, g.int64(15), g.float([0, 1])], { axis: -1 }), "scores", "float32", [1, "n", 15]);
@@ -51,7 +68,8 @@ export async function writeHintedTashkeelPack(dir: string, classes: readonly num
 /** Copies the real published pack (2024 shape) into `dir`. */
 export async function writeRealTashkeelPack(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
-  for (const file of ["model.onnx", "input_id_map.json", "target_id_map.json"]) await Bun.write(join(dir, file), Bun.file(join(REAL, file)));
+  for (const file of ["model.onnx", "input_id_map.json", "target_id_map.json"])
+    await Bun.write(join(dir, file), Bun.file(join(REAL, file)));
 }
 
 /**

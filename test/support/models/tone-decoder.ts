@@ -27,7 +27,11 @@ export interface DecodedTones {
  * length is the graph's; without it, {@link estimateSegmentSamples} is snapped to a length that
  * divides the audio evenly, which is exact for audio straight from the model.
  */
-export function decodeToneAudio(samples: Float32Array, sampleRate: number, options: ToneDecodeOptions = {}): DecodedTones {
+export function decodeToneAudio(
+  samples: Float32Array,
+  sampleRate: number,
+  options: ToneDecodeOptions = {},
+): DecodedTones {
   const base = options.baseSamples ?? toneBaseSamples(sampleRate);
   const segment =
     options.lengthScale !== undefined

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as ort from "onnxruntime-node";
 import { decodeToneAudio, estimateSegmentSamples, sidFromAmplitude } from "./tone-decoder.ts";
-import { TONE, buildToneVoice, maxToneId, toneAmplitude, toneBaseSamples, toneFrequency, toneSegmentSamples } from "./tone-voice.ts";
+import {
+  TONE,
+  buildToneVoice,
+  maxToneId,
+  toneAmplitude,
+  toneBaseSamples,
+  toneFrequency,
+  toneSegmentSamples,
+} from "./tone-voice.ts";
 
 interface Synth {
   readonly lengthScale?: number;
@@ -12,7 +20,11 @@ interface Synth {
   readonly logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
 }
 
-async function synthesize(session: ort.InferenceSession, ids: readonly number[], opts: Synth = {}): Promise<ort.Tensor> {
+async function synthesize(
+  session: ort.InferenceSession,
+  ids: readonly number[],
+  opts: Synth = {},
+): Promise<ort.Tensor> {
   const [noise, noiseW] = opts.noise ?? [0.667, 0.8];
   const feeds: Record<string, ort.Tensor> = {
     input: new ort.Tensor("int64", BigInt64Array.from(ids, BigInt), [1, ids.length]),
@@ -34,7 +46,10 @@ const sessions = new Map<string, ort.InferenceSession>();
 beforeAll(async () => {
   for (const sampleRate of [16000, 22050]) {
     sessions.set(`${sampleRate}`, await ort.InferenceSession.create(buildToneVoice({ sampleRate })));
-    sessions.set(`${sampleRate}+sid`, await ort.InferenceSession.create(buildToneVoice({ sampleRate, multiSpeaker: true })));
+    sessions.set(
+      `${sampleRate}+sid`,
+      await ort.InferenceSession.create(buildToneVoice({ sampleRate, multiSpeaker: true })),
+    );
   }
 });
 afterAll(async () => {

@@ -104,7 +104,9 @@ export function buildToneVoice(options: ToneVoiceOptions): Uint8Array {
   const inputLengths = g.input("input_lengths", "int64", ["batch_size"]);
   const scales = g.input("scales", "float32", [3]);
   const sid = options.multiSpeaker ? g.input("sid", "int64", [1]) : undefined;
-  const embedding = options.embeddingDim ? g.input("speaker_embedding", "float32", [1, options.embeddingDim]) : undefined;
+  const embedding = options.embeddingDim
+    ? g.input("speaker_embedding", "float32", [1, options.embeddingDim])
+    : undefined;
 
   // L = max(1, round(length_scale · base)) samples per id.
   const lengthScale = g.op("Gather", [scales, g.int64(1)], { axis: 0 });
@@ -125,19 +127,33 @@ export function buildToneVoice(options: ToneVoiceOptions): Uint8Array {
   const arg = g.op("Mul", [g.op("Cast", [phase], { to: 1 }), g.float((2 * Math.PI) / sampleRate)]);
   const amplitude = sid
     ? g.op("Add", [
-        g.op("Mul", [g.op("Cast", [g.op("Gather", [sid, g.int64(0)], { axis: 0 })], { to: 1 }), g.float(TONE.AMPLITUDE_STEP)]),
+        g.op("Mul", [
+          g.op("Cast", [g.op("Gather", [sid, g.int64(0)], { axis: 0 })], { to: 1 }),
+          g.float(TONE.AMPLITUDE_STEP),
+        ]),
         g.float(TONE.AMPLITUDE),
       ])
     : g.float(TONE.AMPLITUDE);
   const voiced = embedding
-    ? g.op("Add", [amplitude, g.op("Mul", [g.op("Gather", [g.op("Gather", [embedding, g.int64(0)], { axis: 0 }), g.int64(0)], { axis: 0 }), g.float(EMBEDDING_GAIN)])])
+    ? g.op("Add", [
+        amplitude,
+        g.op("Mul", [
+          g.op("Gather", [g.op("Gather", [embedding, g.int64(0)], { axis: 0 }), g.int64(0)], { axis: 0 }),
+          g.float(EMBEDDING_GAIN),
+        ]),
+      ])
     : amplitude;
   let audio = g.op("Mul", [g.op("Sin", [arg]), voiced]);
-  if (options.costRepeats) audio = g.op("Add", [audio, g.op("Mul", [costChain(g, scales, options.costRepeats), g.float(0)])]);
-  if (options.ballastMiB) audio = g.op("Add", [audio, g.op("Mul", [ballast(g, count, options.ballastMiB), g.float(0)])]);
+  if (options.costRepeats)
+    audio = g.op("Add", [audio, g.op("Mul", [costChain(g, scales, options.costRepeats), g.float(0)])]);
+  if (options.ballastMiB)
+    audio = g.op("Add", [audio, g.op("Mul", [ballast(g, count, options.ballastMiB), g.float(0)])]);
   // Piper's export labels dims loosely; the audio is always the last dim, as Sawt must assume.
   g.output(g.op("Reshape", [audio, g.int64([1, 1, -1])]), "output", "float32", ["batch_size", 1, "time"]);
-  return g.toModel({ producerName: "sawt-test-tone-voice", ...(options.metadata ? { metadata: options.metadata } : {}) });
+  return g.toModel({
+    producerName: "sawt-test-tone-voice",
+    ...(options.metadata ? { metadata: options.metadata } : {}),
+  });
 }
 
 /** A scalar that takes `repeats` dense MatMuls to compute from `scales` (a permutation, so it stays finite). */
@@ -237,7 +253,9 @@ function checkIds(map: Record<string, number[]>, sampleRate: number): number {
   for (const [symbol, ids] of Object.entries(map)) {
     for (const id of ids) {
       if (!Number.isInteger(id) || id < 0 || id > limit) {
-        throw new Error(`id ${id} of ${JSON.stringify(symbol)} is outside the tone range 0..${limit} at ${sampleRate} Hz`);
+        throw new Error(
+          `id ${id} of ${JSON.stringify(symbol)} is outside the tone range 0..${limit} at ${sampleRate} Hz`,
+        );
       }
       max = Math.max(max, id);
     }
@@ -338,7 +356,10 @@ export async function writeSherpaVitsPack(dir: string, options: SherpaVitsPackOp
   await mkdir(dir, { recursive: true });
   const modelPath = join(dir, options.modelFile ?? "model.onnx");
   const tokensPath = join(dir, "tokens.txt");
-  await Bun.write(modelPath, buildToneVoice({ sampleRate: options.sampleRate, multiSpeaker: numSpeakers > 1, metadata }));
+  await Bun.write(
+    modelPath,
+    buildToneVoice({ sampleRate: options.sampleRate, multiSpeaker: numSpeakers > 1, metadata }),
+  );
   // sherpa-onnx drops a newline symbol: it cannot be written on a line of its own.
   const lines = Object.entries(phonemeIdMap)
     .filter(([symbol]) => symbol !== "\n")

@@ -10,11 +10,15 @@ import { maxToneId, writePiperPack, writeSherpaVitsPack } from "./tone-voice.ts"
 const dir = mkdtempSync(join(tmpdir(), "sawt-packs-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const MAP = { a: 4, "ʃ": [5], "ː": 6 };
+const MAP = { a: 4, ʃ: [5], ː: 6 };
 
 describe("writePiperPack", () => {
   test("writes the model and a config in Piper's published layout", async () => {
-    const pack = await writePiperPack(join(dir, "piper1"), { name: "ar_JO-tone-medium", sampleRate: 22050, phonemeIdMap: MAP });
+    const pack = await writePiperPack(join(dir, "piper1"), {
+      name: "ar_JO-tone-medium",
+      sampleRate: 22050,
+      phonemeIdMap: MAP,
+    });
     expect(pack.modelPath).toBe(join(dir, "piper1", "ar_JO-tone-medium.onnx"));
     expect(pack.configPath).toBe(`${pack.modelPath}.json`);
     const text = await Bun.file(pack.configPath).text();
@@ -40,7 +44,7 @@ describe("writePiperPack", () => {
     expect(config.language.code).toBe("ar_JO");
     expect(config.inference).toEqual({ noise_scale: 0.667, length_scale: 1, noise_w: 0.8 });
     expect(config.phoneme_type).toBe("espeak");
-    expect(config.phoneme_id_map).toEqual({ _: [0], "^": [1], $: [2], " ": [3], a: [4], "ʃ": [5], "ː": [6] });
+    expect(config.phoneme_id_map).toEqual({ _: [0], "^": [1], $: [2], " ": [3], a: [4], ʃ: [5], ː: [6] });
     expect(config.num_symbols).toBe(7);
     expect(config.num_speakers).toBe(1);
     expect(config.speaker_id_map).toEqual({});
@@ -69,7 +73,12 @@ describe("writePiperPack", () => {
 
   test("adds the sid input when the speaker map has several speakers", async () => {
     const speakerIdMap = { huda: 0, omar: 1, layla: 2 };
-    const pack = await writePiperPack(join(dir, "piper3"), { name: "multi", sampleRate: 16000, phonemeIdMap: MAP, speakerIdMap });
+    const pack = await writePiperPack(join(dir, "piper3"), {
+      name: "multi",
+      sampleRate: 16000,
+      phonemeIdMap: MAP,
+      speakerIdMap,
+    });
     expect(pack.config).toMatchObject({ num_speakers: 3, speaker_id_map: speakerIdMap });
     const info = readOnnxModelInfoFile(pack.modelPath);
     expect(info.inputs.map((i) => i.name)).toEqual(["input", "input_lengths", "scales", "sid"]);
@@ -104,7 +113,10 @@ describe("writeSherpaVitsPack", () => {
   });
 
   test("writes one '<symbol> <id>' line per symbol, the space symbol included", async () => {
-    const pack = await writeSherpaVitsPack(join(dir, "sherpa2"), { sampleRate: 16000, phonemeIdMap: { ...MAP, "\n": 7 } });
+    const pack = await writeSherpaVitsPack(join(dir, "sherpa2"), {
+      sampleRate: 16000,
+      phonemeIdMap: { ...MAP, "\n": 7 },
+    });
     expect(await Bun.file(pack.tokensPath).text()).toBe("_ 0\n^ 1\n$ 2\n  3\na 4\nʃ 5\nː 6\n");
   });
 

@@ -172,18 +172,33 @@ export function buildWhisperEncoder(script: WhisperScript, vocab: WhisperVocab):
     for (const m of inBand) weights[m * rows + r] = 1 / inBand.length;
   }
   const meanMel = g.op("ReduceMean", [mel], { axes: [2], keepdims: 0 });
-  const row = g.op("ArgMax", [g.op("MatMul", [meanMel, g.constant(tensor(weights, [nMels, rows]))])], { axis: 1, keepdims: 0 });
+  const row = g.op("ArgMax", [g.op("MatMul", [meanMel, g.constant(tensor(weights, [nMels, rows]))])], {
+    axis: 1,
+    keepdims: 0,
+  });
   const rowF = g.op("Cast", [g.op("Gather", [row, g.int64(0)], { axis: 0 })], { to: 1 });
   const select = g.constant(oneHot([N_TEXT_LAYER, 1, N_AUDIO_CTX, N_TEXT_STATE], 0));
-  g.output(g.op("Mul", [select, rowF]), "n_layer_cross_k", "float32", [N_TEXT_LAYER, "n_audio", N_AUDIO_CTX, N_TEXT_STATE]);
-  g.output(g.op("Mul", [select, g.float(100)]), "n_layer_cross_v", "float32", [N_TEXT_LAYER, "n_audio", N_AUDIO_CTX, N_TEXT_STATE]);
+  g.output(g.op("Mul", [select, rowF]), "n_layer_cross_k", "float32", [
+    N_TEXT_LAYER,
+    "n_audio",
+    N_AUDIO_CTX,
+    N_TEXT_STATE,
+  ]);
+  g.output(g.op("Mul", [select, g.float(100)]), "n_layer_cross_v", "float32", [
+    N_TEXT_LAYER,
+    "n_audio",
+    N_AUDIO_CTX,
+    N_TEXT_STATE,
+  ]);
   return g.toModel({ producerName: "sawt-test-whisper", opset: 13, metadata: whisperMetadata(script, vocab) });
 }
 
 /** The token every row emits at each position after the prompt (eot-padded, endless rows cycled). */
 function scriptTable(script: WhisperScript, vocab: WhisperVocab, width: number): number[][] {
   return vocab.rowIds.map((ids, r) =>
-    Array.from({ length: width }, (_, c) => (script.endlessRows?.includes(r) ? ids[c % ids.length]! : (ids[c] ?? vocab.eot))),
+    Array.from({ length: width }, (_, c) =>
+      script.endlessRows?.includes(r) ? ids[c % ids.length]! : (ids[c] ?? vocab.eot),
+    ),
   );
 }
 
@@ -230,10 +245,16 @@ export function buildWhisperDecoder(script: WhisperScript, vocab: WhisperVocab):
   const positions = g.op("Add", [g.op("Range", [g.int64(0), n, g.int64(1)]), off]);
   const ctxRange = g.int64(Array.from({ length: ctx }, (_, i) => i));
   const place = g.op("Cast", [g.op("Equal", [g.op("Unsqueeze", [positions, g.int64([1])]), ctxRange])], { to: 1 });
-  const written = g.op("Reshape", [g.op("MatMul", [g.op("Unsqueeze", [g.op("Cast", [tok], { to: 1 }), g.int64([0])]), place]), g.int64([1, 1, ctx, 1])]);
+  const written = g.op("Reshape", [
+    g.op("MatMul", [g.op("Unsqueeze", [g.op("Cast", [tok], { to: 1 }), g.int64([0])]), place]),
+    g.int64([1, 1, ctx, 1]),
+  ]);
   const mask = g.op("Reshape", [g.op("ReduceSum", [place, g.int64([0])], { keepdims: 1 }), g.int64([1, 1, ctx, 1])]);
   const update = (cache: string, select: string) =>
-    g.op("Add", [g.op("Mul", [cache, g.op("Sub", [g.float(1), g.op("Mul", [mask, select])])]), g.op("Mul", [written, select])]);
+    g.op("Add", [
+      g.op("Mul", [cache, g.op("Sub", [g.float(1), g.op("Mul", [mask, select])])]),
+      g.op("Mul", [written, select]),
+    ]);
   const selectK = g.constant(oneHot([N_TEXT_LAYER, 1, 1, N_TEXT_STATE], 0));
   const selectV = g.constant(oneHot([N_TEXT_LAYER, 1, 1, N_TEXT_STATE], N_TEXT_LAYER * N_TEXT_STATE - 1));
   const outK = update(inK, selectK);
@@ -241,23 +262,44 @@ export function buildWhisperDecoder(script: WhisperScript, vocab: WhisperVocab):
 
   // Checksums over positions 0..q of what the caches now hold.
   const q = g.op("Sub", [g.op("Add", [off, n]), g.int64(1)]);
-  const weights = g.op("Mul", [g.op("Cast", [g.op("LessOrEqual", [ctxRange, q])], { to: 1 }), g.float(Array.from({ length: ctx }, (_, i) => i + 1))]);
-  const column = (cache: string, select: string) => g.op("ReduceSum", [g.op("Mul", [cache, select]), g.int64([0, 1, 3])], { keepdims: 0 });
-  const checksum = (cache: string, select: string) => g.op("ReduceSum", [g.op("Mul", [column(cache, select), weights])], { keepdims: 0 });
+  const weights = g.op("Mul", [
+    g.op("Cast", [g.op("LessOrEqual", [ctxRange, q])], { to: 1 }),
+    g.float(Array.from({ length: ctx }, (_, i) => i + 1)),
+  ]);
+  const column = (cache: string, select: string) =>
+    g.op("ReduceSum", [g.op("Mul", [cache, select]), g.int64([0, 1, 3])], { keepdims: 0 });
+  const checksum = (cache: string, select: string) =>
+    g.op("ReduceSum", [g.op("Mul", [column(cache, select), weights])], { keepdims: 0 });
   const selectCross = g.constant(oneHot([N_TEXT_LAYER, 1, N_AUDIO_CTX, N_TEXT_STATE], 0));
   const crossScalar = (value: string) => g.op("ReduceSum", [g.op("Mul", [value, selectCross])], { keepdims: 0 });
   const rows = table.length;
-  const row = g.op("Cast", [g.op("Clip", [g.op("Round", [crossScalar(crossK)]), g.float(0), g.float(rows - 1)])], { to: 7 });
+  const row = g.op("Cast", [g.op("Clip", [g.op("Round", [crossScalar(crossK)]), g.float(0), g.float(rows - 1)])], {
+    to: 7,
+  });
   const lastPosition = g.op("Min", [q, g.int64(ctx - 1)]);
-  const expect = g.op("Gather", [g.op("Gather", [g.constant(tensor(expected, [rows, ctx])), row], { axis: 0 }), lastPosition], { axis: 0 });
+  const expect = g.op(
+    "Gather",
+    [g.op("Gather", [g.constant(tensor(expected, [rows, ctx])), row], { axis: 0 }), lastPosition],
+    { axis: 0 },
+  );
   const near = (a: string, b: string) => g.op("Less", [g.op("Abs", [g.op("Sub", [a, b])]), g.float(0.5)]);
-  const valid = g.op("And", [g.op("And", [near(checksum(outK, selectK), expect), near(checksum(outV, selectV), expect)]), near(crossScalar(crossV), g.float(100))]);
+  const valid = g.op("And", [
+    g.op("And", [near(checksum(outK, selectK), expect), near(checksum(outV, selectV), expect)]),
+    near(crossScalar(crossV), g.float(100)),
+  ]);
 
-  const col = g.op("Max", [g.op("Min", [g.op("Sub", [q, g.int64(PROMPT_LENGTH - 1)]), g.int64(width - 1)]), g.int64(0)]);
-  const pick = (values: readonly number[][]) => g.op("Gather", [g.op("Gather", [g.int64(values.flat(), [values.length, width]), row], { axis: 0 }), col], { axis: 0 });
+  const col = g.op("Max", [
+    g.op("Min", [g.op("Sub", [q, g.int64(PROMPT_LENGTH - 1)]), g.int64(width - 1)]),
+    g.int64(0),
+  ]);
+  const pick = (values: readonly number[][]) =>
+    g.op("Gather", [g.op("Gather", [g.int64(values.flat(), [values.length, width]), row], { axis: 0 }), col], {
+      axis: 0,
+    });
   const pickColumn = (values: readonly number[]) => g.op("Gather", [g.int64(values), col], { axis: 0 });
   const depth = g.int64(vocab.nVocab);
-  const hot = (index: string, value: number) => g.op("OneHot", [g.op("Unsqueeze", [index, g.int64([0])]), depth, g.float([0, value])], { axis: -1 });
+  const hot = (index: string, value: number) =>
+    g.op("OneHot", [g.op("Unsqueeze", [index, g.int64([0])]), depth, g.float([0, value])], { axis: -1 });
   const good = g.op("Sum", [
     hot(pick(table), 10),
     hot(pickColumn(Array.from({ length: width }, (_, c) => distractors(c)[0])), 11),
@@ -283,7 +325,11 @@ export interface WhisperPack {
 }
 
 /** Writes `<prefix>-encoder.onnx`, `<prefix>-decoder.onnx` and `<prefix>-tokens.txt` into `dir`. */
-export async function writeWhisperPack(dir: string, script: WhisperScript, prefix = "constructed"): Promise<WhisperPack> {
+export async function writeWhisperPack(
+  dir: string,
+  script: WhisperScript,
+  prefix = "constructed",
+): Promise<WhisperPack> {
   const vocab = whisperVocab(script);
   await mkdir(dir, { recursive: true });
   const encoderPath = join(dir, `${prefix}-encoder.onnx`);
@@ -291,6 +337,9 @@ export async function writeWhisperPack(dir: string, script: WhisperScript, prefi
   const tokensPath = join(dir, `${prefix}-tokens.txt`);
   await Bun.write(encoderPath, buildWhisperEncoder(script, vocab));
   await Bun.write(decoderPath, buildWhisperDecoder(script, vocab));
-  await Bun.write(tokensPath, vocab.pieces.map((bytes, id) => `${Buffer.from(bytes).toString("base64")} ${id}\n`).join(""));
+  await Bun.write(
+    tokensPath,
+    vocab.pieces.map((bytes, id) => `${Buffer.from(bytes).toString("base64")} ${id}\n`).join(""),
+  );
   return { encoderPath, decoderPath, tokensPath, vocab };
 }

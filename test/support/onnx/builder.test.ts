@@ -126,7 +126,10 @@ describe("GraphBuilder", () => {
   test("writes metadata, producer, ir_version and opset when the model is serialised", () => {
     const g = new GraphBuilder("meta");
     g.output(g.input("x", "float32", [1]), "y");
-    const bytes = g.toModel({ metadata: { model_type: "vits", sample_rate: 22050, has_espeak: true }, producerName: "p" });
+    const bytes = g.toModel({
+      metadata: { model_type: "vits", sample_rate: 22050, has_espeak: true },
+      producerName: "p",
+    });
     const info = readOnnxModelInfo(bytes);
     expect(info.metadata).toEqual({ model_type: "vits", sample_rate: "22050", has_espeak: "true" });
     expect(info.producerName).toBe("p");

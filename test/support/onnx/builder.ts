@@ -177,7 +177,12 @@ export class GraphBuilder {
   int64(values: number | readonly number[], dims?: readonly number[]): string {
     const list = typeof values === "number" ? [values] : values;
     const shape = dims ?? (typeof values === "number" ? [] : [list.length]);
-    return this.constant(tensor(BigInt64Array.from(list, (v) => BigInt(v)), shape));
+    return this.constant(
+      tensor(
+        BigInt64Array.from(list, (v) => BigInt(v)),
+        shape,
+      ),
+    );
   }
 
   /** A float32 constant: a scalar for a number, 1-D for an array, unless `dims` says otherwise. */
@@ -188,7 +193,12 @@ export class GraphBuilder {
   }
 
   /** Adds a single-output node and returns its output name. `""` stands for an absent optional input. */
-  op(opType: string, inputs: readonly string[], attrs: Readonly<Record<string, AttrValue>> = {}, options: OpOptions = {}): string {
+  op(
+    opType: string,
+    inputs: readonly string[],
+    attrs: Readonly<Record<string, AttrValue>> = {},
+    options: OpOptions = {},
+  ): string {
     return this.opN(opType, inputs, options.outputs?.length ?? 1, attrs, options)[0] as string;
   }
 
@@ -205,7 +215,8 @@ export class GraphBuilder {
     const outputs = options.outputs
       ? [...options.outputs]
       : Array.from({ length: outputCount }, () => this.fresh(base));
-    if (outputs.length !== outputCount) throw new Error(`${opType}: ${outputs.length} output names for ${outputCount} outputs`);
+    if (outputs.length !== outputCount)
+      throw new Error(`${opType}: ${outputs.length} output names for ${outputCount} outputs`);
     for (const o of outputs) this.define(o);
     this.nodes.push({ opType, domain: options.domain ?? "", name: this.fresh(`${base}_node`), inputs, outputs, attrs });
     return outputs;
@@ -220,9 +231,13 @@ export class GraphBuilder {
     if (options.producerVersion !== undefined) w.string(ModelField.PRODUCER_VERSION, options.producerVersion);
     if (options.docString !== undefined) w.string(ModelField.DOC_STRING, options.docString);
     w.message(ModelField.GRAPH, (g) => this.writeGraph(g));
-    w.message(ModelField.OPSET_IMPORT, (o) => o.string(OpsetField.DOMAIN, "").varint(OpsetField.VERSION, options.opset ?? 17));
+    w.message(ModelField.OPSET_IMPORT, (o) =>
+      o.string(OpsetField.DOMAIN, "").varint(OpsetField.VERSION, options.opset ?? 17),
+    );
     for (const [key, value] of Object.entries(options.metadata ?? {})) {
-      w.message(ModelField.METADATA_PROPS, (e) => e.string(EntryField.KEY, key).string(EntryField.VALUE, String(value)));
+      w.message(ModelField.METADATA_PROPS, (e) =>
+        e.string(EntryField.KEY, key).string(EntryField.VALUE, String(value)),
+      );
     }
     return w.finish();
   }
@@ -230,7 +245,8 @@ export class GraphBuilder {
   private writeGraph(w: ProtoWriter): void {
     for (const node of this.nodes) w.message(GraphField.NODE, (n) => writeNode(n, node));
     w.string(GraphField.NAME, this.name);
-    for (const [name, value] of this.initializers) w.message(GraphField.INITIALIZER, (t) => writeTensor(t, value, name));
+    for (const [name, value] of this.initializers)
+      w.message(GraphField.INITIALIZER, (t) => writeTensor(t, value, name));
     for (const v of this.inputs) w.message(GraphField.INPUT, (i) => writeValueInfo(i, v));
     for (const v of this.outputs) w.message(GraphField.OUTPUT, (o) => writeValueInfo(o, v));
   }
@@ -258,7 +274,8 @@ function writeNode(w: ProtoWriter, node: NodeDecl): void {
   for (const o of node.outputs) w.string(NodeField.OUTPUT, o);
   w.string(NodeField.NAME, node.name);
   w.string(NodeField.OP_TYPE, node.opType);
-  for (const [name, value] of Object.entries(node.attrs)) w.message(NodeField.ATTRIBUTE, (a) => writeAttribute(a, name, value));
+  for (const [name, value] of Object.entries(node.attrs))
+    w.message(NodeField.ATTRIBUTE, (a) => writeAttribute(a, name, value));
   if (node.domain !== "") w.string(NodeField.DOMAIN, node.domain);
 }
 

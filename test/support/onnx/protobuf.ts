@@ -134,7 +134,9 @@ export class ProtoWriter {
   /** Writes a packed repeated float field; nothing when `values` is empty. */
   packedFloats(field: number, values: ArrayLike<number>): this {
     if (values.length === 0) return this;
-    this.tag(field, WireType.LEN).rawVarint(values.length * 4).reserve(values.length * 4);
+    this.tag(field, WireType.LEN)
+      .rawVarint(values.length * 4)
+      .reserve(values.length * 4);
     for (let i = 0; i < values.length; i++) {
       this.view.setFloat32(this.len, values[i] as number, true);
       this.len += 4;
@@ -145,7 +147,9 @@ export class ProtoWriter {
   /** Writes a packed repeated fixed64 field (e.g. uint64 data); nothing when empty. */
   packedFixed64(field: number, values: ArrayLike<number | bigint>): this {
     if (values.length === 0) return this;
-    this.tag(field, WireType.LEN).rawVarint(values.length * 8).reserve(values.length * 8);
+    this.tag(field, WireType.LEN)
+      .rawVarint(values.length * 8)
+      .reserve(values.length * 8);
     for (let i = 0; i < values.length; i++) {
       this.view.setBigUint64(this.len, BigInt.asUintN(64, BigInt(values[i] as number | bigint)), true);
       this.len += 8;
@@ -179,4 +183,3 @@ export class ProtoWriter {
     return this;
   }
 }
-

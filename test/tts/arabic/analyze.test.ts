@@ -55,13 +55,18 @@ describe("analyze and espeak-ng with the built-in diacritiser (no packs)", () =>
     expect(diacritized).toContain("بِمُ");
     expect(diacritized.replace(/[\u064B-\u0652]/gu, "")).toBe(input.replace(/[\u064B-\u0652]/gu, ""));
     const texts = await espeakSynthesisTexts(() =>
-      fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, { method: "POST", headers: { "content-type": "application/json", "X-API-Key": key }, body: JSON.stringify({ input, response_format: "pcm" }) }).then((r) => r.arrayBuffer()),
+      fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "X-API-Key": key },
+        body: JSON.stringify({ input, response_format: "pcm" }),
+      }).then((r) => r.arrayBuffer()),
     );
     expect(texts).toEqual([diacritized]);
   });
 
   test("does read numbers the speaking dialect's way in analyze", async () => {
-    const say = async (dialect: string) => (await post(sawt.baseUrl, "/v1/tts/analyze", key, { input: "الرقم 13", dialect })).body.sentences[0];
+    const say = async (dialect: string) =>
+      (await post(sawt.baseUrl, "/v1/tts/analyze", key, { input: "الرقم 13", dialect })).body.sentences[0];
     expect(await say("ar-egyptian")).toMatchObject({ voice: "Sherine", normalized: "الرقم تلتاشر" });
     expect(await say("ar-levantine")).toMatchObject({ voice: "Myriam", normalized: "الرقم تلتعش" });
     expect(await say("ar-najdi")).toMatchObject({ voice: "Yara", normalized: "الرقم ثلاثة عشر" });

@@ -13,7 +13,10 @@ describe("sawt tts --analyze", () => {
   const env = { SAWT_MODELS_DIR: models, SAWT_DATA_DIR: join(dir.path, "data") };
 
   test("does print the normalised and diacritised text and phonemes without --out", async () => {
-    const { code, stdout } = await runCli(["tts", "--analyze", "--text", `${REFERENCE_INPUT}. الرقم 13`, "--dialect", "ar-egyptian"], { env });
+    const { code, stdout } = await runCli(
+      ["tts", "--analyze", "--text", `${REFERENCE_INPUT}. الرقم 13`, "--dialect", "ar-egyptian"],
+      { env },
+    );
     expect(code).toBe(0);
     expect(stdout).toContain("voice=Sherine dialect=ar-egyptian engine=espeak-ng tashkeel=built-in ssml=false");
     expect(stdout).toContain(`  diacritized: ${REFERENCE_OUTPUT}.`);
@@ -22,7 +25,10 @@ describe("sawt tts --analyze", () => {
   });
 
   test("does print the analysis as JSON with --json, SSML breaks included", async () => {
-    const { code, stdout } = await runCli(["tts", "--analyze", "--json", "--text", `<speak>${REFERENCE_INPUT}<break time="1s"/></speak>`], { env });
+    const { code, stdout } = await runCli(
+      ["tts", "--analyze", "--json", "--text", `<speak>${REFERENCE_INPUT}<break time="1s"/></speak>`],
+      { env },
+    );
     expect(code).toBe(0);
     const analysis = JSON.parse(stdout);
     expect(analysis).toMatchObject({ voice: "Yara", ssml: true, tashkeel: "built-in" });

@@ -6,8 +6,18 @@ export const REFERENCE_INPUT = "إن روعة اللغة العربية لا ت�
 export const REFERENCE_OUTPUT = "إِنَّ رَوْعَةَ اللُّغَةِ الْعَرَبِيَّةِ لَا تَتَبَدَّى إِلَّا لِعُشَّاقِهَا";
 
 /** Posts `body` to `path` with `key`; returns status and parsed JSON. */
-export async function post(baseUrl: string, path: string, key: string, body: unknown, method = "POST"): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(`${baseUrl}${path}`, { method, headers: { "content-type": "application/json", "X-API-Key": key }, body: body === undefined ? undefined : JSON.stringify(body) });
+export async function post(
+  baseUrl: string,
+  path: string,
+  key: string,
+  body: unknown,
+  method = "POST",
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { "content-type": "application/json", "X-API-Key": key },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -29,4 +39,3 @@ export async function espeakSynthesisTexts(run: () => Promise<unknown>): Promise
   }
   return texts;
 }
-

@@ -22,7 +22,14 @@ describe("tashkeel pack contract", () => {
       const [pack] = packsOfRole(inspectModels(dir.path), "tashkeel");
       expect(pack?.ok).toBe(true);
       const config = readTashkeelConfig(join(dir.path, "tashkeel"));
-      expect(config.graph).toMatchObject({ chars: "char_inputs", charType: "int64", lengths: "input_lengths", hints: undefined, output: "output", padTo: false });
+      expect(config.graph).toMatchObject({
+        chars: "char_inputs",
+        charType: "int64",
+        lengths: "input_lengths",
+        hints: undefined,
+        output: "output",
+        padTo: false,
+      });
       expect(config.targets.get(11)).toBe("\u0651\u064E");
       expect(config.targets.get(1)).toBe("");
     } finally {
@@ -48,10 +55,16 @@ describe("tashkeel pack contract", () => {
       const pack = join(dir.path, "tashkeel");
       await writeHintedTashkeelPack(pack, [1]);
       await rm(join(pack, "hint_id_map.json"));
-      expect(packsOfRole(inspectModels(dir.path), "tashkeel")[0]).toMatchObject({ ok: false, reason: "tashkeel model takes diac_inputs but the pack has no hint_id_map.json" });
+      expect(packsOfRole(inspectModels(dir.path), "tashkeel")[0]).toMatchObject({
+        ok: false,
+        reason: "tashkeel model takes diac_inputs but the pack has no hint_id_map.json",
+      });
       await Bun.write(join(pack, "hint_id_map.json"), JSON.stringify(HINT_ID_MAP));
       await Bun.write(join(pack, "target_id_map.json"), JSON.stringify({ "\u064E": "five" }));
-      expect(packsOfRole(inspectModels(dir.path), "tashkeel")[0]).toMatchObject({ ok: false, reason: 'target_id_map["\u064E"] must be a non-negative integer' });
+      expect(packsOfRole(inspectModels(dir.path), "tashkeel")[0]).toMatchObject({
+        ok: false,
+        reason: 'target_id_map["\u064E"] must be a non-negative integer',
+      });
     } finally {
       dir.remove();
     }

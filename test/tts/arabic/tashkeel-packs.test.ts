@@ -25,7 +25,11 @@ async function serve(prepare: (models: string) => Promise<void>, env: Record<str
     analyze: (body: Record<string, unknown>) => post(sawt.baseUrl, "/v1/tts/analyze", key, body),
     speak: (input: string) =>
       espeakSynthesisTexts(() =>
-        fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, { method: "POST", headers: { "content-type": "application/json", "X-API-Key": key }, body: JSON.stringify({ input, response_format: "pcm" }) }).then((r) => r.arrayBuffer()),
+        fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "X-API-Key": key },
+          body: JSON.stringify({ input, response_format: "pcm" }),
+        }).then((r) => r.arrayBuffer()),
       ),
     async close() {
       await sawt.close();
@@ -67,15 +71,24 @@ describe("a tashkeel/ pack in the three-input shape (diac_inputs + hint_id_map.j
     // class of its position): a kasra written on «و» shows up on the unmarked «ر» before it, and
     // fatha + shadda written on «ع» (hint 11, in either order) on «و». Written marks stay.
     const kasra = await server.analyze({ input: "إن روِعة" });
-    expect(kasra.body.sentences[0].diacritized).toBe("إ\u0650ن\u0651\u064E ر\u0650و\u0650ع\u064Eة\u064E".normalize("NFC"));
+    expect(kasra.body.sentences[0].diacritized).toBe(
+      "إ\u0650ن\u0651\u064E ر\u0650و\u0650ع\u064Eة\u064E".normalize("NFC"),
+    );
     const shadda = await server.analyze({ input: "إن روعَّة" });
-    expect(shadda.body.sentences[0].diacritized).toBe("إ\u0650ن\u0651\u064E ر\u064Eو\u0651\u064Eع\u064E\u0651ة\u064E".normalize("NFC"));
+    expect(shadda.body.sentences[0].diacritized).toBe(
+      "إ\u0650ن\u0651\u064E ر\u064Eو\u0651\u064Eع\u064E\u0651ة\u064E".normalize("NFC"),
+    );
   });
 });
 
 describe("tts.tashkeel = off", () => {
   let server: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => (server = await serve((models) => mkdir(models, { recursive: true }).then(() => undefined), { SAWT_TTS_TASHKEEL: "off" })));
+  beforeAll(
+    async () =>
+      (server = await serve((models) => mkdir(models, { recursive: true }).then(() => undefined), {
+        SAWT_TTS_TASHKEEL: "off",
+      })),
+  );
   afterAll(() => server.close());
 
   test("does read the text as written and hand espeak-ng the undiacritised text when off", async () => {

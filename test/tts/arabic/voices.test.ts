@@ -10,7 +10,16 @@ import { phonemizeSentences } from "../../../src/tts/espeak/phonemes.ts";
 import { prepareText } from "../../../src/tts/frontend/index.ts";
 import { writePiperPack } from "../../support/models/tone-voice.ts";
 import { tempDir } from "../../support/sawt.ts";
-import { ARABIC_IPA_SYMBOLS, ARABIC_TEXT_SYMBOLS, decodeSentences, expectedIds, idMap, pcmToFloat, speechRequest, startEngine } from "../support.ts";
+import {
+  ARABIC_IPA_SYMBOLS,
+  ARABIC_TEXT_SYMBOLS,
+  decodeSentences,
+  expectedIds,
+  idMap,
+  pcmToFloat,
+  speechRequest,
+  startEngine,
+} from "../support.ts";
 import { REFERENCE_INPUT, REFERENCE_OUTPUT } from "./support.ts";
 
 const IPA_MAP = idMap(ARABIC_IPA_SYMBOLS);
@@ -21,8 +30,18 @@ describe("diacritised text reaching constructed voices", () => {
   const models = join(dir.path, "models");
   let engine: Awaited<ReturnType<typeof startEngine>>;
   beforeAll(async () => {
-    await writePiperPack(join(models, "yara"), { name: "ar_ipa", sampleRate: 22050, phonemeIdMap: IPA_MAP, espeakVoice: "ar" });
-    await writePiperPack(join(models, "sherine"), { name: "ar_text", sampleRate: 16000, phonemeIdMap: TEXT_MAP, phonemeType: "text" });
+    await writePiperPack(join(models, "yara"), {
+      name: "ar_ipa",
+      sampleRate: 22050,
+      phonemeIdMap: IPA_MAP,
+      espeakVoice: "ar",
+    });
+    await writePiperPack(join(models, "sherine"), {
+      name: "ar_text",
+      sampleRate: 16000,
+      phonemeIdMap: TEXT_MAP,
+      phonemeType: "text",
+    });
     engine = await startEngine(models);
   });
   afterAll(async () => {

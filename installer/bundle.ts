@@ -18,7 +18,7 @@ import { PackError } from "../src/models/errors.ts";
 import { installPack } from "../src/models/install.ts";
 import { CUDA_PROVIDER_LIBRARIES } from "../src/runtime/devices.ts";
 import { configTemplate } from "./config-template.ts";
-import { debClosure, downloadDebs, ESPEAK_PACKAGES, type DebFile } from "./debs.ts";
+import { BUNDLED_PACKAGES, debClosure, downloadDebs, type DebFile } from "./debs.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const PLATFORM = "linux-x64";
@@ -184,16 +184,16 @@ export async function buildBundle(options: Options): Promise<{ dir: string; tarb
   let debs: DebFile[] = [];
   if (options.skipDebs) {
     omitted.push({
-      what: "espeak-ng .deb files",
+      what: "espeak-ng .deb files and those of the codec libraries",
       why: "bundle built with --skip-debs",
-      fix: `the target must have ${ESPEAK_PACKAGES.join(", ")} installed`,
+      fix: `the target must have ${BUNDLED_PACKAGES.join(", ")} installed`,
     });
   } else {
-    const closure = debClosure(ESPEAK_PACKAGES);
+    const closure = debClosure(BUNDLED_PACKAGES);
     debs = downloadDebs(closure, join(dir, "debs"), join(options.out, "deb-cache"));
     included.push({
       path: "debs/",
-      what: `Debian 12 packages for espeak-ng and their dependencies (install.sh installs only the missing ones): ${closure.join(", ")}`,
+      what: `Debian 12 packages for espeak-ng, libmp3lame, libopus, libFLAC and their dependencies (install.sh installs only the missing ones): ${closure.join(", ")}`,
     });
   }
 

@@ -1,6 +1,6 @@
 /**
  * The Debian packages an air-gapped target may lack for espeak-ng (libespeak-ng1, espeak-ng-data
- * and what they depend on), resolved with apt-cache and fetched with `apt-get download` so that
+ * and what they depend on) and for the in-process mp3/opus/flac encoders (libmp3lame0, libopus0, libflac12), resolved with apt-cache and fetched with `apt-get download` so that
  * install.sh can `dpkg -i` the missing ones offline. Packages the target already has are skipped
  * there, so the closure may safely include common libraries (libc6, …).
  */
@@ -9,6 +9,15 @@ import { basename, join } from "node:path";
 
 /** The packages espeak-ng needs on the target (D5: the built-in voice engine). */
 export const ESPEAK_PACKAGES = ["libespeak-ng1", "espeak-ng-data"] as const;
+
+/**
+ * The codec libraries TTS output is encoded with in-process (mp3, Ogg Opus, FLAC; src/audio/encoders).
+ * A Debian ffmpeg pulls them in too, but a target using a static FFMPEG_BIN may lack them.
+ */
+export const CODEC_PACKAGES = ["libmp3lame0", "libopus0", "libflac12"] as const;
+
+/** Every Debian package the bundle carries for the target, with its dependency closure. */
+export const BUNDLED_PACKAGES = [...ESPEAK_PACKAGES, ...CODEC_PACKAGES] as const;
 
 /** One downloaded package. */
 export interface DebFile {

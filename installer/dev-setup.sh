@@ -1,6 +1,7 @@
 #!/bin/sh
 # Development/CI bootstrap: installs what a fresh Debian machine with Node/npm lacks.
-# - system packages: ffmpeg, libespeak-ng1, espeak-ng-data (apt-get, only when missing)
+# - system packages: ffmpeg, libespeak-ng1, espeak-ng-data, libmp3lame0, libopus0 and libflac12
+#   (the in-process mp3/opus/flac encoders) (apt-get, only when missing)
 # - with --test, the independent tools the tests check Sawt against: chromium (renders /docs),
 #   promtool (prometheus: validates /metrics), python3-grpcio (a C-core gRPC client),
 #   systemd-analyze (systemd: verifies the units), socat (fake NOTIFY_SOCKET, HAProxy runtime API),
@@ -15,6 +16,9 @@ need_apt=""
 command -v ffmpeg >/dev/null 2>&1 || need_apt="$need_apt ffmpeg"
 command -v ffprobe >/dev/null 2>&1 || need_apt="$need_apt ffmpeg"
 ls /usr/lib/*/libespeak-ng.so.1 >/dev/null 2>&1 || need_apt="$need_apt libespeak-ng1"
+ls /usr/lib/*/libmp3lame.so.0 >/dev/null 2>&1 || need_apt="$need_apt libmp3lame0"
+ls /usr/lib/*/libopus.so.0 >/dev/null 2>&1 || need_apt="$need_apt libopus0"
+ls /usr/lib/*/libFLAC.so.12 >/dev/null 2>&1 || need_apt="$need_apt libflac12"
 [ -d /usr/lib/x86_64-linux-gnu/espeak-ng-data ] || [ -d /usr/lib/aarch64-linux-gnu/espeak-ng-data ] || [ -d /usr/share/espeak-ng-data ] || need_apt="$need_apt espeak-ng-data"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

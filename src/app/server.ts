@@ -57,8 +57,18 @@ export async function startServer(config: SawtConfig, options: ServerOptions = {
   let asr: BoundGrpcServer;
   let tts: BoundGrpcServer;
   try {
-    asr = await startGrpcServer(ctx, "asr", config.server.grpc_asr_port, registrars);
-    tts = await startGrpcServer(ctx, "tts", config.server.grpc_tts_port, registrars);
+    // Both ports bind at once; if one fails the other is closed before the error leaves.
+    const [asrBound, ttsBound] = await Promise.allSettled([
+      startGrpcServer(ctx, "asr", config.server.grpc_asr_port, registrars),
+      startGrpcServer(ctx, "tts", config.server.grpc_tts_port, registrars),
+    ] as const);
+    if (asrBound.status === "rejected" || ttsBound.status === "rejected") {
+      if (asrBound.status === "fulfilled") await stopGrpcServer(asrBound.value, 0);
+      if (ttsBound.status === "fulfilled") await stopGrpcServer(ttsBound.value, 0);
+      throw asrBound.status === "rejected" ? asrBound.reason : (ttsBound as PromiseRejectedResult).reason;
+    }
+    asr = asrBound.value;
+    tts = ttsBound.value;
   } catch (error) {
     await http.stop(true);
     closeDatabase(ctx.db);

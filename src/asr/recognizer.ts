@@ -118,6 +118,11 @@ export const VAD_WINDOW = 512;
 export interface VadStream {
   /** Speech probability in [0, 1] of the next window (exactly {@link VAD_WINDOW} samples). */
   probability(window: Float32Array): Promise<number>;
+  /**
+   * Probabilities of several successive windows, in order, in one go when the detector can batch
+   * them (Silero: one worker call); the same values as calling {@link probability} on each.
+   */
+  probabilities?(windows: readonly Float32Array[]): Promise<number[]>;
 }
 
 /** A voice-activity detector: one independent stream per audio. */

@@ -1,11 +1,14 @@
 /**
- * Encodes synthesized PCM into the response formats of D8. WAV and PCM at the source rate are
- * built in-process; everything else goes through one ffmpeg process fed s16le on stdin and
- * writing to stdout, with fixed arguments from formats.ts.
+ * Encodes synthesized PCM into the response formats of D8. WAV, PCM (any rate, G.711 too), MP3,
+ * Ogg Opus and FLAC are made in-process (encoders/pipeline.ts); AAC (and any format whose codec
+ * library is missing) goes through one ffmpeg process fed s16le on stdin and writing to stdout,
+ * with fixed arguments from formats.ts.
  */
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { concatBytes } from "./concat.ts";
-import { encodeG711, type SampleEncoding } from "./g711.ts";
+import type { SampleEncoding } from "./g711.ts";
+import { encodeChunks, encodesInProcess } from "./encoders/pipeline.ts";
+import { resampleAll } from "./resampler.ts";
 import { log } from "../log/logger.ts";
 import { FfmpegError, runFfmpeg, streamFfmpeg, type FfmpegResult } from "./ffmpeg.ts";
 import {
@@ -15,7 +18,7 @@ import {
   type AudioFormat,
   type EncodingPlan,
 } from "./formats.ts";
-import { bytesToInt16, floatToInt16, int16ToBytes, wavHeader } from "./wav.ts";
+import { floatToInt16, int16ToBytes, wavHeader } from "./wav.ts";
 
 const logger = log.child({ component: "audio" });
 
@@ -23,7 +26,7 @@ const logger = log.child({ component: "audio" });
 export interface EncodeOptions {
   /** Resample to this rate (8000–48000), e.g. for telephony. */
   readonly targetSampleRate?: number;
-  /** Wall-clock limit of the ffmpeg run; defaults scale with the audio length (buffered) or 15 min (streaming). */
+  /** Wall-clock limit of an ffmpeg run (flac, aac); defaults scale with the audio length (buffered) or 15 min (streaming). */
   readonly timeoutMs?: number;
   /** Streaming only: cap on the encoded bytes (default 1 GiB). */
   readonly maxOutputBytes?: number;
@@ -58,50 +61,48 @@ export async function encodeAudio(
   options: EncodeOptions = {},
 ): Promise<EncodedAudio> {
   const plan = planEncoding(format, sampleRate, options.targetSampleRate, options.encoding);
-  const int16 = floatToInt16(pcm);
   const outFrames = Math.ceil((pcm.length * plan.encoderRate) / plan.inputRate);
-  const run = (args: string[], input: Uint8Array, frames: number): Promise<Uint8Array> =>
-    runChecked(args, input, {
-      // Encoders run far faster than real time; allow 5x real time on a loaded box, plus start-up.
-      timeoutMs: options.timeoutMs ?? 30_000 + (pcm.length / sampleRate) * 200,
-      // Compressed output never exceeds the s16 size by more than container overhead.
-      maxOutputBytes: Math.ceil(frames * 2 * 1.25) + (1 << 20),
-      signal: options.signal,
-    });
+  // Compressed output never exceeds the s16 size by more than container overhead.
+  const maxOutputBytes = Math.ceil(outFrames * 2 * 1.25) + (1 << 20);
   const result = (bytes: Uint8Array): EncodedAudio => ({
     bytes,
     contentType: plan.contentType,
     sampleRate: plan.sampleRate,
   });
-  const resampling = plan.encoderRate !== plan.inputRate;
 
-  if (format === "pcm" || format === "wav") {
-    const linear = resampling
-      ? await run(ffmpegEncodeArgs(plan, "s16le", false), int16ToBytes(int16), outFrames)
-      : int16ToBytes(int16);
-    const samples = plan.encoding === "pcm_s16le" ? linear : encodeG711(bytesToInt16(linear), plan.encoding);
-    if (format === "pcm") return result(samples);
-    return result(concatBytes([wavHeader(plan.encoderRate, samples.byteLength, plan.encoding), samples]));
+  if (encodesInProcess(plan)) {
+    const pieces: Uint8Array[] = [];
+    const limits = { maxOutputBytes, totalFrames: outFrames, signal: options.signal };
+    for await (const piece of encodeChunks(once(pcm), plan, limits)) pieces.push(piece);
+    const bytes = concatBytes(pieces);
+    if (format !== "wav") return result(bytes);
+    return result(concatBytes([wavHeader(plan.encoderRate, bytes.byteLength, plan.encoding), bytes]));
   }
+  const run = (args: string[], input: Uint8Array): Promise<Uint8Array> =>
+    runChecked(args, input, {
+      // Encoders run far faster than real time; allow 5x real time on a loaded box, plus start-up.
+      timeoutMs: options.timeoutMs ?? 30_000 + (pcm.length / sampleRate) * 200,
+      maxOutputBytes,
+      signal: options.signal,
+    });
   if (format === "flac") {
-    // Resample first so the exact sample count is known for the STREAMINFO patch.
-    const samples = resampling
-      ? await run(ffmpegEncodeArgs(plan, "s16le", false), int16ToBytes(int16), outFrames)
-      : int16ToBytes(int16);
+    // Resample first (in-process) so the exact sample count is known for the STREAMINFO patch.
+    const samples = floatToInt16(resampleAll(pcm, plan.inputRate, plan.encoderRate));
     const flacPlan: EncodingPlan = { ...plan, inputRate: plan.encoderRate };
-    const bytes = await run(ffmpegEncodeArgs(flacPlan, "encoded", false), samples, samples.byteLength >> 1);
-    patchFlacTotalSamples(bytes, bytesToInt16(samples).length);
+    const bytes = await run(ffmpegEncodeArgs(flacPlan, "encoded", false), int16ToBytes(samples));
+    patchFlacTotalSamples(bytes, samples.length);
     return result(bytes);
   }
-  return result(await run(ffmpegEncodeArgs(plan, "encoded", false), int16ToBytes(int16), outFrames));
+  return result(await run(ffmpegEncodeArgs(plan, "encoded", false), int16ToBytes(floatToInt16(pcm))));
 }
 
 /**
- * Encodes a stream of float PCM chunks through one ffmpeg process (or in-process for wav/pcm at
- * the source rate). Nothing runs until the stream is read; cancelling it stops ffmpeg and the
- * source iterator. WAV streams carry a header with 0xFFFFFFFF sizes, as the length is unknown when
- * the first bytes leave; streamed FLAC likewise has total samples 0 ("unknown"). A failing source
- * errors the stream with its own error; an ffmpeg failure with an {@link FfmpegError}.
+ * Encodes a stream of float PCM chunks: in-process for pcm, wav, mp3, opus and flac (see
+ * encoders/pipeline.ts), through one ffmpeg process for aac. Nothing runs until the
+ * stream is read; cancelling it stops the encoder and the source iterator. WAV streams carry a
+ * header with 0xFFFFFFFF sizes, as the length is unknown when the first bytes leave; streamed FLAC
+ * likewise has total samples 0 ("unknown"). A failing source errors the stream with its own
+ * error; an encoder failure with AppError `internal` (in-process) or an {@link FfmpegError}.
  * Headers: see {@link describeEncoding}.
  */
 export function encodeAudioStream(
@@ -111,20 +112,22 @@ export function encodeAudioStream(
   options: EncodeOptions = {},
 ): ReadableStream<Uint8Array> {
   const plan = planEncoding(format, sampleRate, options.targetSampleRate, options.encoding);
-  const s16 = toS16Chunks(chunks);
-  const raw = format === "wav" || format === "pcm";
-  const linear =
-    raw && plan.encoderRate === plan.inputRate
-      ? iterableStream(s16)
-      : streamFfmpeg(ffmpegEncodeArgs(plan, raw ? "s16le" : "encoded", true), {
-          stdin: s16,
-          timeoutMs: options.timeoutMs ?? 15 * 60_000,
-          maxOutputBytes: options.maxOutputBytes ?? 2 ** 30,
-          signal: options.signal,
-        });
-  const body = raw && plan.encoding !== "pcm_s16le" ? iterableStream(toG711(linear, plan.encoding)) : linear;
-  if (format !== "wav") return body;
+  const maxOutputBytes = options.maxOutputBytes ?? 2 ** 30;
+  if (!encodesInProcess(plan)) {
+    return streamFfmpeg(ffmpegEncodeArgs(plan, "encoded", true), {
+      stdin: toS16Chunks(chunks),
+      timeoutMs: options.timeoutMs ?? 15 * 60_000,
+      maxOutputBytes,
+      signal: options.signal,
+    });
+  }
+  const body = encodeChunks(chunks, plan, { maxOutputBytes, signal: options.signal });
+  if (format !== "wav") return iterableStream(body);
   return iterableStream(prepend(wavHeader(plan.encoderRate, undefined, plan.encoding), body));
+}
+
+async function* once(pcm: Float32Array): AsyncGenerator<Float32Array> {
+  yield pcm;
 }
 
 async function runChecked(
@@ -143,20 +146,6 @@ async function runChecked(
 async function* toS16Chunks(chunks: AsyncIterable<Float32Array>): AsyncGenerator<Uint8Array> {
   for await (const chunk of chunks) {
     if (chunk.length > 0) yield int16ToBytes(floatToInt16(chunk));
-  }
-}
-
-/** Companding of an s16le byte stream whose chunks may split a sample (ffmpeg's pipe does). */
-async function* toG711(
-  linear: AsyncIterable<Uint8Array>,
-  encoding: "pcm_mulaw" | "pcm_alaw",
-): AsyncGenerator<Uint8Array> {
-  let carry: Uint8Array = new Uint8Array(0);
-  for await (const chunk of linear) {
-    const bytes = carry.byteLength > 0 ? concatBytes([carry, chunk]) : chunk;
-    const whole = bytes.byteLength & ~1;
-    carry = bytes.slice(whole);
-    if (whole > 0) yield encodeG711(bytesToInt16(bytes.subarray(0, whole)), encoding);
   }
 }
 

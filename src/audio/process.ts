@@ -39,6 +39,16 @@ export interface RunningProcess {
 
 const STDERR_KEEP = 8192;
 
+let processesStarted = 0;
+
+/**
+ * How many child processes this module has started since the process began. Every ffmpeg run
+ * goes through here, so tests read it before and after a request to show none was started.
+ */
+export function processesStartedCount(): number {
+  return processesStarted;
+}
+
 /** Starts `cmd`; never throws (a binary that cannot start yields failure `spawn`). */
 export function startProcess(cmd: readonly string[], options: ProcessOptions): RunningProcess {
   let proc: ReturnType<typeof spawn>;
@@ -123,6 +133,7 @@ const KILL_REASONS: Record<FfmpegFailure, string> = {
 };
 
 function spawn(cmd: readonly string[], withStdin: boolean) {
+  processesStarted++;
   // A minimal environment: FFREPORT and friends would make ffmpeg write log files (with paths)
   // behind our back, and nothing else in the parent's environment concerns it.
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", AV_LOG_FORCE_NOCOLOR: "1" };

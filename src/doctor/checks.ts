@@ -13,6 +13,10 @@ import { createSession, useDevice } from "../runtime/sessions.ts";
 import { inspectAsrPacks } from "../asr/packs.ts";
 import { describeModels } from "../models/catalog.ts";
 import { ffmpegVersion } from "../audio/ffmpeg.ts";
+import type { CodecLibraryStatus } from "../audio/encoders/encoder.ts";
+import { lameStatus } from "../audio/encoders/lame.ts";
+import { opusStatus } from "../audio/encoders/opus.ts";
+import { flacStatus } from "../audio/encoders/flac.ts";
 import { probeEspeak } from "../tts/espeak/library.ts";
 import { inspectTtsPacks } from "../tts/packs.ts";
 import { gpuDriverCheck, installChecks, isApplianceInstall } from "./install-checks.ts";
@@ -103,6 +107,24 @@ async function ffmpegCheck(): Promise<CheckResult> {
         status: "fail",
         detail: `${found.binary}: ${found.reason}`,
         fix: "apt-get install ffmpeg, or set FFMPEG_BIN to a static ffmpeg",
+      };
+}
+
+/** libmp3lame, libopus and libFLAC encode mp3/opus/flac in-process; without them Sawt falls back to ffmpeg processes. */
+function codecLibraryCheck(name: string, status: CodecLibraryStatus, pkg: string): CheckResult {
+  return status.ok
+    ? {
+        name,
+        status: "ok",
+        detail: `${status.version} at ${status.path}`,
+        data: { path: status.path, version: status.version },
+      }
+    : {
+        name,
+        status: "warn",
+        detail: `${status.reason}; this format is encoded by an ffmpeg process per response`,
+        fix: `apt-get install ${pkg}`,
+        data: { tried: status.tried },
       };
 }
 
@@ -260,6 +282,9 @@ export const DOCTOR_CHECKS: readonly DoctorCheck[] = [
   onnxRuntimeCheck,
   () => ffmpegCheck(),
   () => espeakCheck(),
+  async () => codecLibraryCheck("libmp3lame", lameStatus(), "libmp3lame0"),
+  async () => codecLibraryCheck("libopus", opusStatus(), "libopus0"),
+  async () => codecLibraryCheck("libFLAC", flacStatus(), "libflac12"),
   modelsCheck,
   ttsPacksCheck,
   asrPacksCheck,

@@ -29,10 +29,13 @@ export const registerReflection: GrpcRegistrar = (server, _ctx, which) => {
     ...protos.reflectionV1,
     ...protos.reflectionV1Alpha,
   };
-  // v1 and v1alpha have the same messages; one implementation answers both.
-  const reflection = new ReflectionV1Implementation(described, { services: servicesOnPort(which) });
+  // v1 and v1alpha have the same messages; one implementation answers both. Building it turns
+  // every schema into file descriptors, which start-up need not wait for: the first call does it.
+  let reflection: ReflectionV1Implementation | undefined;
   const handler: grpc.handleBidiStreamingCall<ReflectionRequest, ReflectionResponse> = (call) => {
-    call.on("data", (request: ReflectionRequest) => call.write(reflection.handleServerReflectionRequest(request)));
+    reflection ??= new ReflectionV1Implementation(described, { services: servicesOnPort(which) });
+    const answering = reflection;
+    call.on("data", (request: ReflectionRequest) => call.write(answering.handleServerReflectionRequest(request)));
     call.on("end", () => call.end());
   };
   server.addService(serviceDefinition(protos.reflectionV1, SERVICE.reflectionV1), { ServerReflectionInfo: handler });

@@ -13,6 +13,21 @@ export interface WireTensor {
 /** Input/output description, as onnxruntime reports it. */
 export type WireValueMetadata = Readonly<Record<string, unknown>> & { readonly name: string };
 
+/**
+ * A run of `steps` model calls in one message (see Session.runScan): step i feeds the i-th slice
+ * of `step.data` as `step.name` (each slice has `step.dims`), the other `feeds` stay, and after
+ * each call every output named in `carry` is fed back as the input it maps to. The reply holds
+ * the `collect` outputs of all steps concatenated (leading dimension `steps`) and the carried
+ * outputs of the last step.
+ */
+export interface WireScan {
+  readonly step: { readonly name: string; readonly data: Float32Array; readonly dims: readonly number[] };
+  readonly steps: number;
+  readonly feeds: Readonly<Record<string, WireTensor>>;
+  readonly carry: Readonly<Record<string, string>>;
+  readonly collect: readonly string[];
+}
+
 /** Main → worker. */
 export type ToWorker =
   | {
@@ -29,6 +44,7 @@ export type ToWorker =
       readonly feeds: Readonly<Record<string, WireTensor>>;
       readonly fetches?: readonly string[];
     }
+  | ({ readonly op: "scan"; readonly id: number } & WireScan)
   | { readonly op: "release" };
 
 /** Worker → main. */

@@ -7,7 +7,7 @@
  */
 import type { InferenceSession, Tensor } from "onnxruntime-node";
 import { importOrt, type Ort } from "./ort-native.ts";
-import type { FromWorker, ToWorker, WireTensor, WireValueMetadata } from "./session-protocol.ts";
+import type { FromWorker, ToWorker, WireScan, WireTensor, WireValueMetadata } from "./session-protocol.ts";
 
 declare const self: Worker;
 
@@ -94,6 +94,46 @@ async function run(
   reply({ op: "result", id, outputs, seconds }, transfer);
 }
 
+/**
+ * Runs the steps of a scan back to back on this thread: a small recurrent model (Silero VAD, 32 ms
+ * per step) would otherwise pay a thread round trip per step, which cost more than the model.
+ */
+async function scan(id: number, request: WireScan): Promise<void> {
+  const inputs: Record<string, Tensor> = {};
+  for (const [name, t] of Object.entries(request.feeds))
+    inputs[name] = new ort!.Tensor(t.type as "float32", t.data as Float32Array, t.dims);
+  const stepSize = request.step.dims.reduce((a, b) => a * b, 1);
+  const collected = new Map<string, { parts: Float32Array[]; type: string; dims: readonly number[] }>();
+  const fetches = [...new Set([...request.collect, ...Object.keys(request.carry)])];
+  let last: InferenceSession.OnnxValueMapType = {};
+  const started = performance.now();
+  for (let i = 0; i < request.steps; i++) {
+    const slice = request.step.data.slice(i * stepSize, (i + 1) * stepSize);
+    inputs[request.step.name] = new ort!.Tensor("float32", slice, request.step.dims);
+    last = await session!.run(inputs, fetches);
+    for (const name of request.collect) {
+      const t = last[name] as Tensor;
+      const entry = collected.get(name) ?? { parts: [], type: t.type, dims: t.dims };
+      entry.parts.push(t.data as Float32Array);
+      collected.set(name, entry);
+    }
+    for (const [output, input] of Object.entries(request.carry)) inputs[input] = last[output] as Tensor;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const outputs: Record<string, WireTensor> = {};
+  for (const [name, { parts, type, dims }] of collected) {
+    const data = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, part) => (data.set(part, at), at + part.length), 0);
+    outputs[name] = { type, data, dims: [request.steps, ...dims] };
+  }
+  for (const name of Object.keys(request.carry)) {
+    const t = last[name] as Tensor | undefined;
+    if (t !== undefined) outputs[name] = { type: t.type, data: (t.data as Float32Array).slice(), dims: [...t.dims] };
+  }
+  const transfer = Object.values(outputs).map((t) => (t.data as Float32Array).buffer as ArrayBuffer);
+  reply({ op: "result", id, outputs, seconds }, transfer);
+}
+
 self.onmessage = async (event: MessageEvent<ToWorker>) => {
   const message = event.data;
   switch (message.op) {
@@ -107,6 +147,13 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
     case "run":
       try {
         await run(message.id, message.feeds, message.fetches);
+      } catch (error) {
+        reply({ op: "run-failed", id: message.id, message: firstLine(error) });
+      }
+      return;
+    case "scan":
+      try {
+        await scan(message.id, message);
       } catch (error) {
         reply({ op: "run-failed", id: message.id, message: firstLine(error) });
       }

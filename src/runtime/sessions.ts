@@ -14,7 +14,7 @@ import type { Tensor } from "onnxruntime-node";
 import { log } from "../log/logger.ts";
 import type { DeviceChoice } from "./devices.ts";
 import { isCompiledBinary, loadOrt, ortLibraryPath, type Ort } from "./ort.ts";
-import type { FromWorker, ToWorker, WireTensor, WireValueMetadata } from "./session-protocol.ts";
+import type { FromWorker, ToWorker, WireScan, WireTensor, WireValueMetadata } from "./session-protocol.ts";
 
 /** Input/output description as onnxruntime reports it (`name`, `isTensor`, `type`, `shape`). */
 export type ValueMetadata = WireValueMetadata;
@@ -34,8 +34,27 @@ export interface Session {
     feeds: Readonly<Record<string, Tensor>>,
     fetches?: readonly string[],
   ): Promise<{ outputs: Record<string, Tensor>; seconds: number }>;
+  /**
+   * Runs the model `steps` times in one trip to its worker, carrying outputs into inputs between
+   * steps (a recurrent model over a chunk of windows); see {@link ScanRequest}.
+   */
+  runScan(request: ScanRequest): Promise<Record<string, Tensor>>;
   /** Frees the session and ends its worker; runs in flight and later runs reject. */
   release(): Promise<void>;
+}
+
+/**
+ * A scan: `steps` runs where step i feeds slice i of `step.data` (each of `step.dims`) as
+ * `step.name`; `feeds` are the other inputs (initial values of carried ones); `carry` maps an
+ * output to the input it becomes for the next step. The result holds each `collect` output of
+ * every step, concatenated along a new leading axis, and the carried outputs of the last step.
+ */
+export interface ScanRequest {
+  readonly step: { readonly name: string; readonly data: Float32Array; readonly dims: readonly number[] };
+  readonly steps: number;
+  readonly feeds: Readonly<Record<string, Tensor>>;
+  readonly carry: Readonly<Record<string, string>>;
+  readonly collect: readonly string[];
 }
 
 /** A created session and where it actually runs. */
@@ -58,6 +77,12 @@ export function currentDevice(): DeviceChoice {
 
 function toWire(tensor: Tensor): WireTensor {
   return { type: tensor.type, data: tensor.data as ArrayBufferView | string[], dims: [...tensor.dims] };
+}
+
+function wireFeeds(feeds: Readonly<Record<string, Tensor>>): Record<string, WireTensor> {
+  const wire: Record<string, WireTensor> = {};
+  for (const [name, tensor] of Object.entries(feeds)) wire[name] = toWire(tensor);
+  return wire;
 }
 
 class WorkerSession implements Session {
@@ -124,15 +149,25 @@ class WorkerSession implements Session {
     feeds: Readonly<Record<string, Tensor>>,
     fetches?: readonly string[],
   ): Promise<{ outputs: Record<string, Tensor>; seconds: number }> {
+    return this.send((id) => ({ op: "run", id, feeds: wireFeeds(feeds), fetches }));
+  }
+
+  runScan(request: ScanRequest): Promise<Record<string, Tensor>> {
+    if (request.step.data.length !== request.steps * request.step.dims.reduce((a, b) => a * b, 1)) {
+      return Promise.reject(new RangeError("scan step data does not hold steps × dims values"));
+    }
+    const wire: WireScan = { ...request, feeds: wireFeeds(request.feeds) };
+    return this.send((id) => ({ op: "scan", id, ...wire })).then((r) => r.outputs);
+  }
+
+  private send(message: (id: number) => ToWorker): Promise<{ outputs: Record<string, Tensor>; seconds: number }> {
     if (this.dead) return Promise.reject(this.dead);
     const id = this.nextId++;
-    const wire: Record<string, WireTensor> = {};
-    for (const [name, tensor] of Object.entries(feeds)) wire[name] = toWire(tensor);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       // Keep the process alive only while work is outstanding (offline CLI runs await it).
       this.worker.ref();
-      this.post({ op: "run", id, feeds: wire, fetches });
+      this.post(message(id));
     });
   }
 
@@ -196,6 +231,8 @@ export interface SessionOptions {
   readonly label?: string;
   /** Overrides the device decision's provider for this session. */
   readonly provider?: "cpu" | "cuda";
+  /** Overrides the device decision's intra-op threads (tiny models run faster on 1). */
+  readonly intraOpThreads?: number;
 }
 
 /**
@@ -208,7 +245,12 @@ export async function createSession(model: string | Uint8Array, options: Session
   const worker = new Worker(workerUrl());
   const session = new WorkerSession(worker, ort, label);
   try {
-    await session.open(libraryPath, model, options.provider ?? device.provider, device.intraOpThreads);
+    await session.open(
+      libraryPath,
+      model,
+      options.provider ?? device.provider,
+      options.intraOpThreads ?? device.intraOpThreads,
+    );
   } catch (error) {
     worker.terminate();
     throw error;

@@ -8,6 +8,9 @@ import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { VAD_WINDOW, type VadStream, type VoiceActivityDetector } from "../recognizer.ts";
 import { SpeechSegmenter, type SegmenterOptions, type SpeechSpan } from "./segmenter.ts";
 
+/** Most windows scored per batch (≈ 16 s): bounds memory and lets an abort land between batches. */
+const WINDOWS_PER_BATCH = 512;
+
 /** A final span with its audio. */
 export interface SpeechPiece extends SpeechSpan {
   readonly samples: Float32Array;
@@ -88,10 +91,19 @@ export class SpeechTracker {
     const pieces: SpeechPiece[] = [];
     while (this.scored + VAD_WINDOW <= this.buffer.end) {
       signal?.throwIfAborted();
-      const p = await this.stream.probability(this.buffer.slice(this.scored, this.scored + VAD_WINDOW));
-      this.scored += VAD_WINDOW;
-      for (const span of this.segmenter.push(p))
-        pieces.push({ ...span, samples: this.buffer.slice(span.start, span.end) });
+      // Every whole window received so far, scored in one batch when the detector can.
+      const count = Math.min(WINDOWS_PER_BATCH, Math.floor((this.buffer.end - this.scored) / VAD_WINDOW));
+      const windows = Array.from({ length: count }, (_, i) =>
+        this.buffer.slice(this.scored + i * VAD_WINDOW, this.scored + (i + 1) * VAD_WINDOW),
+      );
+      const scores = this.stream.probabilities
+        ? await this.stream.probabilities(windows)
+        : [await this.stream.probability(windows[0]!)];
+      for (const p of scores) {
+        this.scored += VAD_WINDOW;
+        for (const span of this.segmenter.push(p))
+          pieces.push({ ...span, samples: this.buffer.slice(span.start, span.end) });
+      }
     }
     this.forget();
     return pieces;

@@ -29,6 +29,10 @@ beforeAll(async () => {
   installSilero(models.dir);
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.dir, SAWT_STREAMING_PARTIAL_INTERVAL_MS: "0" } });
   key = (await sawt.createKey({ name: "silero", rpm: 10_000 })).key;
+  // The ASR engine loads its packs after the ports are bound: wait until it serves.
+  await until(async () => (await fetch(`${sawt.baseUrl}/v1/asr/health`)).status === 200, "the ASR engine to be ready", {
+    timeoutMs: 30_000,
+  });
 });
 
 afterAll(async () => {

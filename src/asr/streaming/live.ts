@@ -10,6 +10,7 @@ import type { LiveEvent, LiveTranscription, LiveTranscriptionOptions } from "../
 import { AppError } from "../../errors/taxonomy.ts";
 import { VAD_WINDOW, type VadStream } from "../recognizer.ts";
 import { Endpointer, MAX_UTTERANCE_SECONDS } from "./endpointer.ts";
+import { SampleBuffer } from "../vad/pipeline.ts";
 
 /** Decodes utterances for a live transcription (the ASR service provides it). */
 export interface UtteranceDecoder {
@@ -25,43 +26,9 @@ export const MIN_COMMIT_MS = 100;
 const ms = (samples: number) => Math.round((samples * 1000) / SPEECH_SAMPLE_RATE);
 const seconds = (samples: number) => Math.round((samples / SPEECH_SAMPLE_RATE) * 1000) / 1000;
 
-/** Audio addressed by absolute sample index, forgetting what is no longer needed. */
-class HeldAudio {
-  private data = new Float32Array(1 << 15);
-  private base = 0;
-  private length = 0;
-
-  get end(): number {
-    return this.base + this.length;
-  }
-
-  append(chunk: Float32Array): void {
-    if (this.length + chunk.length > this.data.length) {
-      const grown = new Float32Array(Math.max(this.data.length * 2, this.length + chunk.length));
-      grown.set(this.data.subarray(0, this.length));
-      this.data = grown;
-    }
-    this.data.set(chunk, this.length);
-    this.length += chunk.length;
-  }
-
-  slice(start: number, end: number): Float32Array {
-    const from = Math.max(start, this.base);
-    return this.data.slice(from - this.base, Math.max(from, end) - this.base);
-  }
-
-  dropBefore(position: number): void {
-    const drop = Math.min(this.length, position - this.base);
-    if (drop <= 0) return;
-    this.data.copyWithin(0, drop, this.length);
-    this.base += drop;
-    this.length -= drop;
-  }
-}
-
 /** See the file comment. */
 export class OfflineLiveTranscription implements LiveTranscription {
-  private readonly audio = new HeldAudio();
+  private readonly audio = new SampleBuffer();
   private readonly endpointer: Endpointer | null;
   private readonly partialGap: number;
   private scored = 0;

@@ -16,8 +16,11 @@ export interface SpeechPiece extends SpeechSpan {
   readonly samples: Float32Array;
 }
 
-/** Growable sample store addressed by absolute sample index, forgetting what is no longer needed. */
-class SampleBuffer {
+/**
+ * Growable sample store addressed by absolute sample index, forgetting what is no longer needed.
+ * Shared by the file segmenter here and the live sessions (../streaming/live.ts).
+ */
+export class SampleBuffer {
   private data = new Float32Array(1 << 16);
   private base = 0;
   private length = 0;

@@ -54,6 +54,20 @@ async function openStreams(): Promise<number> {
     .reduce((n, l) => n + Number(l.split(" ").pop()), 0);
 }
 
+/** A jambonz session started as jambonz starts one: LINEAR16 at 8 kHz, finals only. */
+async function jambonz() {
+  const client = await connect(`${ws}/v1/asr/jambonz`, { headers: { authorization: `Bearer ${key}` } });
+  client.sendJson({
+    type: "start",
+    language: "ar-SA",
+    format: "raw",
+    encoding: "LINEAR16",
+    sampleRateHz: 8000,
+    interimResults: false,
+  });
+  return client;
+}
+
 const realtime = () =>
   connect(`${ws}/v1/realtime?intent=transcription`, { headers: { authorization: `Bearer ${key}` } });
 
@@ -146,15 +160,7 @@ describe("realtime bad input", () => {
 
 describe("jambonz bad input", () => {
   test("does send an error for an unknown control message and keep streaming", async () => {
-    const client = await connect(`${ws}/v1/asr/jambonz`, { headers: { authorization: `Bearer ${key}` } });
-    client.sendJson({
-      type: "start",
-      language: "ar-SA",
-      format: "raw",
-      encoding: "LINEAR16",
-      sampleRateHz: 8000,
-      interimResults: false,
-    });
+    const client = await jambonz();
     client.sendJson({ type: "pause" });
     expect((await client.next("error")).error).toContain("Unknown control message");
     client.sendJson({ type: "stop" });
@@ -165,15 +171,7 @@ describe("jambonz bad input", () => {
 
 describe("jambonz limits", () => {
   test("does send an error and close when the stream stays silent past the idle timeout", async () => {
-    const client = await connect(`${ws}/v1/asr/jambonz`, { headers: { authorization: `Bearer ${key}` } });
-    client.sendJson({
-      type: "start",
-      language: "ar-SA",
-      format: "raw",
-      encoding: "LINEAR16",
-      sampleRateHz: 8000,
-      interimResults: false,
-    });
+    const client = await jambonz();
     const closed = await client.closed;
     expect(client.events).toEqual([
       expect.objectContaining({ type: "error", error: "No audio or event for 1 s: session closed" }),
@@ -182,15 +180,7 @@ describe("jambonz limits", () => {
   });
 
   test("does send an error and close when the audio passes the session limit", async () => {
-    const client = await connect(`${ws}/v1/asr/jambonz`, { headers: { authorization: `Bearer ${key}` } });
-    client.sendJson({
-      type: "start",
-      language: "ar-SA",
-      format: "raw",
-      encoding: "LINEAR16",
-      sampleRateHz: 8000,
-      interimResults: false,
-    });
+    const client = await jambonz();
     for (let i = 0; i < 20 && client.ws.readyState === WebSocket.OPEN; i++) {
       client.ws.send(new Uint8Array(4000));
       await Bun.sleep(10);

@@ -50,6 +50,14 @@ function speech(random: Random): Record<string, unknown> {
   return body;
 }
 
+/** A socket to `url` with the key, or (not `authorised`) a wrong one that must never open. */
+function openFuzzSocket(url: string, key: string, authorised: boolean): WebSocket {
+  const headers = authorised ? { "x-api-key": key } : { "x-api-key": `${key.slice(0, -3)}zzz` };
+  const ws = new WebSocket(url, { headers } as unknown as string[]);
+  ws.binaryType = "arraybuffer";
+  return ws;
+}
+
 /** Runs one session against `url`; `authorised` false sends a bad key and expects no open. */
 export function runWsSession(
   url: string,
@@ -59,10 +67,8 @@ export function runWsSession(
   secrets: Secrets,
 ): Promise<WsOutcome> {
   const problems: string[] = [];
-  const headers = authorised ? { "x-api-key": key } : { "x-api-key": `${key.slice(0, -3)}zzz` };
   return new Promise((resolve) => {
-    const ws = new WebSocket(url, { headers } as unknown as string[]);
-    ws.binaryType = "arraybuffer";
+    const ws = openFuzzSocket(url, key, authorised);
     let opened = false;
     let expected = 0;
     let terminal = 0;
@@ -149,10 +155,8 @@ export function runLiveWsSession(
   secrets: Secrets,
 ): Promise<WsOutcome> {
   const problems: string[] = [];
-  const headers = authorised ? { "x-api-key": key } : { "x-api-key": `${key.slice(0, -3)}zzz` };
   return new Promise((resolve) => {
-    const ws = new WebSocket(url, { headers } as unknown as string[]);
-    ws.binaryType = "arraybuffer";
+    const ws = openFuzzSocket(url, key, authorised);
     let opened = false;
     let done = false;
     const finish = () => {

@@ -3,6 +3,7 @@
  * and Debian's HAProxy started from deploy/haproxy/ (render.sh) in front of them, on ports the
  * test picks. Everything started here is stopped by {@link Cluster.stop} (call it in afterAll).
  */
+import { expect } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
@@ -231,6 +232,18 @@ export async function startCluster(
     await stop();
     throw error;
   }
+}
+
+/**
+ * Creates an unthrottled key on box 1, exports it (with the balancer's rpm map) and imports it on
+ * every other box, as an operator shares keys across a cluster; returns the key.
+ */
+export async function shareLoadKey(c: Pick<Cluster, "boxes" | "dir" | "rpmMap">): Promise<string> {
+  const created = await boxCli(c.boxes[0]!, ["keys", "create", "--name", "load", "--rpm", "100000", "--json"]);
+  const file = join(c.dir, "keys.json");
+  expect((await boxCli(c.boxes[0]!, ["keys", "export", "--out", file, "--haproxy-map", c.rpmMap])).code).toBe(0);
+  for (const box of c.boxes.slice(1)) expect((await boxCli(box, ["keys", "import", file])).code).toBe(0);
+  return JSON.parse(created.stdout).key as string;
 }
 
 /** Runs the CLI against one box's data dir and config env. */

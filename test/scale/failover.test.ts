@@ -6,8 +6,7 @@
  * and refuses none (it drains only after the balancer stopped sending).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { BACKENDS, boxCli, haproxyBinary, showStat, startCluster, type Cluster } from "./cluster.ts";
+import { BACKENDS, boxCli, haproxyBinary, showStat, startCluster, type Cluster, shareLoadKey } from "./cluster.ts";
 import { startLoad, unexplainedFailures, type Outcome } from "./load.ts";
 
 const haproxy = haproxyBinary();
@@ -15,15 +14,10 @@ let cluster: Cluster;
 let key: string;
 
 beforeAll(async () => {
-  if (!haproxy) return;
   cluster = await startCluster(haproxy, {
     count: 3,
     async prepare(c) {
-      const created = await boxCli(c.boxes[0]!, ["keys", "create", "--name", "load", "--rpm", "100000", "--json"]);
-      key = JSON.parse(created.stdout).key;
-      const file = join(c.dir, "keys.json");
-      expect((await boxCli(c.boxes[0]!, ["keys", "export", "--out", file, "--haproxy-map", c.rpmMap])).code).toBe(0);
-      for (const box of c.boxes.slice(1)) expect((await boxCli(box, ["keys", "import", file])).code).toBe(0);
+      key = await shareLoadKey(c);
     },
   });
 }, 90_000);

@@ -26,7 +26,6 @@ async function createKey(cluster: Pick<Cluster, "boxes">, name: string, rpm: num
 }
 
 beforeAll(async () => {
-  if (!haproxy) return;
   cluster = await startCluster(haproxy, {
     count: 3,
     async prepare(c) {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "../support/sawt.ts";
-import { boxCli, haproxyBinary, metric, startBox, startCluster, type Cluster } from "./cluster.ts";
+import { boxCli, haproxyBinary, metric, startBox, startCluster, type Cluster, shareLoadKey } from "./cluster.ts";
 import { startLoad, unexplainedFailures } from "./load.ts";
 
 const haproxy = haproxyBinary();
@@ -17,15 +17,10 @@ let key: string;
 let control: ReturnType<typeof Bun.serve> | undefined;
 
 beforeAll(async () => {
-  if (!haproxy) return;
   cluster = await startCluster(haproxy, {
     count: 3,
     async prepare(c) {
-      const created = await boxCli(c.boxes[0]!, ["keys", "create", "--name", "load", "--rpm", "100000", "--json"]);
-      key = JSON.parse(created.stdout).key;
-      const file = join(c.dir, "keys.json");
-      expect((await boxCli(c.boxes[0]!, ["keys", "export", "--out", file, "--haproxy-map", c.rpmMap])).code).toBe(0);
-      for (const box of c.boxes.slice(1)) expect((await boxCli(box, ["keys", "import", file])).code).toBe(0);
+      key = await shareLoadKey(c);
     },
   });
 }, 90_000);

@@ -2,6 +2,7 @@
  * Helpers for ASR tests: a private models directory with constructed packs, the engine built from
  * it exactly as the server builds it, and fixtures encoded by the real ffmpeg.
  */
+import { sharedFile } from "../support/sawt.ts";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,13 +18,7 @@ import { ffmpegSync } from "../support/audio.ts";
  */
 export function sileroModel(): string {
   if (process.env.SAWT_TEST_SILERO) return process.env.SAWT_TEST_SILERO;
-  let dir = join(import.meta.dir, "..", "..");
-  for (let i = 0; i < 4; i++) {
-    const candidate = join(dir, "..", "shared", "models", "silero-vad", "silero_vad.onnx");
-    if (existsSync(candidate)) return candidate;
-    dir = join(dir, "..");
-  }
-  throw new Error("the Silero VAD model was not found in ../shared/models/silero-vad (set SAWT_TEST_SILERO)");
+  return sharedFile("models/silero-vad/silero_vad.onnx");
 }
 
 /** A temporary models directory. */

@@ -5,7 +5,8 @@
  * models are tiny, so the ratio shows the serving layer's own cost, which a real model's larger
  * session time then dilutes. Run: `bun test/bench/asr.bench.ts`.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { sileroModel } from "../asr/support.ts";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildAsrEngine } from "../../src/asr/engine.ts";
@@ -35,16 +36,9 @@ async function median(run: () => Promise<unknown>): Promise<number> {
   return times[times.length >> 1]!;
 }
 
-/** Silero on `audio` (ms), when the shared model is beside the checkout. */
-async function sileroTime(audio: Float32Array): Promise<number | null> {
-  const path = [
-    join(import.meta.dir, "..", "..", "..", "shared"),
-    join(import.meta.dir, "..", "..", "..", "..", "shared"),
-  ]
-    .map((root) => join(root, "models", "silero-vad", "silero_vad.onnx"))
-    .find((candidate) => existsSync(candidate));
-  if (path === undefined) return null;
-  const vad = await loadSilero(path, "silero");
+/** Silero on `audio` (ms), on the real model beside the checkout (missing is an error, not a skip). */
+async function sileroTime(audio: Float32Array): Promise<number> {
+  const vad = await loadSilero(sileroModel(), "silero");
   try {
     return await median(() => segmentSpeech(audio, vad));
   } finally {
@@ -119,7 +113,7 @@ features (CTC: the model; Whisper: the encoder, the decoder steps being part of 
 | NeMo CTC (constructed) | ${ctcService.toFixed(1)} | ${ctcRaw.toFixed(2)} | ${(ctcService / ctcRaw).toFixed(1)} | ${fbank.toFixed(1)} (fbank) | ${vad.toFixed(1)} | ${(ctcService / 1000 / seconds).toExponential(2)} |
 | Whisper (constructed) | ${whisperService.toFixed(1)} | ${whisperRaw.toFixed(2)} | ${(whisperService / whisperRaw).toFixed(1)} | ${melTime.toFixed(1)} (log-mel, 30 s windows) | ${vad.toFixed(1)} | ${(whisperService / 1000 / seconds).toExponential(2)} |
 
-${silero === null ? "Silero VAD: model not found beside the checkout, not measured." : `Silero VAD v5 (real model) on the same audio: ${silero.toFixed(1)} ms (${((seconds * 16000) / 512).toFixed(0)} windows of 32 ms, real-time factor ${(silero / 1000 / seconds).toExponential(2)}).`}
+Silero VAD v5 (real model) on the same audio: ${silero.toFixed(1)} ms (${((seconds * 16000) / 512).toFixed(0)} windows of 32 ms, real-time factor ${(silero / 1000 / seconds).toExponential(2)}).
 
 With a tiny model the serving layer is mostly feature extraction (see the features table) and VAD;
 on a real recogniser the session time dominates and the ratio approaches 1.

@@ -1,3 +1,4 @@
+import { sileroModel } from "../asr/support.ts";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,7 +24,7 @@ import { bytesSource, type ByteSource } from "../../src/runtime/protobuf-reader.
 import { GraphBuilder, tensor } from "../support/onnx/builder.ts";
 import { ProtoWriter } from "../support/onnx/protobuf.ts";
 
-const SILERO = "/work/shared/models/silero-vad/silero_vad.onnx";
+const SILERO = sileroModel();
 const dir = mkdtempSync(join(tmpdir(), "sawt-onnxmeta-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -3,7 +3,7 @@
  * ports with a private data dir, reads its `listening` line and collects its logs. Tests talk to it
  * with real HTTP/gRPC clients.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -68,6 +68,20 @@ export function testTool(commands: string | readonly string[], debianPackage: st
     if (path) return path;
   }
   throw new Error(`${commands} is not installed: run installer/dev-setup.sh --test (apt-get install ${debianPackage})`);
+}
+
+/**
+ * A file of the real models and recordings kept beside the checkout (`../shared/<relative>`,
+ * searched upwards so worktrees and clones both find it); throws naming what is missing.
+ */
+export function sharedFile(relative: string): string {
+  let dir = ROOT;
+  for (let i = 0; i < 4; i++) {
+    const candidate = join(dir, "..", "shared", relative);
+    if (existsSync(candidate)) return candidate;
+    dir = join(dir, "..");
+  }
+  throw new Error(`../shared/${relative} was not found beside the checkout`);
 }
 
 /** Runs the CLI to completion. */

@@ -4,19 +4,11 @@
  * reference decoding its README records, read from that README so the tests compare against the
  * published reference itself.
  */
+import { sharedFile } from "../sawt.ts";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 
-/** The nearest ancestor's `shared/<relative>`, or throws naming what is missing. */
-function shared(relative: string): string {
-  let dir = join(import.meta.dir, "..", "..", "..");
-  for (let i = 0; i < 4; i++) {
-    const candidate = join(dir, "..", "shared", relative);
-    if (existsSync(candidate)) return candidate;
-    dir = join(dir, "..");
-  }
-  throw new Error(`../shared/${relative} was not found beside the checkout`);
-}
+const shared = sharedFile;
 
 /** The shared Moonshine tiny English pack folder. */
 export function moonshineTinyDir(): string {

@@ -9,12 +9,13 @@
  * that hint's class: so a test sees from the text alone that hints reach the model, at the right
  * positions, with the right ids.
  */
+import { sharedFile } from "../sawt.ts";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { GraphBuilder } from "../onnx/builder.ts";
 
 /** The published maps (shared/models/tashkeel, and hint_id_map.json of libtashkeel's current release). */
-const REAL = join(import.meta.dir, "..", "..", "..", "..", "shared", "models", "tashkeel");
+const REAL = sharedFile("models/tashkeel");
 /** libtashkeel's hint_id_map.json: the target map plus a lone shadda. */
 export const HINT_ID_MAP: Readonly<Record<string, number>> = {
   _: 0,

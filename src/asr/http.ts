@@ -52,7 +52,7 @@ export async function transcribeRequest(
     if (options.format === undefined && stream?.trim().toLowerCase() === "true") {
       const asr = readyService(ctx, "asr");
       handedOver = true;
-      return streamTranscription(ctx, asr, upload, callOptions);
+      return streamTranscription(asr, upload, callOptions);
     }
     const transcript = await readyService(ctx, "asr").transcribeFile(upload.path, callOptions);
     const rendered = renderTranscript(transcript, options.format ?? form.response_format, {

@@ -6,8 +6,8 @@
  * call's dialect is decided over its first seconds of speech (./dialect/call.ts), which may route
  * it to a dialect-specific recogniser; `model` names a pack explicitly. Streams are endpointed on
  * the same speech spans, one final per span, so their finals match a file's utterance segments
- * whenever the pauses between utterances are at least the join pause (0.5 s);
- * ./segmentation/endpointer.ts applies the whole policy to live audio.
+ * whenever the pauses between utterances are at least the join pause (0.5 s). Live doors cut
+ * utterances with ./streaming/endpointer.ts (OpenAI's server VAD) and transcribe each by this policy.
  */
 import { concatSamples } from "../audio/concat.ts";
 import { SPEECH_SAMPLE_RATE } from "../audio/speech-rate.ts";

@@ -1,5 +1,5 @@
 /** Reading and writing cluster files for `sawt keys|voices export|import`. */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { ClusterFileError } from "../store/cluster-file.ts";
 import { UsageError } from "./args.ts";
 
@@ -11,8 +11,11 @@ export function readClusterFile(path: string | undefined): unknown {
   if (!path) throw new UsageError("import needs a FILE (or - for stdin)");
   let text: string;
   try {
+    // A file is refused by its size before it is read; stdin can only be measured as it arrives.
+    const tooLarge = () => new ClusterFileError(`${path} is larger than ${MAX_FILE_BYTES} bytes`);
+    if (path !== "-" && statSync(path).size > MAX_FILE_BYTES) throw tooLarge();
     const bytes = readFileSync(path === "-" ? 0 : path);
-    if (bytes.byteLength > MAX_FILE_BYTES) throw new ClusterFileError(`${path} is larger than ${MAX_FILE_BYTES} bytes`);
+    if (bytes.byteLength > MAX_FILE_BYTES) throw tooLarge();
     text = bytes.toString("utf8");
   } catch (error) {
     if (error instanceof ClusterFileError) throw error;

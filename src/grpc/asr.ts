@@ -12,7 +12,7 @@ import * as v from "valibot";
 import type { AppContext } from "../core/context.ts";
 import { TranscriptionFormSchema } from "../asr/schema.ts";
 import type { AsrService, Transcript, TranscriptionOptions } from "../asr/types.ts";
-import { allowedExtension, uploadDir, uploadTooLarge } from "../audio/upload.ts";
+import { allowedExtension, uploadDir, uploadTooLarge, UPLOAD_PREFIX } from "../audio/upload.ts";
 import { readyService } from "../edge/readiness.ts";
 import { acquireStreamSlot } from "../edge/stream-slots.ts";
 import { fieldErrors } from "../errors/fields.ts";
@@ -136,7 +136,7 @@ async function transcribeContainer(
   // REST's upload directory and name prefix, so a file left by a crash is swept at the next start.
   const path = join(
     uploadDir(ctx.config.paths.data_dir),
-    `upload-grpc-${randomBytes(16).toString("hex")}.${extension}`,
+    `${UPLOAD_PREFIX}grpc-${randomBytes(16).toString("hex")}.${extension}`,
   );
   try {
     await writeFile(path, audio, { mode: 0o600, flag: "wx" });

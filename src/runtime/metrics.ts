@@ -207,11 +207,6 @@ export class Metrics {
     this.openStreams.set(door, Math.max(0, (this.openStreams.get(door) ?? 0) + delta));
   }
 
-  /** Live sessions open on `door` now. */
-  streamsOpen(door: StreamDoor): number {
-    return this.openStreams.get(door) ?? 0;
-  }
-
   /** Seconds of audio a live session received. */
   observeStreamAudio(door: StreamDoor, seconds: number): void {
     if (seconds > 0) this.streamAudio.inc({ door }, seconds);

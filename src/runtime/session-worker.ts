@@ -5,6 +5,7 @@
  *
  * A separate entry point of the compiled binary (installer/build.ts lists it).
  */
+import { concatSamples } from "../audio/concat.ts";
 import type { InferenceSession, Tensor } from "onnxruntime-node";
 import { importOrt, type Ort } from "./ort-native.ts";
 import type { FromWorker, ToWorker, WireScan, WireTensor, WireValueMetadata } from "./session-protocol.ts";
@@ -122,9 +123,7 @@ async function scan(id: number, request: WireScan): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   const outputs: Record<string, WireTensor> = {};
   for (const [name, { parts, type, dims }] of collected) {
-    const data = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-    parts.reduce((at, part) => (data.set(part, at), at + part.length), 0);
-    outputs[name] = { type, data, dims: [request.steps, ...dims] };
+    outputs[name] = { type, data: concatSamples(parts), dims: [request.steps, ...dims] };
   }
   for (const name of Object.keys(request.carry)) {
     const t = last[name] as Tensor | undefined;

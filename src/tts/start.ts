@@ -68,12 +68,12 @@ export async function createTtsEngine(
       ? undefined
       : `libespeak-ng unavailable (${espeak.reason}) and no text-phoneme voice pack installed`;
   const details = {
+    broken_packs: packs.broken,
     espeak: espeak.available
       ? { available: true, version: espeak.version }
       : { available: false, reason: espeak.reason },
     voices: Object.fromEntries(service.listVoices().map((v) => [v.name, v.engine])),
     packs: packs.loaded,
-    broken_packs: packs.broken,
     tashkeel: packs.tashkeel,
     tashkeel_source: packs.tashkeelSource,
   };
@@ -98,7 +98,6 @@ export const ttsEngineLoader: EngineLoader<"tts"> = {
     });
     const cloning = await configureCloning(app, engine);
     const details: Record<string, unknown> = { ...engine.details, cloning: cloning.detail };
-    delete details.broken_packs; // start-up reports them from brokenPacks
     const close = async () => {
       await engine.release();
       await cloning.encoder?.close();

@@ -16,7 +16,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../core/context.ts";
 import { presentedKey, verify } from "../edge/auth.ts";
-import { assertWebSocketHandshake } from "../http/ws-guard.ts";
 import { errorBody } from "../edge/error-body.ts";
 import { readyService } from "../edge/readiness.ts";
 import { requestIdFrom } from "../edge/request-id.ts";
@@ -98,10 +97,9 @@ export function ttsWebSocketRoutes(ctx: AppContext) {
   return new Elysia({ name: "tts-ws" }).ws("/v1/tts/ws", {
     maxPayloadLength: WS_MAX_MESSAGE_BYTES,
     idleTimeout: 120,
-    // The handshake (src/http/ws-guard.ts) and the key are checked before the upgrade: a refused
+    // The handshake (src/http/ws-guard.ts, run by the app for every WS path) and the key are checked before the upgrade: a refused
     // client gets the REST 400 or 401 response.
     beforeHandle({ request, set }) {
-      assertWebSocketHandshake(request);
       const key = verify(ctx, presentedKey(request.headers));
       const sent = set.headers["x-request-id"];
       upgraded.set(request, { key, requestId: typeof sent === "string" ? sent : requestIdFrom(request.headers) });

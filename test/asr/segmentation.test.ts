@@ -7,7 +7,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { UtteranceEndpointer } from "../../src/asr/segmentation/endpointer.ts";
 import { appendWords, joinPieceTexts, marksWordStarts } from "../../src/asr/segmentation/join.ts";
 import { decodePieces, fitWindow, policyOptions, utterances } from "../../src/asr/segmentation/policy.ts";
 import { reportPiece } from "../../src/asr/segmentation/report.ts";
@@ -152,29 +151,5 @@ describe("a three-minute recording with pauses", () => {
     expect(inRun.length).toBeLessThan(16);
     expect(inRun.some((s) => s.end - s.start > 20)).toBe(true);
     expect(transcript.words?.map((w) => w.word).join(" ")).toBe(transcript.text);
-  });
-});
-
-describe("utterance endpointer (streams)", () => {
-  test("does end the same utterances as the whole-file policy when none outgrows the window", () => {
-    const spans = [span(0, 1), span(1.2, 2), span(2.3, 3), span(4, 5), span(5.1, 6), span(9, 10)];
-    const endpointer = new UtteranceEndpointer(options);
-    const streamed = [...spans.flatMap((s) => endpointer.push(s)), ...endpointer.finish()];
-    expect(streamed).toEqual(utterances(spans, options));
-  });
-
-  test("does end an utterance once a long enough pause has been heard, before the next speech", () => {
-    const endpointer = new UtteranceEndpointer(options);
-    expect(endpointer.push(span(0, 1))).toEqual([]);
-    expect(endpointer.heard(Math.round(1.3 * S))).toEqual([]);
-    expect(endpointer.heard(Math.round(1.5 * S)).map((u) => [u.start, u.end])).toEqual([[0, S]]);
-    expect(endpointer.openStart).toBeNull();
-  });
-
-  test("does cut a run that outgrows the window at its longest pause so far", () => {
-    const endpointer = new UtteranceEndpointer(policyOptions(10));
-    const ended = [span(0, 3), span(3.4, 6), span(6.2, 9), span(9.2, 12)].flatMap((s) => endpointer.push(s));
-    expect(ended.map((u) => [u.start / S, u.end / S])).toEqual([[0, 3]]);
-    expect(endpointer.openStart).toBe(Math.round(3.4 * S));
   });
 });

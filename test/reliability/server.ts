@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createAppContext } from "../../src/app/context.ts";
 import { createHttpApp } from "../../src/app/http-app.ts";
 import { httpPlugins } from "../../src/app/http-plugins.ts";
-import { encodeWav } from "../../src/audio/wav.ts";
+import { encodeWav, floatToInt16, int16ToBytes } from "../../src/audio/wav.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { closeDatabase } from "../../src/store/database.ts";
 import { clients, installTestPacks, waitPortsServing } from "../grpc/client.ts";
@@ -53,7 +53,7 @@ export async function startTarget(env: Record<string, string> = {}, options: Sta
   const grpc = clients(sawt.ports.grpc_tts);
   const asrGrpc = clients(sawt.ports.grpc_asr);
   const speech = letterToneAudio("مرحبا", 16000);
-  const pcm = new Uint8Array(Int16Array.from(speech, (x) => Math.round(x * 32767)).buffer);
+  const pcm = int16ToBytes(floatToInt16(speech));
   return {
     sawt,
     key: created.key,

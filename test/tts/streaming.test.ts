@@ -117,6 +117,7 @@ describe("streamed speech over REST", () => {
     const raw = await timed({ input: PROMPT, response_format: "pcm" });
     const sse = await timed({ input: PROMPT, response_format: "pcm", stream_format: "sse" });
     expect(sse.response.headers.get("content-type")).toBe("text/event-stream");
+    expect(sse.response.headers.get("x-audio-content-type")).toBe(raw.response.headers.get("content-type"));
     expect(sse.firstByteMs).toBeLessThan(sse.totalMs / 3);
     const events: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (event) => events.push(event) });

@@ -1,15 +1,11 @@
 /**
  * `stream=true` on the transcription routes: OpenAI's streamed transcription as Server-Sent
- * Events. The upload is decoded first (so a bad file still gets the REST error response), then
- * the audio is transcribed exactly as a file is (the segmentation policy and its word-joining
+ * Events. The audio is transcribed exactly as a file is (the segmentation policy and its word-joining
  * rule) and each decoded piece's new text is sent as `{"type":"transcript.text.delta","delta":…}`; the end is
  * `{"type":"transcript.text.done","text":…}` (the whole text, as the non-streamed `text`). A
  * failure after the stream started is an `error` event with Sawt's REST error body. The official
  * `openai` SDK's `stream: true` iterates these events.
  */
-import { decodeAudioFile } from "../../audio/decode.ts";
-import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
-import type { AppContext } from "../../core/context.ts";
 import { errorBody } from "../../edge/error-body.ts";
 import { toAppError } from "../../errors/taxonomy.ts";
 import type { Upload } from "../../http/audio-upload.ts";
@@ -18,27 +14,26 @@ import type { AsrService, TranscriptionOptions } from "../types.ts";
 const encoder = new TextEncoder();
 const event = (body: Record<string, unknown>) => encoder.encode(`data: ${JSON.stringify(body)}\n\n`);
 
-/** Answers a transcription request as an SSE stream; removes the upload once decoded. */
+/**
+ * Answers a transcription request as an SSE stream. The file goes through the service's own file
+ * path (decoded inside the admission slot from a spool, within the memory budget, long files cut
+ * as they decode), so streaming costs no more memory than the non-streamed answer. The response
+ * starts with the first text: anything that fails before it (a corrupt file, a full queue) is
+ * thrown here and answered in its REST contract shape. The upload is removed when done.
+ */
 export async function streamTranscription(
-  ctx: AppContext,
   asr: AsrService,
   upload: Upload,
   options: TranscriptionOptions & { signal: AbortSignal },
 ): Promise<Response> {
-  let samples: Float32Array;
-  try {
-    const file = upload.files[0];
-    if (!file) throw new Error("no file");
-    samples = (
-      await decodeAudioFile(file.path, {
-        maxDurationSeconds: ctx.config.asr.max_duration_s,
-        timeoutMs: ctx.config.asr.ffmpeg_timeout_ms,
-        signal: options.signal,
-      })
-    ).samples;
-  } finally {
+  const file = upload.files[0];
+  if (!file) {
     await upload.remove();
+    throw new Error("no file");
   }
+  let begun!: () => void;
+  const begin = new Promise<void>((resolve) => (begun = resolve));
+  let early: unknown;
   // Deltas come from the file's own transcription (the segmentation policy and its word-joining
   // rule), as each piece is decoded, so they add up to exactly the text the non-streamed answer has.
   const body = new ReadableStream<Uint8Array>({
@@ -48,25 +43,33 @@ export async function streamTranscription(
         if (text.length <= sent.length || !text.startsWith(sent)) return;
         controller.enqueue(event({ type: "transcript.text.delta", delta: text.slice(sent.length) }));
         sent = text;
+        begun();
       };
       try {
-        const transcript = await asr.transcribeSamples(samples, { ...options, onText: send });
+        const transcript = await asr.transcribeFile(file.path, { ...options, onText: send });
         send(transcript.text);
         controller.enqueue(
           event({
             type: "transcript.text.done",
             text: transcript.text,
-            usage: { type: "duration", seconds: Math.round((samples.length / SPEECH_SAMPLE_RATE) * 1000) / 1000 },
+            usage: { type: "duration", seconds: transcript.duration },
           }),
         );
       } catch (thrown) {
-        const error = toAppError(thrown);
-        if (!options.signal.aborted)
+        if (sent === "") early = thrown;
+        else if (!options.signal.aborted) {
+          const error = toAppError(thrown);
           controller.enqueue(event({ type: "error", status: error.status, ...errorBody(error) }));
+        }
+      } finally {
+        await upload.remove();
+        begun();
       }
       controller.close();
     },
   });
+  await begin;
+  if (early !== undefined) throw early;
   return new Response(body, {
     headers: { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" },
   });

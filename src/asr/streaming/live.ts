@@ -2,8 +2,8 @@
  * A live transcription over an OFFLINE recogniser (Whisper, NeMo CTC, Moonshine…): turn
  * detection (./endpointer.ts) or client commits cut the stream into utterances; while one is
  * open it is re-decoded every `partialIntervalMs` of audio (partial results), and when it ends it
- * is transcribed as a file of that audio would be (the final). A native streaming recogniser
- * implements {@link LiveTranscription} itself and needs none of this.
+ * is transcribed as a file of that audio would be (the final). With a native streaming recogniser
+ * the same session cuts the utterances and ./native.ts decodes each as one model stream.
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import type { LiveEvent, LiveTranscription, LiveTranscriptionOptions } from "../../core/asr.ts";

@@ -36,7 +36,9 @@ export class StreamingUtteranceDecoder implements UtteranceDecoder {
     this.stream = undefined;
     this.fed = 0;
     const result = await this.admitted(() => stream.finalize(signal));
-    const dialect = this.dialect ? await this.dialect.identify(samples, signal) : null;
+    const identifier = this.dialect;
+    // Dialect id is model work too: it runs under the same admission as the recognition.
+    const dialect = identifier ? await this.admitted(() => identifier.identify(samples, signal)) : null;
     return { text: result.text.trim(), dialect };
   }
 

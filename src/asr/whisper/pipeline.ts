@@ -95,16 +95,6 @@ export async function decodeTokens(
   return { ids: emitted, sumLogprob };
 }
 
-/** Decodes token ids for one window's audio, greedily with the task prompt (no fallback). */
-export async function decodeWindow(
-  model: WhisperModel,
-  samples: Float32Array,
-  signal?: AbortSignal,
-): Promise<number[]> {
-  const cross = await encodeWindow(model, samples);
-  return (await decodeTokens(model, cross, samples.length / SPEECH_SAMPLE_RATE, {}, signal)).ids;
-}
-
 /** Characters of a prompt encoded: comfortably more than the 223 tokens the decoder keeps. */
 const PROMPT_TAIL_CHARS = 2000;
 

@@ -11,15 +11,15 @@ import type { LexiconEntry } from "./store.ts";
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&");
 /** A haraka or tatweel the author may have put between the letters of a grapheme. */
-const OPTIONAL_MARKS = "[\\u064B-\\u0652\\u0640]*";
+const MARK = "[\\u064B-\\u0652\\u0640]";
+const OPTIONAL_MARKS = `${MARK}*`;
+const MARKS = new RegExp(MARK, "gu");
+/** A grapheme's bare letters: how entries are matched and keyed. */
+const bare = (text: string) => text.replace(MARKS, "");
 
 /** The pattern of a grapheme: its letters with optional harakat between them, as a whole word. */
 function graphemePattern(grapheme: string): string {
-  return (
-    Array.from(grapheme.replace(/[\u064B-\u0652\u0640]/gu, ""))
-      .map(escape)
-      .join(OPTIONAL_MARKS) + OPTIONAL_MARKS
-  );
+  return Array.from(bare(grapheme)).map(escape).join(OPTIONAL_MARKS) + OPTIONAL_MARKS;
 }
 
 /** A phoneme span already in the text (SSML `<phoneme>`): its pronunciation is settled. */
@@ -38,7 +38,7 @@ function substitute(text: string, entries: readonly LexiconEntry[], dialect: Dia
   const chosen = new Map<string, LexiconEntry>();
   for (const entry of entries) {
     if (entry.dialect !== undefined && entry.dialect !== dialect) continue;
-    const key = entry.grapheme.replace(/[\u064B-\u0652\u0640]/gu, "");
+    const key = bare(entry.grapheme);
     const held = chosen.get(key);
     if (held === undefined || (held.dialect === undefined && entry.dialect !== undefined)) chosen.set(key, entry);
   }

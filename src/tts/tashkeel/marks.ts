@@ -7,7 +7,6 @@
 
 /** The eight harakat libtashkeel reads and writes: fathatan … sukun (U+064B–U+0652). */
 const HARAKA = /^[\u064B-\u0652]$/u;
-const ALL_HARAKAT = /[\u064B-\u0652]/gu;
 const DIGIT = /^[0-9\u0660-\u0669]$/u;
 /** libtashkeel feeds every digit as this symbol (the model learnt how numbers affect endings). */
 const NUMERAL_SYMBOL = "#";
@@ -20,17 +19,6 @@ export interface WrittenChar {
   readonly marks: string;
   /** The symbol fed to the model, or undefined when the model does not see this character. */
   readonly modelSymbol: string | undefined;
-}
-
-/** True when `text` holds at least one haraka. */
-export function hasHarakat(text: string): boolean {
-  ALL_HARAKAT.lastIndex = 0;
-  return ALL_HARAKAT.test(text);
-}
-
-/** `text` without harakat. */
-export function stripHarakat(text: string): string {
-  return text.replace(ALL_HARAKAT, "");
 }
 
 /**

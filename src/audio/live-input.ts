@@ -5,6 +5,7 @@
  * odd byte of linear PCM is carried over), decoded with ./g711.ts and resampled once by
  * ./resampler.ts.
  */
+import { concatSamples } from "./concat.ts";
 import { decodeG711, type SampleEncoding } from "./g711.ts";
 import { StreamingResampler } from "./resampler.ts";
 import { SPEECH_SAMPLE_RATE } from "./speech-rate.ts";
@@ -86,10 +87,5 @@ export class LiveAudioInput {
 /** A whole recording in `format` → 16 kHz float (the same path as a stream). */
 export function decodeLiveRecording(bytes: Uint8Array, format: LiveAudioFormat): Float32Array {
   const input = new LiveAudioInput(format);
-  const head = input.push(bytes);
-  const tail = input.flush();
-  const out = new Float32Array(head.length + tail.length);
-  out.set(head);
-  out.set(tail, head.length);
-  return out;
+  return concatSamples([input.push(bytes), input.flush()]);
 }

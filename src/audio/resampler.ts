@@ -8,6 +8,7 @@
  * long call never drifts. The low-pass cut-off sits at 90 % of the lower Nyquist frequency; the
  * kernel spans {@link ZERO_CROSSINGS} zero crossings each side (Blackman window).
  */
+import { concatSamples } from "./concat.ts";
 
 /** Zero crossings of the sinc kernel on each side of its centre. */
 export const ZERO_CROSSINGS = 8;
@@ -160,10 +161,5 @@ export class StreamingResampler {
 export function resampleAll(samples: Float32Array, inRate: number, outRate: number): Float32Array {
   if (inRate === outRate) return samples;
   const resampler = new StreamingResampler(inRate, outRate);
-  const head = resampler.push(samples);
-  const tail = resampler.flush();
-  const out = new Float32Array(head.length + tail.length);
-  out.set(head);
-  out.set(tail, head.length);
-  return out;
+  return concatSamples([resampler.push(samples), resampler.flush()]);
 }

@@ -18,10 +18,15 @@ export function uploadTooLarge(maxUploadMb: number): AppError {
   return new AppError("payload_too_large", `File exceeds maximum size of ${maxUploadMb.toLocaleString("en-US")} MB`);
 }
 
-/** The private temp directory for uploads (created 0700). */
+const created = new Set<string>();
+
+/** The private temp directory for uploads (created 0700 the first time it is asked for, not per request). */
 export function uploadDir(dataDir: string): string {
   const dir = join(dataDir, "tmp");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!created.has(dir)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    created.add(dir);
+  }
   return dir;
 }
 

@@ -1,5 +1,5 @@
 /** `sawt health`: exit 0 when the running service is ready, 1 otherwise (systemd, monitoring). */
-import { loadConfig } from "../config/config.ts";
+import { loadConfig, localServiceUrl } from "../config/config.ts";
 import { parseArgs, stringFlag } from "./args.ts";
 import type { Command } from "./command.ts";
 
@@ -19,10 +19,7 @@ http://<server.host>:<server.http_port> from the config.`,
     const args = parseArgs(argv, flags);
     let base = stringFlag(args, "url");
     if (!base) {
-      const config = loadConfig({ file: stringFlag(args, "config") });
-      const host =
-        config.server.host === "0.0.0.0" ? "127.0.0.1" : config.server.host === "::" ? "[::1]" : config.server.host;
-      base = `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${config.server.http_port}`;
+      base = localServiceUrl(loadConfig({ file: stringFlag(args, "config") }));
     }
     const url = new URL("/ready", base).toString();
     const timeout = Number(stringFlag(args, "timeout") ?? 5000);

@@ -4,7 +4,7 @@
  * `--admin-key` or `$SAWT_ADMIN_KEY`). Without a key, or with the service down, the pack is in
  * place all the same and the output says how it will be picked up (SIGHUP or the next start).
  */
-import type { SawtConfig } from "../config/config.ts";
+import { localServiceUrl, type SawtConfig } from "../config/config.ts";
 import { MODELS_RELOAD_PATH } from "../app/admin-routes.ts";
 import { PackError } from "../models/errors.ts";
 import { installPack, removePack, type InstalledPack } from "../models/install.ts";
@@ -12,13 +12,6 @@ import { stringFlag, UsageError, type ParsedArgs } from "./args.ts";
 
 /** The flags install and remove take (besides the models command's own). */
 export const installFlags = { as: "value", "admin-key": "value", url: "value", "no-reload": "boolean" } as const;
-
-/** The running service's base URL from the config (the host it binds, loopback for a wildcard). */
-export function localServiceUrl(config: SawtConfig): string {
-  const host =
-    config.server.host === "0.0.0.0" ? "127.0.0.1" : config.server.host === "::" ? "[::1]" : config.server.host;
-  return `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${config.server.http_port}`;
-}
 
 /** Asks the service to reload; returns one line saying what happened. */
 async function askReload(config: SawtConfig, args: ParsedArgs): Promise<{ ok: boolean; line: string }> {

@@ -1,31 +1,25 @@
 /** `sawt models list|verify`: what is installed and whether its files are intact. */
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../config/config.ts";
 import { describeModels, type CatalogEntry } from "../models/catalog.ts";
+import { sha256File } from "../models/checksums.ts";
 import { parseArgs, stringFlag, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 import { installFlags, runInstall, runRemove } from "./models-install.ts";
 
 const flags = { config: "value", json: "boolean", ...installFlags } as const;
 
-async function sha256(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of Bun.file(path).stream()) hash.update(chunk);
-  return hash.digest("hex");
-}
-
 /** Verifies a pack's files against its SHA256SUMS (when present); returns problems found. */
 async function verifyPack(
   pack: CatalogEntry,
 ): Promise<{ checked: number; problems: string[]; sums: Record<string, string> }> {
   const sums: Record<string, string> = {};
-  for (const file of pack.files) if (file !== "SHA256SUMS") sums[file] = await sha256(join(pack.dir, file));
+  for (const file of pack.files) if (file !== "SHA256SUMS") sums[file] = await sha256File(join(pack.dir, file));
   const listed = (file: string) => {
     // A file in a subfolder (test_wavs/ of a sherpa-onnx pack) is hashed when SHA256SUMS names it.
     if (!(file in sums) && !file.split("/").includes("..") && existsSync(join(pack.dir, file)))
-      return sha256(join(pack.dir, file));
+      return sha256File(join(pack.dir, file));
     return Promise.resolve(sums[file]);
   };
   const problems = [...pack.problems];

@@ -220,3 +220,14 @@ function checkModelsDir(dir: string, explicit: boolean): void {
     throw new ConfigError(`config: paths.models_dir: ${dir} is not a readable directory`);
   }
 }
+
+/** Where a local client reaches a server bound to `host`: loopback for a wildcard, IPv6 in brackets. */
+export function localHost(host: string): string {
+  const reach = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  return reach.includes(":") && !reach.startsWith("[") ? `[${reach}]` : reach;
+}
+
+/** The running service's base URL from the config (the host it binds, loopback for a wildcard). */
+export function localServiceUrl(config: Pick<SawtConfig, "server">): string {
+  return `http://${localHost(config.server.host)}:${config.server.http_port}`;
+}

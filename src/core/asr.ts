@@ -84,6 +84,9 @@ export interface TurnDetection {
   readonly silenceDurationMs: number;
 }
 
+/** OpenAI's server_vad defaults, used by every live door that does not set its own. */
+export const DEFAULT_TURN_DETECTION: TurnDetection = { threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 };
+
 /** How a live transcription is run. */
 export interface LiveTranscriptionOptions {
   /** Null: the client commits its utterances (no server VAD). */

@@ -4,7 +4,7 @@
  */
 import { existsSync, statfsSync } from "node:fs";
 import { createServer } from "node:net";
-import type { SawtConfig } from "../config/config.ts";
+import { localHost, type SawtConfig } from "../config/config.ts";
 import type { CheckResult, DoctorCheck } from "./check.ts";
 import { chooseDevice, CUDA_PROVIDER_LIBRARIES, deviceDetails, type GpuInfo } from "../runtime/devices.ts";
 import { loadOrt, ortVersion } from "../runtime/ort.ts";
@@ -211,9 +211,8 @@ function portFree(host: string, port: number): Promise<boolean> {
 
 /** True when Sawt itself answers /health on `port` (so busy ports are its own). */
 async function sawtAnswers(host: string, port: number): Promise<boolean> {
-  const target = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "[::1]" : host.includes(":") ? `[${host}]` : host;
   try {
-    const response = await fetch(`http://${target}:${port}/health`, { signal: AbortSignal.timeout(2000) });
+    const response = await fetch(`http://${localHost(host)}:${port}/health`, { signal: AbortSignal.timeout(2000) });
     const body = (await response.json()) as { status?: unknown };
     return response.headers.has("x-request-id") && (body.status === "healthy" || body.status === "draining");
   } catch {

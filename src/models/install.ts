@@ -7,7 +7,7 @@
  * the new one, never half of either, and a refused source leaves it as it was. Hidden folders
  * are invisible to the scan (./scan.ts), so a running service never sees staging.
  */
-import { createHash } from "node:crypto";
+import { writeChecksums } from "./checksums.ts";
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { VOICES } from "../tts/types.ts";
@@ -17,7 +17,6 @@ import { firstLine, PackError } from "./errors.ts";
 import { loadPack } from "./load.ts";
 import { packFiles } from "./pack.ts";
 import { allFamilies } from "./registry.ts";
-import { packTree } from "./scan.ts";
 import { stageSource } from "./stage.ts";
 import { PACK_RECORD, type PackRecord } from "./record.ts";
 
@@ -32,25 +31,6 @@ export interface InstalledPack {
 
 /** A pack folder name: what health details and `models list` call it. */
 const PACK_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-async function sha256(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of Bun.file(path).stream()) hash.update(chunk);
-  return hash.digest("hex");
-}
-
-/** Writes `SHA256SUMS` (sha256sum's format) over every file of the pack; returns its size in bytes. */
-async function writeChecksums(dir: string): Promise<number> {
-  const files = packTree(dir).filter((f) => f !== "SHA256SUMS");
-  const lines: string[] = [];
-  let size = 0;
-  for (const file of files) {
-    lines.push(`${await sha256(join(dir, file))}  ${file}`);
-    size += statSync(join(dir, file)).size;
-  }
-  writeFileSync(join(dir, "SHA256SUMS"), `${lines.join("\n")}\n`, { mode: 0o644 });
-  return size;
-}
 
 /** Recognises, configures, loads and warms the staged pack; returns what the record says. */
 async function validate(

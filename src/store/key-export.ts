@@ -4,6 +4,7 @@
  * them, and cannot be turned back into a usable key. Revocations travel with the file and stick:
  * an import never un-revokes a key this box has revoked.
  */
+import { KEY_ID } from "./keys.ts";
 import type { Database } from "bun:sqlite";
 import * as v from "valibot";
 import {
@@ -18,7 +19,7 @@ import {
 
 /** One key in a cluster file: `digest` is the SHA-256 of the key's secret part, hex. */
 const ExportedKeySchema = v.object({
-  id: v.pipe(v.string(), v.regex(/^[a-z2-7]{12}$/, "must be 12 base32 characters")),
+  id: v.pipe(v.string(), v.regex(KEY_ID, "must be 12 base32 characters")),
   name: v.pipe(v.string(), v.minLength(1, "must be 1-100 characters"), v.maxLength(100, "must be 1-100 characters")),
   digest: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "must be 64 hex characters")),
   rpm: v.pipe(v.number(), v.safeInteger("must be a positive integer"), v.minValue(1, "must be a positive integer")),

@@ -33,7 +33,9 @@ interface KeyRow {
   revoked_at: number | null;
 }
 
-const KEY_PATTERN = /^sawt_([a-z2-7]{12})_([A-Za-z0-9_-]{43})$/;
+/** A key id: 12 base32 characters (public; it names the key in logs, lists and cluster files). */
+export const KEY_ID = /^[a-z2-7]{12}$/;
+const KEY_PATTERN = new RegExp(`^sawt_(${KEY_ID.source.slice(1, -1)})_([A-Za-z0-9_-]{43})$`);
 const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
 
 function randomId(): string {

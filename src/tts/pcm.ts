@@ -77,21 +77,3 @@ export class PcmBuffer {
     if (needed > this.data.length) this.reserve(Math.max(needed, this.data.length * 1.5));
   }
 }
-
-/**
- * Linear resampling, for the rare prompt whose parts come from voices of different rates (a
- * `<lang>` switch between packs): the stream keeps the first voice's rate.
- */
-export function resampleLinear(samples: Float32Array, from: number, to: number): Float32Array {
-  if (from === to || samples.length === 0) return samples;
-  const out = new Float32Array(Math.max(1, Math.round((samples.length * to) / from)));
-  const step = from / to;
-  for (let i = 0; i < out.length; i++) {
-    const at = i * step;
-    const left = Math.floor(at);
-    const right = Math.min(left + 1, samples.length - 1);
-    const frac = at - left;
-    out[i] = samples[left]! * (1 - frac) + samples[right]! * frac;
-  }
-  return out;
-}

@@ -18,7 +18,8 @@ import type { LexiconEntry } from "./lexicon/store.ts";
 import { planSpeech, type PlanSpeaker, type PlanStep } from "./plan.ts";
 import { isSsml } from "./ssml/parse.ts";
 import type { Tashkeel } from "./tashkeel/model.ts";
-import { levelSentence, PcmBuffer, resampleLinear, sentenceSilenceSamples } from "./pcm.ts";
+import { levelSentence, PcmBuffer, sentenceSilenceSamples } from "./pcm.ts";
+import { resampleAll } from "../audio/resampler.ts";
 import {
   DEFAULT_VOICE,
   VOICES,
@@ -364,7 +365,7 @@ export class SawtTtsService implements TtsService {
         embedding: speaker.renderer === renderer ? resolution.cloned?.embedding : undefined,
       };
       const raw = levelSentence(await speaker.renderer.render(sentence, options));
-      const pcm = resampleLinear(raw, speaker.renderer.sampleRate, renderer.sampleRate);
+      const pcm = resampleAll(raw, speaker.renderer.sampleRate, renderer.sampleRate);
       const seconds = (performance.now() - started) / 1000;
       const pause = steps[index + 1]?.kind === "pause";
       yield { pcm, index, last, sentenceChars: codePointLength(sentence.text), seconds, total: steps.length, pause };

@@ -4,6 +4,7 @@
  * owning keys must be on the importing box first (`sawt keys import`). Samples are not carried:
  * they were deleted after training (D18); the embedding is all synthesis needs.
  */
+import { KEY_ID } from "../store/keys.ts";
 import type { Database } from "bun:sqlite";
 import * as v from "valibot";
 import {
@@ -69,7 +70,7 @@ const EmbeddingBase64 = v.pipe(
 const PortableVoiceSchema = v.pipe(
   v.object({
     id: v.pipe(v.string(), v.regex(/^voice_[A-Za-z0-9_-]{1,64}$/, "must look like voice_…")),
-    key_id: v.pipe(v.string(), v.regex(/^[a-z2-7]{12}$/, "must be a key id")),
+    key_id: v.pipe(v.string(), v.regex(KEY_ID, "must be a key id")),
     name: v.pipe(v.string(), v.minLength(1, "must be 1-200 characters"), v.maxLength(200, "must be 1-200 characters")),
     status: v.picklist(["ready", "failed"], "must be ready or failed"),
     reason: v.nullable(v.string("must be text or null")),

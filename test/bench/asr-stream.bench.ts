@@ -10,6 +10,7 @@
  *    final) runs an ONNX model calibrated to a stated cost; a level is sustained when no stream's
  *    chunk is processed more than 500 ms after it was due.
  */
+import { median } from "./tts-support.ts";
 import { tmpdir } from "node:os";
 import { PcmBudget } from "../../src/audio/pcm-budget.ts";
 import * as ort from "onnxruntime-node";
@@ -24,7 +25,6 @@ import { calibrateSlowModel } from "../support/models/slow-model.ts";
 
 const CHUNK = 320; // 20 ms at 16 kHz
 const DETECTION = { threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const fixed = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "–");
 
 /** Pushes `audio` in 20 ms chunks at real time; returns the worst lateness (ms) of a chunk's processing. */

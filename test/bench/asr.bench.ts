@@ -5,6 +5,7 @@
  * models are tiny, so the ratio shows the serving layer's own cost, which a real model's larger
  * session time then dilutes. Run: `bun test/bench/asr.bench.ts`.
  */
+import { median, timeRuns } from "./tts-support.ts";
 import { sileroModel } from "../asr/support.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,23 +25,14 @@ import { writeWhisperPack } from "../support/models/whisper.ts";
 
 const RUNS = 7;
 
-async function median(run: () => Promise<unknown>): Promise<number> {
-  await run();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const started = performance.now();
-    await run();
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return times[times.length >> 1]!;
-}
+/** Median wall time (ms) of `run` over RUNS runs after one warm-up. */
+const medianTime = async (run: () => Promise<unknown>): Promise<number> => median(await timeRuns(RUNS, 1, run));
 
 /** Silero on `audio` (ms), on the real model beside the checkout (missing is an error, not a skip). */
 async function sileroTime(audio: Float32Array): Promise<number> {
   const vad = await loadSilero(sileroModel(), "silero");
   try {
-    return await median(() => segmentSpeech(audio, vad));
+    return await medianTime(() => segmentSpeech(audio, vad));
   } finally {
     await vad.release();
   }
@@ -84,22 +76,22 @@ try {
   const ctcSession = (await openSession(join(dir, "ctc", "tone-ctc", "model.onnx"))).session;
   const pieces = await segmentSpeech(audio, createEnergyDetector());
   const features = pieces.map((p) => nemoFbank(p.samples, { normalize: "none" }));
-  const ctcRaw = await median(async () => {
+  const ctcRaw = await medianTime(async () => {
     for (const f of features)
       await ctcSession.run({ audio_signal: f32(f.data, [1, 80, f.nFrames]), length: i64([f.validFrames], [1]) });
   });
-  const ctcService = await median(() => ctc.service.transcribeSamples(audio));
-  const vad = await median(() => segmentSpeech(audio, createEnergyDetector()));
-  const fbank = await median(async () => pieces.map((p) => nemoFbank(p.samples, { normalize: "none" })));
+  const ctcService = await medianTime(() => ctc.service.transcribeSamples(audio));
+  const vad = await medianTime(() => segmentSpeech(audio, createEnergyDetector()));
+  const fbank = await medianTime(async () => pieces.map((p) => nemoFbank(p.samples, { normalize: "none" })));
 
   const wh = await engine(join(dir, "whisper"));
   const encoder = (await openSession(whisper.encoderPath)).session;
   const mels = pieces.map((p) => whisperLogMel(p.samples, { nMels: 80 }));
-  const whisperRaw = await median(async () => {
+  const whisperRaw = await medianTime(async () => {
     for (const mel of mels) await encoder.run({ mel: f32(mel.data, [1, 80, mel.nFrames]) });
   });
-  const whisperService = await median(() => wh.service.transcribeSamples(audio));
-  const melTime = await median(async () => pieces.map((p) => whisperLogMel(p.samples, { nMels: 80 })));
+  const whisperService = await medianTime(() => wh.service.transcribeSamples(audio));
+  const melTime = await medianTime(async () => pieces.map((p) => whisperLogMel(p.samples, { nMels: 80 })));
   const silero = await sileroTime(audio);
 
   console.log(`## ASR serving overhead (asr.bench.ts)

@@ -4,6 +4,7 @@
  * (no worker sessions, no service), and the ratio between them. Needs the shared model and
  * recording beside the checkout. Run: `bun test/bench/moonshine.bench.ts`.
  */
+import { median, timeRuns } from "./tts-support.ts";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,17 +24,8 @@ import { englishSpeechWav, installMoonshineTiny } from "../support/models/moonsh
 
 const RUNS = 3;
 
-async function median(run: () => Promise<unknown>): Promise<number> {
-  await run();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const started = performance.now();
-    await run();
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return times[times.length >> 1]!;
-}
+/** Median wall time (ms) of `run` over RUNS runs after one warm-up. */
+const medianTime = async (run: () => Promise<unknown>): Promise<number> => median(await timeRuns(RUNS, 1, run));
 
 setLogSink(() => {});
 const dir = mkdtempSync(join(tmpdir(), "sawt-moonshine-bench-"));
@@ -84,10 +76,10 @@ try {
       cache = next;
     }
   };
-  const rawMs = await median(raw);
+  const rawMs = await medianTime(raw);
 
   const recognizer = await MoonshineRecognizer.load(config, "moonshine-tiny-en");
-  const recognizerMs = await median(() => recognizer.recognize(samples));
+  const recognizerMs = await medianTime(() => recognizer.recognize(samples));
   await recognizer.release();
 
   const admission = new Admission({
@@ -104,7 +96,7 @@ try {
     log,
   );
   if (!engine.ok) throw new Error(engine.reason);
-  const serviceMs = await median(() => engine.service.transcribeSamples(samples));
+  const serviceMs = await medianTime(() => engine.service.transcribeSamples(samples));
   const segments = (await engine.service.transcribeSamples(samples)).segments.length;
   await engine.release();
 

@@ -91,7 +91,11 @@ test("does finish admitted work on SIGTERM during a burst, refuse the rest and e
   // Admitted work finished (200); requests the drain refused got 503; none were cut off mid-way.
   expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
   expect(statuses).toContain(200);
+  // One synthesis at a time and a queue of 8: of 12 sent at once, the rest were refused.
+  expect(statuses).toContain(503);
   expect(late.every((r) => r.status === 503 || r.status === 0)).toBe(true);
+  // The ports stay open while admitted work drains, so the drain itself answered the late ones.
+  expect(late.some((r) => r.status === 503)).toBe(true);
   expect(readdirSync(join(target.sawt.dataDir, "tmp")).length).toBe(0);
   await recordFigures("drain", {
     burst: 12,

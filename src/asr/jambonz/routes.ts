@@ -11,6 +11,7 @@
  * transcription carries `dialect`, `start`, `end` as extra fields; errors carry `sawt` (the REST
  * error body). Utterances end by server VAD with OpenAI's defaults.
  */
+import { DEFAULT_TURN_DETECTION } from "../../core/asr.ts";
 import { Elysia } from "elysia";
 import type { LiveAudioFormat } from "../../audio/live-input.ts";
 import { liveFormatProblem } from "../../audio/live-input.ts";
@@ -31,8 +32,6 @@ const ENCODINGS: Readonly<Record<string, LiveAudioFormat["encoding"]>> = {
   MULAW: "pcm_mulaw",
   ALAW: "pcm_alaw",
 };
-/** OpenAI's server_vad defaults, the turn detection of a jambonz stream. */
-const TURN_DETECTION = { threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 };
 
 interface Socket {
   readonly id: string;
@@ -100,7 +99,7 @@ export function jambonzRoutes(ctx: AppContext) {
     );
     connection.session = session;
     session.configure(
-      { turnDetection: TURN_DETECTION, partialIntervalMs: ctx.config.streaming.partial_interval_ms },
+      { turnDetection: DEFAULT_TURN_DETECTION, partialIntervalMs: ctx.config.streaming.partial_interval_ms },
       format,
     );
   }

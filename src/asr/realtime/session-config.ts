@@ -8,14 +8,12 @@
  *
  * Sawt extension: `audio/pcm` accepts any `rate` from 8000 to 48000 (OpenAI: 24000 only).
  */
+import { DEFAULT_TURN_DETECTION } from "../../core/asr.ts";
 import * as v from "valibot";
 import { G711_RATE, liveFormatProblem, type LiveAudioFormat } from "../../audio/live-input.ts";
 import type { TurnDetection } from "../../core/asr.ts";
 import { AppError, Detail } from "../../errors/taxonomy.ts";
 import { TranscriptionFormSchema } from "../schema.ts";
-
-/** OpenAI's server_vad defaults. */
-export const DEFAULT_TURN_DETECTION: TurnDetection = { threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 };
 
 /** The session's settings. */
 export interface RealtimeSettings {

@@ -68,21 +68,12 @@ export interface AsrServiceOptions {
    * before it holds any; raw samples reserve their own length. Over budget → 503 busy.
    */
   readonly memory: { readonly budget: PcmBudget; readonly requestSeconds: number };
-  readonly segmenter?: Partial<SegmenterOptions>;
-  /** Pauses shorter than this keep speech in one utterance (segmentation policy). */
-  readonly joinPauseSeconds?: number;
   /** Seconds of speech the call's dialect is decided over. */
   readonly dialectSeconds?: number;
   readonly observe?: InferenceObserver;
 }
 
 const seconds = (samples: number) => Math.round((samples / SPEECH_SAMPLE_RATE) * 1000) / 1000;
-
-/** A recogniser's window in seconds, read defensively (families that do not declare one get 30 s). */
-export function windowSeconds(recognizer: Recognizer): number {
-  const declared = recognizer.maxSegmentSeconds;
-  return typeof declared === "number" && Number.isFinite(declared) && declared >= 2 ? declared : DEFAULT_WINDOW_SECONDS;
-}
 
 /** The decoding options a call passes to its recogniser. */
 function recognizeOptions(options: TranscriptionOptions): RecognizeOptions {
@@ -142,8 +133,13 @@ function skipWhenBusy(error: unknown, options: CallOptions): string {
 export class AsrEngineService implements AsrService {
   private readonly detector: VoiceActivityDetector;
 
+  /** Longest speech span the detector may cut: the smallest window of any recogniser (at most 30 s). */
+  private readonly spanWindow: Partial<SegmenterOptions>;
+
   constructor(private readonly options: AsrServiceOptions) {
     this.detector = options.packs.vad ?? createEnergyDetector();
+    const windows = [...options.packs.recognizers.values(), options.defaultRecognizer].map((r) => r.maxSegmentSeconds);
+    this.spanWindow = { maxSegmentSeconds: Math.min(DEFAULT_WINDOW_SECONDS, ...windows) };
   }
 
   /**
@@ -212,10 +208,7 @@ export class AsrEngineService implements AsrService {
     chunks: AsyncIterable<Float32Array>,
     options: TranscriptionOptions,
   ): Promise<Transcript> {
-    const tracker = new SpeechTracker(this.detector, {
-      ...this.options.segmenter,
-      maxSegmentSeconds: this.spanWindowSeconds(),
-    });
+    const tracker = new SpeechTracker(this.detector, this.spanWindow);
     const parts: Array<{ transcript: Transcript; offset: number }> = [];
     const texts: string[] = [];
     const take = async (pieces: readonly SpeechPiece[]) => {
@@ -276,7 +269,7 @@ export class AsrEngineService implements AsrService {
     options: CallOptions,
   ): AsyncIterable<StreamingResult> {
     const { signal } = options;
-    const tracker = new SpeechTracker(this.detector, this.options.segmenter);
+    const tracker = new SpeechTracker(this.detector);
     const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
     let interimAt = 0;
     let interimGap = INTERIM_SECONDS * SPEECH_SAMPLE_RATE;
@@ -393,14 +386,8 @@ export class AsrEngineService implements AsrService {
       : { recognizer: this.options.defaultRecognizer, explicit: false };
   }
 
-  /** Longest speech span the detector may produce: the smallest window of any recogniser. */
-  private spanWindowSeconds(): number {
-    const windows = [...this.options.packs.recognizers.values(), this.options.defaultRecognizer].map(windowSeconds);
-    return Math.min(this.options.segmenter?.maxSegmentSeconds ?? DEFAULT_WINDOW_SECONDS, ...windows);
-  }
-
   private plan(spans: readonly SpeechSpan[], total: number, recognizer: Recognizer): DecodePiece[] {
-    return decodePieces(spans, total, policyOptions(windowSeconds(recognizer), this.options.joinPauseSeconds));
+    return decodePieces(spans, total, policyOptions(recognizer.maxSegmentSeconds));
   }
 
   /**
@@ -410,8 +397,7 @@ export class AsrEngineService implements AsrService {
    */
   private async transcribe(samples: Float32Array, options: TranscriptionOptions): Promise<Transcript> {
     const { signal } = options;
-    const segmenter = { ...this.options.segmenter, maxSegmentSeconds: this.spanWindowSeconds() };
-    const spans = await segmentSpeech(samples, this.detector, segmenter, signal);
+    const spans = await segmentSpeech(samples, this.detector, this.spanWindow, signal);
     const chosen = this.pick(options.model);
     let recognizer = chosen.recognizer;
     let pieces = this.plan(spans, samples.length, recognizer);

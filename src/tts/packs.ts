@@ -31,12 +31,12 @@ export interface TtsPacks {
   /** Which pack serves each voice, its size, provider and warm-up (GET /v1/tts/voices). */
   readonly serving: ReadonlyMap<BuiltinVoice, VoicePackServing>;
   readonly broken: readonly BrokenPack[];
-  /** True when Arabic is diacritised (a pack's model or the built-in one). */
-  readonly tashkeel: boolean;
   /** Where the diacritiser comes from: a `tashkeel/` pack, the built-in model, or none (`off`). */
   readonly tashkeelSource: TashkeelSource;
   /** The diacritiser the embedded espeak-ng engine and Arabic espeak voices use. */
   readonly diacritiser: Tashkeel | undefined;
+  /** What the models folder held at this start (other roles, e.g. the speaker encoder, read it too). */
+  readonly inspection: PackInspection;
   release(): Promise<void>;
 }
 
@@ -146,9 +146,9 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger, options: T
     loaded,
     serving,
     broken,
-    tashkeel: tashkeel !== undefined,
     tashkeelSource,
     diacritiser: tashkeel,
+    inspection,
     async release() {
       await Promise.all([...voices.values()].map((v) => v.release()));
       await tashkeel?.release();

@@ -15,7 +15,7 @@ import { LexiconStore, type LexiconEntry } from "./lexicon/store.ts";
 import { loadTtsPacks, type TtsPacks } from "./packs.ts";
 import { SawtTtsService } from "./service.ts";
 import { firstLine } from "../models/errors.ts";
-import { inspectModels, packsOfRole } from "../models/inspect.ts";
+import { packsOfRole } from "../models/inspect.ts";
 import { loadPack } from "../models/load.ts";
 import { ENCODER_MODEL_MISSING } from "../voices/encoder/config.ts";
 import type { SpeakerEncoder } from "../voices/encoder/model.ts";
@@ -74,7 +74,7 @@ export async function createTtsEngine(
       : { available: false, reason: espeak.reason },
     voices: Object.fromEntries(service.listVoices().map((v) => [v.name, v.engine])),
     packs: packs.loaded,
-    tashkeel: packs.tashkeel,
+    tashkeel: packs.diacritiser !== undefined,
     tashkeel_source: packs.tashkeelSource,
   };
   return { service, packs, espeak, unusable, details, release: () => packs.release() };
@@ -122,7 +122,8 @@ async function configureCloning(
   const ttsEmbeddingDim = engine.packs.loaded.find((p) => p.embeddingDim !== undefined)?.embeddingDim;
   let encoder: SpeakerEncoder | undefined;
   let problem: string | undefined;
-  const pack = packsOfRole(inspectModels(ctx.config.paths.models_dir), "speaker-encoder")[0];
+  // The same reading of the models folder the voice packs were loaded from (one inspection per start).
+  const pack = packsOfRole(engine.packs.inspection, "speaker-encoder")[0];
   // A speaker-encoder folder without a model is no encoder at all, not a broken one.
   const absent = pack === undefined || (!pack.ok && pack.reason === ENCODER_MODEL_MISSING);
   const result = absent ? undefined : pack.ok ? await loadPack(pack) : pack;

@@ -8,6 +8,7 @@ import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { PackError } from "../../models/errors.ts";
+import { MetadataReader } from "../../models/header.ts";
 import { packFiles, type PackFiles } from "../../models/pack.ts";
 
 /** Where the speaker-encoder pack lives under the models dir. */
@@ -36,13 +37,14 @@ export function configureSpeakerEncoder(pack: PackFiles): SpeakerEncoderConfig {
   const output = info.outputs[0];
   if (!input || !output) throw new PackError("speaker-encoder: model has no input or output");
   if (input.dims?.length !== 3) throw new PackError(`speaker-encoder: input ${input.name} must be [1, T, feat_dim]`);
-  const featureDim = Number(info.metadata.feat_dim ?? (typeof input.dims[2] === "number" ? input.dims[2] : 80));
-  const embeddingDim = Number(
-    info.metadata.output_dim ?? (typeof output.dims?.[1] === "number" ? output.dims[1] : NaN),
-  );
+  const meta = new MetadataReader(info.metadata, "speaker-encoder:");
+  const featureDim = meta.intOr("feat_dim", typeof input.dims[2] === "number" ? input.dims[2] : 80);
+  const embeddingDim = meta.intOr("output_dim", typeof output.dims?.[1] === "number" ? output.dims[1] : Number.NaN);
+  const rate = meta.intOr("sample_rate", SPEECH_SAMPLE_RATE);
+  if (meta.problems.length > 0) throw new PackError(meta.problems.join("; "));
+  if (featureDim <= 0) throw new PackError(`speaker-encoder: feat_dim ${featureDim} must be positive`);
   if (!Number.isInteger(embeddingDim) || embeddingDim <= 0)
     throw new PackError("speaker-encoder: output_dim metadata or a fixed output dimension is required");
-  const rate = Number(info.metadata.sample_rate ?? SPEECH_SAMPLE_RATE);
   if (rate !== SPEECH_SAMPLE_RATE)
     throw new PackError(`speaker-encoder: sample_rate ${rate} unsupported (${SPEECH_SAMPLE_RATE} only)`);
   const normalize = info.metadata.feature_normalize_type === "none" ? "none" : "per_feature";

@@ -67,7 +67,10 @@ export async function buildAsrEngine(
   observe?: InferenceObserver,
 ): Promise<AsrEngineResult> {
   setFfmpegConcurrency(config.asr.ffmpeg_concurrency);
-  const packs = await loadAsrPacks(config.paths.models_dir);
+  const packs = await loadAsrPacks(config.paths.models_dir, {
+    parallelRuns: config.asr.concurrency,
+    packSessions: config.runtime.pack_sessions,
+  });
   for (const broken of packs.broken)
     log.warn("asr pack unusable, skipped", { pack: broken.pack, family: broken.family, reason: broken.reason });
   const details: Record<string, unknown> = {

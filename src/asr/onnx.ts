@@ -21,9 +21,12 @@ export interface OpenedSession {
   readonly provider: "cpu" | "cuda";
 }
 
-/** Opens `path` through the one session factory (provider, threads, worker and fallback decided there). */
-export async function openSession(path: string, label?: string): Promise<OpenedSession> {
-  const created = await createSession(path, label === undefined ? {} : { label });
+/**
+ * Opens `path` through the one session factory (provider, threads, worker and fallback decided
+ * there); `parallel` above 1 asks for a session pool that many runs wide (see session-pool.ts).
+ */
+export async function openSession(path: string, label?: string, parallel = 1): Promise<OpenedSession> {
+  const created = await createSession(path, { ...(label === undefined ? {} : { label }), parallel });
   return { session: created.session, provider: created.provider };
 }
 

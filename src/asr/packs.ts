@@ -8,7 +8,7 @@
 import type { BrokenPack } from "../models/errors.ts";
 import type { PackRole } from "../models/family.ts";
 import { inspectModels, packsOfRole, type ConfiguredPack } from "../models/inspect.ts";
-import { loadPack } from "../models/load.ts";
+import { loadPack, parallelRunsOf } from "../models/load.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { dialectLabel } from "./dialect/config.ts";
@@ -91,8 +91,14 @@ export interface LoadedAsrPacks {
   release(): Promise<void>;
 }
 
+/** How many sessions recognisers get (`asr.concurrency`, `runtime.pack_sessions`); default one each. */
+export interface RecognizerSessions {
+  readonly parallelRuns?: number;
+  readonly packSessions?: readonly string[];
+}
+
 /** Validates, loads and warms every ASR pack under `modelsDir`; unusable ones land in `broken`. */
-export async function loadAsrPacks(modelsDir: string): Promise<LoadedAsrPacks> {
+export async function loadAsrPacks(modelsDir: string, sessions: RecognizerSessions = {}): Promise<LoadedAsrPacks> {
   const { usable, broken } = asrEntries(modelsDir);
   const recognizers = new Map<string, Recognizer>();
   const recognizerDialects = new Map<string, string>();
@@ -102,7 +108,12 @@ export async function loadAsrPacks(modelsDir: string): Promise<LoadedAsrPacks> {
   for (const { entry, info } of usable) {
     // One VAD and one dialect identifier serve the engine; further ones are not loaded.
     if ((info.role === "vad" && vad !== null) || (info.role === "dialect" && dialect !== null)) continue;
-    const result = await loadPack(entry);
+    // Recognisers serve requests in parallel (a session pool); VAD and dialect id are small and serial.
+    const parallelRuns =
+      info.role === "recognizer"
+        ? parallelRunsOf(info.name, sessions.packSessions ?? [], sessions.parallelRuns ?? 1)
+        : undefined;
+    const result = await loadPack(entry, { parallelRuns });
     if (!result.ok) {
       broken.push({ pack: info.name, family: info.family, reason: result.reason });
       continue;

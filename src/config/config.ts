@@ -21,7 +21,12 @@ export interface SawtConfig {
   readonly paths: { data_dir: string; models_dir: string; models_dir_explicit: boolean };
   readonly log: { level: "debug" | "info" | "warn" | "error" };
   readonly auth: { default_rpm: number };
-  readonly runtime: { provider: "auto" | "cpu" | "cuda"; intra_op_threads: number; metrics_open: boolean };
+  readonly runtime: {
+    provider: "auto" | "cpu" | "cuda";
+    intra_op_threads: number;
+    pack_sessions: string[];
+    metrics_open: boolean;
+  };
   readonly tts: {
     strict_voices: boolean;
     tashkeel: "auto" | "off";

@@ -118,7 +118,15 @@ export const SETTINGS: readonly SettingSpec[] = [
     default: 0,
     min: 0,
     max: 256,
-    doc: "Threads per ONNX session; 0 sizes to the machine.",
+    doc: "Intra-op threads a model may use in all; 0 sizes to the machine. A pack serving N runs at once splits them: N sessions of threads ÷ N each, plus one with all of them for a run alone.",
+  },
+  {
+    section: "runtime",
+    key: "pack_sessions",
+    type: "string[]",
+    default: [],
+    itemPattern: { regex: /^[^=\s/]+=([1-9]|1[0-6])$/, hint: "pack=N with N from 1 to 16, e.g. whisper-large=1" },
+    doc: "Parallel sessions for named packs as `pack=N` (e.g. `whisper-large=1` to save memory); other voices use `tts.concurrency`, other recognisers `asr.concurrency`.",
   },
   {
     section: "runtime",
@@ -142,7 +150,15 @@ export const SETTINGS: readonly SettingSpec[] = [
     oneOf: ["auto", "off"],
     doc: "Diacritise Arabic before espeak-ng and Arabic espeak-phoneme voices: auto uses a tashkeel/ pack, else the built-in libtashkeel model; off reads text as written.",
   },
-  { section: "tts", key: "concurrency", type: "int", default: 2, min: 1, max: 256, doc: "Syntheses running at once." },
+  {
+    section: "tts",
+    key: "concurrency",
+    type: "int",
+    default: 2,
+    min: 1,
+    max: 256,
+    doc: "Syntheses running at once; also the parallel sessions each voice pack opens (see runtime.pack_sessions).",
+  },
   {
     section: "tts",
     key: "max_queue",
@@ -184,7 +200,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     default: 2,
     min: 1,
     max: 256,
-    doc: "Transcriptions running at once.",
+    doc: "Transcriptions running at once; also the parallel sessions each recogniser pack opens (see runtime.pack_sessions).",
   },
   {
     section: "asr",

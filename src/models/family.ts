@@ -26,6 +26,12 @@ export interface LoadContext {
   readonly dir: string;
   /** The diacritiser loaded earlier in this engine start, for voices that want one. */
   readonly tashkeel?: Tashkeel;
+  /**
+   * Runs of this pack's model that may go at once (its engine's concurrency, or the pack's own
+   * `runtime.pack_sessions` entry); families that serve requests pass it to createSession as
+   * `parallel` so the pack gets a session pool. Absent: one session.
+   */
+  readonly parallelRuns?: number;
 }
 
 /**

@@ -37,3 +37,15 @@ export async function loadPack(
     return { ok: false, reason: `${ran ? "cannot run" : "cannot load"} the model: ${line}` };
   }
 }
+
+/**
+ * Parallel runs for pack `pack`: its `runtime.pack_sessions` entry (`pack=N`, validated by the
+ * config loader) if it has one, else `fallback` (the engine's concurrency).
+ */
+export function parallelRunsOf(pack: string, packSessions: readonly string[], fallback: number): number {
+  for (const entry of packSessions) {
+    const at = entry.lastIndexOf("=");
+    if (entry.slice(0, at) === pack) return Number(entry.slice(at + 1));
+  }
+  return fallback;
+}

@@ -6,7 +6,8 @@
  * inference synchronously on the calling JS thread, which on the main thread would freeze HTTP,
  * gRPC, health checks and admission timers for the length of every synthesis. Runs on one
  * session are serialised by its worker; runs on different sessions proceed in parallel; the
- * engines' admission gates bound how many run at once. The returned {@link Session} has the
+ * engines' admission gates bound how many run at once. A model that may run several times at once
+ * (`parallel`) gets a pool of sessions sized to the cores (session-pool.ts). The returned {@link Session} has the
  * shape of onnxruntime's InferenceSession that engines use (`run`, names, metadata, `release`),
  * with real `ort.Tensor` values in and out.
  */
@@ -14,6 +15,7 @@ import type { Tensor } from "onnxruntime-node";
 import { log } from "../log/logger.ts";
 import type { DeviceChoice } from "./devices.ts";
 import { isCompiledBinary, loadOrt, ortLibraryPath, type Ort } from "./ort.ts";
+import { poolShape, SessionPool } from "./session-pool.ts";
 import type { FromWorker, ToWorker, WireScan, WireTensor, WireValueMetadata } from "./session-protocol.ts";
 
 /** Input/output description as onnxruntime reports it (`name`, `isTensor`, `type`, `shape`). */
@@ -233,6 +235,12 @@ export interface SessionOptions {
   readonly provider?: "cpu" | "cuda";
   /** Overrides the device decision's intra-op threads (tiny models run faster on 1). */
   readonly intraOpThreads?: number;
+  /**
+   * Runs of this model that may go at once (the engine's concurrency, or the pack's own setting):
+   * above 1 on CPU the result is a {@link SessionPool} shaped by {@link poolShape}. Ignored with
+   * `intraOpThreads` (a model pinned to a thread count is small enough for one session) and on CUDA.
+   */
+  readonly parallel?: number;
 }
 
 /**
@@ -240,17 +248,44 @@ export interface SessionOptions {
  * session cannot be built). Rejects with onnxruntime's first error line when the model is broken.
  */
 export async function createSession(model: string | Uint8Array, options: SessionOptions = {}): Promise<CreatedSession> {
+  const provider = options.provider ?? device.provider;
+  const parallel = options.parallel ?? 1;
+  if (parallel <= 1 || provider !== "cpu" || options.intraOpThreads !== undefined)
+    return openWorkerSession(model, options, provider, options.intraOpThreads ?? device.intraOpThreads);
+  const shape = poolShape(parallel, device.intraOpThreads);
+  const threads = Array.from({ length: shape.lanes }, () => shape.laneThreads);
+  if (shape.soloThreads > 0) threads.push(shape.soloThreads);
+  // Opened together: each member is its own worker, so the pool loads in about one session's time.
+  const opened = await Promise.allSettled(threads.map((n) => openWorkerSession(model, options, provider, n)));
+  const failed = opened.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  const sessions = opened.flatMap((r) => (r.status === "fulfilled" ? [r.value.session] : []));
+  if (failed) {
+    await Promise.all(sessions.map((s) => s.release()));
+    throw failed.reason;
+  }
+  const solo = shape.soloThreads > 0 ? sessions.pop() : undefined;
+  const pool = new SessionPool(shape, sessions, solo);
+  log.info("session pool opened", {
+    model: options.label ?? (typeof model === "string" ? model : "model bytes"),
+    lanes: shape.lanes,
+    lane_threads: shape.laneThreads,
+    solo_threads: shape.soloThreads,
+  });
+  return { session: pool, provider: pool.provider };
+}
+
+async function openWorkerSession(
+  model: string | Uint8Array,
+  options: SessionOptions,
+  provider: "cpu" | "cuda",
+  intraOpThreads: number,
+): Promise<CreatedSession> {
   const [ort, libraryPath] = await Promise.all([loadOrt(), ortLibraryPath()]);
   const label = options.label ?? (typeof model === "string" ? model : "model bytes");
   const worker = new Worker(workerUrl());
   const session = new WorkerSession(worker, ort, label);
   try {
-    await session.open(
-      libraryPath,
-      model,
-      options.provider ?? device.provider,
-      options.intraOpThreads ?? device.intraOpThreads,
-    );
+    await session.open(libraryPath, model, provider, intraOpThreads);
   } catch (error) {
     worker.terminate();
     throw error;

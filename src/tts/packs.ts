@@ -11,7 +11,7 @@ import type { VoicePackServing } from "../core/tts.ts";
 import type { Logger } from "../log/logger.ts";
 import type { BrokenPack } from "../models/errors.ts";
 import { inspectModels, packsOfRole, type InspectedPack, type PackInspection } from "../models/inspect.ts";
-import { loadPack } from "../models/load.ts";
+import { loadPack, parallelRunsOf } from "../models/load.ts";
 import { loadBuiltinTashkeel } from "./tashkeel/builtin.ts";
 import { packTree } from "../models/scan.ts";
 import type { Tashkeel } from "./tashkeel/model.ts";
@@ -46,6 +46,10 @@ export type TashkeelSource = "pack" | "built-in" | "off";
 /** How {@link loadTtsPacks} picks the diacritiser (`tts.tashkeel`). */
 export interface TtsPackOptions {
   readonly tashkeel?: "auto" | "off";
+  /** Parallel sessions per voice pack (`tts.concurrency`); default 1. */
+  readonly parallelRuns?: number;
+  /** Per-pack overrides of it (`runtime.pack_sessions`, `pack=N`). */
+  readonly packSessions?: readonly string[];
 }
 
 const summary = (name: string, voice: BuiltinVoice, facts: VoiceFacts): VoicePackSummary => ({ name, voice, ...facts });
@@ -112,7 +116,8 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger, options: T
       reportBroken(name, `another folder already serves ${voice}`);
       continue;
     }
-    const result = entry.ok ? await loadPack(entry, { tashkeel }) : entry;
+    const parallelRuns = parallelRunsOf(name, options.packSessions ?? [], options.parallelRuns ?? 1);
+    const result = entry.ok ? await loadPack(entry, { tashkeel, parallelRuns }) : entry;
     if (!result.ok) {
       reportBroken(name, result.reason);
       continue;

@@ -49,7 +49,11 @@ export async function createTtsEngine(
     logger.warn("espeak-ng unavailable: the embedded engine and espeak-phoneme packs cannot speak", {
       reason: espeak.reason,
     });
-  const packs = await loadTtsPacks(config.paths.models_dir, logger, { tashkeel: config.tts.tashkeel });
+  const packs = await loadTtsPacks(config.paths.models_dir, logger, {
+    tashkeel: config.tts.tashkeel,
+    parallelRuns: config.tts.concurrency,
+    packSessions: config.runtime.pack_sessions,
+  });
   const service = new SawtTtsService({
     strictVoices: config.tts.strict_voices,
     admission: deps.admission,

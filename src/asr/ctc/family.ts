@@ -11,7 +11,7 @@ export const ctcFamily: Family<CtcConfig, Recognizer> = {
   role: "asr-recognizer",
   claims: claimsCtc,
   configure: configureCtc,
-  load: (config, { pack }) => CtcRecognizer.load(config, pack),
+  load: (config, { pack, parallelRuns }) => CtcRecognizer.load(config, pack, parallelRuns),
   warmUp: async (model) => void (await model.recognize(warmUpAudio())),
   serves: () => "ASR recognizer (nemo-ctc)",
 };

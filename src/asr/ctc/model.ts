@@ -18,9 +18,9 @@ export class CtcModel {
   ) {}
 
   /** Opens the pack's model. */
-  static async load(config: CtcConfig, label?: string): Promise<CtcModel> {
+  static async load(config: CtcConfig, label?: string, parallel = 1): Promise<CtcModel> {
     await ortModule();
-    const { session, provider } = await openSession(config.modelPath, label);
+    const { session, provider } = await openSession(config.modelPath, label, parallel);
     return new CtcModel(config, session, provider);
   }
 

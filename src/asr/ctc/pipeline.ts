@@ -99,8 +99,9 @@ export class CtcRecognizer implements Recognizer {
   }
 
   /** Loads the pack's session. */
-  static async load(config: CtcConfig, name: string): Promise<CtcRecognizer> {
-    return new CtcRecognizer(name, await CtcModel.load(config, `${name}/${config.modelPath.split("/").pop()}`));
+  static async load(config: CtcConfig, name: string, parallel = 1): Promise<CtcRecognizer> {
+    const label = `${name}/${config.modelPath.split("/").pop()}`;
+    return new CtcRecognizer(name, await CtcModel.load(config, label, parallel));
   }
 
   get provider(): "cpu" | "cuda" {

@@ -11,7 +11,7 @@ export const moonshineFamily: Family<MoonshineConfig, Recognizer> = {
   role: "asr-recognizer",
   claims: claimsMoonshine,
   configure: configureMoonshine,
-  load: (config, { pack }) => MoonshineRecognizer.load(config, pack),
+  load: (config, { pack, parallelRuns }) => MoonshineRecognizer.load(config, pack, parallelRuns),
   warmUp: async (model) => void (await model.recognize(warmUpAudio())),
   serves: (config) => `ASR recognizer (moonshine${config.language ? `, ${config.language}` : ""})`,
 };

@@ -42,12 +42,12 @@ export class MoonshineModel {
   }
 
   /** Opens both sessions. */
-  static async load(config: MoonshineConfig, pack: string): Promise<MoonshineModel> {
+  static async load(config: MoonshineConfig, pack: string, parallel = 1): Promise<MoonshineModel> {
     await ortModule();
     const label = (path: string) => `${pack}/${path.split("/").pop()}`;
-    const encoder = await openSession(config.encoderPath, label(config.encoderPath));
+    const encoder = await openSession(config.encoderPath, label(config.encoderPath), parallel);
     try {
-      const decoder = await openSession(config.decoderPath, label(config.decoderPath));
+      const decoder = await openSession(config.decoderPath, label(config.decoderPath), parallel);
       const provider = decoder.provider === "cuda" && encoder.provider === "cuda" ? "cuda" : "cpu";
       return new MoonshineModel(config, encoder.session, decoder.session, provider);
     } catch (error) {

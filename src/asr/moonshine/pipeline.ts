@@ -66,8 +66,8 @@ export class MoonshineRecognizer implements Recognizer {
   ) {}
 
   /** Loads the pack's sessions. */
-  static async load(config: MoonshineConfig, name: string): Promise<MoonshineRecognizer> {
-    return new MoonshineRecognizer(name, await MoonshineModel.load(config, name));
+  static async load(config: MoonshineConfig, name: string, parallel = 1): Promise<MoonshineRecognizer> {
+    return new MoonshineRecognizer(name, await MoonshineModel.load(config, name, parallel));
   }
 
   get provider(): "cpu" | "cuda" {

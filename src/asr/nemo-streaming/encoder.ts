@@ -81,9 +81,9 @@ export class CacheAwareEncoder {
   ) {}
 
   /** Opens the encoder at `path`. */
-  static async load(path: string, meta: StreamingMeta, label: string): Promise<CacheAwareEncoder> {
+  static async load(path: string, meta: StreamingMeta, label: string, parallel = 1): Promise<CacheAwareEncoder> {
     await ortModule();
-    const { session, provider } = await openSession(path, label);
+    const { session, provider } = await openSession(path, label, parallel);
     return new CacheAwareEncoder(session, meta, provider);
   }
 

@@ -11,7 +11,7 @@ export const transducerFamily: Family<TransducerConfig, Recognizer> = {
   role: "asr-recognizer",
   claims: claimsTransducer,
   configure: configureTransducer,
-  load: (config, { pack }) => TransducerRecognizer.load(config, pack),
+  load: (config, { pack, parallelRuns }) => TransducerRecognizer.load(config, pack, parallelRuns),
   warmUp: async (model) => void (await model.recognize(warmUpAudio())),
   serves: (config) => `ASR recognizer (nemo-transducer, ${config.tdt ? "TDT" : "RNNT"})`,
 };

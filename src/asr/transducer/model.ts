@@ -73,12 +73,13 @@ export async function openJoint(
   layers: number,
   hidden: number,
   pack: string,
+  parallel = 1,
 ) {
   await ortModule();
   const label = (path: string) => `${pack}/${path.split("/").pop()}`;
-  const decoder = await openSession(paths.decoder, label(paths.decoder));
+  const decoder = await openSession(paths.decoder, label(paths.decoder), parallel);
   try {
-    const joiner = await openSession(paths.joiner, label(paths.joiner));
+    const joiner = await openSession(paths.joiner, label(paths.joiner), parallel);
     return { joint: new PredictionJoint(decoder.session, joiner.session, layers, hidden), provider: joiner.provider };
   } catch (error) {
     await decoder.session.release();

@@ -147,14 +147,15 @@ export class TransducerRecognizer implements Recognizer {
   }
 
   /** Opens the three sessions. */
-  static async load(config: TransducerConfig, name: string): Promise<TransducerRecognizer> {
-    const encoder = await openSession(config.encoderPath, `${name}/${config.encoderPath.split("/").pop()}`);
+  static async load(config: TransducerConfig, name: string, parallel = 1): Promise<TransducerRecognizer> {
+    const encoder = await openSession(config.encoderPath, `${name}/${config.encoderPath.split("/").pop()}`, parallel);
     try {
       const { joint, provider } = await openJoint(
         { decoder: config.decoderPath, joiner: config.joinerPath },
         config.predRnnLayers,
         config.predHidden,
         name,
+        parallel,
       );
       const both = provider === "cuda" && encoder.provider === "cuda" ? "cuda" : "cpu";
       return new TransducerRecognizer(name, config, new TransducerEncoder(encoder.session), joint, both);

@@ -11,7 +11,7 @@ export const whisperFamily: Family<WhisperConfig, Recognizer> = {
   role: "asr-recognizer",
   claims: claimsWhisper,
   configure: configureWhisper,
-  load: (config, { pack }) => WhisperRecognizer.load(config, pack),
+  load: (config, { pack, parallelRuns }) => WhisperRecognizer.load(config, pack, parallelRuns),
   warmUp: async (model) => void (await model.recognize(warmUpAudio())),
   serves: () => "ASR recognizer (whisper)",
 };

@@ -37,12 +37,12 @@ export class WhisperModel {
   ) {}
 
   /** Opens both sessions. */
-  static async load(config: WhisperConfig, pack?: string): Promise<WhisperModel> {
+  static async load(config: WhisperConfig, pack?: string, parallel = 1): Promise<WhisperModel> {
     await ortModule();
     const label = (path: string) => (pack === undefined ? undefined : `${pack}/${path.split("/").pop()}`);
-    const encoder = await openSession(config.encoderPath, label(config.encoderPath));
+    const encoder = await openSession(config.encoderPath, label(config.encoderPath), parallel);
     try {
-      const decoder = await openSession(config.decoderPath, label(config.decoderPath));
+      const decoder = await openSession(config.decoderPath, label(config.decoderPath), parallel);
       return new WhisperModel(
         config,
         encoder.session,

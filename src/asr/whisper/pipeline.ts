@@ -117,8 +117,8 @@ export class WhisperRecognizer implements Recognizer {
   }
 
   /** Loads the pack's sessions. */
-  static async load(config: WhisperConfig, name: string): Promise<WhisperRecognizer> {
-    return new WhisperRecognizer(name, await WhisperModel.load(config, name));
+  static async load(config: WhisperConfig, name: string, parallel = 1): Promise<WhisperRecognizer> {
+    return new WhisperRecognizer(name, await WhisperModel.load(config, name, parallel));
   }
 
   get provider(): "cpu" | "cuda" {

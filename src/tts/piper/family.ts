@@ -6,7 +6,7 @@
  */
 import { PackError } from "../../models/errors.ts";
 import type { PackFiles } from "../../models/pack.ts";
-import type { Tashkeel } from "../tashkeel/model.ts";
+import type { LoadContext } from "../../models/family.ts";
 import { voiceLoadFailure, voiceOfFolder, voiceServes, type VoiceFacts, type VoiceFamily } from "../voice-family.ts";
 import { parsePiperConfig, parseSherpaVitsConfig, type VoiceConfig } from "./config.ts";
 import { checkVoiceGraph, VoiceModel } from "./model.ts";
@@ -36,9 +36,9 @@ function onnxFiles(pack: PackFiles): string[] {
   return pack.files.filter((f) => f.endsWith(".onnx"));
 }
 
-async function loadVoice(config: PiperPackConfig, tashkeel: Tashkeel | undefined): Promise<PiperVoice> {
-  const model = await VoiceModel.load(config.voice);
-  return new PiperVoice(config.voice, model, tashkeel);
+async function loadVoice(config: PiperPackConfig, context: LoadContext): Promise<PiperVoice> {
+  const model = await VoiceModel.load(config.voice, context.parallelRuns);
+  return new PiperVoice(config.voice, model, context.tashkeel);
 }
 
 /** Piper voices: one `*.onnx` with its `*.onnx.json` in a voice folder. */
@@ -58,7 +58,7 @@ export const piperFamily: VoiceFamily<PiperPackConfig> = {
     }
     return withFacts(pack, model, parsePiperConfig(json, pack.path(model)));
   },
-  load: (config, { tashkeel }) => loadVoice(config, tashkeel),
+  load: (config, context) => loadVoice(config, context),
   serves: voiceServes,
   loadFailure: voiceLoadFailure,
 };
@@ -75,7 +75,7 @@ export const vitsFamily: VoiceFamily<PiperPackConfig> = {
     const metadata = pack.header(model).metadata;
     return withFacts(pack, model, parseSherpaVitsConfig(metadata, pack.text("tokens.txt"), pack.path(model)));
   },
-  load: (config, { tashkeel }) => loadVoice(config, tashkeel),
+  load: (config, context) => loadVoice(config, context),
   serves: voiceServes,
   loadFailure: voiceLoadFailure,
 };

@@ -74,11 +74,14 @@ export class VoiceModel {
     readonly embeddingDim: number | undefined,
   ) {}
 
-  /** Validates the graph from the file header, then opens the session and checks it again. */
-  static async load(config: VoiceConfig): Promise<VoiceModel> {
+  /**
+   * Validates the graph from the file header, then opens the session (a pool `parallel` runs wide)
+   * and checks it again.
+   */
+  static async load(config: VoiceConfig, parallel = 1): Promise<VoiceModel> {
     const info = readModelHeader(config.modelPath);
     const { output, hasSid, embeddingDim } = checkVoiceGraph(info, config.numSpeakers);
-    const created = await createSession(config.modelPath);
+    const created = await createSession(config.modelPath, { parallel });
     const session = created.session;
     const declared = {
       inputs: session.inputNames.map((name) => ({ name, elemType: null, dims: null })),

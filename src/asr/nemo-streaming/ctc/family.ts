@@ -11,7 +11,7 @@ export const streamingCtcFamily: Family<StreamingCtcConfig, Recognizer> = {
   role: "asr-recognizer",
   claims: claimsStreamingCtc,
   configure: configureStreamingCtc,
-  load: (config, { pack }) => StreamingCtcRecognizer.load(config, pack),
+  load: (config, { pack, parallelRuns }) => StreamingCtcRecognizer.load(config, pack, parallelRuns),
   warmUp: async (model) => void (await model.recognize(warmUpAudio())),
   serves: () => "ASR recognizer (nemo-streaming-ctc, streaming)",
 };

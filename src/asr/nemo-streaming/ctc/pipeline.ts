@@ -58,11 +58,12 @@ export class StreamingCtcRecognizer implements StreamingRecognizer {
   ) {}
 
   /** Opens the model. */
-  static async load(config: StreamingCtcConfig, name: string): Promise<StreamingCtcRecognizer> {
+  static async load(config: StreamingCtcConfig, name: string, parallel = 1): Promise<StreamingCtcRecognizer> {
     const encoder = await CacheAwareEncoder.load(
       config.modelPath,
       config.meta,
       `${name}/${config.modelPath.split("/").pop()}`,
+      parallel,
     );
     return new StreamingCtcRecognizer(name, config, encoder);
   }

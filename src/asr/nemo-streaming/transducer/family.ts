@@ -11,7 +11,7 @@ export const streamingTransducerFamily: Family<StreamingTransducerConfig, Recogn
   role: "asr-recognizer",
   claims: claimsStreamingTransducer,
   configure: configureStreamingTransducer,
-  load: (config, { pack }) => StreamingTransducerRecognizer.load(config, pack),
+  load: (config, { pack, parallelRuns }) => StreamingTransducerRecognizer.load(config, pack, parallelRuns),
   warmUp: async (model) => void (await model.recognize(warmUpAudio())),
   serves: () => "ASR recognizer (nemo-streaming-transducer, streaming)",
 };

@@ -53,15 +53,20 @@ export class StreamingTransducerRecognizer implements StreamingRecognizer {
   ) {}
 
   /** Opens the three sessions. */
-  static async load(config: StreamingTransducerConfig, name: string): Promise<StreamingTransducerRecognizer> {
+  static async load(
+    config: StreamingTransducerConfig,
+    name: string,
+    parallel = 1,
+  ): Promise<StreamingTransducerRecognizer> {
     const encoder = await CacheAwareEncoder.load(
       config.encoderPath,
       config.meta,
       `${name}/${config.encoderPath.split("/").pop()}`,
+      parallel,
     );
     try {
       const paths = { decoder: config.decoderPath, joiner: config.joinerPath };
-      const { joint, provider } = await openJoint(paths, config.predRnnLayers, config.predHidden, name);
+      const { joint, provider } = await openJoint(paths, config.predRnnLayers, config.predHidden, name, parallel);
       const both = provider === "cuda" && encoder.provider === "cuda" ? "cuda" : "cpu";
       return new StreamingTransducerRecognizer(name, config, encoder, joint, both);
     } catch (error) {

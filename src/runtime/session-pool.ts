@@ -1,0 +1,171 @@
+/**
+ * A pool of sessions of one model, so that parallel requests use every core (issue #19).
+ *
+ * One onnxruntime session runs one `run` at a time in its worker; giving it every core as
+ * intra-op threads makes a lone run fast but serialises concurrent ones, and two runs sharing
+ * cores through one big thread pool scale worse than two small sessions (measured on a
+ * Piper-sized voice: two 1-thread sessions gave 1.34× the throughput of one 2-thread session).
+ * So a pool holds `parallel` *lanes*, each with cores ÷ parallel threads, and one *solo* session
+ * with all the cores: a run that arrives while nothing else of this model runs goes to the solo
+ * session (a single request still gets every core: 245 vs 391 ms on that voice), any other run
+ * to the least busy lane. Each member holds its own copy of the weights (about the model file's
+ * size per extra session; docs/operations.md states the cost).
+ *
+ * Members have never run when the pool is built; the first run a member gets pays for kernel
+ * selection and arena growth. The pool repeats the first run it serves on the members that have
+ * not run yet, in the background once that run is answered, so the first concurrent requests
+ * find warm lanes.
+ */
+import type { Tensor } from "onnxruntime-node";
+import type { ScanRequest, Session, ValueMetadata } from "./sessions.ts";
+
+/** How a pool's members are sized (for health details, logs and tests). */
+export interface PoolShape {
+  /** Sessions used when runs overlap. */
+  readonly lanes: number;
+  /** Intra-op threads of each lane. */
+  readonly laneThreads: number;
+  /** Intra-op threads of the solo session, or 0 when the pool has none (lanes already get every thread). */
+  readonly soloThreads: number;
+}
+
+/**
+ * How to size a pool for `parallel` concurrent runs on `threads` intra-op threads in all: lanes
+ * of max(1, ⌊threads ÷ parallel⌋) threads, and a solo session with all `threads` when that is
+ * more than a lane has.
+ */
+export function poolShape(parallel: number, threads: number): PoolShape {
+  const lanes = Math.max(1, Math.floor(parallel));
+  const laneThreads = Math.max(1, Math.floor(threads / lanes));
+  return { lanes, laneThreads, soloThreads: lanes > 1 && laneThreads < threads ? threads : 0 };
+}
+
+/** One member's share of a pool's work (see {@link SessionPool.usage}). */
+export interface MemberUsage {
+  readonly role: "solo" | "lane";
+  readonly threads: number;
+  /** Runs and scans dispatched to it (warm-up repeats not counted). */
+  readonly runs: number;
+  /** Whether it has run (a dispatched run or the pool's warm-up repeat). */
+  readonly warm: boolean;
+}
+
+/** Sessions of one model used as one {@link Session}; see the file comment for the dispatch rule. */
+export class SessionPool implements Session {
+  private readonly busy = new Map<Session, number>();
+  private readonly dispatched = new Map<Session, number>();
+  private running = 0;
+  private readonly cold: Set<Session>;
+  private readonly warmed = new Set<Session>();
+  private warming = false;
+
+  /** `lanes` (at least one) and `solo` (if the shape has one) were opened with `shape`'s threads. */
+  constructor(
+    readonly shape: PoolShape,
+    private readonly lanes: readonly Session[],
+    private readonly solo: Session | undefined,
+  ) {
+    if (lanes.length === 0) throw new RangeError("a session pool needs at least one lane");
+    this.cold = new Set(this.members());
+  }
+
+  get inputNames(): readonly string[] {
+    return this.lanes[0]!.inputNames;
+  }
+  get outputNames(): readonly string[] {
+    return this.lanes[0]!.outputNames;
+  }
+  get inputMetadata(): readonly ValueMetadata[] {
+    return this.lanes[0]!.inputMetadata;
+  }
+  get outputMetadata(): readonly ValueMetadata[] {
+    return this.lanes[0]!.outputMetadata;
+  }
+  get provider(): "cpu" | "cuda" {
+    return this.lanes[0]!.provider;
+  }
+
+  /** Every session of the pool, solo first. */
+  members(): Session[] {
+    return this.solo ? [this.solo, ...this.lanes] : [...this.lanes];
+  }
+
+  /** Runs dispatched to each member so far, solo first. */
+  usage(): MemberUsage[] {
+    return this.members().map((member) => ({
+      role: member === this.solo ? "solo" : "lane",
+      threads: member === this.solo ? this.shape.soloThreads : this.shape.laneThreads,
+      runs: this.dispatched.get(member) ?? 0,
+      warm: this.warmed.has(member),
+    }));
+  }
+
+  run(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<Record<string, Tensor>> {
+    return this.runTimed(feeds, fetches).then((r) => r.outputs);
+  }
+
+  runTimed(
+    feeds: Readonly<Record<string, Tensor>>,
+    fetches?: readonly string[],
+  ): Promise<{ outputs: Record<string, Tensor>; seconds: number }> {
+    const result = this.dispatch((member) => member.runTimed(feeds, fetches));
+    if (this.cold.size > 0 && !this.warming) {
+      this.warming = true;
+      // Repeat this run on the members that never ran, after it is answered (see file comment).
+      void result.then(
+        () => this.warmCold(feeds, fetches),
+        () => (this.warming = false),
+      );
+    }
+    return result;
+  }
+
+  runScan(request: ScanRequest): Promise<Record<string, Tensor>> {
+    return this.dispatch((member) => member.runScan(request));
+  }
+
+  async release(): Promise<void> {
+    await Promise.all(this.members().map((member) => member.release()));
+  }
+
+  /** The member the next run goes to: solo when nothing of this model runs, else the least busy lane. */
+  private pick(): Session {
+    if (this.solo && this.running === 0) return this.solo;
+    let best = this.lanes[0]!;
+    for (const lane of this.lanes) if ((this.busy.get(lane) ?? 0) < (this.busy.get(best) ?? 0)) best = lane;
+    return best;
+  }
+
+  private async dispatch<T>(call: (member: Session) => Promise<T>): Promise<T> {
+    const member = this.pick();
+    this.cold.delete(member);
+    this.dispatched.set(member, (this.dispatched.get(member) ?? 0) + 1);
+    this.busy.set(member, (this.busy.get(member) ?? 0) + 1);
+    this.running++;
+    try {
+      const result = await call(member);
+      this.warmed.add(member);
+      return result;
+    } finally {
+      this.running--;
+      this.busy.set(member, this.busy.get(member)! - 1);
+    }
+  }
+
+  /** Runs `feeds` once on each member that has not run yet, one after another; failures are ignored. */
+  private async warmCold(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<void> {
+    for (const member of [...this.cold]) {
+      if (!this.cold.delete(member)) continue;
+      this.busy.set(member, (this.busy.get(member) ?? 0) + 1);
+      try {
+        await member.runTimed(feeds, fetches);
+        this.warmed.add(member);
+      } catch {
+        // A released pool or a failing member: the run that needs it reports the error itself.
+      } finally {
+        this.busy.set(member, this.busy.get(member)! - 1);
+      }
+    }
+    this.warming = false;
+  }
+}

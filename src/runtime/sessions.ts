@@ -11,6 +11,7 @@
  * shape of onnxruntime's InferenceSession that engines use (`run`, names, metadata, `release`),
  * with real `ort.Tensor` values in and out.
  */
+import { basename } from "node:path";
 import type { Tensor } from "onnxruntime-node";
 import { log } from "../log/logger.ts";
 import type { DeviceChoice } from "./devices.ts";
@@ -266,7 +267,8 @@ export async function createSession(model: string | Uint8Array, options: Session
   const solo = shape.soloThreads > 0 ? sessions.pop() : undefined;
   const pool = new SessionPool(shape, sessions, solo);
   log.info("session pool opened", {
-    model: options.label ?? (typeof model === "string" ? model : "model bytes"),
+    // The pack-relative label, or the file name: logs name no host paths.
+    model: options.label ?? (typeof model === "string" ? basename(model) : "model bytes"),
     lanes: shape.lanes,
     lane_threads: shape.laneThreads,
     solo_threads: shape.soloThreads,

@@ -37,7 +37,7 @@ function onnxFiles(pack: PackFiles): string[] {
 }
 
 async function loadVoice(config: PiperPackConfig, context: LoadContext): Promise<PiperVoice> {
-  const model = await VoiceModel.load(config.voice, context.parallelRuns);
+  const model = await VoiceModel.load(config.voice, context.parallelRuns, context.pack);
   return new PiperVoice(config.voice, model, context.tashkeel);
 }
 

@@ -4,6 +4,7 @@
  * [1], `scales` float32 [3], `sid` int64 [1] when the voice has several speakers; the audio is
  * the first output (`output` when so named) with time as its last dim.
  */
+import { basename } from "node:path";
 import type { Tensor } from "onnxruntime-node";
 import { PackError } from "../../models/errors.ts";
 import { readModelHeader, type OnnxModelInfo } from "../../models/header.ts";
@@ -78,10 +79,11 @@ export class VoiceModel {
    * Validates the graph from the file header, then opens the session (a pool `parallel` runs wide)
    * and checks it again.
    */
-  static async load(config: VoiceConfig, parallel = 1): Promise<VoiceModel> {
+  static async load(config: VoiceConfig, parallel = 1, pack?: string): Promise<VoiceModel> {
     const info = readModelHeader(config.modelPath);
     const { output, hasSid, embeddingDim } = checkVoiceGraph(info, config.numSpeakers);
-    const created = await createSession(config.modelPath, { parallel });
+    const label = pack === undefined ? undefined : `${pack}/${basename(config.modelPath)}`;
+    const created = await createSession(config.modelPath, { parallel, ...(label === undefined ? {} : { label }) });
     const session = created.session;
     const declared = {
       inputs: session.inputNames.map((name) => ({ name, elemType: null, dims: null })),

@@ -74,7 +74,9 @@ for (const server of SERVERS) {
 }
 for (const [, body] of FORMATS) for (const server of SERVERS) await post(server, body); // warm-up
 const rawTimes: number[] = [];
-const times = new Map<string, Record<Server, number[]>>(FORMATS.map(([label]) => [label, { inProcess: [], ffmpeg: [] }]));
+const times = new Map<string, Record<Server, number[]>>(
+  FORMATS.map(([label]) => [label, { inProcess: [], ffmpeg: [] }]),
+);
 for (let run = 0; run < RUNS; run++) {
   rawTimes.push(await timedRaw());
   for (const [label, body] of FORMATS) {
@@ -93,17 +95,18 @@ const cells = (label: string, server: Server): string => {
 };
 const rows = FORMATS.map(([label]) => `| ${label} | ${cells(label, "inProcess")} | ${cells(label, "ffmpeg")} |`);
 const audioSeconds = rawSamples / 22050;
+const mb = (packs.modelBytes / 1e6).toFixed(1);
 console.log(`## TTS output formats: per-format cost over raw inference (formats.bench.ts)
 
 One Arabic sentence (\`${IVR_SENTENCE}\`, ${ids.length} ids, ${audioSeconds.toFixed(2)} s of audio) over real HTTP
-(\`POST /v1/tts/audio/speech\`) on the constructed Piper-medium-shaped voice (${(packs.parameters / 1e6).toFixed(1)} M parameters,
-${(packs.modelBytes / 1e6).toFixed(1)} MB, 22.05 kHz; see throughput.bench.ts); raw = bare \`session.run\` of the ids Sawt feeds, ${threads}
-intra-op threads as Sawt's session: **${rawMs.toFixed(0)} ms per sentence**. Tashkeel off (the ids are espeak's reading of the
-letters as written). Medians of ${RUNS} alternating runs (raw, then each format on each server) on two servers started
-together: *in-process* is Sawt as built (libmp3lame, libopus, libFLAC through bun:ffi; resampling with the one streaming
-resampler), *ffmpeg* the same build with those libraries pointed at a missing path, so each mp3/opus/flac response starts
-an ffmpeg process as before (pcm and wav, resampled or not, are in-process in both; aac uses ffmpeg in both).
-Goal (issue #19): mp3 and opus / raw ≤ 1.15.
+(\`POST /v1/tts/audio/speech\`) on the constructed Piper-medium-shaped voice (${(packs.parameters / 1e6).toFixed(1)} M
+parameters, ${mb} MB, 22.05 kHz; see throughput.bench.ts). Raw = bare \`session.run\` of the ids Sawt feeds on
+${threads} intra-op threads, as Sawt's session: **${rawMs.toFixed(0)} ms per sentence**. Tashkeel off (the ids are
+espeak's reading of the letters as written). Medians of ${RUNS} alternating runs (raw, then each format on each
+server) on two servers started together: *in-process* is Sawt as built (libmp3lame, libopus, libFLAC through
+bun:ffi; resampling with the one streaming resampler), *ffmpeg* the same build with those libraries pointed at a
+missing path, so each mp3/opus/flac response starts an ffmpeg process as before (pcm and wav, resampled or not,
+are in-process in both; aac uses ffmpeg in both). Goal (issue #19): mp3 and opus / raw ≤ 1.15.
 
 | format | in-process (ms) | / raw | / pcm | ffmpeg per response (ms) | / raw | / pcm |
 |---|---:|---:|---:|---:|---:|---:|

@@ -26,9 +26,12 @@ export const MEDIUM_VOICE_ENV = { SAWT_TTS_TASHKEEL: "off" } as const;
 
 /** Writes the voice as `<modelsDir>/yara` (Piper) and as `sherpaDir` (sherpa-onnx; default beside modelsDir). */
 export function writeMediumVoice(modelsDir: string, sherpaDir = join(modelsDir, "..", "sherpa-medium")) {
-  return writePiperMediumPacks({ piper: join(modelsDir, "yara"), sherpa: sherpaDir }, {
-    phonemeIdMap: idMap(ARABIC_IPA_SYMBOLS),
-  });
+  return writePiperMediumPacks(
+    { piper: join(modelsDir, "yara"), sherpa: sherpaDir },
+    {
+      phonemeIdMap: idMap(ARABIC_IPA_SYMBOLS),
+    },
+  );
 }
 
 /**

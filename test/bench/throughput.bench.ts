@@ -7,7 +7,7 @@
  * session and once as two 1-thread sessions. Closed-loop clients 1–16; per point: req/s, p50,
  * p95 and cores used (the serving process's CPU time over wall time, from /proc).
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PIPER_MEDIUM } from "../support/models/piper-medium.ts";
 import { type SawtProcess, startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
@@ -126,6 +126,7 @@ async function measure(engine: Engine, clients: number): Promise<Measured> {
   };
 }
 
+if (!existsSync(ESPEAK_DATA)) throw new Error(`no espeak-ng data at ${ESPEAK_DATA} (Debian package espeak-ng-data)`);
 const started = performance.now();
 const dir = tempDir("sawt-bench-throughput-");
 const models = join(dir.path, "models");
@@ -152,54 +153,66 @@ dir.remove();
 const sawtSamples = servers[0]!.samples;
 if (raw.samples["1x2"] !== sawtSamples) throw new Error(`raw made ${raw.samples["1x2"]} samples, Sawt ${sawtSamples}`);
 const get = (name: string, clients: number): Measured => results.get(name)!.get(clients)!;
+const columns = CLIENTS.map((c) => `${c} client${c > 1 ? "s" : ""}`);
+const head = (first: string) => `| ${first} | ${columns.join(" | ")} |\n|---|${CLIENTS.map(() => "---:|").join("")}`;
 const table = (metric: (m: Measured) => string) =>
-  engines.map((e) => `| ${e.name} | ${CLIENTS.map((c) => metric(get(e.name, c))).join(" | ")} |`).join("\n");
-const head = `| engine | ${CLIENTS.map((c) => `${c} client${c > 1 ? "s" : ""}`).join(" | ")} |\n|---|${CLIENTS.map(() => "---:|").join("")}`;
+  [
+    head("engine"),
+    ...engines.map((e) => `| ${e.name} | ${CLIENTS.map((c) => metric(get(e.name, c))).join(" | ")} |`),
+  ].join("\n");
 const ratioRows = SAWT_CONCURRENCY.flatMap((c) =>
   (["sherpa 1×2-thread", "sherpa 2×1-thread"] as const).map((peer) => {
     const cells = CLIENTS.map((n) => (get(`Sawt concurrency ${c}`, n).rps / get(peer, n).rps).toFixed(2));
     return `| Sawt concurrency ${c} / ${peer} | ${cells.join(" | ")} |`;
   }),
 );
-const rawOne = get("raw 1×2-thread", 1).p50;
-const rawOneThread = get("raw 2×1-thread", 1).p50;
+const rawTwo = get("raw 1×2-thread", 1).p50;
+const rawOne = get("raw 2×1-thread", 1).p50;
 const audioSeconds = sawtSamples / 22050;
+const sherpaSamples = sherpa.samples["1x2"];
+const single = SAWT_CONCURRENCY.map(
+  (c) => `concurrency ${c}: ${(get(`Sawt concurrency ${c}`, 1).p50 / rawTwo).toFixed(2)}`,
+);
+const parameters = (packs.parameters / 1e6).toFixed(1);
+const mb = (packs.modelBytes / 1e6).toFixed(1);
+const rtf = (rawTwo / 1000 / audioSeconds).toFixed(3);
 console.log(`## TTS throughput under concurrent clients (throughput.bench.ts)
 
-Model: a constructed Piper-medium-shaped VITS voice (test/support/models/piper-medium.ts): ${(packs.parameters / 1e6).toFixed(1)} M
-parameters, ${(packs.modelBytes / 1e6).toFixed(1)} MB, 6-layer encoder at hidden 192, 4-coupling flow, HiFi-GAN decoder
-(256 channels, upsample 8·8·4), ${PIPER_MEDIUM.framesPerId} frames per id, 22.05 kHz. One sentence, \`${IVR_SENTENCE}\`:
-${ids.length} ids → ${audioSeconds.toFixed(2)} s of audio; raw \`session.run\` ${rawOne.toFixed(0)} ms on 2 threads, ${rawOneThread.toFixed(0)} ms on 1
-(RTF ${(rawOne / 1000 / audioSeconds).toFixed(3)}). Engines, interleaved point by point in one run: *raw* = onnxruntime-node on the
-ids Sawt feeds (each session in a worker thread, Sawt's session options); *sherpa* = sherpa-onnx-node 1.13.8
-\`OfflineTts.generateAsync\` on the same weights (VITS config, ${ESPEAK_DATA}) in a child process;
-*Sawt* = \`sawt serve\` with \`SAWT_TTS_CONCURRENCY\` 1/2/4, REST \`POST /v1/tts/audio/speech\` pcm, tashkeel off (sherpa does
-not diacritise). raw and sherpa run as one 2-thread session or two 1-thread sessions, one run at a time each, requests queued
-FIFO. Closed loop: each client sends its next request when the previous answer ends; ${CLIENTS.map(requestsFor).join("/")}
-requests per point. Cores = the serving process's CPU time (/proc utime+stime, all threads) / wall time. Audio per request:
-raw ${raw.samples["1x2"]} samples, Sawt ${sawtSamples}, sherpa ${sherpa.samples["1x2"]} (sherpa / Sawt ${(sherpa.samples["1x2"] / sawtSamples).toFixed(2)}; sherpa phonemises
-with its own espeak-ng). Total bench time ${((performance.now() - started) / 1000).toFixed(0)} s.
+Model: a constructed Piper-medium-shaped VITS voice (test/support/models/piper-medium.ts), ${parameters} M
+parameters, ${mb} MB: 6-layer encoder at hidden 192, 4-coupling flow, HiFi-GAN decoder (256 channels,
+upsample 8·8·4), ${PIPER_MEDIUM.framesPerId} frames per id, 22.05 kHz. One sentence, \`${IVR_SENTENCE}\`:
+${ids.length} ids → ${audioSeconds.toFixed(2)} s of audio. **Per-sentence cost: raw \`session.run\`
+${rawTwo.toFixed(0)} ms on 2 threads, ${rawOne.toFixed(0)} ms on 1** (RTF ${rtf} on 2).
+
+Engines, interleaved point by point in one run: *raw* = onnxruntime-node on the ids Sawt feeds (each session in a
+worker thread, with Sawt's session options); *sherpa* = sherpa-onnx-node 1.13.8 \`OfflineTts.generateAsync\` on the
+same weights (VITS config, system espeak-ng-data), in a child process; *Sawt* = \`sawt serve\` with
+\`SAWT_TTS_CONCURRENCY\` 1/2/4, REST \`POST /v1/tts/audio/speech\` pcm, tashkeel off (sherpa does not diacritise).
+raw and sherpa run as one 2-thread session or as two 1-thread sessions, one run at a time each, requests queued FIFO.
+Closed loop: each client sends its next request when its previous answer ends; ${CLIENTS.map(requestsFor).join("/")}
+requests per point. Cores = the serving process's CPU time (/proc utime + stime, all threads) / wall time.
+Audio per request: raw ${raw.samples["1x2"]} samples, Sawt ${sawtSamples}, sherpa ${sherpaSamples}
+(sherpa / Sawt ${(sherpaSamples / sawtSamples).toFixed(2)}; sherpa phonemises with its own espeak-ng).
+Bench time ${((performance.now() - started) / 1000).toFixed(0)} s.
 
 Throughput (requests/s):
 
-${head}
 ${table((m) => m.rps.toFixed(2))}
 
 Latency p50 / p95 (ms):
 
-${head}
 ${table((m) => `${m.p50.toFixed(0)} / ${m.p95.toFixed(0)}`)}
 
 Cores used:
 
-${head}
 ${table((m) => m.cores.toFixed(2))}
 
-Throughput ratios (goal, issue #19: Sawt ≥ 1.15× sherpa 1×2-thread and ≥ 1.0× sherpa 2×1-thread from 2 clients up):
+Throughput ratios (goal, issue #19: from 2 clients up, Sawt ≥ 1.15× sherpa 1×2-thread and ≥ 1.0×
+sherpa 2×1-thread):
 
-${head.replace("engine", "ratio")}
+${head("ratio")}
 ${ratioRows.join("\n")}
 
-Single-request latency (1 client, p50): Sawt concurrency 1 / raw 2-thread = ${(get("Sawt concurrency 1", 1).p50 / rawOne).toFixed(2)}, Sawt concurrency 2 / raw 2-thread = ${(get("Sawt concurrency 2", 1).p50 / rawOne).toFixed(2)} (goal ≤ 1.05).
+Single-request latency, Sawt / raw 2-thread (1 client, p50; goal ≤ 1.05): ${single.join(", ")}.
 `);
 process.exit(0);

@@ -11,7 +11,8 @@ let packs: PiperMediumPacks;
 let session: ort.InferenceSession;
 
 beforeAll(async () => {
-  packs = await writePiperMediumPacks({ piper: join(dir.path, "piper"), sherpa: join(dir.path, "sherpa") }, { phonemeIdMap: { a: 4, b: 5, "ʔ": 6, "ː": 40 } });
+  const dirs = { piper: join(dir.path, "piper"), sherpa: join(dir.path, "sherpa") };
+  packs = await writePiperMediumPacks(dirs, { phonemeIdMap: { a: 4, b: 5, ʔ: 6, ː: 40 } });
   session = await ort.InferenceSession.create(packs.piper.modelPath, { intraOpNumThreads: 1 });
 });
 afterAll(async () => {

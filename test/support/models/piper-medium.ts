@@ -175,7 +175,9 @@ export async function writePiperMediumPacks(
   options: PiperMediumPacksOptions,
 ): Promise<PiperMediumPacks> {
   const shape = options.shape ?? PIPER_MEDIUM;
-  const tooLarge = Object.values(options.phonemeIdMap).flat().find((id) => id >= shape.vocab);
+  const tooLarge = Object.values(options.phonemeIdMap)
+    .flat()
+    .find((id) => id >= shape.vocab);
   if (tooLarge !== undefined) throw new Error(`id ${tooLarge} is outside the embedding (${shape.vocab} symbols)`);
   const { graph, parameters } = buildPiperMediumGraph(options);
   const sampleRate = options.sampleRate ?? 22050;

@@ -32,11 +32,11 @@ export function decoder(layers: VitsLayers, shape: DecoderShape, inChannels: num
     // Each output sample of a stride-`rate` transposed convolution sums kernel/rate taps per channel.
     const weight = layers.weight([channels, out, kernel], (channels * kernel) / rate);
     const pad = (kernel - rate) / 2;
-    x = g.op(
-      "ConvTranspose",
-      [g.op("LeakyRelu", [x], { alpha: SLOPE }), weight, layers.bias(out)],
-      { kernel_shape: [kernel], strides: [rate], pads: [pad, pad] },
-    );
+    x = g.op("ConvTranspose", [g.op("LeakyRelu", [x], { alpha: SLOPE }), weight, layers.bias(out)], {
+      kernel_shape: [kernel],
+      strides: [rate],
+      pads: [pad, pad],
+    });
     channels = out;
     const blocks = shape.resblockKernels.map((k, i) =>
       resblock(layers, shape.resblock, x, channels, k, shape.resblockDilations[i]!),

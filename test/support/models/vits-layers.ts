@@ -78,4 +78,3 @@ export interface ConvOptions {
   readonly gain?: number;
   readonly bias?: boolean;
 }
-

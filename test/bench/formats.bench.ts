@@ -1,21 +1,20 @@
 /**
  * Per-format cost of a TTS response (issue #19, acceptance 2): over real HTTP, the whole-request
- * time of a one-sentence Arabic prompt in each format divided by the same request in raw `pcm`,
- * for Sawt as built (mp3/opus/flac encoded in-process, resampling in-process) and for the same
- * build forced onto the ffmpeg fallback (codec libraries pointed at a missing path), which is how
- * every compressed response was made before. The voice is the constructed tone voice with a chain
- * of dense MatMuls per run, so the sentence costs real CPU (printed), as a neural voice's would.
- * Both servers run at once and the requests alternate between them, so load drift hits both.
+ * time of a one-sentence Arabic prompt on a voice of Piper-medium cost (medium-voice.ts) in each
+ * format, divided by the bare `session.run` of the same ids (raw, on as many threads as Sawt's
+ * session) and by the same request in `pcm`. Two servers: Sawt as built (mp3/opus/flac encoded
+ * in-process, resampling in-process) and the same build forced onto the ffmpeg fallback (codec
+ * libraries pointed at a missing path), which is how every compressed response was made before.
+ * Raw runs and both servers' requests alternate, so load drift hits all of them.
  */
+import { cpus } from "node:os";
 import { join } from "node:path";
-import { writePiperPack } from "../support/models/tone-voice.ts";
+import { defaultIntraOpThreads } from "../../src/runtime/devices.ts";
 import { startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
-import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
-import { median } from "./tts-support.ts";
+import { IVR_SENTENCE, MEDIUM_VOICE_ENV, mediumVoiceIds, writeMediumVoice } from "./medium-voice.ts";
+import { median, rawSession } from "./tts-support.ts";
 
-const RUNS = 15;
-const COST_REPEATS = 250;
-const SENTENCE = "مرحبا بكم في خدمة العملاء.";
+const RUNS = 12;
 const FORMATS: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ["pcm", { response_format: "pcm" }],
   ["mp3", { response_format: "mp3" }],
@@ -26,17 +25,16 @@ const FORMATS: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ["mp3 8 kHz", { response_format: "mp3", sample_rate: 8000 }],
   ["aac (ffmpeg in both)", { response_format: "aac" }],
 ];
+const SERVERS = ["inProcess", "ffmpeg"] as const;
+type Server = (typeof SERVERS)[number];
 
 const dir = tempDir("sawt-bench-formats-");
 const models = join(dir.path, "models");
-await writePiperPack(join(models, "yara"), {
-  name: "ar_text",
-  sampleRate: 22050,
-  phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
-  phonemeType: "text",
-  costRepeats: COST_REPEATS,
-});
-const common = { SAWT_MODELS_DIR: models, SAWT_TTS_CONCURRENCY: "1", SAWT_LOG_LEVEL: "warn" };
+const packs = await writeMediumVoice(models);
+const ids = await mediumVoiceIds(packs, IVR_SENTENCE);
+const threads = defaultIntraOpThreads(cpus().length);
+const raw = await rawSession(packs.piper.modelPath, threads);
+const common = { ...MEDIUM_VOICE_ENV, SAWT_MODELS_DIR: models, SAWT_TTS_CONCURRENCY: "1", SAWT_LOG_LEVEL: "warn" };
 const missing = join(dir.path, "missing.so");
 const servers = {
   inProcess: await startSawt({ env: common }),
@@ -44,54 +42,74 @@ const servers = {
     env: { ...common, SAWT_MP3LAME_LIB: missing, SAWT_OPUS_LIB: missing, SAWT_FLAC_LIB: missing },
   }),
 };
-const keys: Record<keyof typeof servers, string> = { inProcess: "", ffmpeg: "" };
-for (const name of ["inProcess", "ffmpeg"] as const) {
-  await waitForStatus(`${servers[name].baseUrl}/v1/tts/health`);
+const keys: Record<Server, string> = { inProcess: "", ffmpeg: "" };
+for (const name of SERVERS) {
+  await waitForStatus(`${servers[name].baseUrl}/v1/tts/health`, 200, 60_000);
   keys[name] = (await servers[name].createKey({ name: "bench", rpm: 1_000_000 })).key;
 }
 
-async function timed(server: keyof typeof servers, body: Record<string, unknown>): Promise<number> {
+async function post(server: Server, body: Record<string, unknown>): Promise<{ ms: number; bytes: number }> {
   const started = performance.now();
   const response = await fetch(`${servers[server].baseUrl}/v1/tts/audio/speech`, {
     method: "POST",
     headers: { "x-api-key": keys[server], "content-type": "application/json" },
-    body: JSON.stringify({ input: SENTENCE, ...body }),
+    body: JSON.stringify({ input: IVR_SENTENCE, ...body }),
   });
   if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
-  await response.arrayBuffer();
+  const bytes = (await response.arrayBuffer()).byteLength;
+  return { ms: performance.now() - started, bytes };
+}
+
+async function timedRaw(): Promise<number> {
+  const started = performance.now();
+  await raw.run(ids);
   return performance.now() - started;
 }
 
-const times = new Map<string, { inProcess: number[]; ffmpeg: number[] }>();
-for (const [label] of FORMATS) times.set(label, { inProcess: [], ffmpeg: [] });
-for (const [, body] of FORMATS) for (const server of ["inProcess", "ffmpeg"] as const) await timed(server, body); // warm-up
+// Same work: Sawt's pcm is exactly the raw output (one sentence: no silences added).
+const rawSamples = await raw.run(ids);
+for (const server of SERVERS) {
+  const { bytes } = await post(server, { response_format: "pcm" });
+  if (bytes / 2 !== rawSamples) throw new Error(`${server}: ${bytes / 2} pcm samples, raw ${rawSamples}`);
+}
+for (const [, body] of FORMATS) for (const server of SERVERS) await post(server, body); // warm-up
+const rawTimes: number[] = [];
+const times = new Map<string, Record<Server, number[]>>(
+  FORMATS.map(([label]) => [label, { inProcess: [], ffmpeg: [] }]),
+);
 for (let run = 0; run < RUNS; run++) {
+  rawTimes.push(await timedRaw());
   for (const [label, body] of FORMATS) {
-    for (const server of ["inProcess", "ffmpeg"] as const) times.get(label)![server].push(await timed(server, body));
+    for (const server of SERVERS) times.get(label)![server].push((await post(server, body)).ms);
   }
 }
-await Promise.all([servers.inProcess.stop(), servers.ffmpeg.stop()]);
+await Promise.all([servers.inProcess.stop(), servers.ffmpeg.stop(), raw.release()]);
 dir.remove();
 
+const rawMs = median(rawTimes);
 const pcm = times.get("pcm")!;
 const base = { inProcess: median(pcm.inProcess), ffmpeg: median(pcm.ffmpeg) };
-const rows = FORMATS.map(([label]) => {
-  const t = times.get(label)!;
-  const a = median(t.inProcess);
-  const b = median(t.ffmpeg);
-  return `| ${label} | ${a.toFixed(1)} | ${(a / base.inProcess).toFixed(2)} | ${b.toFixed(1)} | ${(b / base.ffmpeg).toFixed(2)} |`;
-});
-console.log(`## TTS output formats: in-process encoders vs ffmpeg per response (formats.bench.ts)
+const cells = (label: string, server: Server): string => {
+  const ms = median(times.get(label)![server]);
+  return `${ms.toFixed(0)} | ${(ms / rawMs).toFixed(2)} | ${(ms / base[server]).toFixed(2)}`;
+};
+const rows = FORMATS.map(([label]) => `| ${label} | ${cells(label, "inProcess")} | ${cells(label, "ffmpeg")} |`);
+const audioSeconds = rawSamples / 22050;
+const mb = (packs.modelBytes / 1e6).toFixed(1);
+console.log(`## TTS output formats: per-format cost over raw inference (formats.bench.ts)
 
-One Arabic sentence over real HTTP (\`POST /v1/tts/audio/speech\`, 22.05 kHz tone voice with
-${COST_REPEATS} dense 256×256 MatMuls per run; the \`pcm\` row is that sentence's whole cost).
-Medians of ${RUNS} alternating runs per format on two servers started together: *in-process* is Sawt
-as built (libmp3lame, libopus, libFLAC through bun:ffi; resampling with the one streaming
-resampler), *ffmpeg* the same build with those libraries pointed at a missing path, so each
-mp3/opus/flac response starts an ffmpeg process as before (pcm and wav, resampled or not, are
-in-process in both columns; aac uses ffmpeg in both). Goal (issue #19): mp3 and opus / pcm ≤ 1.15.
+One Arabic sentence (\`${IVR_SENTENCE}\`, ${ids.length} ids, ${audioSeconds.toFixed(2)} s of audio) over real HTTP
+(\`POST /v1/tts/audio/speech\`) on the constructed Piper-medium-shaped voice (${(packs.parameters / 1e6).toFixed(1)} M
+parameters, ${mb} MB, 22.05 kHz; see throughput.bench.ts). Raw = bare \`session.run\` of the ids Sawt feeds on
+${threads} intra-op threads, as Sawt's session: **${rawMs.toFixed(0)} ms per sentence**. Tashkeel off (the ids are
+espeak's reading of the letters as written). Medians of ${RUNS} alternating runs (raw, then each format on each
+server) on two servers started together: *in-process* is Sawt as built (libmp3lame, libopus, libFLAC through
+bun:ffi; resampling with the one streaming resampler), *ffmpeg* the same build with those libraries pointed at a
+missing path, so each mp3/opus/flac response starts an ffmpeg process as before (pcm and wav, resampled or not,
+are in-process in both; aac uses ffmpeg in both). Goal (issue #19): mp3 and opus / raw ≤ 1.15.
 
-| format | in-process (ms) | / pcm | ffmpeg per response (ms) | / pcm |
-|---|---:|---:|---:|---:|
+| format | in-process (ms) | / raw | / pcm | ffmpeg per response (ms) | / raw | / pcm |
+|---|---:|---:|---:|---:|---:|---:|
 ${rows.join("\n")}
 `);
+process.exit(0);

@@ -62,14 +62,15 @@ export function sentenceIds(text: string): number[][] {
   return prepareText(text, "ar").map((s) => expectedIds(Array.from(s.text.normalize("NFD")), TEXT_MAP));
 }
 
-/** A bare onnxruntime session on `modelPath` with the options Sawt's session worker uses (1 thread). */
+/** A bare onnxruntime session on `modelPath` with the options Sawt's session worker uses (1 thread unless told). */
 export async function rawSession(
   modelPath: string,
+  threads = 1,
 ): Promise<{ run(ids: readonly number[]): Promise<number>; release(): Promise<void> }> {
   const ort = await loadOrt();
   const session: InferenceSession = await ort.InferenceSession.create(modelPath, {
     executionProviders: ["cpu"],
-    intraOpNumThreads: 1,
+    intraOpNumThreads: threads,
     interOpNumThreads: 1,
     graphOptimizationLevel: "all",
     logSeverityLevel: 3,

@@ -220,6 +220,8 @@ export interface PiperPackOptions {
   readonly costRepeats?: number;
   /** Makes the model this many MiB heavier (see ToneVoiceOptions.ballastMiB). */
   readonly ballastMiB?: number;
+  /** The model bytes to write instead of the tone voice (a graph of the same contract). */
+  readonly model?: () => Uint8Array;
 }
 
 /** Paths of a written Piper pack, and the config as written. */
@@ -299,13 +301,14 @@ export async function writePiperPack(dir: string, options: PiperPackOptions): Pr
   const configPath = `${modelPath}.json`;
   await Bun.write(
     modelPath,
-    buildToneVoice({
-      sampleRate: options.sampleRate,
-      multiSpeaker: numSpeakers > 1,
-      embeddingDim: options.embeddingDim,
-      costRepeats: options.costRepeats,
-      ballastMiB: options.ballastMiB,
-    }),
+    options.model?.() ??
+      buildToneVoice({
+        sampleRate: options.sampleRate,
+        multiSpeaker: numSpeakers > 1,
+        embeddingDim: options.embeddingDim,
+        costRepeats: options.costRepeats,
+        ballastMiB: options.ballastMiB,
+      }),
   );
   await Bun.write(configPath, `${JSON.stringify(config, null, 4)}\n`);
   return { modelPath, configPath, config };
@@ -326,6 +329,8 @@ export interface SherpaVitsPackOptions {
   readonly modelFile?: string;
   /** More metadata, e.g. `add_blank`, `punctuation`, which sherpa-onnx's Piper conversion leaves out. */
   readonly extraMetadata?: Readonly<Record<string, string | number>>;
+  /** The model bytes to write, given the metadata, instead of the tone voice (same contract). */
+  readonly model?: (metadata: Readonly<Record<string, string | number>>) => Uint8Array;
 }
 
 /** Paths of a written sherpa-onnx VITS pack, and the metadata as written. */
@@ -358,7 +363,8 @@ export async function writeSherpaVitsPack(dir: string, options: SherpaVitsPackOp
   const tokensPath = join(dir, "tokens.txt");
   await Bun.write(
     modelPath,
-    buildToneVoice({ sampleRate: options.sampleRate, multiSpeaker: numSpeakers > 1, metadata }),
+    options.model?.(metadata) ??
+      buildToneVoice({ sampleRate: options.sampleRate, multiSpeaker: numSpeakers > 1, metadata }),
   );
   // sherpa-onnx drops a newline symbol: it cannot be written on a line of its own.
   const lines = Object.entries(phonemeIdMap)

@@ -1,0 +1,76 @@
+/**
+ * Load pieces of the throughput benchmark: a closed-loop client driver, a pool of serial runners
+ * (an engine with K sessions, each running one inference at a time, taking queued requests in
+ * arrival order), percentiles, and a process's CPU time from /proc. Not a benchmark itself.
+ */
+import { readFileSync } from "node:fs";
+
+/** What one load point measured. */
+export interface PointResult {
+  /** Per request, from send to the answer's end (ms). */
+  readonly latencies: number[];
+  readonly wallMs: number;
+  /** Audio samples of the first answer (the work check). */
+  readonly samples: number;
+}
+
+/**
+ * `clients` closed-loop clients: each sends its next request when its previous answer ends,
+ * until `requests` have been sent in all. `send` resolves to the answer's sample count.
+ */
+export async function closedLoop(clients: number, requests: number, send: () => Promise<number>): Promise<PointResult> {
+  const latencies: number[] = [];
+  let issued = 0;
+  let samples = -1;
+  const started = performance.now();
+  const client = async (): Promise<void> => {
+    while (issued < requests) {
+      issued++;
+      const sent = performance.now();
+      const got = await send();
+      latencies.push(performance.now() - sent);
+      if (samples < 0) samples = got;
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, client));
+  return { latencies, wallMs: performance.now() - started, samples };
+}
+
+/** Serial runners shared by one queue: a request waits until a runner is free (FIFO). */
+export class RunnerPool {
+  private readonly idle: Array<() => Promise<number>>;
+  private readonly waiting: Array<(runner: () => Promise<number>) => void> = [];
+
+  constructor(runners: ReadonlyArray<() => Promise<number>>) {
+    this.idle = [...runners];
+  }
+
+  /** Runs one request on the next free runner; resolves to its sample count. */
+  async run(): Promise<number> {
+    const runner = this.idle.pop() ?? (await new Promise<() => Promise<number>>((r) => this.waiting.push(r)));
+    try {
+      return await runner();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(runner);
+      else this.idle.push(runner);
+    }
+  }
+}
+
+/** The `p`-th percentile (0–100) of `values`, nearest rank. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank] ?? Number.NaN;
+}
+
+const CLOCK_TICKS = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
+
+/** User + system CPU time of process `pid`, all its threads, in ms (from /proc/<pid>/stat). */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may hold spaces) start at field 3; utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}

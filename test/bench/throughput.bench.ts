@@ -1,0 +1,218 @@
+/**
+ * TTS throughput under concurrent clients (issue #19): on a constructed voice of Piper-medium
+ * cost (piper-medium.ts), in one run and interleaved point by point, bare onnxruntime-node on
+ * the exact ids Sawt feeds, sherpa-onnx-node 1.13.8 on the same weights (its own espeak-ng
+ * phonemes), and real `sawt serve` processes (REST pcm) at `SAWT_TTS_CONCURRENCY` 1, 2 and 4.
+ * raw and sherpa run in child processes (throughput-engines.ts), each once as one 2-thread
+ * session and once as two 1-thread sessions. Closed-loop clients 1–16; per point: req/s, p50,
+ * p95 and cores used (the serving process's CPU time over wall time, from /proc).
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { PIPER_MEDIUM } from "../support/models/piper-medium.ts";
+import { type SawtProcess, startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
+import { closedLoop, percentile, type PointResult, processCpuMs } from "./closed-loop.ts";
+import { IVR_SENTENCE, MEDIUM_VOICE_ENV, mediumVoiceIds, writeMediumVoice } from "./medium-voice.ts";
+import { ESPEAK_DATA, MODES, type Mode } from "./throughput-engines.ts";
+
+const CLIENTS = [1, 2, 4, 8, 16] as const;
+const SAWT_CONCURRENCY = [1, 2, 4] as const;
+/** Requests per point: enough for a p95 at few clients, two rounds per client at many. */
+const requestsFor = (clients: number): number => Math.max(12, 2 * clients);
+
+/** One engine setting measured at every client count. */
+interface Engine {
+  readonly name: string;
+  readonly pid: number;
+  point(clients: number, requests: number): Promise<PointResult>;
+}
+
+/** A child's stdout read line by line. */
+function lineReader(stream: ReadableStream<Uint8Array>): () => Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  return async () => {
+    for (;;) {
+      const newline = buffered.indexOf("\n");
+      if (newline >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        return line;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error("engine child closed its output");
+      buffered += decoder.decode(value, { stream: true });
+    }
+  };
+}
+
+/** Starts a raw or sherpa child; resolves once warm, with one Engine per mode and the warm-up sample counts. */
+async function startChild(kind: "raw" | "sherpa", path: string, arg: string) {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "throughput-engines.ts"), kind, path, arg], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: kind === "sherpa" ? "ignore" : "inherit", // sherpa logs every skipped stress mark
+  });
+  const next = lineReader(proc.stdout);
+  const ready = JSON.parse(await next()) as { samples: Record<Mode, number> };
+  let busy = Promise.resolve();
+  const engines = MODES.map(
+    (mode): Engine => ({
+      name: `${kind} ${mode === "1x2" ? "1×2-thread" : "2×1-thread"}`,
+      pid: proc.pid,
+      point(clients, requests) {
+        const answer = busy.then(async () => {
+          proc.stdin.write(`${JSON.stringify({ mode, clients, requests })}\n`);
+          proc.stdin.flush();
+          return JSON.parse(await next()) as PointResult;
+        });
+        busy = answer.then(() => undefined);
+        return answer;
+      },
+    }),
+  );
+  return { engines, samples: ready.samples, stop: () => (proc.stdin.end(), proc.exited) };
+}
+
+async function startServer(models: string, concurrency: number) {
+  const server: SawtProcess = await startSawt({
+    env: {
+      SAWT_MODELS_DIR: models,
+      SAWT_TTS_CONCURRENCY: String(concurrency),
+      SAWT_TTS_MAX_QUEUE: "64",
+      ...MEDIUM_VOICE_ENV,
+      SAWT_LOG_LEVEL: "warn",
+    },
+  });
+  await waitForStatus(`${server.baseUrl}/v1/tts/health`, 200, 60_000);
+  const { key } = await server.createKey({ name: "bench", rpm: 1_000_000 });
+  const body = JSON.stringify({ input: IVR_SENTENCE, response_format: "pcm" });
+  const speak = async (): Promise<number> => {
+    const response = await fetch(`${server.baseUrl}/v1/tts/audio/speech`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "X-API-Key": key },
+      body,
+    });
+    if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+    return (await response.arrayBuffer()).byteLength / 2;
+  };
+  let samples = 0;
+  for (let i = 0; i < 2; i++) samples = await speak(); // warm-up
+  const engine: Engine = {
+    name: `Sawt concurrency ${concurrency}`,
+    pid: server.proc.pid,
+    point: (clients, requests) => closedLoop(clients, requests, speak),
+  };
+  return { engine, samples, stop: () => server.stop() };
+}
+
+interface Measured {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly cores: number;
+}
+
+async function measure(engine: Engine, clients: number): Promise<Measured> {
+  const cpuBefore = processCpuMs(engine.pid);
+  const result = await engine.point(clients, requestsFor(clients));
+  const cores = (processCpuMs(engine.pid) - cpuBefore) / result.wallMs;
+  return {
+    rps: (result.latencies.length * 1000) / result.wallMs,
+    p50: percentile(result.latencies, 50),
+    p95: percentile(result.latencies, 95),
+    cores,
+  };
+}
+
+if (!existsSync(ESPEAK_DATA)) throw new Error(`no espeak-ng data at ${ESPEAK_DATA} (Debian package espeak-ng-data)`);
+const started = performance.now();
+const dir = tempDir("sawt-bench-throughput-");
+const models = join(dir.path, "models");
+mkdirSync(models);
+const packs = await writeMediumVoice(models, join(dir.path, "sherpa"));
+const ids = await mediumVoiceIds(packs, IVR_SENTENCE);
+const [raw, sherpa, ...servers] = await Promise.all([
+  startChild("raw", packs.piper.modelPath, JSON.stringify(ids)),
+  startChild("sherpa", join(dir.path, "sherpa"), IVR_SENTENCE),
+  ...SAWT_CONCURRENCY.map((c) => startServer(models, c)),
+]);
+const engines: Engine[] = [...raw.engines, ...sherpa.engines, ...servers.map((s) => s.engine)];
+const results = new Map<string, Map<number, Measured>>(engines.map((e) => [e.name, new Map()]));
+for (const [round, clients] of CLIENTS.entries()) {
+  // Interleaved: every engine measured at this client count before the next, in a rotating order.
+  for (let i = 0; i < engines.length; i++) {
+    const engine = engines[(i + round) % engines.length]!;
+    results.get(engine.name)!.set(clients, await measure(engine, clients));
+  }
+}
+await Promise.all([raw.stop(), sherpa.stop(), ...servers.map((s) => s.stop())]);
+dir.remove();
+
+const sawtSamples = servers[0]!.samples;
+if (raw.samples["1x2"] !== sawtSamples) throw new Error(`raw made ${raw.samples["1x2"]} samples, Sawt ${sawtSamples}`);
+const get = (name: string, clients: number): Measured => results.get(name)!.get(clients)!;
+const columns = CLIENTS.map((c) => `${c} client${c > 1 ? "s" : ""}`);
+const head = (first: string) => `| ${first} | ${columns.join(" | ")} |\n|---|${CLIENTS.map(() => "---:|").join("")}`;
+const table = (metric: (m: Measured) => string) =>
+  [
+    head("engine"),
+    ...engines.map((e) => `| ${e.name} | ${CLIENTS.map((c) => metric(get(e.name, c))).join(" | ")} |`),
+  ].join("\n");
+const ratioRows = SAWT_CONCURRENCY.flatMap((c) =>
+  (["sherpa 1×2-thread", "sherpa 2×1-thread"] as const).map((peer) => {
+    const cells = CLIENTS.map((n) => (get(`Sawt concurrency ${c}`, n).rps / get(peer, n).rps).toFixed(2));
+    return `| Sawt concurrency ${c} / ${peer} | ${cells.join(" | ")} |`;
+  }),
+);
+const rawTwo = get("raw 1×2-thread", 1).p50;
+const rawOne = get("raw 2×1-thread", 1).p50;
+const audioSeconds = sawtSamples / 22050;
+const sherpaSamples = sherpa.samples["1x2"];
+const single = SAWT_CONCURRENCY.map(
+  (c) => `concurrency ${c}: ${(get(`Sawt concurrency ${c}`, 1).p50 / rawTwo).toFixed(2)}`,
+);
+const parameters = (packs.parameters / 1e6).toFixed(1);
+const mb = (packs.modelBytes / 1e6).toFixed(1);
+const rtf = (rawTwo / 1000 / audioSeconds).toFixed(3);
+console.log(`## TTS throughput under concurrent clients (throughput.bench.ts)
+
+Model: a constructed Piper-medium-shaped VITS voice (test/support/models/piper-medium.ts), ${parameters} M
+parameters, ${mb} MB: 6-layer encoder at hidden 192, 4-coupling flow, HiFi-GAN decoder (256 channels,
+upsample 8·8·4), ${PIPER_MEDIUM.framesPerId} frames per id, 22.05 kHz. One sentence, \`${IVR_SENTENCE}\`:
+${ids.length} ids → ${audioSeconds.toFixed(2)} s of audio. **Per-sentence cost: raw \`session.run\`
+${rawTwo.toFixed(0)} ms on 2 threads, ${rawOne.toFixed(0)} ms on 1** (RTF ${rtf} on 2).
+
+Engines, interleaved point by point in one run: *raw* = onnxruntime-node on the ids Sawt feeds (each session in a
+worker thread, with Sawt's session options); *sherpa* = sherpa-onnx-node 1.13.8 \`OfflineTts.generateAsync\` on the
+same weights (VITS config, system espeak-ng-data), in a child process; *Sawt* = \`sawt serve\` with
+\`SAWT_TTS_CONCURRENCY\` 1/2/4, REST \`POST /v1/tts/audio/speech\` pcm, tashkeel off (sherpa does not diacritise).
+raw and sherpa run as one 2-thread session or as two 1-thread sessions, one run at a time each, requests queued FIFO.
+Closed loop: each client sends its next request when its previous answer ends; ${CLIENTS.map(requestsFor).join("/")}
+requests per point. Cores = the serving process's CPU time (/proc utime + stime, all threads) / wall time.
+Audio per request: raw ${raw.samples["1x2"]} samples, Sawt ${sawtSamples}, sherpa ${sherpaSamples}
+(sherpa / Sawt ${(sherpaSamples / sawtSamples).toFixed(2)}; sherpa phonemises with its own espeak-ng).
+Bench time ${((performance.now() - started) / 1000).toFixed(0)} s.
+
+Throughput (requests/s):
+
+${table((m) => m.rps.toFixed(2))}
+
+Latency p50 / p95 (ms):
+
+${table((m) => `${m.p50.toFixed(0)} / ${m.p95.toFixed(0)}`)}
+
+Cores used:
+
+${table((m) => m.cores.toFixed(2))}
+
+Throughput ratios (goal, issue #19: from 2 clients up, Sawt ≥ 1.15× sherpa 1×2-thread and ≥ 1.0×
+sherpa 2×1-thread):
+
+${head("ratio")}
+${ratioRows.join("\n")}
+
+Single-request latency, Sawt / raw 2-thread (1 client, p50; goal ≤ 1.05): ${single.join(", ")}.
+`);
+process.exit(0);

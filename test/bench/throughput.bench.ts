@@ -11,7 +11,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PIPER_MEDIUM } from "../support/models/piper-medium.ts";
 import { type SawtProcess, startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
-import { closedLoop, percentile, type PointResult, processCpuMs } from "./closed-loop.ts";
+import { closedLoop, percentile, type PointResult, processCpuMs, processRssMb } from "./closed-loop.ts";
 import { IVR_SENTENCE, MEDIUM_VOICE_ENV, mediumVoiceIds, writeMediumVoice } from "./medium-voice.ts";
 import { ESPEAK_DATA, MODES, type Mode } from "./throughput-engines.ts";
 
@@ -147,6 +147,8 @@ for (const [round, clients] of CLIENTS.entries()) {
     results.get(engine.name)!.set(clients, await measure(engine, clients));
   }
 }
+// Memory of the pools: every server has loaded the voice and run it at every client count.
+const rssMb = servers.map((s) => processRssMb(s.engine.pid));
 await Promise.all([raw.stop(), sherpa.stop(), ...servers.map((s) => s.stop())]);
 dir.remove();
 
@@ -173,6 +175,9 @@ const sherpaSamples = sherpa.samples["1x2"];
 const single = SAWT_CONCURRENCY.map(
   (c) => `concurrency ${c}: ${(get(`Sawt concurrency ${c}`, 1).p50 / rawTwo).toFixed(2)}`,
 );
+const sessionsAt = (c: number): number => (c > 1 ? c + 1 : 1);
+const extraSessions = sessionsAt(SAWT_CONCURRENCY.at(-1)!) - sessionsAt(SAWT_CONCURRENCY[0]);
+const perSession = (rssMb.at(-1)! - rssMb[0]!) / extraSessions;
 const parameters = (packs.parameters / 1e6).toFixed(1);
 const mb = (packs.modelBytes / 1e6).toFixed(1);
 const rtf = (rawTwo / 1000 / audioSeconds).toFixed(3);
@@ -214,5 +219,10 @@ ${head("ratio")}
 ${ratioRows.join("\n")}
 
 Single-request latency, Sawt / raw 2-thread (1 client, p50; goal ≤ 1.05): ${single.join(", ")}.
+
+Memory (RSS of each server after the run; sessions per voice: concurrency 1 → 1, N > 1 → N lanes
++ 1 solo): ${SAWT_CONCURRENCY.map((c, i) => `concurrency ${c} ${rssMb[i]!.toFixed(0)} MB`).join(", ")};
+**${perSession.toFixed(0)} MB per extra session** of this ${mb} MB voice
+((concurrency ${SAWT_CONCURRENCY.at(-1)} − concurrency 1) / ${extraSessions} sessions).
 `);
 process.exit(0);

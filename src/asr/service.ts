@@ -36,8 +36,9 @@ import type {
   TranscriptSegment,
   TranscriptWord,
 } from "./types.ts";
-import { CallDialects, DEFAULT_CALL_DIALECT_SECONDS } from "./dialect/call.ts";
+import { CallDialects, DEFAULT_CALL_DIALECT_SECONDS, type DialectDecision } from "./dialect/call.ts";
 import { appendWords, joinPieceTexts, type JoinablePiece } from "./segmentation/join.ts";
+import { piecesAhead } from "./segmentation/ahead.ts";
 import { decodePieces, DEFAULT_WINDOW_SECONDS, policyOptions, type DecodePiece } from "./segmentation/policy.ts";
 import { reportPiece } from "./segmentation/report.ts";
 import { OfflineLiveTranscription, type UtteranceDecoder } from "./streaming/live.ts";
@@ -397,26 +398,14 @@ export class AsrEngineService implements AsrService {
    */
   private async transcribe(samples: Float32Array, options: TranscriptionOptions): Promise<Transcript> {
     const { signal } = options;
-    const spans = await segmentSpeech(samples, this.detector, this.spanWindow, signal);
-    const chosen = this.pick(options.model);
-    let recognizer = chosen.recognizer;
-    let pieces = this.plan(spans, samples.length, recognizer);
     const callSeconds = this.options.dialectSeconds ?? DEFAULT_CALL_DIALECT_SECONDS;
     const dialects = new CallDialects(this.options.packs.dialect, samples, callSeconds);
-    const decision = await dialects.decide(
-      pieces.flatMap((p) => p.utterances),
-      signal,
-    );
-    const routed = decision && !chosen.explicit ? this.options.dialectRoutes.get(decision.dialect) : undefined;
-    if (routed !== undefined && routed !== recognizer) {
-      recognizer = routed;
-      pieces = this.plan(spans, samples.length, recognizer);
-    }
+    const { recognizer, pieces, decision } = await this.planRecording(samples, options, dialects);
     const segments: TranscriptSegment[] = [];
     const texts: JoinablePiece[] = [];
     const words: TranscriptWord[] = [];
     let timed = false;
-    for (const piece of pieces) {
+    for await (const piece of pieces) {
       signal?.throwIfAborted();
       const result = await recognizer.recognize(samples.slice(piece.start, piece.end), signal, {
         ...recognizeOptions(options),
@@ -455,6 +444,44 @@ export class AsrEngineService implements AsrService {
       ...(decision ? { dialectConfidence: decision.confidence } : {}),
       ...(timed && segments.length > 0 ? { words } : {}),
     };
+  }
+
+  /**
+   * The recogniser of a recording (dialect routing included) and the policy's pieces. Without a
+   * dialect-id pack, a recording longer than the window is planned while the detector still runs
+   * (./segmentation/ahead.ts): its first pieces decode during the VAD of the rest, with the same
+   * pieces. Otherwise every span is found first, as the call's dialect (decided over its first
+   * seconds of speech) picks the recogniser, whose window the pieces depend on.
+   */
+  private async planRecording(
+    samples: Float32Array,
+    options: TranscriptionOptions,
+    dialects: CallDialects,
+  ): Promise<{
+    recognizer: Recognizer;
+    pieces: AsyncIterable<DecodePiece> | DecodePiece[];
+    decision: DialectDecision | null;
+  }> {
+    const { signal } = options;
+    const chosen = this.pick(options.model);
+    const policy = policyOptions(chosen.recognizer.maxSegmentSeconds);
+    if (this.options.packs.dialect === null && samples.length > policy.windowSamples) {
+      const pieces = piecesAhead(samples, this.detector, this.spanWindow, policy, signal);
+      return { recognizer: chosen.recognizer, pieces, decision: null };
+    }
+    const spans = await segmentSpeech(samples, this.detector, this.spanWindow, signal);
+    let recognizer = chosen.recognizer;
+    let pieces = this.plan(spans, samples.length, recognizer);
+    const decision = await dialects.decide(
+      pieces.flatMap((p) => p.utterances),
+      signal,
+    );
+    const routed = decision && !chosen.explicit ? this.options.dialectRoutes.get(decision.dialect) : undefined;
+    if (routed !== undefined && routed !== recognizer) {
+      recognizer = routed;
+      pieces = this.plan(spans, samples.length, recognizer);
+    }
+    return { recognizer, pieces, decision };
   }
 
   /** Recognises one speech piece; the first piece also settles the dialect and the recogniser. */

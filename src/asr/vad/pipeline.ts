@@ -83,6 +83,11 @@ export class SpeechTracker {
     return this.segmenter.activeStart;
   }
 
+  /** No span this tracker returns later starts before this sample. */
+  get nextStartFloor(): number {
+    return this.segmenter.nextStartFloor;
+  }
+
   /** Audio `[start, end)` still held (the speech in progress is always held). */
   slice(start: number, end: number): Float32Array {
     return this.buffer.slice(start, end);

@@ -214,7 +214,9 @@ export class AsrEngineService implements AsrService {
     const texts: string[] = [];
     const take = async (pieces: readonly SpeechPiece[]) => {
       for (const piece of pieces) {
-        const transcript = await this.transcribe(piece.samples, { ...options, onText: undefined });
+        // The piece is one speech span the tracker already found: no second VAD pass over it.
+        const span = [{ start: 0, end: piece.samples.length }];
+        const transcript = await this.transcribe(piece.samples, { ...options, onText: undefined }, span);
         if (transcript.text === "") continue;
         parts.push({ transcript, offset: seconds(piece.start) });
         texts.push(transcript.text);
@@ -396,11 +398,15 @@ export class AsrEngineService implements AsrService {
    * over its first seconds of speech (which may route to a dialect pack) → one recognition per
    * piece → segments split back into utterances → one text joined by the word rule.
    */
-  private async transcribe(samples: Float32Array, options: TranscriptionOptions): Promise<Transcript> {
+  private async transcribe(
+    samples: Float32Array,
+    options: TranscriptionOptions,
+    knownSpans?: readonly SpeechSpan[],
+  ): Promise<Transcript> {
     const { signal } = options;
     const callSeconds = this.options.dialectSeconds ?? DEFAULT_CALL_DIALECT_SECONDS;
     const dialects = new CallDialects(this.options.packs.dialect, samples, callSeconds);
-    const { recognizer, pieces, decision } = await this.planRecording(samples, options, dialects);
+    const { recognizer, pieces, decision } = await this.planRecording(samples, options, dialects, knownSpans);
     const segments: TranscriptSegment[] = [];
     const texts: JoinablePiece[] = [];
     const words: TranscriptWord[] = [];
@@ -457,6 +463,7 @@ export class AsrEngineService implements AsrService {
     samples: Float32Array,
     options: TranscriptionOptions,
     dialects: CallDialects,
+    knownSpans?: readonly SpeechSpan[],
   ): Promise<{
     recognizer: Recognizer;
     pieces: AsyncIterable<DecodePiece> | DecodePiece[];
@@ -465,11 +472,11 @@ export class AsrEngineService implements AsrService {
     const { signal } = options;
     const chosen = this.pick(options.model);
     const policy = policyOptions(chosen.recognizer.maxSegmentSeconds);
-    if (this.options.packs.dialect === null && samples.length > policy.windowSamples) {
+    if (knownSpans === undefined && this.options.packs.dialect === null && samples.length > policy.windowSamples) {
       const pieces = piecesAhead(samples, this.detector, this.spanWindow, policy, signal);
       return { recognizer: chosen.recognizer, pieces, decision: null };
     }
-    const spans = await segmentSpeech(samples, this.detector, this.spanWindow, signal);
+    const spans = knownSpans ?? (await segmentSpeech(samples, this.detector, this.spanWindow, signal));
     let recognizer = chosen.recognizer;
     let pieces = this.plan(spans, samples.length, recognizer);
     const decision = await dialects.decide(

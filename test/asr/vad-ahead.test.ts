@@ -5,6 +5,13 @@
  * recording with a run of speech longer than the window (cut at its pauses).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { loadAsrPacks, type LoadedAsrPacks } from "../../src/asr/packs.ts";
+import { AsrEngineService } from "../../src/asr/service.ts";
+import { encodeWav } from "../../src/audio/wav.ts";
+import { PcmBudget } from "../../src/audio/pcm-budget.ts";
+import { Admission } from "../../src/runtime/admission.ts";
+import { writeToneCtcPack } from "../support/models/ctc.ts";
 import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { piecesAhead, runAhead } from "../../src/asr/segmentation/ahead.ts";
 import { decodePieces, policyOptions, type DecodePiece } from "../../src/asr/segmentation/policy.ts";
@@ -14,7 +21,7 @@ import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { ffmpegSync } from "../support/audio.ts";
 import { letterToneAudio } from "../support/models/ctc.ts";
 import { sharedFile } from "../support/sawt.ts";
-import { concat, sileroModel, silence } from "./support.ts";
+import { concat, modelsDir, sileroModel, silence } from "./support.ts";
 
 const policy = policyOptions(30);
 
@@ -99,5 +106,68 @@ describe("pieces planned while the VAD runs ahead", () => {
     });
     for await (const item of endless) if (item === 3) break;
     expect(stopped).toBe(true);
+  });
+});
+
+describe("one VAD pass per recording", () => {
+  let models: ReturnType<typeof modelsDir>;
+  let packs: LoadedAsrPacks;
+  let service: AsrEngineService;
+  let scored = 0;
+
+  beforeAll(async () => {
+    models = modelsDir();
+    await writeToneCtcPack(join(models.dir, "tone-ctc"));
+    packs = await loadAsrPacks(models.dir);
+    // The energy detector (tones are not speech to Silero), counting the windows it scores.
+    const energy = createEnergyDetector();
+    const counting: VoiceActivityDetector = {
+      ...energy,
+      createStream: () => {
+        const stream = energy.createStream();
+        return { probability: (window) => ((scored += 1), stream.probability(window)) };
+      },
+    };
+    service = new AsrEngineService({
+      packs: { ...packs, vad: counting },
+      defaultRecognizer: packs.recognizers.get("tone-ctc")!,
+      dialectRoutes: new Map(),
+      admission: new Admission({
+        name: "asr",
+        concurrency: 1,
+        maxQueue: 1,
+        queueTimeoutMs: 60_000,
+        busyDetail: "busy",
+        timeoutDetail: "timeout",
+      }),
+      decode: { maxDurationSeconds: 3600, timeoutMs: 60_000, spoolDir: models.dir },
+      memory: { budget: new PcmBudget({ totalBytes: 64 << 20, busyDetail: "busy" }), requestSeconds: 40 },
+    });
+  });
+
+  afterAll(async () => {
+    await packs?.release();
+    models?.remove();
+  });
+
+  test("does score every window of a long recording once, held whole or uploaded longer than a request holds", async () => {
+    const parts: Float32Array[] = [];
+    while (parts.reduce((n, p) => n + p.length, 0) < 50 * 16000)
+      parts.push(letterToneAudio("سلام عليكم"), silence(0.8));
+    const audio = concat(...parts);
+    const windows = Math.ceil(audio.length / 512);
+    const said = Array.from({ length: parts.length / 2 }, () => "سلام عليكم").join(" ");
+
+    scored = 0;
+    expect((await service.transcribeSamples(audio)).text).toBe(said);
+    expect(scored).toBe(windows);
+
+    // 50 s is more than the 40 s a request holds: the upload is cut into speech pieces as it is read,
+    // and each piece is transcribed without scoring it again.
+    const path = join(models.dir, "long.wav");
+    await Bun.write(path, encodeWav(audio, 16000));
+    scored = 0;
+    expect((await service.transcribeFile(path)).text).toBe(said);
+    expect(scored).toBe(windows);
   });
 });

@@ -6,7 +6,7 @@
  * gives the per-window path's segments. Run: `bun run bench -- asr-silero`.
  */
 import type { InferenceSession, Tensor } from "onnxruntime-node";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nemoFbank } from "../../src/asr/features/fbank.ts";
@@ -14,6 +14,7 @@ import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { decodePieces, policyOptions } from "../../src/asr/segmentation/policy.ts";
 import { segmentSpeech } from "../../src/asr/vad/pipeline.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
+import { encodeWav } from "../../src/audio/wav.ts";
 import { setLogSink } from "../../src/log/logger.ts";
 import { chooseDevice } from "../../src/runtime/devices.ts";
 import { loadOrt } from "../../src/runtime/ort.ts";
@@ -72,6 +73,11 @@ try {
   const rawRecognise = async (): Promise<Tensor> =>
     ((await runModel(audio)) as InferenceSession.OnnxValueMapType).logprobs!;
   const service = () => engine.service.transcribeSamples(audio);
+  // The REST path: the same audio as a 16 kHz WAV upload (read in-process; longer than a request's
+  // reservation, so the VAD runs as it is read and each speech piece is transcribed on its own).
+  const wavPath = join(dir, "speech.wav");
+  writeFileSync(wavPath, encodeWav(audio, 16000));
+  const upload = () => engine.service.transcribeFile(wavPath);
 
   // The service's VAD, re-created alone (same model file, same 1-thread session) to time it apart.
   const vad = await loadSilero(sileroModel(), "silero-vad");
@@ -99,11 +105,12 @@ try {
   const rawPieces = async () => {
     for (const p of pieces) await runModel(audio.subarray(p.start, p.end));
   };
-  const contenders = { whole: rawRecognise, pieces: rawPieces, service } as const;
+  const contenders = { whole: rawRecognise, pieces: rawPieces, service, upload } as const;
   const t: Record<keyof typeof contenders | "vad" | "fbank", number[]> = {
     whole: [],
     pieces: [],
     service: [],
+    upload: [],
     vad: [],
     fbank: [],
   };
@@ -144,6 +151,7 @@ for the recogniser (as the server chooses) and Sawt's session settings on the ra
 | raw, whole recording in one call | ${m("whole").toFixed(0)} | ${ratio("whole")} |
 | raw, the service's ${pieces.length} pieces | ${m("pieces").toFixed(0)} | **${ratio("pieces")}** |
 | Sawt ASR service with the Silero pack | ${m("service").toFixed(0)} | 1.00 |
+| the same as a WAV upload (\`transcribeFile\`, REST's path) | ${m("upload").toFixed(0)} | ${(m("upload") / m("pieces")).toFixed(2)} / pieces |
 
 Parts, each timed alone on the same audio: Silero VAD ${m("vad").toFixed(0)} ms for ${Math.floor(audio.length / 512)} windows
 (${((m("vad") / seconds) * 60).toFixed(0)} ms per audio minute; scoring window by window gives the same ${spans.length} segments, checked);

@@ -38,7 +38,7 @@ import type {
 } from "./types.ts";
 import { CallDialects, DEFAULT_CALL_DIALECT_SECONDS, type DialectDecision } from "./dialect/call.ts";
 import { appendWords, joinPieceTexts, type JoinablePiece } from "./segmentation/join.ts";
-import { piecesAhead } from "./segmentation/ahead.ts";
+import { piecesAhead, speechPiecesAhead } from "./segmentation/ahead.ts";
 import { decodePieces, DEFAULT_WINDOW_SECONDS, policyOptions, type DecodePiece } from "./segmentation/policy.ts";
 import { reportPiece } from "./segmentation/report.ts";
 import { OfflineLiveTranscription, type UtteranceDecoder } from "./streaming/live.ts";
@@ -212,19 +212,17 @@ export class AsrEngineService implements AsrService {
     const tracker = new SpeechTracker(this.detector, this.spanWindow);
     const parts: Array<{ transcript: Transcript; offset: number }> = [];
     const texts: string[] = [];
-    const take = async (pieces: readonly SpeechPiece[]) => {
-      for (const piece of pieces) {
-        // The piece is one speech span the tracker already found: no second VAD pass over it.
-        const span = [{ start: 0, end: piece.samples.length }];
-        const transcript = await this.transcribe(piece.samples, { ...options, onText: undefined }, span);
-        if (transcript.text === "") continue;
-        parts.push({ transcript, offset: seconds(piece.start) });
-        texts.push(transcript.text);
-        options.onText?.(texts.join(" "));
-      }
-    };
-    for await (const chunk of chunks) await take(await tracker.push(chunk, options.signal));
-    await take(await tracker.end(options.signal));
+    // The tracker reads and scores ahead while a piece is transcribed, within the reservation.
+    const limit = this.options.memory.requestSeconds * SPEECH_SAMPLE_RATE;
+    for await (const piece of speechPiecesAhead(chunks, tracker, limit, options.signal)) {
+      // The piece is one speech span the tracker already found: no second VAD pass over it.
+      const span = [{ start: 0, end: piece.samples.length }];
+      const transcript = await this.transcribe(piece.samples, { ...options, onText: undefined }, span);
+      if (transcript.text === "") continue;
+      parts.push({ transcript, offset: seconds(piece.start) });
+      texts.push(transcript.text);
+      options.onText?.(texts.join(" "));
+    }
     const shift = <T extends { start: number; end: number }>(item: T, by: number): T => ({
       ...item,
       start: Math.round((item.start + by) * 1000) / 1000,

@@ -13,10 +13,10 @@ import { PcmBudget } from "../../src/audio/pcm-budget.ts";
 import { Admission } from "../../src/runtime/admission.ts";
 import { writeToneCtcPack } from "../support/models/ctc.ts";
 import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
-import { piecesAhead, runAhead } from "../../src/asr/segmentation/ahead.ts";
+import { piecesAhead, runAhead, speechPiecesAhead } from "../../src/asr/segmentation/ahead.ts";
 import { decodePieces, policyOptions, type DecodePiece } from "../../src/asr/segmentation/policy.ts";
 import { createEnergyDetector } from "../../src/asr/vad/energy.ts";
-import { segmentSpeech } from "../../src/asr/vad/pipeline.ts";
+import { segmentSpeech, SpeechTracker } from "../../src/asr/vad/pipeline.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { ffmpegSync } from "../support/audio.ts";
 import { letterToneAudio } from "../support/models/ctc.ts";
@@ -85,8 +85,34 @@ describe("pieces planned while the VAD runs ahead", () => {
     expect(ahead).toEqual(planned);
   });
 
+  test("does read a long upload ahead of a slow consumer only within the audio a request may hold", async () => {
+    const parts: Float32Array[] = [];
+    while (parts.reduce((n, p) => n + p.length, 0) < 60 * 16000) parts.push(letterToneAudio("سلام"), silence(0.2));
+    const audio = concat(...parts);
+    let read = 0;
+    async function* chunks() {
+      for (let at = 0; at < audio.length; at += 16000) {
+        read = Math.min(audio.length, at + 16000);
+        yield audio.slice(at, at + 16000);
+      }
+    }
+    const limit = 8 * 16000;
+    const tracker = new SpeechTracker(createEnergyDetector(), { maxSegmentSeconds: 30 });
+    let ahead = 0;
+    let pieces = 0;
+    for await (const piece of speechPiecesAhead(chunks(), tracker, limit)) {
+      pieces++;
+      // From this piece's start to what was read is held speech and its short pauses (a fifth of it).
+      expect(read - piece.start).toBeLessThanOrEqual(1.3 * (limit + 16000));
+      ahead = Math.max(ahead, read - piece.end);
+      await Bun.sleep(15); // a recogniser slower than the detector
+    }
+    expect(pieces).toBe(parts.length / 2);
+    expect(ahead).toBeGreaterThan(3 * 16000);
+  });
+
   test("does throw the producer's error to the consumer and stop the producer when the consumer stops", async () => {
-    const failing = runAhead<number>(async (emit) => {
+    const failing = runAhead<number>(async ({ emit }) => {
       emit([1]);
       throw new Error("detector failed");
     });
@@ -97,7 +123,7 @@ describe("pieces planned while the VAD runs ahead", () => {
     ).rejects.toThrow("detector failed");
 
     let stopped = false;
-    const endless = runAhead<number>(async (emit, signal) => {
+    const endless = runAhead<number>(async ({ emit, signal }) => {
       for (let i = 0; !signal.aborted; i++) {
         emit([i]);
         await Bun.sleep(1);

@@ -29,6 +29,11 @@ export class SampleBuffer {
     return this.base + this.length;
   }
 
+  /** Samples held now. */
+  get held(): number {
+    return this.length;
+  }
+
   append(chunk: Float32Array): void {
     if (this.length + chunk.length > this.data.length) {
       const grown = new Float32Array(Math.max(this.data.length * 2, this.length + chunk.length));
@@ -81,6 +86,11 @@ export class SpeechTracker {
   /** Padded start of the speech in progress, or null in silence. */
   get activeStart(): number | null {
     return this.segmenter.activeStart;
+  }
+
+  /** Samples of audio the tracker holds now (the speech in progress and the window context). */
+  get held(): number {
+    return this.buffer.held;
   }
 
   /** No span this tracker returns later starts before this sample. */

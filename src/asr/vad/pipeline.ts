@@ -109,8 +109,10 @@ export class SpeechTracker {
     const pieces: SpeechPiece[] = [];
     while (this.scored + VAD_WINDOW <= this.buffer.end) {
       signal?.throwIfAborted();
-      // Every whole window received so far, scored in one batch when the detector can.
-      const count = Math.min(WINDOWS_PER_BATCH, Math.floor((this.buffer.end - this.scored) / VAD_WINDOW));
+      // Every whole window received so far, scored in one batch when the detector can (only the
+      // windows scored are copied out: a per-window detector takes one at a time).
+      const whole = Math.floor((this.buffer.end - this.scored) / VAD_WINDOW);
+      const count = this.stream.probabilities ? Math.min(WINDOWS_PER_BATCH, whole) : 1;
       const windows = Array.from({ length: count }, (_, i) =>
         this.buffer.slice(this.scored + i * VAD_WINDOW, this.scored + (i + 1) * VAD_WINDOW),
       );

@@ -20,10 +20,7 @@ let built: { bytes: number };
 
 beforeAll(async () => {
   models = modelsDir();
-  const started = performance.now();
   built = await writeConformerCtcPack(join(models.dir, "conformer-ctc"));
-  // Built in seconds, not minutes: a bound with a wide margin, not a timing assertion.
-  expect(performance.now() - started).toBeLessThan(30_000);
   packs = await loadAsrPacks(models.dir);
   const config = configureCtc(
     packFiles("conformer-ctc", join(models.dir, "conformer-ctc"), ["model.onnx", "tokens.txt"]),

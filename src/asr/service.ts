@@ -36,8 +36,9 @@ import type {
   TranscriptSegment,
   TranscriptWord,
 } from "./types.ts";
-import { CallDialects, DEFAULT_CALL_DIALECT_SECONDS } from "./dialect/call.ts";
+import { CallDialects, DEFAULT_CALL_DIALECT_SECONDS, type DialectDecision } from "./dialect/call.ts";
 import { appendWords, joinPieceTexts, type JoinablePiece } from "./segmentation/join.ts";
+import { piecesAhead, speechPiecesAhead } from "./segmentation/ahead.ts";
 import { decodePieces, DEFAULT_WINDOW_SECONDS, policyOptions, type DecodePiece } from "./segmentation/policy.ts";
 import { reportPiece } from "./segmentation/report.ts";
 import { OfflineLiveTranscription, type UtteranceDecoder } from "./streaming/live.ts";
@@ -211,17 +212,17 @@ export class AsrEngineService implements AsrService {
     const tracker = new SpeechTracker(this.detector, this.spanWindow);
     const parts: Array<{ transcript: Transcript; offset: number }> = [];
     const texts: string[] = [];
-    const take = async (pieces: readonly SpeechPiece[]) => {
-      for (const piece of pieces) {
-        const transcript = await this.transcribe(piece.samples, { ...options, onText: undefined });
-        if (transcript.text === "") continue;
-        parts.push({ transcript, offset: seconds(piece.start) });
-        texts.push(transcript.text);
-        options.onText?.(texts.join(" "));
-      }
-    };
-    for await (const chunk of chunks) await take(await tracker.push(chunk, options.signal));
-    await take(await tracker.end(options.signal));
+    // The tracker reads and scores ahead while a piece is transcribed, within the reservation.
+    const limit = this.options.memory.requestSeconds * SPEECH_SAMPLE_RATE;
+    for await (const piece of speechPiecesAhead(chunks, tracker, limit, options.signal)) {
+      // The piece is one speech span the tracker already found: no second VAD pass over it.
+      const span = [{ start: 0, end: piece.samples.length }];
+      const transcript = await this.transcribe(piece.samples, { ...options, onText: undefined }, span);
+      if (transcript.text === "") continue;
+      parts.push({ transcript, offset: seconds(piece.start) });
+      texts.push(transcript.text);
+      options.onText?.(texts.join(" "));
+    }
     const shift = <T extends { start: number; end: number }>(item: T, by: number): T => ({
       ...item,
       start: Math.round((item.start + by) * 1000) / 1000,
@@ -395,28 +396,20 @@ export class AsrEngineService implements AsrService {
    * over its first seconds of speech (which may route to a dialect pack) → one recognition per
    * piece → segments split back into utterances → one text joined by the word rule.
    */
-  private async transcribe(samples: Float32Array, options: TranscriptionOptions): Promise<Transcript> {
+  private async transcribe(
+    samples: Float32Array,
+    options: TranscriptionOptions,
+    knownSpans?: readonly SpeechSpan[],
+  ): Promise<Transcript> {
     const { signal } = options;
-    const spans = await segmentSpeech(samples, this.detector, this.spanWindow, signal);
-    const chosen = this.pick(options.model);
-    let recognizer = chosen.recognizer;
-    let pieces = this.plan(spans, samples.length, recognizer);
     const callSeconds = this.options.dialectSeconds ?? DEFAULT_CALL_DIALECT_SECONDS;
     const dialects = new CallDialects(this.options.packs.dialect, samples, callSeconds);
-    const decision = await dialects.decide(
-      pieces.flatMap((p) => p.utterances),
-      signal,
-    );
-    const routed = decision && !chosen.explicit ? this.options.dialectRoutes.get(decision.dialect) : undefined;
-    if (routed !== undefined && routed !== recognizer) {
-      recognizer = routed;
-      pieces = this.plan(spans, samples.length, recognizer);
-    }
+    const { recognizer, pieces, decision } = await this.planRecording(samples, options, dialects, knownSpans);
     const segments: TranscriptSegment[] = [];
     const texts: JoinablePiece[] = [];
     const words: TranscriptWord[] = [];
     let timed = false;
-    for (const piece of pieces) {
+    for await (const piece of pieces) {
       signal?.throwIfAborted();
       const result = await recognizer.recognize(samples.slice(piece.start, piece.end), signal, {
         ...recognizeOptions(options),
@@ -455,6 +448,45 @@ export class AsrEngineService implements AsrService {
       ...(decision ? { dialectConfidence: decision.confidence } : {}),
       ...(timed && segments.length > 0 ? { words } : {}),
     };
+  }
+
+  /**
+   * The recogniser of a recording (dialect routing included) and the policy's pieces. Without a
+   * dialect-id pack, a recording longer than the window is planned while the detector still runs
+   * (./segmentation/ahead.ts): its first pieces decode during the VAD of the rest, with the same
+   * pieces. Otherwise every span is found first, as the call's dialect (decided over its first
+   * seconds of speech) picks the recogniser, whose window the pieces depend on.
+   */
+  private async planRecording(
+    samples: Float32Array,
+    options: TranscriptionOptions,
+    dialects: CallDialects,
+    knownSpans?: readonly SpeechSpan[],
+  ): Promise<{
+    recognizer: Recognizer;
+    pieces: AsyncIterable<DecodePiece> | DecodePiece[];
+    decision: DialectDecision | null;
+  }> {
+    const { signal } = options;
+    const chosen = this.pick(options.model);
+    const policy = policyOptions(chosen.recognizer.maxSegmentSeconds);
+    if (knownSpans === undefined && this.options.packs.dialect === null && samples.length > policy.windowSamples) {
+      const pieces = piecesAhead(samples, this.detector, this.spanWindow, policy, signal);
+      return { recognizer: chosen.recognizer, pieces, decision: null };
+    }
+    const spans = knownSpans ?? (await segmentSpeech(samples, this.detector, this.spanWindow, signal));
+    let recognizer = chosen.recognizer;
+    let pieces = this.plan(spans, samples.length, recognizer);
+    const decision = await dialects.decide(
+      pieces.flatMap((p) => p.utterances),
+      signal,
+    );
+    const routed = decision && !chosen.explicit ? this.options.dialectRoutes.get(decision.dialect) : undefined;
+    if (routed !== undefined && routed !== recognizer) {
+      recognizer = routed;
+      pieces = this.plan(spans, samples.length, recognizer);
+    }
+    return { recognizer, pieces, decision };
   }
 
   /** Recognises one speech piece; the first piece also settles the dialect and the recogniser. */

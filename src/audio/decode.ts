@@ -1,18 +1,22 @@
 /**
- * Hardened decoding of an uploaded file to 16 kHz mono float32 for the ASR engines. Uploads are
- * hostile input to a large C parser, so ffmpeg may only use local files and pipes, only the
- * demuxers and audio decoders of the accepted upload types, a bounded probe, a bounded duration
- * and output, a wall-clock limit and a limiter slot. Every failure becomes the spec's
- * `Couldn't transcribe the file: <reason>` with one of a few fixed reasons; ffmpeg's own text
- * (which names the file) is only logged, sanitized.
+ * Hardened decoding of an uploaded file to 16 kHz mono float32 for the ASR engines. Plain WAV
+ * files (PCM, float, G.711; mono or stereo) are read in-process by ./wav-upload.ts, with the same
+ * limits, samples and errors; everything else goes to ffmpeg. Uploads are hostile input to a large
+ * C parser, so ffmpeg may only use local files and pipes, only the demuxers and audio decoders of
+ * the accepted upload types, a bounded probe, a bounded duration and output, a wall-clock limit
+ * and a limiter slot. Every failure becomes the spec's `Couldn't transcribe the file: <reason>`
+ * with one of a few fixed reasons; ffmpeg's own text (which names the file) is only logged,
+ * sanitized.
  */
 import { randomBytes } from "node:crypto";
 import { open, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { AppError, Detail, cannotTranscribe } from "../errors/taxonomy.ts";
 import { log } from "../log/logger.ts";
+import { concatSamples } from "./concat.ts";
 import { FfmpegError, runFfmpeg, streamFfmpeg, type FfmpegFailure } from "./ffmpeg.ts";
 import { SPEECH_SAMPLE_RATE } from "./speech-rate.ts";
+import { inspectWavUpload, readWavUpload, WavReadTimeout, type WavReadOptions, type WavUpload } from "./wav-upload.ts";
 
 const logger = log.child({ component: "audio" });
 
@@ -130,6 +134,14 @@ export async function decodeAudioFile(path: string, options: DecodeOptions = {})
   await assertReadableUpload(path);
 
   const maxSamples = Math.ceil(maxDurationSeconds * SPEECH_SAMPLE_RATE);
+  const wav = await inspectWavUpload(path);
+  if (wav !== null) {
+    const chunks: Float32Array[] = [];
+    for await (const chunk of wavChunks(path, wav, options, maxSamples)) chunks.push(chunk);
+    const samples = concatSamples(chunks);
+    if (samples.length === 0) throw cannotTranscribe(DecodeReason.empty);
+    return { samples, sampleRate: SPEECH_SAMPLE_RATE, durationSeconds: samples.length / SPEECH_SAMPLE_RATE };
+  }
   const outcome = await runFfmpeg(decodeArgs(path, maxDurationSeconds), {
     timeoutMs: options.timeoutMs ?? 120_000,
     // `-t` already bounds the output; the slack covers resampler flush and encoder padding.
@@ -142,6 +154,27 @@ export async function decodeAudioFile(path: string, options: DecodeOptions = {})
   const samples = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2).subarray(0, maxSamples);
   if (samples.length === 0) throw cannotTranscribe(DecodeReason.empty);
   return { samples, sampleRate: SPEECH_SAMPLE_RATE, durationSeconds: samples.length / SPEECH_SAMPLE_RATE };
+}
+
+/** A WAV upload read in-process under the decode's limits, its timeout the ffmpeg path's error. */
+async function* wavChunks(
+  path: string,
+  wav: WavUpload,
+  options: DecodeOptions,
+  chunkSamples: number,
+): AsyncGenerator<Float32Array> {
+  const limits: WavReadOptions = {
+    maxDurationSeconds: options.maxDurationSeconds ?? 3 * 3600,
+    timeoutMs: options.timeoutMs ?? 120_000,
+    chunkSamples,
+    signal: options.signal,
+  };
+  try {
+    yield* readWavUpload(path, wav, limits);
+  } catch (error) {
+    if (error instanceof WavReadTimeout) throw cannotTranscribe(DecodeReason.timeout);
+    throw error;
+  }
 }
 
 /** Fails with the internal error when the stored upload vanished, `audio is empty` when it is empty. */
@@ -190,6 +223,17 @@ export const SPOOL_PREFIX = "upload-pcm-";
 export async function* decodeAudioChunks(path: string, options: ChunkedDecodeOptions): AsyncGenerator<Float32Array> {
   const chunkSamples = Math.max(1, options.chunkSamples ?? SPEECH_SAMPLE_RATE);
   await assertReadableUpload(path);
+  const wav = await inspectWavUpload(path);
+  if (wav !== null) {
+    // Read straight from the upload, chunk by chunk: no spool, no ffmpeg.
+    let total = 0;
+    for await (const chunk of wavChunks(path, wav, options, chunkSamples)) {
+      total += chunk.length;
+      yield chunk;
+    }
+    if (total === 0) throw cannotTranscribe(DecodeReason.empty);
+    return;
+  }
   const spool = join(options.spoolDir, `${SPOOL_PREFIX}${randomBytes(12).toString("hex")}.f32`);
   try {
     const total = await decodeToSpool(path, spool, options);

@@ -66,20 +66,21 @@ export function fitWindow(spans: readonly SpeechSpan[], window: number): Utteran
   return [...fitWindow(spans.slice(0, cut), window), ...fitWindow(spans.slice(cut), window)];
 }
 
+/** Ordered speech spans split into runs wherever a pause of at least `joinPause` samples separates them. */
+export function speechRuns(spans: readonly SpeechSpan[], joinPause: number): SpeechSpan[][] {
+  const runs: SpeechSpan[][] = [];
+  for (const span of spans) {
+    const run = runs[runs.length - 1];
+    const last = run?.[run.length - 1];
+    if (run === undefined || last === undefined || span.start - last.end >= joinPause) runs.push([span]);
+    else run.push(span);
+  }
+  return runs;
+}
+
 /** Groups ordered speech spans into utterances no longer than the window. */
 export function utterances(spans: readonly SpeechSpan[], options: PolicyOptions): Utterance[] {
-  const out: Utterance[] = [];
-  let run: SpeechSpan[] = [];
-  for (const span of spans) {
-    const last = run[run.length - 1];
-    if (last !== undefined && span.start - last.end >= options.joinPauseSamples) {
-      out.push(...fitWindow(run, options.windowSamples));
-      run = [];
-    }
-    run.push(span);
-  }
-  out.push(...fitWindow(run, options.windowSamples));
-  return out;
+  return speechRuns(spans, options.joinPauseSamples).flatMap((run) => fitWindow(run, options.windowSamples));
 }
 
 /**
@@ -95,4 +96,41 @@ export function decodePieces(
   if (groups.length === 0) return [];
   if (totalSamples <= options.windowSamples) return [{ start: 0, end: totalSamples, utterances: groups }];
   return groups.map((group) => ({ start: group.start, end: group.end, utterances: [group] }));
+}
+
+/**
+ * {@link decodePieces} of a recording longer than the window (one piece per utterance), handed out
+ * while its speech spans still arrive: a run of spans is settled, and its pieces final, once no
+ * later span can start within a join pause of its end (the detector tells how early a later span
+ * may start). The pieces and their order are those of decodePieces over all the spans.
+ */
+export class UtterancePieces {
+  private pending: SpeechSpan[] = [];
+
+  constructor(private readonly options: PolicyOptions) {}
+
+  /** Adds spans that became final; `floor` is where the earliest later span may start. */
+  add(spans: readonly SpeechSpan[], floor: number): DecodePiece[] {
+    this.pending.push(...spans);
+    const runs = speechRuns(this.pending, this.options.joinPauseSamples);
+    const last = runs[runs.length - 1];
+    const open = last !== undefined && floor - last[last.length - 1]!.end < this.options.joinPauseSamples;
+    this.pending = open ? last : [];
+    return (open ? runs.slice(0, -1) : runs).flatMap((run) => this.pieces(run));
+  }
+
+  /** The spans ended: the pieces still held. */
+  finish(): DecodePiece[] {
+    const runs = speechRuns(this.pending, this.options.joinPauseSamples);
+    this.pending = [];
+    return runs.flatMap((run) => this.pieces(run));
+  }
+
+  private pieces(run: readonly SpeechSpan[]): DecodePiece[] {
+    return fitWindow(run, this.options.windowSamples).map((group) => ({
+      start: group.start,
+      end: group.end,
+      utterances: [group],
+    }));
+  }
 }

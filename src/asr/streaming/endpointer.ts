@@ -50,7 +50,23 @@ export class Endpointer {
 
   /** Scores the window `[at, at + VAD_WINDOW)` and returns the turn it started or ended, if any. */
   async score(window: Float32Array, at: number): Promise<TurnChange | null> {
-    const p = await this.vad.probability(window);
+    return this.decide(await this.vad.probability(window), at);
+  }
+
+  /**
+   * Speech probabilities of successive windows, in one detector call when it batches (Silero: one
+   * worker call for every window a pushed chunk completes). The detector's state runs on whatever
+   * turns are decided, so scoring ahead of {@link decide} gives the per-window decisions.
+   */
+  async probabilities(windows: readonly Float32Array[]): Promise<number[]> {
+    if (this.vad.probabilities) return this.vad.probabilities(windows);
+    const scores: number[] = [];
+    for (const window of windows) scores.push(await this.vad.probability(window));
+    return scores;
+  }
+
+  /** The turn the window at `at`, whose speech probability is `p`, started or ended, if any. */
+  decide(p: number, at: number): TurnChange | null {
     const end = at + VAD_WINDOW;
     if (this.start === null) {
       if (p < this.detection.threshold) return null;

@@ -59,10 +59,16 @@ export class OfflineLiveTranscription implements LiveTranscription {
     this.audio.append(chunk);
     const endpointer = this.endpointer;
     if (endpointer) {
-      while (this.scored + VAD_WINDOW <= this.audio.end) {
+      // Every window this chunk completes is scored in one detector call, then decided in order.
+      const from = this.scored;
+      const count = Math.floor((this.audio.end - from) / VAD_WINDOW);
+      const windows = Array.from({ length: count }, (_, i) =>
+        this.audio.slice(from + i * VAD_WINDOW, from + (i + 1) * VAD_WINDOW),
+      );
+      const scores = count > 0 ? await endpointer.probabilities(windows) : [];
+      for (const [i, p] of scores.entries()) {
         this.signal?.throwIfAborted();
-        const at = this.scored;
-        const change = await endpointer.score(this.audio.slice(at, at + VAD_WINDOW), at);
+        const change = endpointer.decide(p, from + i * VAD_WINDOW);
         this.scored += VAD_WINDOW;
         if (change?.type === "start") {
           this.pendingStart = change.at;

@@ -29,6 +29,11 @@ export class SampleBuffer {
     return this.base + this.length;
   }
 
+  /** Samples held now. */
+  get held(): number {
+    return this.length;
+  }
+
   append(chunk: Float32Array): void {
     if (this.length + chunk.length > this.data.length) {
       const grown = new Float32Array(Math.max(this.data.length * 2, this.length + chunk.length));
@@ -83,6 +88,16 @@ export class SpeechTracker {
     return this.segmenter.activeStart;
   }
 
+  /** Samples of audio the tracker holds now (the speech in progress and the window context). */
+  get held(): number {
+    return this.buffer.held;
+  }
+
+  /** No span this tracker returns later starts before this sample. */
+  get nextStartFloor(): number {
+    return this.segmenter.nextStartFloor;
+  }
+
   /** Audio `[start, end)` still held (the speech in progress is always held). */
   slice(start: number, end: number): Float32Array {
     return this.buffer.slice(start, end);
@@ -94,8 +109,10 @@ export class SpeechTracker {
     const pieces: SpeechPiece[] = [];
     while (this.scored + VAD_WINDOW <= this.buffer.end) {
       signal?.throwIfAborted();
-      // Every whole window received so far, scored in one batch when the detector can.
-      const count = Math.min(WINDOWS_PER_BATCH, Math.floor((this.buffer.end - this.scored) / VAD_WINDOW));
+      // Every whole window received so far, scored in one batch when the detector can (only the
+      // windows scored are copied out: a per-window detector takes one at a time).
+      const whole = Math.floor((this.buffer.end - this.scored) / VAD_WINDOW);
+      const count = this.stream.probabilities ? Math.min(WINDOWS_PER_BATCH, whole) : 1;
       const windows = Array.from({ length: count }, (_, i) =>
         this.buffer.slice(this.scored + i * VAD_WINDOW, this.scored + (i + 1) * VAD_WINDOW),
       );

@@ -84,6 +84,14 @@ export class SpeechSegmenter {
     return this.triggered ? Math.max(this.lastEnd, this.start - this.pad) : null;
   }
 
+  /**
+   * No span returned later starts before this sample: the padded start of the speech in progress,
+   * else the next window's position less the pad (and never before the last span's end).
+   */
+  get nextStartFloor(): number {
+    return this.activeStart ?? Math.max(this.lastEnd, this.position - this.pad);
+  }
+
   /** Consumes the next window's probability; returns spans that became final. */
   push(probability: number): SpeechSpan[] {
     const pos = this.windows * this.o.window;

@@ -50,6 +50,18 @@ export interface RunningEngines {
   close(waitMs?: number): Promise<void>;
 }
 
+/**
+ * How long after start-up settles background work begins (an engine's `afterReady`, parsing the
+ * gRPC schemas). Run at once, its main-thread part would hold up the first requests — a load
+ * balancer's readiness check among them — by tens of ms; a moment later the box is idle.
+ */
+export const AFTER_READY_DELAY_MS = 100;
+
+/** Runs `work` {@link AFTER_READY_DELAY_MS} from now; a pending run does not keep the process alive. */
+export function afterStartUp(work: () => void): void {
+  setTimeout(work, AFTER_READY_DELAY_MS).unref();
+}
+
 const reloaders = new WeakMap<AppContext, (cause: string) => Promise<EngineReload[]>>();
 
 /** Reloads the engines of the server running `ctx` (the admin route's entry point). */
@@ -79,15 +91,20 @@ class EngineSlot<K extends EngineName> {
     (this.ctx as { [P in EngineName]?: EngineServices[P] })[this.name] = service;
   }
 
-  /** Loads a generation and puts it in service; `first` is start-up. */
-  async load(device: DeviceChoice, first: boolean): Promise<EngineReload> {
+  /**
+   * Loads a generation and puts it in service; `first` is start-up, where `doorsOpen` settles
+   * once every port is bound: the load runs meanwhile, but the state turns ready only after it,
+   * so /ready and gRPC health never report a door that is not open yet.
+   */
+  async load(device: DeviceChoice, first: boolean, doorsOpen?: Promise<void>): Promise<EngineReload> {
     const { ctx, name } = this;
     const state = ctx.engines[name];
+    const opened = () => (doorsOpen ?? Promise.resolve()).then(() => true, () => false);
     if (!this.loader) {
       // No loader registered for this engine in this build: nothing to load. The state turns
       // ready so /ready reflects the engines that exist; with no service set, its routes answer
       // 503 "… engine not initialized" (src/edge/readiness.ts).
-      if (first) state.ready({ loaded: false });
+      if (first && (await opened())) state.ready({ loaded: false });
       return { engine: name, outcome: "absent", generation: 0 };
     }
     const number = ++this.count;
@@ -115,6 +132,11 @@ class EngineSlot<K extends EngineName> {
       ctx.log.error("engine failed", { engine: name, generation: number, reason, broken_packs: packs });
       return { engine: name, outcome: "failed", generation: number, reason };
     }
+    const ms = Math.round(performance.now() - started);
+    if (first && !(await opened())) {
+      await result.close?.(); // the ports did not bind: start-up failed, never serve
+      return { engine: name, outcome: "failed", generation: number, reason: "start-up failed" };
+    }
     const broken = [...(result.brokenPacks ?? [])];
     if (state.state === "draining") {
       await result.close?.(); // shutdown began while loading: never serve
@@ -131,8 +153,10 @@ class EngineSlot<K extends EngineName> {
     if (first) state.ready(details);
     else state.renew({ ready: true }, details);
     if (old) this.retire(old);
+    afterStartUp(() => {
+      if (this.current === generation && state.state !== "draining") result.afterReady?.();
+    });
     // Loaders log each broken pack as they skip it; this line sums up what serves without it.
-    const ms = Math.round(performance.now() - started);
     const packs = broken.map((b) => b.pack).join(", ") || undefined;
     ctx.log.info("engine ready", { engine: name, generation: number, ms, broken_packs: packs });
     return { engine: name, outcome: "ready", generation: number };
@@ -171,12 +195,22 @@ class EngineSlot<K extends EngineName> {
   }
 }
 
-/** Chooses the device, then loads every engine concurrently with the registered loaders. */
-export function startEngines(ctx: AppContext, loaders: readonly AnyEngineLoader[]): RunningEngines {
+/**
+ * Chooses the device, then loads every engine concurrently with the registered loaders. Start-up
+ * calls it before binding the ports so loading overlaps with that; `doorsOpen` (resolved once
+ * every port is bound, rejected when binding failed) holds the engine states back until then.
+ */
+export function startEngines(
+  ctx: AppContext,
+  loaders: readonly AnyEngineLoader[],
+  doorsOpen?: Promise<void>,
+): RunningEngines {
   for (const name of ["tts", "asr"] as const) {
     if (loaders.filter((l) => l.engine === name).length > 1)
       throw new Error(`more than one engine loader registered for ${name}`);
   }
+  doorsOpen?.catch(() => undefined); // a failed start is handled by the caller, not here
+  for (const loader of loaders) loader.prepare?.(ctx);
   const slots = {
     tts: new EngineSlot(
       ctx,
@@ -200,7 +234,7 @@ export function startEngines(ctx: AppContext, loaders: readonly AnyEngineLoader[
       threads: device.intraOpThreads,
     });
     for (const state of [ctx.engines.tts, ctx.engines.asr]) state.setDetails(deviceDetails(device));
-    await Promise.all([slots.tts.load(device, true), slots.asr.load(device, true)]);
+    await Promise.all([slots.tts.load(device, true, doorsOpen), slots.asr.load(device, true, doorsOpen)]);
   })();
   // Reloads run one at a time; a reload asked for while one runs waits and then runs once for
   // every caller that asked meanwhile (the packs they installed are all on disk by then).

@@ -19,12 +19,13 @@
 import type { Server } from "bun";
 import type { SawtConfig } from "../config/config.ts";
 import { grpcRegistrars } from "../grpc/registrars.ts";
+import { warmSchemas } from "../grpc/services.ts";
 import { startGrpcServer, stopGrpcServer, type BoundGrpcServer, type GrpcRegistrar } from "../grpc/server.ts";
 import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
 import { engineLoaders } from "./engine-loaders.ts";
 import type { AnyEngineLoader } from "../core/engines.ts";
-import { startEngines, type EngineReload, type RunningEngines } from "./engines.ts";
+import { afterStartUp, startEngines, type EngineReload, type RunningEngines } from "./engines.ts";
 import { createHttpApp, httpListenOptions, settleRequestLogs, type FeaturePlugin } from "./http-app.ts";
 import { httpPlugins } from "./http-plugins.ts";
 
@@ -47,16 +48,26 @@ export interface ServerOptions {
   readonly grpcRegistrars?: readonly GrpcRegistrar[];
 }
 
-/** Starts the service; resolves once every port is bound (engines may still be initializing). */
+/**
+ * Starts the service; resolves once every port is bound (engines may still be initializing).
+ * Engines start loading first, so the device probe, worker threads and sessions make progress
+ * while the ports bind; an engine turns ready only once every port is bound.
+ */
 export async function startServer(config: SawtConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const ctx = createAppContext(config);
-  const app = createHttpApp(ctx, options.httpPlugins ?? httpPlugins, (request) => ctx.metrics.observeRequest(request));
-  app.listen(httpListenOptions(config));
-  const http = app.server as Server<unknown>;
-  const registrars = options.grpcRegistrars ?? grpcRegistrars;
+  const doors = Promise.withResolvers<void>();
+  const engines = startEngines(ctx, options.engineLoaders ?? engineLoaders, doors.promise);
+  // One turn of the event loop lets the loaders' first steps run (worker threads are created,
+  // the device probe starts) before the doors are built synchronously for tens of ms.
+  await new Promise((resolve) => setImmediate(resolve));
+  let http: Server<unknown> | undefined;
   let asr: BoundGrpcServer;
   let tts: BoundGrpcServer;
   try {
+    const app = createHttpApp(ctx, options.httpPlugins ?? httpPlugins, (request) => ctx.metrics.observeRequest(request));
+    app.listen(httpListenOptions(config));
+    http = app.server as Server<unknown>;
+    const registrars = options.grpcRegistrars ?? grpcRegistrars;
     // Both ports bind at once; if one fails the other is closed before the error leaves.
     const [asrBound, ttsBound] = await Promise.allSettled([
       startGrpcServer(ctx, "asr", config.server.grpc_asr_port, registrars),
@@ -70,18 +81,23 @@ export async function startServer(config: SawtConfig, options: ServerOptions = {
     asr = asrBound.value;
     tts = ttsBound.value;
   } catch (error) {
-    await http.stop(true);
+    doors.reject(error);
+    await http?.stop(true);
+    await engines.close(2000);
     closeDatabase(ctx.db);
     throw error;
   }
-  const engines = startEngines(ctx, options.engineLoaders ?? engineLoaders);
+  doors.resolve();
+  // The gRPC message codecs: parsed once start-up has settled, not before the ports could bind.
+  void engines.settled.then(() => afterStartUp(warmSchemas));
+  const bound = http;
   let stopping: Promise<void> | undefined;
   return {
     ctx,
-    ports: { http: http.port!, grpc_asr: asr.port, grpc_tts: tts.port },
+    ports: { http: bound.port!, grpc_asr: asr.port, grpc_tts: tts.port },
     enginesSettled: engines.settled,
     reload: (cause) => engines.reload(cause),
-    stop: () => (stopping ??= shutdown(ctx, http, [asr, tts], engines)),
+    stop: () => (stopping ??= shutdown(ctx, bound, [asr, tts], engines)),
   };
 }
 

@@ -32,6 +32,12 @@ export interface LoadedEngine<S> {
   readonly brokenPacks?: readonly BrokenPack[];
   /** Releases sessions (and their worker threads) at shutdown. */
   close?(): Promise<void>;
+  /**
+   * Optional: starts work left for after start-up (a session a first request could otherwise
+   * wait for). Called once this engine is in service, shortly after it turned ready, so it does
+   * not hold up the first requests; must not throw.
+   */
+  afterReady?(): void;
 }
 
 /** What a loader gets. */
@@ -45,6 +51,12 @@ export interface EngineLoadContext {
 /** Loads one engine. Register instances in src/app/engine-loaders.ts (the only wiring). */
 export interface EngineLoader<K extends EngineName = EngineName> {
   readonly engine: K;
+  /**
+   * Optional: begins start-up work that needs neither the device decision nor the ports (e.g.
+   * starting a worker thread), called first thing at start-up so it runs while they are
+   * prepared. Must not throw; whatever it starts, `load` picks up.
+   */
+  prepare?(app: AppContext): void;
   /**
    * Loads packs through the model registry (src/models/), creates and warms sessions.
    * Throw (preferably {@link EngineLoadError} with the broken packs) when the engine cannot serve;

@@ -87,6 +87,11 @@ export async function createTtsEngine(
  */
 export const ttsEngineLoader: EngineLoader<"tts"> = {
   engine: "tts",
+  // espeak-ng's worker starts and initialises the library while the device is probed and the
+  // ports bind; the probe in createTtsEngine then finds it open.
+  prepare() {
+    void probeEspeak();
+  },
   async load({ app }) {
     const lexicon = new LexiconStore(app.db);
     const engine = await createTtsEngine(app.config, {
@@ -106,7 +111,13 @@ export const ttsEngineLoader: EngineLoader<"tts"> = {
       await close();
       throw new EngineLoadError(engine.unusable, engine.packs.broken, details);
     }
-    return { service: engine.service, details, brokenPacks: engine.packs.broken, close };
+    return {
+      service: engine.service,
+      details,
+      brokenPacks: engine.packs.broken,
+      close,
+      afterReady: () => engine.packs.warm(),
+    };
   },
 };
 

@@ -50,18 +50,6 @@ export interface RunningEngines {
   close(waitMs?: number): Promise<void>;
 }
 
-/**
- * How long after start-up settles background work begins (an engine's `afterReady`, parsing the
- * gRPC schemas). Run at once, its main-thread part would hold up the first requests — a load
- * balancer's readiness check among them — by tens of ms; a moment later the box is idle.
- */
-export const AFTER_READY_DELAY_MS = 100;
-
-/** Runs `work` {@link AFTER_READY_DELAY_MS} from now; a pending run does not keep the process alive. */
-export function afterStartUp(work: () => void): void {
-  setTimeout(work, AFTER_READY_DELAY_MS).unref();
-}
-
 const reloaders = new WeakMap<AppContext, (cause: string) => Promise<EngineReload[]>>();
 
 /** Reloads the engines of the server running `ctx` (the admin route's entry point). */
@@ -99,7 +87,15 @@ class EngineSlot<K extends EngineName> {
   async load(device: DeviceChoice, first: boolean, doorsOpen?: Promise<void>): Promise<EngineReload> {
     const { ctx, name } = this;
     const state = ctx.engines[name];
-    const opened = () => (doorsOpen ?? Promise.resolve()).then(() => true, () => false);
+    // Whether the ports bound (always, outside start-up); start-up awaits it before turning ready.
+    const opened = async (): Promise<boolean> => {
+      try {
+        await doorsOpen;
+        return true;
+      } catch {
+        return false;
+      }
+    };
     if (!this.loader) {
       // No loader registered for this engine in this build: nothing to load. The state turns
       // ready so /ready reflects the engines that exist; with no service set, its routes answer
@@ -153,9 +149,6 @@ class EngineSlot<K extends EngineName> {
     if (first) state.ready(details);
     else state.renew({ ready: true }, details);
     if (old) this.retire(old);
-    afterStartUp(() => {
-      if (this.current === generation && state.state !== "draining") result.afterReady?.();
-    });
     // Loaders log each broken pack as they skip it; this line sums up what serves without it.
     const packs = broken.map((b) => b.pack).join(", ") || undefined;
     ctx.log.info("engine ready", { engine: name, generation: number, ms, broken_packs: packs });

@@ -19,14 +19,19 @@
 import type { Server } from "bun";
 import type { SawtConfig } from "../config/config.ts";
 import { grpcRegistrars } from "../grpc/registrars.ts";
-import { warmSchemas } from "../grpc/services.ts";
 import { startGrpcServer, stopGrpcServer, type BoundGrpcServer, type GrpcRegistrar } from "../grpc/server.ts";
 import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
 import { engineLoaders } from "./engine-loaders.ts";
 import type { AnyEngineLoader } from "../core/engines.ts";
-import { afterStartUp, startEngines, type EngineReload, type RunningEngines } from "./engines.ts";
-import { createHttpApp, httpListenOptions, settleRequestLogs, type FeaturePlugin } from "./http-app.ts";
+import { startEngines, type EngineReload, type RunningEngines } from "./engines.ts";
+import {
+  createHttpApp,
+  httpListenOptions,
+  settleRequestLogs,
+  type FeaturePlugin,
+  type RequestObserver,
+} from "./http-app.ts";
 import { httpPlugins } from "./http-plugins.ts";
 
 /** A running service. */
@@ -64,7 +69,8 @@ export async function startServer(config: SawtConfig, options: ServerOptions = {
   let asr: BoundGrpcServer;
   let tts: BoundGrpcServer;
   try {
-    const app = createHttpApp(ctx, options.httpPlugins ?? httpPlugins, (request) => ctx.metrics.observeRequest(request));
+    const observe: RequestObserver = (request) => ctx.metrics.observeRequest(request);
+    const app = createHttpApp(ctx, options.httpPlugins ?? httpPlugins, observe);
     app.listen(httpListenOptions(config));
     http = app.server as Server<unknown>;
     const registrars = options.grpcRegistrars ?? grpcRegistrars;
@@ -88,8 +94,6 @@ export async function startServer(config: SawtConfig, options: ServerOptions = {
     throw error;
   }
   doors.resolve();
-  // The gRPC message codecs: parsed once start-up has settled, not before the ports could bind.
-  void engines.settled.then(() => afterStartUp(warmSchemas));
   const bound = http;
   let stopping: Promise<void> | undefined;
   return {

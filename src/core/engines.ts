@@ -32,12 +32,6 @@ export interface LoadedEngine<S> {
   readonly brokenPacks?: readonly BrokenPack[];
   /** Releases sessions (and their worker threads) at shutdown. */
   close?(): Promise<void>;
-  /**
-   * Optional: starts work left for after start-up (a session a first request could otherwise
-   * wait for). Called once this engine is in service, shortly after it turned ready, so it does
-   * not hold up the first requests; must not throw.
-   */
-  afterReady?(): void;
 }
 
 /** What a loader gets. */

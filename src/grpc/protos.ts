@@ -2,7 +2,7 @@
  * The gRPC schemas parsed in full by proto-loader: message codecs, and the file descriptors
  * server reflection describes. Parsing them takes tens of ms, so the server does not wait for
  * it at start-up: ./services.ts registers the services from their declarations alone and calls
- * {@link loadProtos} the first time a codec runs (or when the warm-up after start-up does).
+ * {@link loadProtos} the first time a codec runs; reflection's first call does too.
  */
 import type * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";

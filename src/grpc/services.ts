@@ -2,9 +2,9 @@
  * The service definitions the gRPC ports register, built at start-up from the .proto files'
  * `service` declarations alone (paths and streaming flags: a scan of a few kB). The message codecs
  * behind them come from the full parse (./protos.ts, proto-loader), which — module and parse —
- * took ~60 ms of every cold start before the ports could bind (issue #19). It now runs on a codec's
- * first use, or once start-up has settled ({@link warmSchemas}), whichever is first; either way
- * every message is encoded and decoded by proto-loader exactly as before.
+ * took ~60 ms of every cold start before the ports could bind (issue #19). It now runs when a codec
+ * is first used (the first call pays it once); every message is encoded and decoded by
+ * proto-loader exactly as before.
  */
 import type * as grpc from "@grpc/grpc-js";
 import { readFileSync } from "node:fs";
@@ -16,7 +16,7 @@ let protos: Protos | undefined;
 
 /**
  * ./protos.ts, loaded on first use. grpc-js calls codecs synchronously, so this is a synchronous
- * `require` rather than `import()`; normally the warm-up has loaded it already.
+ * `require` rather than `import()`.
  */
 function fullProtos(): Protos {
   protos ??= require("./protos.ts") as Protos;
@@ -90,12 +90,4 @@ export function grpcService(schema: SchemaName): grpc.ServiceDefinition {
     };
   }
   return definition;
-}
-
-/**
- * Parses the schemas now, so the first call finds its codecs ready; start-up calls it once it
- * has settled. Idempotent; a codec that runs first does the same.
- */
-export function warmSchemas(): void {
-  fullProtos().loadProtos();
 }

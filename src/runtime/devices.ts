@@ -44,7 +44,8 @@ export function nvidiaOnPciBus(devicesDir = "/sys/bus/pci/devices"): boolean | u
   try {
     return readdirSync(devicesDir).some((device) => {
       try {
-        return readFileSync(join(devicesDir, device, "vendor"), "utf8").trim().toLowerCase() === NVIDIA_PCI_VENDOR;
+        const vendor = readFileSync(join(devicesDir, device, "vendor"), "utf8");
+        return vendor.trim().toLowerCase() === NVIDIA_PCI_VENDOR;
       } catch {
         return false;
       }

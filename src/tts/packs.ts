@@ -12,7 +12,7 @@ import type { Logger } from "../log/logger.ts";
 import type { BrokenPack } from "../models/errors.ts";
 import { inspectModels, packsOfRole, type InspectedPack, type PackInspection } from "../models/inspect.ts";
 import { loadPack } from "../models/load.ts";
-import { deferredBuiltinTashkeel, type DeferredTashkeel } from "./tashkeel/builtin.ts";
+import { lazyBuiltinTashkeel } from "./tashkeel/builtin.ts";
 import { packTree } from "../models/scan.ts";
 import type { Tashkeel } from "./tashkeel/model.ts";
 import type { BuiltinVoice } from "./types.ts";
@@ -37,8 +37,6 @@ export interface TtsPacks {
   readonly diacritiser: Tashkeel | undefined;
   /** What the models folder held at this start (other roles, e.g. the speaker encoder, read it too). */
   readonly inspection: PackInspection;
-  /** Opens what was left to open after start-up: the built-in diacritiser's session. */
-  warm(): void;
   release(): Promise<void>;
 }
 
@@ -83,7 +81,7 @@ export function inspectTtsPacks(modelsDir: string): {
 
 /**
  * Loads every TTS pack under `modelsDir`: tashkeel first (a pack's at once; the built-in model's
- * session on `warm()` or first use, see deferredBuiltinTashkeel), then one session per voice pack.
+ * session on first use, see lazyBuiltinTashkeel), then one session per voice pack.
  */
 export async function loadTtsPacks(modelsDir: string, logger: Logger, options: TtsPackOptions = {}): Promise<TtsPacks> {
   const inspection = inspectModels(modelsDir);
@@ -93,7 +91,6 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger, options: T
     logger.warn("tts pack broken, skipped", { pack, reason });
   };
   let tashkeel: Tashkeel | undefined;
-  let builtin: DeferredTashkeel | undefined;
   let tashkeelSource: TashkeelSource = "off";
   const tashkeelPack = options.tashkeel === "off" ? undefined : packsOfRole(inspection, "tashkeel")[0];
   if (tashkeelPack !== undefined) {
@@ -106,8 +103,7 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger, options: T
     }
   }
   if (tashkeel === undefined && options.tashkeel !== "off") {
-    builtin = deferredBuiltinTashkeel(logger);
-    tashkeel = builtin;
+    tashkeel = lazyBuiltinTashkeel(logger);
     tashkeelSource = "built-in";
   }
   const voices = new Map<BuiltinVoice, LoadedVoice>();
@@ -156,7 +152,6 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger, options: T
     tashkeelSource,
     diacritiser: tashkeel,
     inspection,
-    warm: () => builtin?.open(),
     async release() {
       await Promise.all([...voices.values()].map((v) => v.release()));
       await tashkeel?.release();

@@ -111,13 +111,7 @@ export const ttsEngineLoader: EngineLoader<"tts"> = {
       await close();
       throw new EngineLoadError(engine.unusable, engine.packs.broken, details);
     }
-    return {
-      service: engine.service,
-      details,
-      brokenPacks: engine.packs.broken,
-      close,
-      afterReady: () => engine.packs.warm(),
-    };
+    return { service: engine.service, details, brokenPacks: engine.packs.broken, close };
   },
 };
 

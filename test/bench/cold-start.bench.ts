@@ -67,7 +67,7 @@ async function coldStart(cmd: (port: number, run: string) => { argv: string[]; e
       await Bun.sleep(2);
     }
     const ms = performance.now() - started;
-    await Bun.sleep(500); // idle: let start-up garbage settle and post-ready warm-up finish
+    await Bun.sleep(500); // idle: let start-up garbage settle
     const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
     const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
     return { ms, rssMb: rssKb / 1024 } satisfies Start;
@@ -113,9 +113,10 @@ console.log(`## Cold start to /ready (cold-start.bench.ts)
 
 From spawning the process to the first \`GET /ready\` → 200 (polled every 2 ms), no models
 installed (TTS ready on the built-in espeak-ng engine; ASR, without a pack, is disabled), medians
-of ${RUNS} alternating runs; RSS read from /proc 0.5 s after ready, once the work Sawt leaves for
-just after ready (the built-in tashkeel session, the gRPC codecs) is done. Each row's floor is a
-bare Elysia app with one route started the same way.
+of ${RUNS} alternating runs; RSS read from /proc 0.5 s after ready. Each row's floor is a bare
+Elysia app with one route started the same way. What no first request needs loads on first use
+and is not in these numbers: the built-in tashkeel session (~50 MB, 0.1–0.2 s, paid by the first
+Arabic text for espeak-ng), the gRPC codecs (paid by the first gRPC call), the docs plugin.
 
 The goal (issue #19: ≤ 150 ms on this machine) is read on the first row, the compiled binary:
 that is what ships (\`bun run build\`, the bundle, the .deb) and what systemd starts. A run from

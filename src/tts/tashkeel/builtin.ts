@@ -31,21 +31,14 @@ export async function loadBuiltinTashkeel(): Promise<Tashkeel> {
   return openTashkeel(await builtinTashkeelConfig());
 }
 
-/** The built-in diacritiser before its session is open; {@link DeferredTashkeel.open} starts it. */
-export interface DeferredTashkeel extends Tashkeel {
-  /** Starts opening the session now (once); a diacritisation does the same. */
-  open(): void;
-}
-
 /**
- * The built-in diacritiser, its session opened later: by {@link DeferredTashkeel.open} (the TTS
- * engine calls it once it is ready) or by the first diacritisation, which waits for it and is
- * diacritised exactly as before. Creating the session (~100–200 ms, part of it on the main
- * thread) was most of a cold start with no packs (issue #19), and nothing needs it until Arabic
- * text first reaches espeak-ng. Should it fail to open, that is logged once and every
- * diacritisation rejects with the reason.
+ * The built-in diacritiser, its session opened by the first diacritisation, which waits for it
+ * and is diacritised exactly as an eagerly opened one would be. Creating the session (~100–200
+ * ms, part of it on the main thread, and ~50 MB of memory) was most of a cold start with no packs
+ * (issue #19), and nothing needs it until Arabic text first reaches espeak-ng. Should it fail to
+ * open, that is logged once and every diacritisation rejects with the reason.
  */
-export function deferredBuiltinTashkeel(log: Logger): DeferredTashkeel {
+export function lazyBuiltinTashkeel(log: Logger): Tashkeel {
   let opening: Promise<Tashkeel> | undefined;
   const open = (): Promise<Tashkeel> => {
     if (!opening) {
@@ -55,7 +48,6 @@ export function deferredBuiltinTashkeel(log: Logger): DeferredTashkeel {
     return opening;
   };
   return {
-    open: () => void open(),
     diacritize: async (text) => (await open()).diacritize(text),
     release: async () => {
       const opened = await opening?.catch(() => undefined);

@@ -9,6 +9,8 @@
  * `--bytecode` stores JavaScriptCore bytecode beside the source of every entry, so a start skips
  * parsing and compiling the ~800 bundled modules (cold start to /ready, issue #19); it needs ESM
  * output here because main.ts awaits at top level (Bun's default with --bytecode is CommonJS).
+ * `--splitting` puts what is only imported dynamically (the other CLI commands, the docs plugin,
+ * the gRPC schemas) in chunks of their own, so `sawt serve` does not load their code at all.
  */
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -25,6 +27,7 @@ const proc = Bun.spawnSync(
     "--minify-syntax",
     "--bytecode",
     "--format=esm",
+    "--splitting",
     "--sourcemap=none",
     join(root, "src", "main.ts"),
     join(root, "src", "runtime", "session-worker.ts"),

@@ -5,6 +5,12 @@
  * (src/runtime/session-worker.ts) and the espeak worker (src/tts/espeak/espeak-worker.ts) are
  * further entry points: Bun only embeds worker scripts that are listed as entry points, under
  * their path relative to the entries' common root (src/).
+ *
+ * `--bytecode` stores JavaScriptCore bytecode beside the source of every entry, so a start skips
+ * parsing and compiling the ~800 bundled modules (cold start to /ready, issue #19); it needs ESM
+ * output here because main.ts awaits at top level (Bun's default with --bytecode is CommonJS).
+ * `--splitting` puts what is only imported dynamically (the other CLI commands, the docs plugin,
+ * the gRPC schemas) in chunks of their own, so `sawt serve` does not load their code at all.
  */
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -19,6 +25,9 @@ const proc = Bun.spawnSync(
     "build",
     "--compile",
     "--minify-syntax",
+    "--bytecode",
+    "--format=esm",
+    "--splitting",
     "--sourcemap=none",
     join(root, "src", "main.ts"),
     join(root, "src", "runtime", "session-worker.ts"),

@@ -2,23 +2,8 @@
 /** The `sawt` command line: dispatches to a command, maps failures to exit codes and one-line errors. */
 import { ConfigError } from "./config/config.ts";
 import { UsageError } from "./cli/args.ts";
-import type { Command } from "./cli/command.ts";
-import { doctorCommand } from "./cli/doctor.ts";
-import { healthCommand } from "./cli/health.ts";
-import { keysCommand } from "./cli/keys.ts";
-import { modelsCommand } from "./cli/models.ts";
-import { serveCommand } from "./cli/serve.ts";
-import { extraCommands } from "./cli/extra.ts";
+import { COMMANDS } from "./cli/commands.ts";
 import { VERSION } from "./version.ts";
-
-const COMMANDS: readonly Command[] = [
-  serveCommand,
-  keysCommand,
-  healthCommand,
-  doctorCommand,
-  modelsCommand,
-  ...extraCommands,
-];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -46,11 +31,12 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     process.stdout.write(`sawt ${VERSION}\n`);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     process.stderr.write(`sawt: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}\n`);
     return 2;
   }
+  const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
     process.stdout.write(command.usage + "\n");
     return 0;

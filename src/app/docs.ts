@@ -5,8 +5,7 @@
  * self-contained renderer embedded in the binary (text import). Shared components — the three
  * error shapes, headers, security schemes, response schemas — are declared here once.
  */
-import { swagger } from "@elysiajs/swagger";
-import { Elysia } from "elysia";
+import { Elysia, type AnyElysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
 import type { AppContext } from "../core/context.ts";
 import { TranscriptionFormSchema } from "../asr/schema.ts";
@@ -371,9 +370,43 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
   },
 };
 
-/** The docs plugin: /docs (offline page), /docs/json (OpenAPI), /docs/viewer.js (renderer). */
+/** What Elysia gives a mounted plugin to read the whole app's routes and models. */
+interface RouteSource {
+  getGlobalRoutes(): unknown;
+  getGlobalDefinitions(): unknown;
+}
+
+/**
+ * The docs plugin: /docs (offline page), /docs/json (OpenAPI), /docs/viewer.js (renderer). The
+ * swagger plugin (with the theme and schema packages it pulls in) is imported by the first docs
+ * request, not at start-up (issue #19); it then documents the app's routes as it did mounted.
+ */
 export function docsRoutes(_ctx: AppContext) {
-  return new Elysia({ name: "docs" })
+  const docs = new Elysia({ name: "docs" });
+  let reference: Promise<AnyElysia> | undefined;
+  const openReference = async (): Promise<AnyElysia> => {
+    const { swagger } = await import("@elysiajs/swagger");
+    const plugin: AnyElysia = swagger({
+      provider: "scalar",
+      path: "/docs",
+      specPath: "/docs/json",
+      scalarCDN: "/docs/viewer.js",
+      // customCss replaces the theme the plugin would inline (it pulls fonts from a CDN); the viewer styles itself.
+      scalarConfig: { spec: { url: "/docs/json" }, customCss: "/* styled by /docs/viewer.js */" },
+      documentation: DOCUMENTATION,
+      excludeStaticFile: true,
+    });
+    // Mounted, the plugin would read the routes of the app it is mounted on; so it does here,
+    // through this plugin, which the app has mounted (Elysia types these accessors protected).
+    const mounted = docs as unknown as RouteSource;
+    const source: RouteSource = {
+      getGlobalRoutes: () => mounted.getGlobalRoutes(),
+      getGlobalDefinitions: () => mounted.getGlobalDefinitions(),
+    };
+    return Object.assign(plugin, source);
+  };
+  const serve = async ({ request }: { request: Request }) => (await (reference ??= openReference())).handle(request);
+  return docs
     .get(
       "/docs/viewer.js",
       () =>
@@ -384,16 +417,6 @@ export function docsRoutes(_ctx: AppContext) {
         detail: { hide: true },
       },
     )
-    .use(
-      swagger({
-        provider: "scalar",
-        path: "/docs",
-        specPath: "/docs/json",
-        scalarCDN: "/docs/viewer.js",
-        // customCss replaces the theme the plugin would inline (it pulls fonts from a CDN); the viewer styles itself.
-        scalarConfig: { spec: { url: "/docs/json" }, customCss: "/* styled by /docs/viewer.js */" },
-        documentation: DOCUMENTATION,
-        excludeStaticFile: true,
-      }),
-    );
+    .get("/docs", serve, { detail: { hide: true } })
+    .get("/docs/json", serve, { detail: { hide: true } });
 }

@@ -79,15 +79,28 @@ class EngineSlot<K extends EngineName> {
     (this.ctx as { [P in EngineName]?: EngineServices[P] })[this.name] = service;
   }
 
-  /** Loads a generation and puts it in service; `first` is start-up. */
-  async load(device: DeviceChoice, first: boolean): Promise<EngineReload> {
+  /**
+   * Loads a generation and puts it in service; `first` is start-up, where `doorsOpen` settles
+   * once every port is bound: the load runs meanwhile, but the state turns ready only after it,
+   * so /ready and gRPC health never report a door that is not open yet.
+   */
+  async load(device: DeviceChoice, first: boolean, doorsOpen?: Promise<void>): Promise<EngineReload> {
     const { ctx, name } = this;
     const state = ctx.engines[name];
+    // Whether the ports bound (always, outside start-up); start-up awaits it before turning ready.
+    const opened = async (): Promise<boolean> => {
+      try {
+        await doorsOpen;
+        return true;
+      } catch {
+        return false;
+      }
+    };
     if (!this.loader) {
       // No loader registered for this engine in this build: nothing to load. The state turns
       // ready so /ready reflects the engines that exist; with no service set, its routes answer
       // 503 "… engine not initialized" (src/edge/readiness.ts).
-      if (first) state.ready({ loaded: false });
+      if (first && (await opened())) state.ready({ loaded: false });
       return { engine: name, outcome: "absent", generation: 0 };
     }
     const number = ++this.count;
@@ -115,6 +128,11 @@ class EngineSlot<K extends EngineName> {
       ctx.log.error("engine failed", { engine: name, generation: number, reason, broken_packs: packs });
       return { engine: name, outcome: "failed", generation: number, reason };
     }
+    const ms = Math.round(performance.now() - started);
+    if (first && !(await opened())) {
+      await result.close?.(); // the ports did not bind: start-up failed, never serve
+      return { engine: name, outcome: "failed", generation: number, reason: "start-up failed" };
+    }
     const broken = [...(result.brokenPacks ?? [])];
     if (state.state === "draining") {
       await result.close?.(); // shutdown began while loading: never serve
@@ -132,7 +150,6 @@ class EngineSlot<K extends EngineName> {
     else state.renew({ ready: true }, details);
     if (old) this.retire(old);
     // Loaders log each broken pack as they skip it; this line sums up what serves without it.
-    const ms = Math.round(performance.now() - started);
     const packs = broken.map((b) => b.pack).join(", ") || undefined;
     ctx.log.info("engine ready", { engine: name, generation: number, ms, broken_packs: packs });
     return { engine: name, outcome: "ready", generation: number };
@@ -171,12 +188,22 @@ class EngineSlot<K extends EngineName> {
   }
 }
 
-/** Chooses the device, then loads every engine concurrently with the registered loaders. */
-export function startEngines(ctx: AppContext, loaders: readonly AnyEngineLoader[]): RunningEngines {
+/**
+ * Chooses the device, then loads every engine concurrently with the registered loaders. Start-up
+ * calls it before binding the ports so loading overlaps with that; `doorsOpen` (resolved once
+ * every port is bound, rejected when binding failed) holds the engine states back until then.
+ */
+export function startEngines(
+  ctx: AppContext,
+  loaders: readonly AnyEngineLoader[],
+  doorsOpen?: Promise<void>,
+): RunningEngines {
   for (const name of ["tts", "asr"] as const) {
     if (loaders.filter((l) => l.engine === name).length > 1)
       throw new Error(`more than one engine loader registered for ${name}`);
   }
+  doorsOpen?.catch(() => undefined); // a failed start is handled by the caller, not here
+  for (const loader of loaders) loader.prepare?.(ctx);
   const slots = {
     tts: new EngineSlot(
       ctx,
@@ -200,7 +227,7 @@ export function startEngines(ctx: AppContext, loaders: readonly AnyEngineLoader[
       threads: device.intraOpThreads,
     });
     for (const state of [ctx.engines.tts, ctx.engines.asr]) state.setDetails(deviceDetails(device));
-    await Promise.all([slots.tts.load(device, true), slots.asr.load(device, true)]);
+    await Promise.all([slots.tts.load(device, true, doorsOpen), slots.asr.load(device, true, doorsOpen)]);
   })();
   // Reloads run one at a time; a reload asked for while one runs waits and then runs once for
   // every caller that asked meanwhile (the packs they installed are all on disk by then).

@@ -18,15 +18,15 @@
  */
 import type { Server } from "bun";
 import type { SawtConfig } from "../config/config.ts";
-import { grpcRegistrars } from "../grpc/registrars.ts";
-import { startGrpcServer, stopGrpcServer, type BoundGrpcServer, type GrpcRegistrar } from "../grpc/server.ts";
+import type { AnyEngineLoader } from "../core/engines.ts";
+import type { BoundGrpcServer, GrpcRegistrar } from "../grpc/server.ts";
 import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
 import { engineLoaders } from "./engine-loaders.ts";
-import type { AnyEngineLoader } from "../core/engines.ts";
 import { startEngines, type EngineReload, type RunningEngines } from "./engines.ts";
-import { createHttpApp, httpListenOptions, settleRequestLogs, type FeaturePlugin } from "./http-app.ts";
-import { httpPlugins } from "./http-plugins.ts";
+import type { FeaturePlugin } from "./http-app.ts";
+
+type FrontDoors = typeof import("./front-doors.ts");
 
 /** A running service. */
 export interface RunningServer {
@@ -47,41 +47,36 @@ export interface ServerOptions {
   readonly grpcRegistrars?: readonly GrpcRegistrar[];
 }
 
-/** Starts the service; resolves once every port is bound (engines may still be initializing). */
+/**
+ * Starts the service; resolves once every port is bound (engines may still be initializing).
+ * Engines start loading first, so the device probe, worker threads and sessions make progress
+ * while the front doors' modules load and their ports bind; an engine turns ready only once
+ * every port is bound.
+ */
 export async function startServer(config: SawtConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const ctx = createAppContext(config);
-  const app = createHttpApp(ctx, options.httpPlugins ?? httpPlugins, (request) => ctx.metrics.observeRequest(request));
-  app.listen(httpListenOptions(config));
-  const http = app.server as Server<unknown>;
-  const registrars = options.grpcRegistrars ?? grpcRegistrars;
-  let asr: BoundGrpcServer;
-  let tts: BoundGrpcServer;
+  const doorsOpen = Promise.withResolvers<void>();
+  const engines = startEngines(ctx, options.engineLoaders ?? engineLoaders, doorsOpen.promise);
+  let front: FrontDoors;
+  let doors: Awaited<ReturnType<FrontDoors["openDoors"]>>;
   try {
-    // Both ports bind at once; if one fails the other is closed before the error leaves.
-    const [asrBound, ttsBound] = await Promise.allSettled([
-      startGrpcServer(ctx, "asr", config.server.grpc_asr_port, registrars),
-      startGrpcServer(ctx, "tts", config.server.grpc_tts_port, registrars),
-    ] as const);
-    if (asrBound.status === "rejected" || ttsBound.status === "rejected") {
-      if (asrBound.status === "fulfilled") await stopGrpcServer(asrBound.value, 0);
-      if (ttsBound.status === "fulfilled") await stopGrpcServer(ttsBound.value, 0);
-      throw asrBound.status === "rejected" ? asrBound.reason : (ttsBound as PromiseRejectedResult).reason;
-    }
-    asr = asrBound.value;
-    tts = ttsBound.value;
+    front = await import("./front-doors.ts");
+    doors = await front.openDoors(ctx, options);
   } catch (error) {
-    await http.stop(true);
+    doorsOpen.reject(error);
+    await engines.close(2000);
     closeDatabase(ctx.db);
     throw error;
   }
-  const engines = startEngines(ctx, options.engineLoaders ?? engineLoaders);
+  doorsOpen.resolve();
+  const { http, asr, tts } = doors;
   let stopping: Promise<void> | undefined;
   return {
     ctx,
     ports: { http: http.port!, grpc_asr: asr.port, grpc_tts: tts.port },
     enginesSettled: engines.settled,
     reload: (cause) => engines.reload(cause),
-    stop: () => (stopping ??= shutdown(ctx, http, [asr, tts], engines)),
+    stop: () => (stopping ??= shutdown(ctx, front, http, [asr, tts], engines)),
   };
 }
 
@@ -92,6 +87,7 @@ function busy(ctx: AppContext, http: Server<unknown>): boolean {
 
 async function shutdown(
   ctx: AppContext,
+  front: FrontDoors,
   http: Server<unknown>,
   grpcServers: readonly BoundGrpcServer[],
   engines: RunningEngines,
@@ -126,10 +122,10 @@ async function shutdown(
     await http.stop(true);
   }
   // gRPC health watchers are long-lived streams: give them a moment to see NOT_SERVING, then cut.
-  await Promise.all(grpcServers.map((server) => stopGrpcServer(server, Math.max(500, left()))));
+  await Promise.all(grpcServers.map((server) => front.stopGrpcServer(server, Math.max(500, left()))));
 
   // Phase 3: release engines (loads still running get a short grace) and close the store.
-  await settleRequestLogs();
+  await front.settleRequestLogs();
   await engines.close(Math.min(2000, left()));
   closeDatabase(ctx.db);
 }

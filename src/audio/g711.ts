@@ -71,15 +71,24 @@ export function alawToLinear(code: number): number {
   return value & 0x80 ? magnitude : -magnitude;
 }
 
-const MULAW_DECODE = Int16Array.from({ length: 256 }, (_, code) => mulawToLinear(code));
-const ALAW_DECODE = Int16Array.from({ length: 256 }, (_, code) => alawToLinear(code));
-// Encoding tables over all 65,536 inputs: one lookup per sample on the hot path.
-const MULAW_ENCODE = Uint8Array.from({ length: 65536 }, (_, i) => linearToMulaw(i - 32768));
-const ALAW_ENCODE = Uint8Array.from({ length: 65536 }, (_, i) => linearToAlaw(i - 32768));
+// Encoding tables over all 65,536 inputs: one lookup per sample on the hot path. Each is built on
+// first use: building them at import took ~15 ms of every cold start (issue #19), telephony or not.
+const encodeTables: { pcm_mulaw?: Uint8Array; pcm_alaw?: Uint8Array } = {};
+const decodeTables: { pcm_mulaw?: Int16Array; pcm_alaw?: Int16Array } = {};
+
+function encodeTable(encoding: "pcm_mulaw" | "pcm_alaw"): Uint8Array {
+  const encode = encoding === "pcm_mulaw" ? linearToMulaw : linearToAlaw;
+  return (encodeTables[encoding] ??= Uint8Array.from({ length: 65536 }, (_, i) => encode(i - 32768)));
+}
+
+function decodeTable(encoding: "pcm_mulaw" | "pcm_alaw"): Int16Array {
+  const decode = encoding === "pcm_mulaw" ? mulawToLinear : alawToLinear;
+  return (decodeTables[encoding] ??= Int16Array.from({ length: 256 }, (_, code) => decode(code)));
+}
 
 /** Encodes 16-bit samples as G.711 codes (one byte per sample). */
 export function encodeG711(samples: Int16Array, encoding: "pcm_mulaw" | "pcm_alaw"): Uint8Array {
-  const table = encoding === "pcm_mulaw" ? MULAW_ENCODE : ALAW_ENCODE;
+  const table = encodeTable(encoding);
   const out = new Uint8Array(samples.length);
   for (let i = 0; i < samples.length; i++) out[i] = table[samples[i]! + 32768]!;
   return out;
@@ -87,7 +96,7 @@ export function encodeG711(samples: Int16Array, encoding: "pcm_mulaw" | "pcm_ala
 
 /** Decodes G.711 codes to 16-bit samples. */
 export function decodeG711(codes: Uint8Array, encoding: "pcm_mulaw" | "pcm_alaw"): Int16Array {
-  const table = encoding === "pcm_mulaw" ? MULAW_DECODE : ALAW_DECODE;
+  const table = decodeTable(encoding);
   const out = new Int16Array(codes.length);
   for (let i = 0; i < codes.length; i++) out[i] = table[codes[i]!]!;
   return out;

@@ -49,7 +49,6 @@ function formOf(args: ReturnType<typeof parseArgs>): TranscriptionForm {
 /** The offline transcription command. */
 export const asrCommand: Command = {
   name: "asr",
-  summary: "transcribe an audio file offline (no server)",
   usage: `Usage:
   sawt asr FILE [--format json|text|verbose_json|srt|vtt] [--model PACK] [--prompt TEXT]
                [--temperature 0..1] [--timestamp-granularities segment,word] [--config FILE]

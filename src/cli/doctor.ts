@@ -10,7 +10,6 @@ const flags = { config: "value", json: "boolean" } as const;
 /** The doctor command. */
 export const doctorCommand: Command = {
   name: "doctor",
-  summary: "check GPU, CUDA provider, onnxruntime, ffmpeg, espeak-ng, codec libraries, models, ports, disk",
   usage: `Usage: sawt doctor [--json] [--config FILE]
 
 Runs every install check and prints what it found, with a fix for each problem. Opens a real

@@ -8,7 +8,6 @@ const flags = { config: "value", url: "value", timeout: "value", quiet: "boolean
 /** The health command. */
 export const healthCommand: Command = {
   name: "health",
-  summary: "check a running service (exit 0 healthy, 1 not)",
   usage: `Usage: sawt health [--url URL] [--timeout MS] [--quiet] [--config FILE]
 
 Asks the running service's GET /ready (every enabled engine ready). Exit 0 when it answers 200,

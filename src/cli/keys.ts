@@ -62,7 +62,6 @@ function when(ms: number | null): string {
 /** The keys command. */
 export const keysCommand: Command = {
   name: "keys",
-  summary: "create, list, revoke, export and import API keys",
   usage: `Usage:
   sawt keys create --name NAME [--rpm N] [--admin] [--json]
   sawt keys list [--json]

@@ -42,7 +42,6 @@ async function verifyPack(
 /** The models command. */
 export const modelsCommand: Command = {
   name: "models",
-  summary: "install, remove, list and verify model packs",
   usage: `Usage:
   sawt models install PATH... [--as NAME] [--admin-key KEY] [--url URL] [--no-reload] [--json]
   sawt models remove NAME... [--admin-key KEY] [--url URL] [--no-reload]

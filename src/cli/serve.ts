@@ -12,7 +12,6 @@ const flags = { config: "value" } as const;
 /** The serve command. */
 export const serveCommand: Command = {
   name: "serve",
-  summary: "run the service (REST/WebSocket, gRPC ASR and TTS)",
   usage: `Usage: sawt serve [--config FILE]
 
 Runs Sawt. Prints one JSON line {"msg":"listening","http":P,"grpc_asr":P,"grpc_tts":P} on stdout

@@ -64,7 +64,6 @@ const CLI_FIELDS: FieldNaming = {
 /** The tts command. */
 export const ttsCommand: Command = {
   name: "tts",
-  summary: "synthesise speech offline, without a server",
   usage: `Usage: sawt tts (--text TEXT | --file FILE) --out FILE|- [options]
 
 Speaks TEXT with the packs in paths.models_dir (or the built-in espeak-ng engine) exactly as

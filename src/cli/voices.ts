@@ -11,7 +11,6 @@ const flags = { config: "value", out: "value", prune: "boolean" } as const;
 /** The voices command. */
 export const voicesCommand: Command = {
   name: "voices",
-  summary: "export and import cloned voices (shared between boxes)",
   usage: `Usage:
   sawt voices export [--out FILE]
   sawt voices import [--prune] FILE|-

@@ -46,6 +46,12 @@ export interface EngineLoadContext {
 export interface EngineLoader<K extends EngineName = EngineName> {
   readonly engine: K;
   /**
+   * Optional: begins start-up work that needs neither the device decision nor the ports (e.g.
+   * starting a worker thread), called first thing at start-up so it runs while they are
+   * prepared. Must not throw; whatever it starts, `load` picks up.
+   */
+  prepare?(app: AppContext): void;
+  /**
    * Loads packs through the model registry (src/models/), creates and warms sessions.
    * Throw (preferably {@link EngineLoadError} with the broken packs) when the engine cannot serve;
    * a broken pack the engine can do without goes into `brokenPacks` instead.

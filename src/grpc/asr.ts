@@ -20,7 +20,7 @@ import { AppError, Detail } from "../errors/taxonomy.ts";
 import { streamingMethod, unaryMethod, writeMessage } from "./call.ts";
 import { G711_RATE } from "../audio/live-input.ts";
 import { rawFormat, rawStreamToAsrRate, rawToAsrRate } from "./pcm.ts";
-import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
+import { grpcService } from "./services.ts";
 import type { GrpcRegistrar } from "./server.ts";
 
 /** Largest `audio_content` of one StreamingRecognize message. */
@@ -291,5 +291,5 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       },
     ),
   };
-  server.addService(serviceDefinition(loadProtos().asr, SERVICE.asr), implementation);
+  server.addService(grpcService("asr"), implementation);
 };

@@ -8,7 +8,8 @@
 import * as grpc from "@grpc/grpc-js";
 import type { AppContext } from "../core/context.ts";
 import type { EngineState } from "../runtime/engine-state.ts";
-import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
+import { SERVICE } from "./proto-files.ts";
+import { grpcService } from "./services.ts";
 import type { GrpcRegistrar } from "./server.ts";
 
 /** ServingStatus names of the protocol. */
@@ -69,7 +70,7 @@ export const registerHealth: GrpcRegistrar = (server, ctx, which) => {
     call.once("finish", close);
   };
 
-  server.addService(serviceDefinition(loadProtos().health, SERVICE.health), { Check: check, List: list, Watch: watch });
+  server.addService(grpcService("health"), { Check: check, List: list, Watch: watch });
   return () => {
     // Shutdown: every watcher has seen NOT_SERVING by now (engines drain first); end the streams
     // so the port can close without waiting out its grace period.

@@ -1,27 +1,14 @@
 /**
- * The gRPC schemas Sawt serves. `bun build --compile` ships no loose files, so every .proto is
- * imported as a file asset: from source that is its path in the checkout, in the binary a path
- * inside the executable's embedded filesystem that `fs` (and so proto-loader) reads like any
- * other. None of the files imports another, so no include path is needed.
+ * The gRPC schemas parsed in full by proto-loader: message codecs, and the file descriptors
+ * server reflection describes. Parsing them takes tens of ms, so the server does not wait for
+ * it at start-up: ./services.ts registers the services from their declarations alone and calls
+ * {@link loadProtos} the first time a codec runs; reflection's first call does too.
  */
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import reflectionV1Alpha from "@grpc/reflection/build/proto/grpc/reflection/v1alpha/reflection.proto" with {
-  type: "file",
-};
-import reflectionV1 from "@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto" with { type: "file" };
-import asrProto from "../../proto/sawt/asr/v1/asr.proto" with { type: "file" };
-import healthProto from "../../proto/grpc/health/v1/health.proto" with { type: "file" };
-import ttsProto from "../../proto/sawt/tts/v1/tts.proto" with { type: "file" };
+import { PROTO_FILES } from "./proto-files.ts";
 
-/** Fully qualified service names. */
-export const SERVICE = {
-  tts: "sawt.tts.v1.TextToSpeech",
-  asr: "sawt.asr.v1.SpeechRecognition",
-  health: "grpc.health.v1.Health",
-  reflectionV1: "grpc.reflection.v1.ServerReflection",
-  reflectionV1Alpha: "grpc.reflection.v1alpha.ServerReflection",
-} as const;
+export { SERVICE } from "./proto-files.ts";
 
 /**
  * Sawt's own messages keep proto field names (snake_case) so request objects read like REST
@@ -52,11 +39,11 @@ let loaded: SawtProtos | undefined;
 /** Parses every schema once per process. */
 export function loadProtos(): SawtProtos {
   return (loaded ??= {
-    tts: protoLoader.loadSync(ttsProto, SAWT_LOADER_OPTIONS),
-    asr: protoLoader.loadSync(asrProto, SAWT_LOADER_OPTIONS),
-    health: protoLoader.loadSync(healthProto, SAWT_LOADER_OPTIONS),
-    reflectionV1: protoLoader.loadSync(reflectionV1, REFLECTION_LOADER_OPTIONS),
-    reflectionV1Alpha: protoLoader.loadSync(reflectionV1Alpha, REFLECTION_LOADER_OPTIONS),
+    tts: protoLoader.loadSync(PROTO_FILES.tts, SAWT_LOADER_OPTIONS),
+    asr: protoLoader.loadSync(PROTO_FILES.asr, SAWT_LOADER_OPTIONS),
+    health: protoLoader.loadSync(PROTO_FILES.health, SAWT_LOADER_OPTIONS),
+    reflectionV1: protoLoader.loadSync(PROTO_FILES.reflectionV1, REFLECTION_LOADER_OPTIONS),
+    reflectionV1Alpha: protoLoader.loadSync(PROTO_FILES.reflectionV1Alpha, REFLECTION_LOADER_OPTIONS),
   });
 }
 

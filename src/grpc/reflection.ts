@@ -3,13 +3,15 @@
  * evans) list and call the services without the .proto files. @grpc/reflection answers the
  * requests; its own `addToServer` reads its .proto files from node_modules at run time, which a
  * compiled binary does not have, so the two services are added here from the embedded schemas.
+ * Its implementation and the file descriptors it describes are loaded by the first reflection
+ * call, not at start-up (they were ~10% of a cold start, issue #19).
  */
 import * as grpc from "@grpc/grpc-js";
 import type { PackageDefinition } from "@grpc/proto-loader";
-// The package's facade (ReflectionService) keeps its implementations private; this one is public.
-import { ReflectionV1Implementation } from "@grpc/reflection/build/src/implementations/reflection-v1";
-import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
+import type { ReflectionV1Implementation } from "@grpc/reflection/build/src/implementations/reflection-v1";
+import { SERVICE } from "./proto-files.ts";
 import type { GrpcRegistrar } from "./server.ts";
+import { grpcService } from "./services.ts";
 
 /** Messages of the reflection stream, shaped as @grpc/reflection reads and writes them. */
 type ReflectionRequest = Parameters<ReflectionV1Implementation["handleServerReflectionRequest"]>[0];
@@ -20,8 +22,13 @@ export function servicesOnPort(which: "asr" | "tts"): string[] {
   return [which === "tts" ? SERVICE.tts : SERVICE.asr, SERVICE.health, SERVICE.reflectionV1, SERVICE.reflectionV1Alpha];
 }
 
-/** Registers ServerReflection v1 and v1alpha describing the port's services. */
-export const registerReflection: GrpcRegistrar = (server, _ctx, which) => {
+/** The reflection implementation describing the services of one port. */
+async function describePort(which: "asr" | "tts"): Promise<ReflectionV1Implementation> {
+  // The package's facade (ReflectionService) keeps its implementations private; this one is public.
+  const [{ ReflectionV1Implementation }, { loadProtos }] = await Promise.all([
+    import("@grpc/reflection/build/src/implementations/reflection-v1"),
+    import("./protos.ts"),
+  ]);
   const protos = loadProtos();
   const described: PackageDefinition = {
     ...(which === "tts" ? protos.tts : protos.asr),
@@ -29,17 +36,29 @@ export const registerReflection: GrpcRegistrar = (server, _ctx, which) => {
     ...protos.reflectionV1,
     ...protos.reflectionV1Alpha,
   };
-  // v1 and v1alpha have the same messages; one implementation answers both. Building it turns
-  // every schema into file descriptors, which start-up need not wait for: the first call does it.
-  let reflection: ReflectionV1Implementation | undefined;
+  return new ReflectionV1Implementation(described, { services: servicesOnPort(which) });
+}
+
+/** Registers ServerReflection v1 and v1alpha describing the port's services. */
+export const registerReflection: GrpcRegistrar = (server, _ctx, which) => {
+  // v1 and v1alpha have the same messages; one implementation answers both.
+  let reflection: Promise<ReflectionV1Implementation> | undefined;
   const handler: grpc.handleBidiStreamingCall<ReflectionRequest, ReflectionResponse> = (call) => {
-    reflection ??= new ReflectionV1Implementation(described, { services: servicesOnPort(which) });
-    const answering = reflection;
-    call.on("data", (request: ReflectionRequest) => call.write(answering.handleServerReflectionRequest(request)));
-    call.on("end", () => call.end());
+    reflection ??= describePort(which);
+    // Requests are answered in order, each once the implementation is there.
+    let answered: Promise<unknown> = reflection;
+    let failed = false;
+    const fail = (error: unknown) => {
+      if (failed) return;
+      failed = true;
+      call.emit("error", { code: grpc.status.INTERNAL, details: `reflection unavailable: ${String(error)}` });
+    };
+    call.on("data", (request: ReflectionRequest) => {
+      answered = answered.then(async () => call.write((await reflection!).handleServerReflectionRequest(request)));
+      answered.catch(fail);
+    });
+    call.on("end", () => void answered.then(() => call.end(), fail));
   };
-  server.addService(serviceDefinition(protos.reflectionV1, SERVICE.reflectionV1), { ServerReflectionInfo: handler });
-  server.addService(serviceDefinition(protos.reflectionV1Alpha, SERVICE.reflectionV1Alpha), {
-    ServerReflectionInfo: handler,
-  });
+  server.addService(grpcService("reflectionV1"), { ServerReflectionInfo: handler });
+  server.addService(grpcService("reflectionV1Alpha"), { ServerReflectionInfo: handler });
 };

@@ -14,7 +14,7 @@ import { parseSpeech } from "../tts/schema.ts";
 import type { SpeechRequest, SpeechResolution } from "../tts/types.ts";
 import { voicesFor } from "../voices/listing.ts";
 import { metadataHeaders, streamingMethod, unaryMethod, writeMessage } from "./call.ts";
-import { loadProtos, SERVICE, serviceDefinition } from "./protos.ts";
+import { grpcService } from "./services.ts";
 import type { GrpcRegistrar } from "./server.ts";
 
 /** Largest audio payload of one SynthesizeOnline message. */
@@ -163,5 +163,5 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
       voices: voicesFor(ctx, scope.keyId).map(voiceMessage),
     })),
   };
-  server.addService(serviceDefinition(loadProtos().tts, SERVICE.tts), implementation);
+  server.addService(grpcService("tts"), implementation);
 };

@@ -3,10 +3,9 @@
  * libraries can be found, CPU otherwise (config `runtime.provider` may force either). The choice
  * and the reason for it are reported by `sawt doctor` and the health details.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
-import si from "systeminformation";
 
 /** A GPU seen on the machine. */
 export interface GpuInfo {
@@ -34,9 +33,37 @@ export const CUDA_PROVIDER_LIBRARIES = [
   "libonnxruntime_providers_cuda.so",
 ] as const;
 
-/** NVIDIA GPUs per systeminformation (empty when none or when it cannot tell). */
-export async function detectNvidiaGpus(): Promise<GpuInfo[]> {
+/** PCI vendor id of NVIDIA. */
+const NVIDIA_PCI_VENDOR = "0x10de";
+
+/**
+ * Whether any PCI device on the machine is NVIDIA's, read from sysfs (what lspci reads too);
+ * undefined when sysfs cannot tell (not Linux, no /sys in a container).
+ */
+export function nvidiaOnPciBus(devicesDir = "/sys/bus/pci/devices"): boolean | undefined {
   try {
+    return readdirSync(devicesDir).some((device) => {
+      try {
+        const vendor = readFileSync(join(devicesDir, device, "vendor"), "utf8");
+        return vendor.trim().toLowerCase() === NVIDIA_PCI_VENDOR;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * NVIDIA GPUs per systeminformation (empty when none or when it cannot tell). Its graphics probe
+ * runs lspci, clinfo, xdpyinfo and xrandr one after another (tens of ms, on every start), so a
+ * machine whose PCI bus holds no NVIDIA device at all is answered from sysfs without it.
+ */
+export async function detectNvidiaGpus(): Promise<GpuInfo[]> {
+  if (nvidiaOnPciBus() === false) return [];
+  try {
+    const { default: si } = await import("systeminformation");
     const graphics = await si.graphics();
     return graphics.controllers
       .filter((c) => /nvidia/i.test(`${c.vendor} ${c.model}`))

@@ -12,7 +12,7 @@ import type { Logger } from "../log/logger.ts";
 import type { BrokenPack } from "../models/errors.ts";
 import { inspectModels, packsOfRole, type InspectedPack, type PackInspection } from "../models/inspect.ts";
 import { loadPack, parallelRunsOf } from "../models/load.ts";
-import { loadBuiltinTashkeel } from "./tashkeel/builtin.ts";
+import { lazyBuiltinTashkeel } from "./tashkeel/builtin.ts";
 import { packTree } from "../models/scan.ts";
 import type { Tashkeel } from "./tashkeel/model.ts";
 import type { BuiltinVoice } from "./types.ts";
@@ -83,7 +83,10 @@ export function inspectTtsPacks(modelsDir: string): {
   return { loaded, broken, tashkeel: tashkeel?.ok === true };
 }
 
-/** Loads every TTS pack under `modelsDir`: tashkeel first, then one session per voice pack. */
+/**
+ * Loads every TTS pack under `modelsDir`: tashkeel first (a pack's at once; the built-in model's
+ * session on first use, see lazyBuiltinTashkeel), then one session per voice pack.
+ */
 export async function loadTtsPacks(modelsDir: string, logger: Logger, options: TtsPackOptions = {}): Promise<TtsPacks> {
   const inspection = inspectModels(modelsDir);
   const broken: BrokenPack[] = [];
@@ -104,7 +107,7 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger, options: T
     }
   }
   if (tashkeel === undefined && options.tashkeel !== "off") {
-    tashkeel = await loadBuiltinTashkeel();
+    tashkeel = lazyBuiltinTashkeel(logger);
     tashkeelSource = "built-in";
   }
   const voices = new Map<BuiltinVoice, LoadedVoice>();

@@ -91,6 +91,11 @@ export async function createTtsEngine(
  */
 export const ttsEngineLoader: EngineLoader<"tts"> = {
   engine: "tts",
+  // espeak-ng's worker starts and initialises the library while the device is probed and the
+  // ports bind; the probe in createTtsEngine then finds it open.
+  prepare() {
+    void probeEspeak();
+  },
   async load({ app }) {
     const lexicon = new LexiconStore(app.db);
     const engine = await createTtsEngine(app.config, {

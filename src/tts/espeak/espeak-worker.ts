@@ -13,6 +13,11 @@ import type { FromEspeakWorker, ToEspeakWorker, WireFailure } from "./protocol.t
 
 declare const self: Worker;
 
+// `sawt serve` starts this thread first, beside the main thread. Reading the local time zone here
+// loads the process-wide zone data (5–10 ms) on this thread, where it costs start-up nothing;
+// otherwise grpc-js's first timer would load it on the main thread before the ports bind (#19).
+new Date().getTimezoneOffset();
+
 let espeak: NativeEspeak | undefined;
 
 function failure(error: unknown): WireFailure {

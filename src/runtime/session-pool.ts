@@ -17,7 +17,7 @@
  * find warm lanes.
  */
 import type { Tensor } from "onnxruntime-node";
-import type { ScanRequest, Session, ValueMetadata } from "./sessions.ts";
+import type { ScanRequest, Session, ValueMetadata } from "./session.ts";
 
 /** How a pool's members are sized (for health details, logs and tests). */
 export interface PoolShape {

@@ -6,9 +6,12 @@
  * cores through one big thread pool scale worse than two small sessions (measured on a
  * Piper-sized voice: two 1-thread sessions gave 1.34× the throughput of one 2-thread session).
  * So a pool holds `parallel` *lanes*, each with cores ÷ parallel threads, and one *solo* session
- * with all the cores: a run that arrives while nothing else of this model runs goes to the solo
- * session (a single request still gets every core: 245 vs 391 ms on that voice), any other run
- * to the least busy lane. Each member holds its own copy of the weights (about the model file's
+ * with all the cores: a run that arrives while nothing else of this model runs, and none has run
+ * alongside another lately, goes to the solo session (a single request still gets every core:
+ * 245 vs 391 ms on that voice); any other run goes to the least busy lane. "Lately" matters under
+ * steady load: two clients' runs now and then both end before either sends its next, and sending
+ * the next to the solo session while the other lands on a lane puts three threads on two cores
+ * for a whole run (measured: 2-client throughput fell from 1.34× to 1.1× of one session). Each member holds its own copy of the weights (about the model file's
  * size per extra session; docs/operations.md states the cost).
  *
  * Members have never run when the pool is built; the first run a member gets pays for kernel
@@ -18,6 +21,9 @@
  */
 import type { Tensor } from "onnxruntime-node";
 import type { ScanRequest, Session, ValueMetadata } from "./session.ts";
+
+/** Shortest time after overlapping runs during which a lone run still goes to a lane. */
+const OVERLAP_MEMORY_MIN_MS = 200;
 
 /** How a pool's members are sized (for health details, logs and tests). */
 export interface PoolShape {
@@ -55,6 +61,9 @@ export class SessionPool implements Session {
   private readonly busy = new Map<Session, number>();
   private readonly dispatched = new Map<Session, number>();
   private running = 0;
+  /** When runs last overlapped (performance.now()), and a smoothed run time in ms. */
+  private lastOverlapMs = Number.NEGATIVE_INFINITY;
+  private runMs = 0;
   private readonly cold: Set<Session>;
   private readonly warmed = new Set<Session>();
   private warming = false;
@@ -130,7 +139,8 @@ export class SessionPool implements Session {
 
   /** The member the next run goes to: solo when nothing of this model runs, else the least busy lane. */
   private pick(): Session {
-    if (this.solo && this.running === 0) return this.solo;
+    if (this.solo && this.running === 0 && performance.now() - this.lastOverlapMs > this.overlapMemoryMs())
+      return this.solo;
     let best = this.lanes[0]!;
     for (const lane of this.lanes) if ((this.busy.get(lane) ?? 0) < (this.busy.get(best) ?? 0)) best = lane;
     return best;
@@ -142,14 +152,24 @@ export class SessionPool implements Session {
     this.dispatched.set(member, (this.dispatched.get(member) ?? 0) + 1);
     this.busy.set(member, (this.busy.get(member) ?? 0) + 1);
     this.running++;
+    const started = performance.now();
+    if (this.running > 1) this.lastOverlapMs = started;
     try {
       const result = await call(member);
       this.warmed.add(member);
       return result;
     } finally {
+      const ended = performance.now();
+      if (this.running > 1) this.lastOverlapMs = ended;
+      this.runMs = this.runMs === 0 ? ended - started : 0.8 * this.runMs + 0.2 * (ended - started);
       this.running--;
       this.busy.set(member, this.busy.get(member)! - 1);
     }
+  }
+
+  /** How long after runs overlapped the pool still treats itself as loaded: two run times, at least 200 ms. */
+  overlapMemoryMs(): number {
+    return Math.max(OVERLAP_MEMORY_MIN_MS, 2 * this.runMs);
   }
 
   /** Runs `feeds` once on each member that has not run yet, one after another; failures are ignored. */

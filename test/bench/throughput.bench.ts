@@ -18,7 +18,7 @@ import { ESPEAK_DATA, MODES, type Mode } from "./throughput-engines.ts";
 const CLIENTS = [1, 2, 4, 8, 16] as const;
 const SAWT_CONCURRENCY = [1, 2, 4] as const;
 /** Requests per point: enough for a p95 at few clients, two rounds per client at many. */
-const requestsFor = (clients: number): number => Math.max(12, 2 * clients);
+const requestsFor = (clients: number): number => Math.max(30, 3 * clients);
 
 /** One engine setting measured at every client count. */
 interface Engine {

@@ -73,12 +73,21 @@ describe("createSession with parallel runs", () => {
       expect(outs.map((o) => [...(o.y!.data as Float32Array)])).toEqual(inputs);
       expect(pool.usage().map((u) => u.runs)).toEqual([2, 1, 1]);
 
-      // Four at once: solo, both lanes, then the least busy lane (a solo session never queues a second run).
-      const busy = [pool.run(await feeds([1, 1, 1, 1])), pool.run(await feeds([2, 2, 2, 2]))];
-      const more = [pool.run(await feeds([3, 3, 3, 3])), pool.run(await feeds([4, 4, 4, 4]))];
-      const [a, b, c, d] = await Promise.all([...busy, ...more]);
-      expect([a, b, c, d].map((o) => (o!.y!.data as Float32Array)[0])).toEqual([1, 2, 3, 4]);
-      expect(pool.usage().map((u) => u.runs)).toEqual([3, 3, 2]);
+      // Right after runs overlapped, a lone run still goes to a lane: steady load is not mistaken for a
+      // lone request (which would put the solo session's threads on top of the lanes' next runs).
+      const lone = await pool.run(await feeds([1, 1, 1, 1]));
+      expect((lone.y!.data as Float32Array)[0]).toBe(1);
+      expect(pool.usage().map((u) => u.runs)).toEqual([2, 2, 1]);
+
+      // Four at once: all on the lanes, the least busy first.
+      const four = await Promise.all([2, 3, 4, 5].map(async (v) => pool.run(await feeds([v, v, v, v]))));
+      expect(four.map((o) => (o.y!.data as Float32Array)[0])).toEqual([2, 3, 4, 5]);
+      expect(pool.usage().map((u) => u.runs)).toEqual([2, 4, 3]);
+
+      // Once the pool has been quiet for the overlap memory (at least 200 ms, two run times), a lone run gets every core again.
+      await Bun.sleep(pool.overlapMemoryMs() + 100);
+      await pool.run(await feeds([6, 6, 6, 6]));
+      expect(pool.usage().map((u) => u.runs)).toEqual([3, 4, 3]);
     } finally {
       await session.release();
     }

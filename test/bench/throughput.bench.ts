@@ -17,8 +17,8 @@ import { ESPEAK_DATA, MODES, type Mode } from "./throughput-engines.ts";
 
 const CLIENTS = [1, 2, 4, 8, 16] as const;
 const SAWT_CONCURRENCY = [1, 2, 4] as const;
-/** Requests per point: enough for a p95 at few clients, two rounds per client at many. */
-const requestsFor = (clients: number): number => Math.max(30, 3 * clients);
+/** Requests per point and pass: enough for a p95 at few clients, two rounds per client at many. */
+const requestsFor = (clients: number): number => Math.max(24, 2 * clients);
 
 /** One engine setting measured at every client count. */
 interface Engine {
@@ -126,6 +126,12 @@ async function measure(engine: Engine, clients: number): Promise<Measured> {
   };
 }
 
+/** Two passes of one point: requests/s and cores averaged, latency percentiles of the two averaged. */
+function combine(runs: readonly Measured[]): Measured {
+  const mean = (pick: (m: Measured) => number) => runs.reduce((sum, m) => sum + pick(m), 0) / runs.length;
+  return { rps: mean((m) => m.rps), p50: mean((m) => m.p50), p95: mean((m) => m.p95), cores: mean((m) => m.cores) };
+}
+
 if (!existsSync(ESPEAK_DATA)) throw new Error(`no espeak-ng data at ${ESPEAK_DATA} (Debian package espeak-ng-data)`);
 const started = performance.now();
 const dir = tempDir("sawt-bench-throughput-");
@@ -139,14 +145,19 @@ const [raw, sherpa, ...servers] = await Promise.all([
   ...SAWT_CONCURRENCY.map((c) => startServer(models, c)),
 ]);
 const engines: Engine[] = [...raw.engines, ...sherpa.engines, ...servers.map((s) => s.engine)];
-const results = new Map<string, Map<number, Measured>>(engines.map((e) => [e.name, new Map()]));
+const passes = new Map<string, Map<number, Measured[]>>(engines.map((e) => [e.name, new Map()]));
 for (const [round, clients] of CLIENTS.entries()) {
-  // Interleaved: every engine measured at this client count before the next, in a rotating order.
-  for (let i = 0; i < engines.length; i++) {
-    const engine = engines[(i + round) % engines.length]!;
-    results.get(engine.name)!.set(clients, await measure(engine, clients));
+  // Interleaved: every engine measured at this client count before the next, in a rotating order,
+  // then again in the reverse order, so drift on a shared machine hits every engine alike.
+  const order = engines.map((_, i) => engines[(i + round) % engines.length]!);
+  for (const engine of [...order, ...order.reverse()]) {
+    const points = passes.get(engine.name)!;
+    points.set(clients, [...(points.get(clients) ?? []), await measure(engine, clients)]);
   }
 }
+const results = new Map(
+  [...passes].map(([name, points]) => [name, new Map([...points].map(([clients, runs]) => [clients, combine(runs)]))]),
+);
 // Memory of the pools: every server has loaded the voice and run it at every client count.
 const rssMb = servers.map((s) => processRssMb(s.engine.pid));
 await Promise.all([raw.stop(), sherpa.stop(), ...servers.map((s) => s.stop())]);
@@ -195,7 +206,7 @@ same weights (VITS config, system espeak-ng-data), in a child process; *Sawt* = 
 \`SAWT_TTS_CONCURRENCY\` 1/2/4, REST \`POST /v1/tts/audio/speech\` pcm, tashkeel off (sherpa does not diacritise).
 raw and sherpa run as one 2-thread session or as two 1-thread sessions, one run at a time each, requests queued FIFO.
 Closed loop: each client sends its next request when its previous answer ends; ${CLIENTS.map(requestsFor).join("/")}
-requests per point. Cores = the serving process's CPU time (/proc utime + stime, all threads) / wall time.
+requests per point, each point measured twice (engines in rotating, then reversed order) and averaged. Cores = the serving process's CPU time (/proc utime + stime, all threads) / wall time.
 Audio per request: raw ${raw.samples["1x2"]} samples, Sawt ${sawtSamples}, sherpa ${sherpaSamples}
 (sherpa / Sawt ${(sherpaSamples / sawtSamples).toFixed(2)}; sherpa phonemises with its own espeak-ng).
 Bench time ${((performance.now() - started) / 1000).toFixed(0)} s.

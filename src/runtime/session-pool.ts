@@ -11,7 +11,11 @@
  * 245 vs 391 ms on that voice); any other run goes to the least busy lane. "Lately" matters under
  * steady load: two clients' runs now and then both end before either sends its next, and sending
  * the next to the solo session while the other lands on a lane puts three threads on two cores
- * for a whole run (measured: 2-client throughput fell from 1.34× to 1.1× of one session). Each member holds its own copy of the weights (about the model file's
+ * for a whole run (measured: 2-client throughput fell from 1.34× to 1.1× of one session). And a
+ * run that finds the pool idle for a while waits {@link HOLD_MS} before taking the solo session:
+ * requests of a burst arrive a few milliseconds apart, and one that joins in that time sends both
+ * to lanes (a burst of two after idle otherwise ran as solo + lane, three threads on two cores).
+ * Back-to-back runs of one caller (a decoder's steps, a client's next sentence) never wait. Each member holds its own copy of the weights (about the model file's
  * size per extra session; docs/operations.md states the cost).
  *
  * Members have never run when the pool is built; the first run a member gets pays for kernel
@@ -21,6 +25,11 @@
  */
 import type { Tensor } from "onnxruntime-node";
 import type { ScanRequest, Session, ValueMetadata } from "./session.ts";
+
+/** How long a run that finds the pool idle waits for others of its burst before taking the solo session. */
+const HOLD_MS = 4;
+/** Idle time after which a run holds; runs closer to the previous one (one caller's next step) go straight on. */
+const IDLE_BEFORE_HOLD_MS = 50;
 
 /** Shortest time after overlapping runs during which a lone run still goes to a lane. */
 const OVERLAP_MEMORY_MIN_MS = 200;
@@ -64,6 +73,9 @@ export class SessionPool implements Session {
   /** When runs last overlapped (performance.now()), and a smoothed run time in ms. */
   private lastOverlapMs = Number.NEGATIVE_INFINITY;
   private runMs = 0;
+  /** When the last run ended, and the burst window a lone run is holding open (see file comment). */
+  private lastEndMs = Number.NEGATIVE_INFINITY;
+  private holding: { joined: boolean } | undefined;
   private readonly cold: Set<Session>;
   private readonly warmed = new Set<Session>();
   private warming = false;
@@ -137,17 +149,38 @@ export class SessionPool implements Session {
     await Promise.all(this.members().map((member) => member.release()));
   }
 
-  /** The member the next run goes to: solo when nothing of this model runs, else the least busy lane. */
-  private pick(): Session {
-    if (this.solo && this.running === 0 && performance.now() - this.lastOverlapMs > this.overlapMemoryMs())
-      return this.solo;
+  /**
+   * The member the next run goes to: the solo session when nothing of this model runs or ran
+   * alongside another lately and no other run joins within the hold, else the least busy lane.
+   */
+  private choose(): Session | Promise<Session> {
+    if (this.holding) {
+      this.holding.joined = true;
+      this.lastOverlapMs = performance.now();
+      return this.leastBusyLane();
+    }
+    const now = performance.now();
+    if (!this.solo || this.running > 0 || now - this.lastOverlapMs <= this.overlapMemoryMs())
+      return this.leastBusyLane();
+    if (now - this.lastEndMs < IDLE_BEFORE_HOLD_MS) return this.solo;
+    const hold = { joined: false };
+    this.holding = hold;
+    return Bun.sleep(HOLD_MS).then(() => {
+      this.holding = undefined;
+      return hold.joined ? this.leastBusyLane() : this.solo!;
+    });
+  }
+
+  private leastBusyLane(): Session {
     let best = this.lanes[0]!;
     for (const lane of this.lanes) if ((this.busy.get(lane) ?? 0) < (this.busy.get(best) ?? 0)) best = lane;
     return best;
   }
 
   private async dispatch<T>(call: (member: Session) => Promise<T>): Promise<T> {
-    const member = this.pick();
+    // Decided synchronously unless holding: runs dispatched in the same tick must see each other.
+    const chosen = this.choose();
+    const member = chosen instanceof Promise ? await chosen : chosen;
     this.cold.delete(member);
     this.dispatched.set(member, (this.dispatched.get(member) ?? 0) + 1);
     this.busy.set(member, (this.busy.get(member) ?? 0) + 1);
@@ -160,6 +193,7 @@ export class SessionPool implements Session {
       return result;
     } finally {
       const ended = performance.now();
+      this.lastEndMs = ended;
       if (this.running > 1) this.lastOverlapMs = ended;
       this.runMs = this.runMs === 0 ? ended - started : 0.8 * this.runMs + 0.2 * (ended - started);
       this.running--;

@@ -17,8 +17,10 @@ import { ESPEAK_DATA, MODES, type Mode } from "./throughput-engines.ts";
 
 const CLIENTS = [1, 2, 4, 8, 16] as const;
 const SAWT_CONCURRENCY = [1, 2, 4] as const;
-/** Requests per point and pass: enough for a p95 at few clients, two rounds per client at many. */
-const requestsFor = (clients: number): number => Math.max(24, 2 * clients);
+/** Requests per engine, client count and round (at least one per client). */
+const requestsFor = (clients: number): number => Math.max(6, clients);
+/** Rounds per client count: each engine runs one short block per round, engines interleaved. */
+const ROUNDS = 6;
 
 /** One engine setting measured at every client count. */
 interface Engine {
@@ -114,22 +116,28 @@ interface Measured {
   readonly cores: number;
 }
 
-async function measure(engine: Engine, clients: number): Promise<Measured> {
-  const cpuBefore = processCpuMs(engine.pid);
-  const result = await engine.point(clients, requestsFor(clients));
-  const cores = (processCpuMs(engine.pid) - cpuBefore) / result.wallMs;
-  return {
-    rps: (result.latencies.length * 1000) / result.wallMs,
-    p50: percentile(result.latencies, 50),
-    p95: percentile(result.latencies, 95),
-    cores,
-  };
+/** One engine's blocks at one client count, pooled: all latencies, wall and CPU time summed. */
+interface Blocks {
+  latencies: number[];
+  wallMs: number;
+  cpuMs: number;
 }
 
-/** Two passes of one point: requests/s and cores averaged, latency percentiles of the two averaged. */
-function combine(runs: readonly Measured[]): Measured {
-  const mean = (pick: (m: Measured) => number) => runs.reduce((sum, m) => sum + pick(m), 0) / runs.length;
-  return { rps: mean((m) => m.rps), p50: mean((m) => m.p50), p95: mean((m) => m.p95), cores: mean((m) => m.cores) };
+async function runBlock(engine: Engine, clients: number, into: Blocks): Promise<void> {
+  const cpuBefore = processCpuMs(engine.pid);
+  const result = await engine.point(clients, requestsFor(clients));
+  into.cpuMs += processCpuMs(engine.pid) - cpuBefore;
+  into.wallMs += result.wallMs;
+  into.latencies.push(...result.latencies);
+}
+
+function summarise(blocks: Blocks): Measured {
+  return {
+    rps: (blocks.latencies.length * 1000) / blocks.wallMs,
+    p50: percentile(blocks.latencies, 50),
+    p95: percentile(blocks.latencies, 95),
+    cores: blocks.cpuMs / blocks.wallMs,
+  };
 }
 
 if (!existsSync(ESPEAK_DATA)) throw new Error(`no espeak-ng data at ${ESPEAK_DATA} (Debian package espeak-ng-data)`);
@@ -145,19 +153,19 @@ const [raw, sherpa, ...servers] = await Promise.all([
   ...SAWT_CONCURRENCY.map((c) => startServer(models, c)),
 ]);
 const engines: Engine[] = [...raw.engines, ...sherpa.engines, ...servers.map((s) => s.engine)];
-const passes = new Map<string, Map<number, Measured[]>>(engines.map((e) => [e.name, new Map()]));
-for (const [round, clients] of CLIENTS.entries()) {
-  // Interleaved: every engine measured at this client count before the next, in a rotating order,
-  // then again in the reverse order, so drift on a shared machine hits every engine alike.
-  const order = engines.map((_, i) => engines[(i + round) % engines.length]!);
-  for (const engine of [...order, ...order.reverse()]) {
-    const points = passes.get(engine.name)!;
-    points.set(clients, [...(points.get(clients) ?? []), await measure(engine, clients)]);
+const results = new Map<string, Map<number, Measured>>(engines.map((e) => [e.name, new Map()]));
+for (const clients of CLIENTS) {
+  // Short blocks, engines interleaved in a rotating order round after round: on a shared machine
+  // the load drifts over seconds, and a long block per engine would hand the drift to one engine.
+  const blocks = new Map<string, Blocks>(engines.map((e) => [e.name, { latencies: [], wallMs: 0, cpuMs: 0 }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < engines.length; i++) {
+      const engine = engines[(i + round) % engines.length]!;
+      await runBlock(engine, clients, blocks.get(engine.name)!);
+    }
   }
+  for (const engine of engines) results.get(engine.name)!.set(clients, summarise(blocks.get(engine.name)!));
 }
-const results = new Map(
-  [...passes].map(([name, points]) => [name, new Map([...points].map(([clients, runs]) => [clients, combine(runs)]))]),
-);
 // Memory of the pools: every server has loaded the voice and run it at every client count.
 const rssMb = servers.map((s) => processRssMb(s.engine.pid));
 await Promise.all([raw.stop(), sherpa.stop(), ...servers.map((s) => s.stop())]);
@@ -205,8 +213,9 @@ worker thread, with Sawt's session options); *sherpa* = sherpa-onnx-node 1.13.8 
 same weights (VITS config, system espeak-ng-data), in a child process; *Sawt* = \`sawt serve\` with
 \`SAWT_TTS_CONCURRENCY\` 1/2/4, REST \`POST /v1/tts/audio/speech\` pcm, tashkeel off (sherpa does not diacritise).
 raw and sherpa run as one 2-thread session or as two 1-thread sessions, one run at a time each, requests queued FIFO.
-Closed loop: each client sends its next request when its previous answer ends; ${CLIENTS.map(requestsFor).join("/")}
-requests per point, each point measured twice (engines in rotating, then reversed order) and averaged. Cores = the serving process's CPU time (/proc utime + stime, all threads) / wall time.
+Closed loop: each client sends its next request when its previous answer ends. Per client count, ${ROUNDS} rounds; in
+each round every engine (rotating order) serves a block of ${CLIENTS.map(requestsFor).join("/")} requests; an
+engine's blocks are pooled (requests / summed wall time, percentiles of all latencies). Cores = the serving process's CPU time (/proc utime + stime, all threads) / wall time.
 Audio per request: raw ${raw.samples["1x2"]} samples, Sawt ${sawtSamples}, sherpa ${sherpaSamples}
 (sherpa / Sawt ${(sherpaSamples / sawtSamples).toFixed(2)}; sherpa phonemises with its own espeak-ng).
 Bench time ${((performance.now() - started) / 1000).toFixed(0)} s.

@@ -88,6 +88,13 @@ describe("createSession with parallel runs", () => {
       await Bun.sleep(pool.overlapMemoryMs() + 100);
       await pool.run(await feeds([6, 6, 6, 6]));
       expect(pool.usage().map((u) => u.runs)).toEqual([3, 4, 3]);
+
+      // A burst after quiet: the first run holds a few milliseconds, the second joins, both take lanes.
+      await Bun.sleep(pool.overlapMemoryMs() + 100);
+      const x = await feeds([7, 7, 7, 7]);
+      const burst = await Promise.all([pool.run(x), pool.run(x)]);
+      expect(burst.map((o) => (o.y!.data as Float32Array)[0])).toEqual([7, 7]);
+      expect(pool.usage().map((u) => u.runs)).toEqual([3, 5, 4]);
     } finally {
       await session.release();
     }

@@ -16,7 +16,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { decodeG711 } from "./g711.ts";
 import { StreamingResampler } from "./resampler.ts";
 import { SPEECH_SAMPLE_RATE } from "./speech-rate.ts";
-import { bytesToInt16, parseWavHeader, WAV_UNKNOWN_SIZE } from "./wav.ts";
+import { bytesToInt16, int16ToFloat, parseWavHeader, WAV_UNKNOWN_SIZE } from "./wav.ts";
 
 /** How much of the file's start the fmt and data chunk headers must lie in. */
 export const HEADER_BYTES = 64 * 1024;
@@ -63,15 +63,13 @@ export function wavUploadOf(head: Uint8Array, fileSize: number): WavUpload | nul
   } catch {
     return null;
   }
-  const { formatTag, channels, sampleRate, blockAlign, bitsPerSample, dataOffset } = info;
-  // The data chunk's size field as written (parseWavHeader reports what is present).
-  const declaredBytes = new DataView(head.buffer, head.byteOffset).getUint32(dataOffset - 4, true);
+  const { formatTag, channels, sampleRate, blockAlign, bitsPerSample, dataOffset, channelMask } = info;
+  const declaredBytes = info.declaredDataBytes;
   const sampleBytes = SAMPLE_BYTES[formatTag];
   if (sampleBytes === undefined || bitsPerSample !== sampleBytes * 8) return null;
   if ((channels !== 1 && channels !== 2) || blockAlign !== channels * sampleBytes) return null;
   // Two channels are mixed as front left + right; ffmpeg refuses other stereo layouts (side pairs, …).
-  const mask = channelMask(head);
-  if (mask === null || (channels === 2 && mask !== 0 && mask !== FRONT_LEFT_RIGHT)) return null;
+  if (channelMask === null || (channels === 2 && channelMask !== 0 && channelMask !== FRONT_LEFT_RIGHT)) return null;
   if (!Number.isInteger(sampleRate) || sampleRate < RATES.min || sampleRate > RATES.max) return null;
   // A zero size makes ffmpeg read whatever follows as audio; leave that (and its refusals) to it.
   if (declaredBytes === 0) return null;
@@ -80,32 +78,6 @@ export function wavUploadOf(head: Uint8Array, fileSize: number): WavUpload | nul
   const frames = Math.floor(dataBytes / blockAlign);
   if (frames === 0) return null;
   return { formatTag: formatTag as WavUpload["formatTag"], channels, sampleRate, dataOffset, frames };
-}
-
-/** The rest of the subformat GUID after its format code: KSDATAFORMAT_SUBTYPE_* {xxxxxxxx-0000-0010-8000-00AA00389B71}. */
-const SUBFORMAT_TAIL = [0, 0, 0, 0, 0x10, 0, 0x80, 0, 0, 0xaa, 0, 0x38, 0x9b, 0x71];
-
-/**
- * The channel mask of the fmt chunk parseWavHeader used (the last before the data), 0 for a plain
- * one; null for a WAVE_FORMAT_EXTENSIBLE one whose subformat is not a standard KSDATAFORMAT GUID
- * (ffmpeg would not read it as the format code says).
- */
-function channelMask(head: Uint8Array): number | null {
-  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
-  let mask: number | null = 0;
-  for (let offset = 12; offset + 8 <= head.byteLength; ) {
-    const id = view.getUint32(offset, false);
-    const size = view.getUint32(offset + 4, true);
-    if (id === 0x64617461) return mask; // "data"
-    if (id === 0x666d7420 && view.getUint16(offset + 8, true) === 0xfffe) {
-      // "fmt " extensible: cbSize, valid bits, mask at 20, subformat GUID at 24.
-      const guid = offset + 8 + 26;
-      const standard = size >= 40 && SUBFORMAT_TAIL.every((byte, i) => head[guid + i] === byte);
-      mask = standard ? view.getUint32(offset + 8 + 20, true) : null;
-    } else if (id === 0x666d7420) mask = 0;
-    offset += 8 + size + (size & 1);
-  }
-  return mask;
 }
 
 /** Limits of {@link readWavUpload}. */
@@ -169,8 +141,7 @@ function toMono(bytes: Uint8Array, wav: WavUpload): Float32Array {
   else {
     const ints =
       wav.formatTag === 1 ? bytesToInt16(bytes) : decodeG711(bytes, wav.formatTag === 7 ? "pcm_mulaw" : "pcm_alaw");
-    samples = new Float32Array(ints.length);
-    for (let i = 0; i < ints.length; i++) samples[i] = ints[i]! / 32768;
+    samples = int16ToFloat(ints);
   }
   if (wav.channels === 1) return samples;
   const mono = new Float32Array(samples.length >> 1);

@@ -41,6 +41,8 @@ describe("encodeWav / parseWavHeader", () => {
       blockAlign: 2,
       dataOffset: 44,
       dataBytes: 6,
+      declaredDataBytes: 6,
+      channelMask: 0,
       frames: 3,
     });
     expect(Array.from(bytesToInt16(bytes.subarray(44)))).toEqual([0, 16384, -16384]);

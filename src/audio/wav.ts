@@ -116,9 +116,19 @@ export interface WavInfo {
   readonly dataOffset: number;
   /** Bytes of sample data present (a streamed 0xFFFFFFFF size is read as "to the end"). */
   readonly dataBytes: number;
+  /** The data chunk's size field as written ({@link WAV_UNKNOWN_SIZE} when streamed). */
+  readonly declaredDataBytes: number;
+  /**
+   * Speaker positions of a WAVE_FORMAT_EXTENSIBLE fmt chunk (0 for a plain one); null when its
+   * subformat GUID is not a standard KSDATAFORMAT_SUBTYPE_* one, so the format code is not to be trusted.
+   */
+  readonly channelMask: number | null;
   /** Whole sample frames present. */
   readonly frames: number;
 }
+
+/** The rest of a standard subformat GUID after its format code: {xxxxxxxx-0000-0010-8000-00AA00389B71}. */
+const SUBFORMAT_TAIL = [0, 0, 0, 0, 0x10, 0, 0x80, 0, 0, 0xaa, 0, 0x38, 0x9b, 0x71];
 
 /** Parses a RIFF/WAVE header by walking its chunks; throws a plain Error when it is not one. */
 export function parseWavHeader(bytes: Uint8Array): WavInfo {
@@ -126,7 +136,7 @@ export function parseWavHeader(bytes: Uint8Array): WavInfo {
   const tag = (offset: number): string => String.fromCharCode(...bytes.subarray(offset, offset + 4));
   if (bytes.byteLength < 12 || tag(0) !== "RIFF" || tag(8) !== "WAVE") throw new Error("not a RIFF/WAVE file");
   let offset = 12;
-  let fmt: Omit<WavInfo, "dataOffset" | "dataBytes" | "frames"> | undefined;
+  let fmt: Omit<WavInfo, "dataOffset" | "dataBytes" | "declaredDataBytes" | "frames"> | undefined;
   while (offset + 8 <= bytes.byteLength) {
     const id = tag(offset);
     const size = view.getUint32(offset + 4, true);
@@ -134,11 +144,16 @@ export function parseWavHeader(bytes: Uint8Array): WavInfo {
     if (id === "fmt ") {
       if (size < 16 || body + 16 > bytes.byteLength) throw new Error("truncated fmt chunk");
       let formatTag = view.getUint16(body, true);
+      let channelMask: number | null = 0;
       // WAVE_FORMAT_EXTENSIBLE: the real format is the first two bytes of the subformat GUID.
-      if (formatTag === 0xfffe && size >= 40 && body + 26 <= bytes.byteLength)
+      if (formatTag === 0xfffe && size >= 40 && body + 26 <= bytes.byteLength) {
         formatTag = view.getUint16(body + 24, true);
+        const standard = SUBFORMAT_TAIL.every((byte, i) => bytes[body + 26 + i] === byte);
+        channelMask = standard ? view.getUint32(body + 20, true) : null;
+      } else if (formatTag === 0xfffe) channelMask = null;
       fmt = {
         formatTag,
+        channelMask,
         channels: view.getUint16(body + 2, true),
         sampleRate: view.getUint32(body + 4, true),
         blockAlign: view.getUint16(body + 12, true),
@@ -149,7 +164,8 @@ export function parseWavHeader(bytes: Uint8Array): WavInfo {
       if (fmt.channels === 0 || fmt.blockAlign === 0) throw new Error("invalid fmt chunk");
       const available = bytes.byteLength - body;
       const dataBytes = size === WAV_UNKNOWN_SIZE ? available : Math.min(size, available);
-      return { ...fmt, dataOffset: body, dataBytes, frames: Math.floor(dataBytes / fmt.blockAlign) };
+      const frames = Math.floor(dataBytes / fmt.blockAlign);
+      return { ...fmt, dataOffset: body, dataBytes, declaredDataBytes: size, frames };
     }
     offset = body + size + (size & 1); // chunks are word aligned
   }

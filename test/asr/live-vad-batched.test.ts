@@ -8,25 +8,9 @@ import type { LiveEvent } from "../../src/core/asr.ts";
 import type { VadStream, VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { OfflineLiveTranscription, type UtteranceDecoder } from "../../src/asr/streaming/live.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
-import { ffmpegSync } from "../support/audio.ts";
-import { sharedFile } from "../support/sawt.ts";
-import { concat, sileroModel, silence } from "./support.ts";
+import { realSpeechWithPauses, sileroModel } from "./support.ts";
 
-const speech = (() => {
-  const bytes = ffmpegSync([
-    "-i",
-    sharedFile("audio/en-speech-20s.wav"),
-    "-f",
-    "f32le",
-    "-ar",
-    "16000",
-    "-ac",
-    "1",
-    "pipe:1",
-  ]);
-  return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
-})();
-const audio = concat(silence(2), speech, silence(3.5), speech, silence(1), speech, silence(2));
+const audio = realSpeechWithPauses();
 
 /** Finals carry the utterance's span (and no compute time, which varies). */
 const decoder: UtteranceDecoder = {

@@ -90,6 +90,22 @@ export function concat(...parts: readonly Float32Array[]): Float32Array {
   return out;
 }
 
+/** The real 20 s English recording (`../shared/audio/en-speech-20s.wav`) as 16 kHz mono float32. */
+export function realSpeech(): Float32Array {
+  const args = ["-i", sharedFile("audio/en-speech-20s.wav"), "-f", "f32le", "-ar", "16000", "-ac", "1", "pipe:1"];
+  const bytes = ffmpegSync(args);
+  return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
+}
+
+/**
+ * About a minute of real speech with pauses, as the VAD tests and benchmarks use it: the recording
+ * three times, with 2, 3.5, 1 and 2 s of silence around and between.
+ */
+export function realSpeechWithPauses(): Float32Array {
+  const speech = realSpeech();
+  return concat(silence(2), speech, silence(3.5), speech, silence(1), speech, silence(2));
+}
+
 /** A sine of `frequency` Hz. */
 export function sine(frequency: number, seconds: number, rate = 16000, amplitude = 0.3): Float32Array {
   const out = new Float32Array(Math.round(seconds * rate));

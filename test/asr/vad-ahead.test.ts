@@ -18,10 +18,8 @@ import { decodePieces, policyOptions, type DecodePiece } from "../../src/asr/seg
 import { createEnergyDetector } from "../../src/asr/vad/energy.ts";
 import { segmentSpeech, SpeechTracker } from "../../src/asr/vad/pipeline.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
-import { ffmpegSync } from "../support/audio.ts";
 import { letterToneAudio } from "../support/models/ctc.ts";
-import { sharedFile } from "../support/sawt.ts";
-import { concat, modelsDir, sileroModel, silence } from "./support.ts";
+import { concat, modelsDir, realSpeechWithPauses, sileroModel, silence } from "./support.ts";
 
 const policy = policyOptions(30);
 
@@ -43,9 +41,7 @@ describe("pieces planned while the VAD runs ahead", () => {
   });
 
   test("does give the policy's pieces of a minute of real speech scored by Silero", async () => {
-    const bytes = ffmpegSync(["-i", sharedFile("audio/en-speech-20s.wav"), "-f", "f32le", "-ac", "1", "pipe:1"]);
-    const speech = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
-    const audio = concat(silence(2), speech, silence(3.5), speech, silence(1), speech, silence(2));
+    const audio = realSpeechWithPauses();
     const { planned, ahead } = await bothWays(audio, silero);
     expect(planned.length).toBeGreaterThanOrEqual(3);
     expect(ahead).toEqual(planned);

@@ -11,26 +11,11 @@ import { SpeechSegmenter } from "../../src/asr/vad/segmenter.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { loadOrt } from "../../src/runtime/ort.ts";
-import { ffmpegSync } from "../support/audio.ts";
-import { concat, sileroModel, silence } from "./support.ts";
+import { realSpeechWithPauses, sileroModel } from "./support.ts";
 
 const W = 512;
-const speech = (() => {
-  const bytes = ffmpegSync([
-    "-i",
-    "/work/shared/audio/en-speech-20s.wav",
-    "-f",
-    "f32le",
-    "-ar",
-    "16000",
-    "-ac",
-    "1",
-    "pipe:1",
-  ]);
-  return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
-})();
 // About 60 s: the recording three times with pauses of 2, 3.5 and 1 s around it.
-const audio = concat(silence(2), speech, silence(3.5), speech, silence(1), speech, silence(2));
+const audio = realSpeechWithPauses();
 const windows = Array.from({ length: Math.floor(audio.length / W) }, (_, i) => audio.subarray(i * W, (i + 1) * W));
 
 /** The detector with its batch method hidden: SpeechTracker falls back to one call per window. */

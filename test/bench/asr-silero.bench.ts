@@ -19,30 +19,17 @@ import { setLogSink } from "../../src/log/logger.ts";
 import { chooseDevice } from "../../src/runtime/devices.ts";
 import { loadOrt } from "../../src/runtime/ort.ts";
 import { useDevice } from "../../src/runtime/sessions.ts";
-import { concat, installSilero, readyEngine, sileroModel, silence } from "../asr/support.ts";
-import { ffmpegSync } from "../support/audio.ts";
+import { installSilero, readyEngine, realSpeech, realSpeechWithPauses, sileroModel } from "../asr/support.ts";
 import { writeConformerCtcPack } from "../support/models/conformer-ctc.ts";
-import { sharedFile } from "../support/sawt.ts";
 import { median } from "./tts-support.ts";
 
 const RUNS = 5;
 const WINDOW_SECONDS = 30;
 
 setLogSink(() => {});
-const speechBytes = ffmpegSync([
-  "-i",
-  sharedFile("audio/en-speech-20s.wav"),
-  "-f",
-  "f32le",
-  "-ar",
-  "16000",
-  "-ac",
-  "1",
-  "pipe:1",
-]);
-const speech = new Float32Array(speechBytes.buffer, speechBytes.byteOffset, speechBytes.byteLength / 4).slice();
 // 60 s of real speech (the 20 s recording three times) with pauses of 2, 3.5, 1 and 2 s around it.
-const audio = concat(silence(2), speech, silence(3.5), speech, silence(1), speech, silence(2));
+const audio = realSpeechWithPauses();
+const speechSeconds = (3 * realSpeech().length) / 16000;
 const seconds = audio.length / 16000;
 
 const dir = mkdtempSync(join(tmpdir(), "sawt-asr-silero-bench-"));
@@ -137,7 +124,7 @@ try {
   const m = (name: keyof typeof t) => median(t[name]);
   const ms = (name: keyof typeof t) => m(name).toFixed(0);
   const over = (a: keyof typeof t, b: keyof typeof t) => (m(a) / m(b)).toFixed(2);
-  const silent = seconds - (3 * speech.length) / 16000;
+  const silent = seconds - speechSeconds;
   console.log(`## ASR with Silero VAD vs the raw recogniser (asr-silero.bench.ts)
 
 ${seconds.toFixed(1)} s of real speech with pauses (../shared/audio/en-speech-20s.wav three times, ${silent.toFixed(1)} s of

@@ -10,25 +10,12 @@ import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { segmentSpeech } from "../../src/asr/vad/pipeline.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { loadOrt } from "../../src/runtime/ort.ts";
-import { concat, sileroModel, silence } from "../asr/support.ts";
-import { ffmpegSync } from "../support/audio.ts";
+import { realSpeechWithPauses, sileroModel } from "../asr/support.ts";
 import { median } from "./tts-support.ts";
 
 const RUNS = 5;
 const W = 512;
-const bytes = ffmpegSync([
-  "-i",
-  "/work/shared/audio/en-speech-20s.wav",
-  "-f",
-  "f32le",
-  "-ar",
-  "16000",
-  "-ac",
-  "1",
-  "pipe:1",
-]);
-const speech = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
-const audio = concat(silence(2), speech, silence(3.5), speech, silence(1), speech, silence(2));
+const audio = realSpeechWithPauses();
 const minutes = audio.length / 16000 / 60;
 
 const ort = await loadOrt();

@@ -14,6 +14,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { COMPILE_FLAGS } from "./compile-flags.ts";
 
 const root = join(import.meta.dir, "..");
 const flag = process.argv.indexOf("--outfile");
@@ -23,10 +24,7 @@ const proc = Bun.spawnSync(
   [
     process.execPath,
     "build",
-    "--compile",
-    "--minify-syntax",
-    "--bytecode",
-    "--format=esm",
+    ...COMPILE_FLAGS,
     "--splitting",
     "--sourcemap=none",
     join(root, "src", "main.ts"),

@@ -8,6 +8,7 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { COMPILE_FLAGS } from "../../installer/compile-flags.ts";
 import { tempDir } from "../support/sawt.ts";
 import { median } from "./tts-support.ts";
 
@@ -29,17 +30,7 @@ await Bun.write(
   `import { Elysia } from "${join(root, "node_modules", "elysia")}";\nnew Elysia().get("/ready", () => "ok").listen(Number(process.env.PORT));\n`,
 );
 // The flags installer/build.ts compiles Sawt with, so the floor starts the way the binary does.
-run([
-  process.execPath,
-  "build",
-  "--compile",
-  "--minify-syntax",
-  "--bytecode",
-  "--format=esm",
-  bareSource,
-  "--outfile",
-  bareBinary,
-]);
+run([process.execPath, "build", ...COMPILE_FLAGS, bareSource, "--outfile", bareBinary]);
 
 let nextPort = 20000 + Math.floor(Math.random() * 20000);
 

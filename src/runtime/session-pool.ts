@@ -3,21 +3,24 @@
  *
  * One onnxruntime session runs one `run` at a time in its worker; giving it every core as
  * intra-op threads makes a lone run fast but serialises concurrent ones, and two runs sharing
- * cores through one big thread pool scale worse than two small sessions (measured on a
- * Piper-sized voice: two 1-thread sessions gave 1.34× the throughput of one 2-thread session).
- * So a pool holds `parallel` *lanes*, each with cores ÷ parallel threads, and one *solo* session
- * with all the cores: a run that arrives while nothing else of this model runs, and none has run
- * alongside another lately, goes to the solo session (a single request still gets every core:
- * 245 vs 391 ms on that voice); any other run goes to the least busy lane. "Lately" matters under
- * steady load: two clients' runs now and then both end before either sends its next, and sending
- * the next to the solo session while the other lands on a lane puts three threads on two cores
- * for a whole run (measured: 2-client throughput fell from 1.34× to 1.1× of one session). And a
- * run that finds the pool idle for a while waits {@link HOLD_MS} before taking the solo session:
- * requests of a burst arrive a few milliseconds apart, and one that joins in that time sends both
- * to lanes (a burst of two after idle otherwise ran as solo + lane, three threads on two cores).
- * Back-to-back runs of one caller (a decoder's steps, a client's next sentence) never wait. Each member holds its own copy of the weights (about the model file's
- * size per extra session; docs/operations.md states the cost).
+ * cores through one big thread pool scale worse than two small sessions (measured on the
+ * Piper-medium-shaped benchmark voice: two 1-thread sessions gave 1.2–1.3× the throughput of one
+ * 2-thread session). So a pool holds `parallel` *lanes*, each with cores ÷ parallel threads, and
+ * one *solo* session with all the cores: a run that arrives while nothing else of this model
+ * runs, and none has run alongside another lately, goes to the solo session (a single request
+ * still gets every core: about 145 vs 200 ms a sentence on that voice); any other run goes to the
+ * least busy lane.
  *
+ * "Lately" matters under steady load: two clients' runs now and then both end before either sends
+ * its next, and sending the next to the solo session while the other lands on a lane puts three
+ * threads on two cores for a whole run. Likewise a run that finds the pool idle for a while waits
+ * {@link HOLD_MS} before taking the solo session: requests of a burst arrive a few milliseconds
+ * apart, and one that joins in that time sends both to lanes (measured on bursts of six requests
+ * from two clients: 8.75 req/s as solo + lane, 9.03 with the hold, 9.22 on lanes alone).
+ * Back-to-back runs of one caller (a decoder's steps, a client's next sentence) never wait.
+ *
+ * Each member holds its own weights and working memory: about 157 MB per extra session for the
+ * 60 MB benchmark voice (docs/models.md § Session pools; re-measured by throughput.bench.ts).
  * Members have never run when the pool is built; the first run a member gets pays for kernel
  * selection and arena growth. The pool repeats the first run it serves on the members that have
  * not run yet, in the background once that run is answered, so the first concurrent requests

@@ -4,7 +4,7 @@
  * each other.
  */
 import type { Tensor } from "onnxruntime-node";
-import type { WireValueMetadata } from "./session-protocol.ts";
+import type { WireScan, WireValueMetadata } from "./session-protocol.ts";
 
 /** Input/output description as onnxruntime reports it (`name`, `isTensor`, `type`, `shape`). */
 export type ValueMetadata = WireValueMetadata;
@@ -39,10 +39,6 @@ export interface Session {
  * output to the input it becomes for the next step. The result holds each `collect` output of
  * every step, concatenated along a new leading axis, and the carried outputs of the last step.
  */
-export interface ScanRequest {
-  readonly step: { readonly name: string; readonly data: Float32Array; readonly dims: readonly number[] };
-  readonly steps: number;
+export interface ScanRequest extends Omit<WireScan, "feeds"> {
   readonly feeds: Readonly<Record<string, Tensor>>;
-  readonly carry: Readonly<Record<string, string>>;
-  readonly collect: readonly string[];
 }

@@ -27,7 +27,7 @@ export async function builtinTashkeelConfig(): Promise<TashkeelConfig> {
 }
 
 /** Opens the built-in diacritiser. */
-export async function loadBuiltinTashkeel(): Promise<Tashkeel> {
+async function loadBuiltinTashkeel(): Promise<Tashkeel> {
   return openTashkeel(await builtinTashkeelConfig());
 }
 

@@ -28,6 +28,11 @@ export interface CreatedSession {
   readonly provider: "cpu" | "cuda";
 }
 
+/** Longest a release waits for runs in flight before it ends the worker anyway (see release()). */
+const RUNS_ON_RELEASE_WAIT_MS = 30_000;
+/** Longest a release waits for the worker to confirm it freed the session. */
+const RELEASED_REPLY_WAIT_MS = 5000;
+
 let device: DeviceChoice = { provider: "cpu", reason: "not configured", gpus: [], intraOpThreads: 1 };
 
 /** Sets the device decision used by later sessions (called once at start-up). */
@@ -58,6 +63,7 @@ class WorkerSession implements Session {
   >();
   private dead: Error | undefined;
   private releasing: Promise<void> | undefined;
+  private readonly idleWaiters: Array<() => void> = [];
   inputNames: readonly string[] = [];
   outputNames: readonly string[] = [];
   inputMetadata: readonly ValueMetadata[] = [];
@@ -127,6 +133,7 @@ class WorkerSession implements Session {
 
   private send(message: (id: number) => ToWorker): Promise<{ outputs: Record<string, Tensor>; seconds: number }> {
     if (this.dead) return Promise.reject(this.dead);
+    if (this.releasing) return Promise.reject(new Error(`session for ${this.label} is released`));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -138,15 +145,23 @@ class WorkerSession implements Session {
 
   release(): Promise<void> {
     this.releasing ??= (async () => {
-      // With runs still in flight (shutdown past its deadline) nobody waits for them: end now.
+      // Runs still in flight (a pool's background warm-up, a request whose client left, a reload
+      // right after a request) end first: terminating the worker inside onnxruntime's run aborts
+      // the whole process ("terminate called after throwing an instance of 'Napi::Error'").
+      // A run always ends; the wait is bounded all the same.
+      if (!this.dead && this.pending.size > 0) await this.idle(RUNS_ON_RELEASE_WAIT_MS);
       if (!this.dead && this.pending.size === 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
         const done = new Promise<void>((resolve) => {
           const listener = (event: MessageEvent<FromWorker>) => event.data.op === "released" && resolve();
           this.worker.addEventListener("message", listener);
           this.worker.addEventListener("close", () => resolve(), { once: true });
+          // Cleared once answered: a pending timer would hold an offline CLI run open for its length.
+          timer = setTimeout(resolve, RELEASED_REPLY_WAIT_MS);
         });
         this.post({ op: "release" });
-        await Promise.race([done, Bun.sleep(5000)]);
+        await done;
+        clearTimeout(timer);
       }
       this.die(new Error(`session for ${this.label} is released`));
       this.worker.terminate();
@@ -158,12 +173,27 @@ class WorkerSession implements Session {
     this.worker.postMessage(message);
   }
 
+  /** Resolves once no run is in flight, or after `timeoutMs` (a timer that keeps nothing alive after). */
+  private idle(timeoutMs: number): Promise<void> {
+    if (this.pending.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   private onMessage(m: FromWorker): void {
     if (m.op !== "result" && m.op !== "run-failed") return;
     const waiter = this.pending.get(m.id);
     if (!waiter) return;
     this.pending.delete(m.id);
-    if (this.pending.size === 0) this.worker.unref();
+    if (this.pending.size === 0) {
+      this.worker.unref();
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
     if (m.op === "run-failed") return waiter.reject(new Error(m.message));
     const outputs: Record<string, Tensor> = {};
     for (const [name, t] of Object.entries(m.outputs))
@@ -175,6 +205,7 @@ class WorkerSession implements Session {
     this.dead ??= error;
     for (const waiter of this.pending.values()) waiter.reject(this.dead);
     this.pending.clear();
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 }
 

@@ -14,8 +14,8 @@
  * "Lately" matters under steady load: two clients' runs now and then both end before either sends
  * its next, and sending the next to the solo session while the other lands on a lane puts three
  * threads on two cores for a whole run. Likewise a run that finds the pool idle for a while waits
- * {@link HOLD_MS} before taking the solo session: requests of a burst arrive a few milliseconds
- * apart, and one that joins in that time sends both to lanes (measured on bursts of six requests
+ * up to {@link HOLD_MS} before taking the solo session: requests of a burst arrive a few milliseconds
+ * apart, and one that joins in that time sends both to lanes at once (measured on bursts of six requests
  * from two clients: 8.75 req/s as solo + lane, 9.03 with the hold, 9.22 on lanes alone).
  * Back-to-back runs of one caller (a decoder's steps, a client's next sentence) never wait.
  *
@@ -78,7 +78,7 @@ export class SessionPool implements Session {
   private runMs = 0;
   /** When the last run ended, and the burst window a lone run is holding open (see file comment). */
   private lastEndMs = Number.NEGATIVE_INFINITY;
-  private holding: { joined: boolean } | undefined;
+  private holding: { join(): void } | undefined;
   private readonly cold: Set<Session>;
   private readonly warmed = new Set<Session>();
   private warming = false;
@@ -153,24 +153,34 @@ export class SessionPool implements Session {
   }
 
   /**
-   * The member the next run goes to: the solo session when nothing of this model runs or ran
-   * alongside another lately and no other run joins within the hold, else the least busy lane.
+   * The member the next run goes to, already counted as busy: the solo session when nothing of
+   * this model runs or ran alongside another lately and no other run joins within the hold, else
+   * the least busy lane.
    */
   private choose(): Session | Promise<Session> {
     if (this.holding) {
-      this.holding.joined = true;
+      // The burst is real: the holder takes a lane now instead of waiting out the hold, and this
+      // run the next least busy one.
+      this.holding.join();
       this.lastOverlapMs = performance.now();
-      return this.leastBusyLane();
+      return this.take(this.leastBusyLane());
     }
     const now = performance.now();
     if (!this.solo || this.running > 0 || now - this.lastOverlapMs <= this.overlapMemoryMs())
-      return this.leastBusyLane();
-    if (now - this.lastEndMs < IDLE_BEFORE_HOLD_MS) return this.solo;
-    const hold = { joined: false };
-    this.holding = hold;
-    return Bun.sleep(HOLD_MS).then(() => {
-      this.holding = undefined;
-      return hold.joined ? this.leastBusyLane() : this.solo!;
+      return this.take(this.leastBusyLane());
+    if (now - this.lastEndMs < IDLE_BEFORE_HOLD_MS) return this.take(this.solo);
+    return new Promise<Session>((resolve) => {
+      const timer = setTimeout(() => {
+        this.holding = undefined;
+        resolve(this.take(this.solo!));
+      }, HOLD_MS);
+      this.holding = {
+        join: () => {
+          clearTimeout(timer);
+          this.holding = undefined;
+          resolve(this.take(this.leastBusyLane()));
+        },
+      };
     });
   }
 
@@ -180,16 +190,21 @@ export class SessionPool implements Session {
     return best;
   }
 
-  private async dispatch<T>(call: (member: Session) => Promise<T>): Promise<T> {
-    // Decided synchronously unless holding: runs dispatched in the same tick must see each other.
-    const chosen = this.choose();
-    const member = chosen instanceof Promise ? await chosen : chosen;
+  /** Counts a run on `member` from the moment it is chosen, so the next choice sees it busy. */
+  private take(member: Session): Session {
     this.cold.delete(member);
     this.dispatched.set(member, (this.dispatched.get(member) ?? 0) + 1);
     this.busy.set(member, (this.busy.get(member) ?? 0) + 1);
     this.running++;
+    if (this.running > 1) this.lastOverlapMs = performance.now();
+    return member;
+  }
+
+  private async dispatch<T>(call: (member: Session) => Promise<T>): Promise<T> {
+    // Decided synchronously unless holding: runs dispatched in the same tick must see each other.
+    const chosen = this.choose();
+    const member = chosen instanceof Promise ? await chosen : chosen;
     const started = performance.now();
-    if (this.running > 1) this.lastOverlapMs = started;
     try {
       const result = await call(member);
       this.warmed.add(member);

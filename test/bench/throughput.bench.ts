@@ -15,12 +15,16 @@ import { closedLoop, percentile, type PointResult, processCpuMs, processRssMb } 
 import { IVR_SENTENCE, MEDIUM_VOICE_ENV, mediumVoiceIds, writeMediumVoice } from "./medium-voice.ts";
 import { ESPEAK_DATA, MODES, type Mode } from "./throughput-engines.ts";
 
-const CLIENTS = [1, 2, 4, 8, 16] as const;
+/** Client counts measured; `BENCH_CLIENTS=2,4` narrows a development run (1 must stay: it is the latency baseline). */
+const CLIENTS: readonly number[] = process.env.BENCH_CLIENTS?.split(",").map(Number) ?? [1, 2, 4, 8, 16];
 const SAWT_CONCURRENCY = [1, 2, 4] as const;
-/** Requests per engine, client count and round (at least one per client). */
-const requestsFor = (clients: number): number => Math.max(6, clients);
+/**
+ * Requests per engine, client count and round (at least one per client). Eight keep a block's
+ * ramp-up and its lone last request (one core idle for every 2×1 engine alike) a small share.
+ */
+const requestsFor = (clients: number): number => Math.max(8, clients);
 /** Rounds per client count: each engine runs one short block per round, engines interleaved. */
-const ROUNDS = 6;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 
 /** One engine setting measured at every client count. */
 interface Engine {
@@ -114,13 +118,16 @@ interface Measured {
   readonly p50: number;
   readonly p95: number;
   readonly cores: number;
+  /** Each round's block, in round order. */
+  readonly roundRps: readonly number[];
 }
 
-/** One engine's blocks at one client count, pooled: all latencies, wall and CPU time summed. */
+/** One engine's blocks at one client count: all latencies, wall and CPU time summed, and each round's req/s. */
 interface Blocks {
   latencies: number[];
   wallMs: number;
   cpuMs: number;
+  roundRps: number[];
 }
 
 async function runBlock(engine: Engine, clients: number, into: Blocks): Promise<void> {
@@ -129,6 +136,7 @@ async function runBlock(engine: Engine, clients: number, into: Blocks): Promise<
   into.cpuMs += processCpuMs(engine.pid) - cpuBefore;
   into.wallMs += result.wallMs;
   into.latencies.push(...result.latencies);
+  into.roundRps.push((result.latencies.length * 1000) / result.wallMs);
 }
 
 function summarise(blocks: Blocks): Measured {
@@ -137,7 +145,21 @@ function summarise(blocks: Blocks): Measured {
     p50: percentile(blocks.latencies, 50),
     p95: percentile(blocks.latencies, 95),
     cores: blocks.cpuMs / blocks.wallMs,
+    roundRps: blocks.roundRps,
   };
+}
+
+/**
+ * Sawt's throughput over a peer's as the median of the per-round ratios: each round's two blocks
+ * ran seconds apart, so a drift in the machine's speed over a run (this VM's varies by a third
+ * over minutes) cancels in the round's ratio, and the median keeps one disturbed round from
+ * deciding the point. Also the lowest and highest round, to show the spread.
+ */
+function pairedRatio(sawt: Measured, peer: Measured): { median: number; low: number; high: number } {
+  const ratios = sawt.roundRps.map((rps, round) => rps / peer.roundRps[round]!).sort((a, b) => a - b);
+  const middle = ratios.length >> 1;
+  const median = ratios.length % 2 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
+  return { median, low: ratios[0]!, high: ratios.at(-1)! };
 }
 
 if (!existsSync(ESPEAK_DATA)) throw new Error(`no espeak-ng data at ${ESPEAK_DATA} (Debian package espeak-ng-data)`);
@@ -157,7 +179,9 @@ const results = new Map<string, Map<number, Measured>>(engines.map((e) => [e.nam
 for (const clients of CLIENTS) {
   // Short blocks, engines interleaved in a rotating order round after round: on a shared machine
   // the load drifts over seconds, and a long block per engine would hand the drift to one engine.
-  const blocks = new Map<string, Blocks>(engines.map((e) => [e.name, { latencies: [], wallMs: 0, cpuMs: 0 }]));
+  const blocks = new Map<string, Blocks>(
+    engines.map((e) => [e.name, { latencies: [], wallMs: 0, cpuMs: 0, roundRps: [] }]),
+  );
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < engines.length; i++) {
       const engine = engines[(i + round) % engines.length]!;
@@ -183,7 +207,10 @@ const table = (metric: (m: Measured) => string) =>
   ].join("\n");
 const ratioRows = SAWT_CONCURRENCY.flatMap((c) =>
   (["sherpa 1×2-thread", "sherpa 2×1-thread"] as const).map((peer) => {
-    const cells = CLIENTS.map((n) => (get(`Sawt concurrency ${c}`, n).rps / get(peer, n).rps).toFixed(2));
+    const cells = CLIENTS.map((n) => {
+      const { median, low, high } = pairedRatio(get(`Sawt concurrency ${c}`, n), get(peer, n));
+      return `**${median.toFixed(2)}** (${low.toFixed(2)}–${high.toFixed(2)})`;
+    });
     return `| Sawt concurrency ${c} / ${peer} | ${cells.join(" | ")} |`;
   }),
 );
@@ -233,7 +260,9 @@ Cores used:
 ${table((m) => m.cores.toFixed(2))}
 
 Throughput ratios (goal, issue #19: from 2 clients up, Sawt ≥ 1.15× sherpa 1×2-thread and ≥ 1.0×
-sherpa 2×1-thread):
+sherpa 2×1-thread), each the median over the ${ROUNDS} rounds of Sawt's block / the peer's block in the same
+round (lowest–highest round in brackets): paired within a round, a drift of the machine's speed between
+rounds cancels, which the pooled req/s above do not do.
 
 ${head("ratio")}
 ${ratioRows.join("\n")}

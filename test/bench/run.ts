@@ -4,6 +4,7 @@
  * Benchmarks report ratios measured within one run (DESIGN §6), never pass/fail on time.
  * `bun run bench -- NAME` runs only benchmarks whose file name contains NAME (docs not rewritten).
  */
+import { readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 
@@ -13,9 +14,18 @@ const files = [...new Bun.Glob("*.bench.ts").scanSync(join(root, "test", "bench"
   .sort()
   .filter((f) => !filter || f.includes(filter));
 const sections: string[] = [];
+const stealShares: string[] = [];
 let failed = 0;
+
+/** All CPUs' time counters from /proc/stat: total jiffies and the share stolen by the hypervisor. */
+function cpuTimes(): { total: number; steal: number } {
+  const fields = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already inside user)
+  return { total: fields.slice(0, 8).reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
+}
 for (const file of files) {
   process.stderr.write(`bench: ${file}\n`);
+  const before = cpuTimes();
   const proc = Bun.spawn([process.execPath, join(root, "test", "bench", file)], {
     cwd: root,
     stdout: "pipe",
@@ -23,6 +33,9 @@ for (const file of files) {
     env: { ...process.env, SAWT_LOG_LEVEL: "warn" },
   });
   const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+  const after = cpuTimes();
+  const steal = (after.steal - before.steal) / Math.max(1, after.total - before.total);
+  stealShares.push(`${file.replace(".bench.ts", "")} ${(steal * 100).toFixed(1)}%`);
   if (code !== 0) {
     failed++;
     sections.push(`## ${file}\n\nFailed with exit code ${code}.\n`);
@@ -38,6 +51,9 @@ within one run on one machine, so compare ratios, not absolute times, across mac
 - Date: ${new Date().toISOString()}
 - Machine: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM
 - Bun ${Bun.version}
+- CPU steal (time this virtual machine's host gave to others, /proc/stat) while each ran — a
+  noisy neighbour slows every engine of a bench, but unevenly over its seconds:
+  ${stealShares.join(", ")}
 `;
 if (!filter) await Bun.write(join(root, "docs", "benchmarks.md"), `${header}\n${sections.join("\n")}`);
 process.exit(failed ? 1 : 0);

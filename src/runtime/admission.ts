@@ -61,6 +61,17 @@ interface Waiter {
   fail(error: Error): void;
 }
 
+/** Jobs running under every Admission of the process (see {@link runningAdmittedJobs}). */
+let runningEverywhere = 0;
+
+/**
+ * Admitted jobs running now across every engine of the process. The session pool reads it to tell
+ * a lone request (one) from one whose company is still in the front-end (more), without waiting.
+ */
+export function runningAdmittedJobs(): number {
+  return runningEverywhere;
+}
+
 /** A run-to-completion gate with a bounded FIFO queue. */
 export class Admission {
   private readonly counters = {
@@ -104,6 +115,7 @@ export class Admission {
     request.signal?.throwIfAborted();
     if (this.counters.running < this.options.concurrency && this.queue.length === 0) {
       this.counters.running++;
+      runningEverywhere++;
       this.admit(0);
     } else {
       await this.wait(request);
@@ -114,6 +126,7 @@ export class Admission {
     } finally {
       this.recentRunMs = 0.8 * this.recentRunMs + 0.2 * (performance.now() - started);
       this.counters.running--;
+      runningEverywhere--;
       this.counters.completed++;
       this.next();
     }
@@ -197,6 +210,7 @@ export class Admission {
         continue;
       }
       this.counters.running++;
+      runningEverywhere++;
       waiter.start();
     }
     this.checkIdle();

@@ -13,11 +13,14 @@
  *
  * "Lately" matters under steady load: two clients' runs now and then both end before either sends
  * its next, and sending the next to the solo session while the other lands on a lane puts three
- * threads on two cores for a whole run. Likewise a run that finds the pool idle for a while waits
- * up to {@link HOLD_MS} before taking the solo session: requests of a burst arrive a few milliseconds
- * apart, and one that joins in that time sends both to lanes at once (measured on bursts of six requests
- * from two clients: 8.75 req/s as solo + lane, 9.03 with the hold, 9.22 on lanes alone).
- * Back-to-back runs of one caller (a decoder's steps, a client's next sentence) never wait.
+ * threads on two cores for a whole run. Likewise for a burst after quiet: requests of a burst
+ * arrive a few milliseconds apart (measured on bursts of six requests from two clients: 8.75 req/s
+ * as solo + lane, 9.22 on lanes alone). In a server the admission count tells at once: with
+ * another admitted job running (its request still in the front-end, or another model's) a lone
+ * run takes a lane, alone it takes the solo session without delay. Where nothing runs under
+ * admission (an offline CLI run, a test) a run that finds the pool idle for a while waits up to
+ * {@link HOLD_MS} for others of its burst instead; one that joins in that time sends both to lanes
+ * at once. Back-to-back runs of one caller (a decoder's steps, a client's next sentence) never wait.
  *
  * Each member holds its own weights and working memory: about 157 MB per extra session for the
  * 60 MB benchmark voice (docs/models.md § Session pools; re-measured by throughput.bench.ts).
@@ -27,6 +30,7 @@
  * find warm lanes.
  */
 import type { Tensor } from "onnxruntime-node";
+import { runningAdmittedJobs } from "./admission.ts";
 import type { ScanRequest, Session, ValueMetadata } from "./session.ts";
 
 /** How long a run that finds the pool idle waits for others of its burst before taking the solo session. */
@@ -168,7 +172,12 @@ export class SessionPool implements Session {
     const now = performance.now();
     if (!this.solo || this.running > 0 || now - this.lastOverlapMs <= this.overlapMemoryMs())
       return this.take(this.leastBusyLane());
-    if (now - this.lastEndMs < IDLE_BEFORE_HOLD_MS) return this.take(this.solo);
+    // In a server every request runs under admission: other admitted jobs are company on its way
+    // (still in the front-end, or on another model), a single one is this request alone. Either
+    // way nothing is gained by waiting.
+    const admitted = runningAdmittedJobs();
+    if (admitted > 1) return this.take(this.leastBusyLane());
+    if (admitted === 1 || now - this.lastEndMs < IDLE_BEFORE_HOLD_MS) return this.take(this.solo);
     return new Promise<Session>((resolve) => {
       const timer = setTimeout(() => {
         this.holding = undefined;

@@ -21,10 +21,15 @@ const SAWT_CONCURRENCY = [1, 2, 4] as const;
 /**
  * Requests per engine, client count and round (at least one per client). Eight keep a block's
  * ramp-up and its lone last request (one core idle for every 2×1 engine alike) a small share.
+ * One client sends one request per block: engines take turns request by request, so every
+ * engine's single-request latencies are spread over the same seconds of this VM's drifting speed,
+ * and each Sawt request arrives after a pause, as a lone request does (paying the pool's burst hold).
  */
-const requestsFor = (clients: number): number => Math.max(8, clients);
+const requestsFor = (clients: number): number => (clients === 1 ? 1 : Math.max(8, clients));
 /** Rounds per client count: each engine runs one short block per round, engines interleaved. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+/** Rounds at a client count: eight times as many of the one-request blocks at one client. */
+const roundsFor = (clients: number): number => (clients === 1 ? ROUNDS * 8 : ROUNDS);
 
 /** One engine setting measured at every client count. */
 interface Engine {
@@ -182,7 +187,7 @@ for (const clients of CLIENTS) {
   const blocks = new Map<string, Blocks>(
     engines.map((e) => [e.name, { latencies: [], wallMs: 0, cpuMs: 0, roundRps: [] }]),
   );
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < roundsFor(clients); round++) {
     for (let i = 0; i < engines.length; i++) {
       const engine = engines[(i + round) % engines.length]!;
       await runBlock(engine, clients, blocks.get(engine.name)!);
@@ -241,7 +246,7 @@ same weights (VITS config, system espeak-ng-data), in a child process; *Sawt* = 
 \`SAWT_TTS_CONCURRENCY\` 1/2/4, REST \`POST /v1/tts/audio/speech\` pcm, tashkeel off (sherpa does not diacritise).
 raw and sherpa run as one 2-thread session or as two 1-thread sessions, one run at a time each, requests queued FIFO.
 Closed loop: each client sends its next request when its previous answer ends. Per client count, ${ROUNDS} rounds; in
-each round every engine (rotating order) serves a block of ${CLIENTS.map(requestsFor).join("/")} requests; an
+each round every engine (rotating order) serves a block of ${CLIENTS.map(requestsFor).join("/")} requests (at 1 client ${roundsFor(1)} rounds of one request); an
 engine's blocks are pooled (requests / summed wall time, percentiles of all latencies). Cores = the serving process's CPU time (/proc utime + stime, all threads) / wall time.
 Audio per request: raw ${raw.samples["1x2"]} samples, Sawt ${sawtSamples}, sherpa ${sherpaSamples}
 (sherpa / Sawt ${(sherpaSamples / sawtSamples).toFixed(2)}; sherpa phonemises with its own espeak-ng).
@@ -260,14 +265,15 @@ Cores used:
 ${table((m) => m.cores.toFixed(2))}
 
 Throughput ratios (goal, issue #19: from 2 clients up, Sawt ≥ 1.15× sherpa 1×2-thread and ≥ 1.0×
-sherpa 2×1-thread), each the median over the ${ROUNDS} rounds of Sawt's block / the peer's block in the same
+sherpa 2×1-thread), each the median over the rounds (${ROUNDS}; ${roundsFor(1)} of one request at 1 client) of Sawt's block / the peer's block in the same
 round (lowest–highest round in brackets): paired within a round, a drift of the machine's speed between
 rounds cancels, which the pooled req/s above do not do.
 
 ${head("ratio")}
 ${ratioRows.join("\n")}
 
-Single-request latency, Sawt / raw 2-thread (1 client, p50; goal ≤ 1.05): ${single.join(", ")}.
+Single-request latency, Sawt / raw 2-thread (1 client, p50 of ${roundsFor(1)} requests each, taken in turns with every
+other engine; goal ≤ 1.05): ${single.join(", ")}.
 
 Memory (RSS of each server after the run; sessions per voice: concurrency 1 → 1, N > 1 → N lanes
 + 1 solo): ${SAWT_CONCURRENCY.map((c, i) => `concurrency ${c} ${rssMb[i]!.toFixed(0)} MB`).join(", ")};

@@ -158,8 +158,8 @@ export class SessionPool implements Session {
 
   /**
    * The member the next run goes to, already counted as busy: the solo session when nothing of
-   * this model runs or ran alongside another lately and no other run joins within the hold, else
-   * the least busy lane.
+   * this model runs or ran alongside another lately and no other admitted job runs (where nothing
+   * is admitted: no other run joins within the hold), else the least busy lane.
    */
   private choose(): Session | Promise<Session> {
     if (this.holding) {

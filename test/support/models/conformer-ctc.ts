@@ -21,6 +21,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { seededRandom } from "../../../src/asr/whisper/fallback.ts";
 import { GraphBuilder, type TensorValue } from "../onnx/builder.ts";
 
 /** The architecture's sizes; tests may shrink them, benchmarks use {@link CONFORMER_MEDIUM}. */
@@ -58,23 +59,12 @@ export function conformerFrames(frames: number): number {
   return length;
 }
 
-/** Deterministic uniform numbers in [0, 1) from a 32-bit seed (a small multiply-xorshift generator). */
-function uniforms(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 /** Builds the recogniser as ONNX bytes. */
 export function buildConformerCtc(shape: ConformerShape = CONFORMER_MEDIUM): Uint8Array {
   const { layers, dModel: d, heads, ffExpansion, convKernel, featDim } = shape;
   const dk = d / heads;
   const classes = shape.vocab + 1;
-  const random = uniforms(shape.seed);
+  const random = seededRandom(shape.seed);
   const g = new GraphBuilder("conformer_ctc");
 
   /** A float32 initializer whose values are uniform in ±`scale` (no copy of the data). */

@@ -3,19 +3,8 @@
  * linear maps and LayerNorm whose weights come from a seeded PRNG, scaled by 1/√fan-in so
  * activations keep their size through dozens of layers and nothing overflows.
  */
+import { seededRandom } from "../../../src/asr/whisper/fallback.ts";
 import { GraphBuilder, tensor } from "../onnx/builder.ts";
-
-/** A PRNG (mulberry32) of uniform numbers in [0, 1): the same weights for the same seed. */
-export function seededUniform(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Weights, layers and shapes of one graph under construction. */
 export class VitsLayers {
@@ -27,7 +16,7 @@ export class VitsLayers {
     readonly g: GraphBuilder,
     seed: number,
   ) {
-    this.random = seededUniform(seed);
+    this.random = seededRandom(seed);
   }
 
   /** A weight of `dims` with standard deviation gain/√fanIn (uniform), so activations keep their scale. */

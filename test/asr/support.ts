@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildAsrEngine, type AsrEngineResult } from "../../src/asr/engine.ts";
+import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { log } from "../../src/log/logger.ts";
 import { Admission } from "../../src/runtime/admission.ts";
@@ -104,6 +105,20 @@ export function realSpeech(): Float32Array {
 export function realSpeechWithPauses(): Float32Array {
   const speech = realSpeech();
   return concat(silence(2), speech, silence(3.5), speech, silence(1), speech, silence(2));
+}
+
+/**
+ * `detector` with its batch method hidden: SpeechTracker then falls back to one call per window,
+ * the scoring before issue #19 that the batched path must match.
+ */
+export function perWindowDetector(detector: VoiceActivityDetector): VoiceActivityDetector {
+  return {
+    ...detector,
+    createStream: () => {
+      const stream = detector.createStream();
+      return { probability: (window) => stream.probability(window) };
+    },
+  };
 }
 
 /** A sine of `frequency` Hz. */

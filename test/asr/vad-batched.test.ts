@@ -11,23 +11,12 @@ import { SpeechSegmenter } from "../../src/asr/vad/segmenter.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { loadOrt } from "../../src/runtime/ort.ts";
-import { realSpeechWithPauses, sileroModel } from "./support.ts";
+import { perWindowDetector, realSpeechWithPauses, sileroModel } from "./support.ts";
 
 const W = 512;
 // About 60 s: the recording three times with pauses of 2, 3.5 and 1 s around it.
 const audio = realSpeechWithPauses();
 const windows = Array.from({ length: Math.floor(audio.length / W) }, (_, i) => audio.subarray(i * W, (i + 1) * W));
-
-/** The detector with its batch method hidden: SpeechTracker falls back to one call per window. */
-function perWindow(detector: VoiceActivityDetector): VoiceActivityDetector {
-  return {
-    ...detector,
-    createStream: () => {
-      const stream = detector.createStream();
-      return { probability: (window) => stream.probability(window) };
-    },
-  };
-}
 
 describe("Silero VAD scored a chunk per call", () => {
   let detector: VoiceActivityDetector;
@@ -46,7 +35,7 @@ describe("Silero VAD scored a chunk per call", () => {
     expect(batched).toEqual(one);
 
     const fast = await segmentSpeech(audio, detector);
-    const slow = await segmentSpeech(audio, perWindow(detector));
+    const slow = await segmentSpeech(audio, perWindowDetector(detector));
     expect(fast.map(({ start, end }) => [start, end])).toEqual(slow.map(({ start, end }) => [start, end]));
     expect(fast.length).toBeGreaterThanOrEqual(3);
   });

@@ -10,7 +10,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nemoFbank } from "../../src/asr/features/fbank.ts";
-import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { decodePieces, policyOptions } from "../../src/asr/segmentation/policy.ts";
 import { segmentSpeech } from "../../src/asr/vad/pipeline.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
@@ -19,7 +18,14 @@ import { setLogSink } from "../../src/log/logger.ts";
 import { chooseDevice } from "../../src/runtime/devices.ts";
 import { loadOrt } from "../../src/runtime/ort.ts";
 import { useDevice } from "../../src/runtime/sessions.ts";
-import { installSilero, readyEngine, realSpeech, realSpeechWithPauses, sileroModel } from "../asr/support.ts";
+import {
+  installSilero,
+  perWindowDetector,
+  readyEngine,
+  realSpeech,
+  realSpeechWithPauses,
+  sileroModel,
+} from "../asr/support.ts";
 import { writeConformerCtcPack } from "../support/models/conformer-ctc.ts";
 import { median } from "./tts-support.ts";
 
@@ -68,13 +74,7 @@ try {
 
   // The service's VAD, re-created alone (same model file, same 1-thread session) to time it apart.
   const vad = await loadSilero(sileroModel(), "silero-vad");
-  const perWindow: VoiceActivityDetector = {
-    ...vad,
-    createStream: () => {
-      const stream = vad.createStream();
-      return { probability: (window) => stream.probability(window) };
-    },
-  };
+  const perWindow = perWindowDetector(vad);
   const spanOptions = { maxSegmentSeconds: WINDOW_SECONDS };
   const spans = await segmentSpeech(audio, vad, spanOptions);
   const oneByOne = await segmentSpeech(audio, perWindow, spanOptions);

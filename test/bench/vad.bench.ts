@@ -10,7 +10,7 @@ import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { segmentSpeech } from "../../src/asr/vad/pipeline.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { loadOrt } from "../../src/runtime/ort.ts";
-import { realSpeechWithPauses, sileroModel } from "../asr/support.ts";
+import { perWindowDetector, realSpeechWithPauses, sileroModel } from "../asr/support.ts";
 import { median } from "./tts-support.ts";
 
 const RUNS = 5;
@@ -37,13 +37,7 @@ async function rawLoop(): Promise<void> {
 }
 
 const detector = await loadSilero(sileroModel(), "silero-vad");
-const perWindow: VoiceActivityDetector = {
-  ...detector,
-  createStream: () => {
-    const stream = detector.createStream();
-    return { probability: (window) => stream.probability(window) };
-  },
-};
+const perWindow = perWindowDetector(detector);
 const spans = async (d: VoiceActivityDetector) =>
   (await segmentSpeech(audio, d)).map((p) => `${p.start}-${p.end}`).join(",");
 if ((await spans(detector)) !== (await spans(perWindow))) throw new Error("batched and per-window segments differ");

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { defaultIntraOpThreads } from "../../src/runtime/devices.ts";
 import { startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
 import { IVR_SENTENCE, MEDIUM_VOICE_ENV, mediumVoiceIds, writeMediumVoice } from "./medium-voice.ts";
-import { median, rawSession } from "./tts-support.ts";
+import { median, postSpeech, rawSession } from "./tts-support.ts";
 
 const RUNS = 12;
 const FORMATS: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
@@ -48,15 +48,10 @@ for (const name of SERVERS) {
   keys[name] = (await servers[name].createKey({ name: "bench", rpm: 1_000_000 })).key;
 }
 
-async function post(server: Server, body: Record<string, unknown>): Promise<{ ms: number; bytes: number }> {
+async function post(server: Server, fields: Record<string, unknown>): Promise<{ ms: number; bytes: number }> {
   const started = performance.now();
-  const response = await fetch(`${servers[server].baseUrl}/v1/tts/audio/speech`, {
-    method: "POST",
-    headers: { "x-api-key": keys[server], "content-type": "application/json" },
-    body: JSON.stringify({ input: IVR_SENTENCE, ...body }),
-  });
-  if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
-  const bytes = (await response.arrayBuffer()).byteLength;
+  const body = JSON.stringify({ input: IVR_SENTENCE, ...fields });
+  const bytes = (await postSpeech(servers[server].baseUrl, keys[server], body)).byteLength;
   return { ms: performance.now() - started, bytes };
 }
 

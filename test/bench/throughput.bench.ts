@@ -14,6 +14,7 @@ import { type SawtProcess, startSawt, tempDir, waitForStatus } from "../support/
 import { closedLoop, percentile, type PointResult, processCpuMs, processRssMb } from "./closed-loop.ts";
 import { IVR_SENTENCE, MEDIUM_VOICE_ENV, mediumVoiceIds, writeMediumVoice } from "./medium-voice.ts";
 import { ESPEAK_DATA, MODES, type Mode } from "./throughput-engines.ts";
+import { median, postSpeech } from "./tts-support.ts";
 
 /** Client counts measured; `BENCH_CLIENTS=2,4` narrows a development run (1 must stay: it is the latency baseline). */
 const CLIENTS: readonly number[] = process.env.BENCH_CLIENTS?.split(",").map(Number) ?? [1, 2, 4, 8, 16];
@@ -99,15 +100,7 @@ async function startServer(models: string, concurrency: number) {
   await waitForStatus(`${server.baseUrl}/v1/tts/health`, 200, 60_000);
   const { key } = await server.createKey({ name: "bench", rpm: 1_000_000 });
   const body = JSON.stringify({ input: IVR_SENTENCE, response_format: "pcm" });
-  const speak = async (): Promise<number> => {
-    const response = await fetch(`${server.baseUrl}/v1/tts/audio/speech`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "X-API-Key": key },
-      body,
-    });
-    if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
-    return (await response.arrayBuffer()).byteLength / 2;
-  };
+  const speak = async (): Promise<number> => (await postSpeech(server.baseUrl, key, body)).byteLength / 2;
   let samples = 0;
   for (let i = 0; i < 2; i++) samples = await speak(); // warm-up
   const engine: Engine = {
@@ -161,10 +154,8 @@ function summarise(blocks: Blocks): Measured {
  * deciding the point. Also the lowest and highest round, to show the spread.
  */
 function pairedRatio(sawt: Measured, peer: Measured): { median: number; low: number; high: number } {
-  const ratios = sawt.roundRps.map((rps, round) => rps / peer.roundRps[round]!).sort((a, b) => a - b);
-  const middle = ratios.length >> 1;
-  const median = ratios.length % 2 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
-  return { median, low: ratios[0]!, high: ratios.at(-1)! };
+  const ratios = sawt.roundRps.map((rps, round) => rps / peer.roundRps[round]!);
+  return { median: median(ratios), low: Math.min(...ratios), high: Math.max(...ratios) };
 }
 
 if (!existsSync(ESPEAK_DATA)) throw new Error(`no espeak-ng data at ${ESPEAK_DATA} (Debian package espeak-ng-data)`);
@@ -213,8 +204,8 @@ const table = (metric: (m: Measured) => string) =>
 const ratioRows = SAWT_CONCURRENCY.flatMap((c) =>
   (["sherpa 1×2-thread", "sherpa 2×1-thread"] as const).map((peer) => {
     const cells = CLIENTS.map((n) => {
-      const { median, low, high } = pairedRatio(get(`Sawt concurrency ${c}`, n), get(peer, n));
-      return `**${median.toFixed(2)}** (${low.toFixed(2)}–${high.toFixed(2)})`;
+      const ratio = pairedRatio(get(`Sawt concurrency ${c}`, n), get(peer, n));
+      return `**${ratio.median.toFixed(2)}** (${ratio.low.toFixed(2)}–${ratio.high.toFixed(2)})`;
     });
     return `| Sawt concurrency ${c} / ${peer} | ${cells.join(" | ")} |`;
   }),

@@ -10,7 +10,16 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
 import { startEngine, speechRequest } from "../tts/support.ts";
-import { median, MULTI_INPUT, rawSession, sentenceIds, SHORT_INPUT, timeRuns, writeTextVoice } from "./tts-support.ts";
+import {
+  median,
+  MULTI_INPUT,
+  postSpeech,
+  rawSession,
+  sentenceIds,
+  SHORT_INPUT,
+  timeRuns,
+  writeTextVoice,
+} from "./tts-support.ts";
 
 const RUNS = 40;
 const WARMUP = 5;
@@ -49,15 +58,7 @@ for (const [name, input] of [
   const request = speechRequest({ input, response_format: "pcm" });
   const serviceSamples = (await engine.service.synthesize(request)).audio.byteLength / 2;
   const body = JSON.stringify({ input, response_format: "pcm" });
-  const post = async (): Promise<number> => {
-    const response = await fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "X-API-Key": key },
-      body,
-    });
-    if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
-    return (await response.arrayBuffer()).byteLength / 2;
-  };
+  const post = async (): Promise<number> => (await postSpeech(sawt.baseUrl, key, body)).byteLength / 2;
   const httpSamples = await post();
   const expected = rawSamples + SILENCE_SAMPLES * (perSentence.length - 1);
   if (serviceSamples !== expected || httpSamples !== expected) {

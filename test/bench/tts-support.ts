@@ -24,6 +24,20 @@ export const MULTI_INPUT = [
   "شكرا لاتصالك بنا، نتمنى لك يوما سعيدا!",
 ].join(" ");
 
+/**
+ * POSTs a speech request (`body`, JSON text) to a running server with `key`; resolves to the
+ * response bytes, rejects naming the status on anything but 200.
+ */
+export async function postSpeech(baseUrl: string, key: string, body: string): Promise<ArrayBuffer> {
+  const response = await fetch(`${baseUrl}/v1/tts/audio/speech`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "X-API-Key": key },
+    body,
+  });
+  if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+  return response.arrayBuffer();
+}
+
 /** Median of `values` (milliseconds, usually). */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

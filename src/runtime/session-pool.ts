@@ -31,7 +31,7 @@
  */
 import type { Tensor } from "onnxruntime-node";
 import { runningAdmittedJobs } from "./admission.ts";
-import type { ScanRequest, Session, ValueMetadata } from "./session.ts";
+import type { ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
 
 /** How long a run that finds the pool idle waits for others of its burst before taking the solo session. */
 const HOLD_MS = 4;
@@ -132,10 +132,7 @@ export class SessionPool implements Session {
     return this.runTimed(feeds, fetches).then((r) => r.outputs);
   }
 
-  runTimed(
-    feeds: Readonly<Record<string, Tensor>>,
-    fetches?: readonly string[],
-  ): Promise<{ outputs: Record<string, Tensor>; seconds: number }> {
+  runTimed(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<TimedRun> {
     const result = this.dispatch((member) => member.runTimed(feeds, fetches));
     if (this.cold.size > 0 && !this.warming) {
       this.warming = true;

@@ -9,6 +9,12 @@ import type { WireScan, WireValueMetadata } from "./session-protocol.ts";
 /** Input/output description as onnxruntime reports it (`name`, `isTensor`, `type`, `shape`). */
 export type ValueMetadata = WireValueMetadata;
 
+/** A run's outputs (`ort.Tensor`s) and the time `session.run` itself took inside the worker, in seconds. */
+export interface TimedRun {
+  readonly outputs: Record<string, Tensor>;
+  readonly seconds: number;
+}
+
 /** An onnxruntime session running in its own worker thread. */
 export interface Session {
   readonly inputNames: readonly string[];
@@ -20,16 +26,16 @@ export interface Session {
   /** Runs the model; outputs are `ort.Tensor`s. `fetches` limits the outputs computed. */
   run(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<Record<string, Tensor>>;
   /** Like {@link run}, plus the time `session.run` itself took inside the worker (for metrics). */
-  runTimed(
-    feeds: Readonly<Record<string, Tensor>>,
-    fetches?: readonly string[],
-  ): Promise<{ outputs: Record<string, Tensor>; seconds: number }>;
+  runTimed(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<TimedRun>;
   /**
    * Runs the model `steps` times in one trip to its worker, carrying outputs into inputs between
    * steps (a recurrent model over a chunk of windows); see {@link ScanRequest}.
    */
   runScan(request: ScanRequest): Promise<Record<string, Tensor>>;
-  /** Frees the session and ends its worker; runs in flight and later runs reject. */
+  /**
+   * Frees the session and ends its worker once the runs in flight have finished (stopping one inside
+   * onnxruntime would abort the process); runs asked for after the release began reject.
+   */
   release(): Promise<void>;
 }
 

@@ -17,10 +17,10 @@ import { log } from "../log/logger.ts";
 import type { DeviceChoice } from "./devices.ts";
 import { isCompiledBinary, loadOrt, ortLibraryPath, type Ort } from "./ort.ts";
 import { poolShape, SessionPool } from "./session-pool.ts";
-import type { ScanRequest, Session, ValueMetadata } from "./session.ts";
+import type { ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
 import type { FromWorker, ToWorker, WireScan, WireTensor } from "./session-protocol.ts";
 
-export type { ScanRequest, Session, ValueMetadata } from "./session.ts";
+export type { ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
 
 /** A created session and where it actually runs. */
 export interface CreatedSession {
@@ -57,10 +57,7 @@ function wireFeeds(feeds: Readonly<Record<string, Tensor>>): Record<string, Wire
 
 class WorkerSession implements Session {
   private nextId = 1;
-  private readonly pending = new Map<
-    number,
-    { resolve: (m: { outputs: Record<string, Tensor>; seconds: number }) => void; reject: (e: Error) => void }
-  >();
+  private readonly pending = new Map<number, { resolve: (m: TimedRun) => void; reject: (e: Error) => void }>();
   private dead: Error | undefined;
   private releasing: Promise<void> | undefined;
   private readonly idleWaiters: Array<() => void> = [];
@@ -116,10 +113,7 @@ class WorkerSession implements Session {
     return this.runTimed(feeds, fetches).then((r) => r.outputs);
   }
 
-  runTimed(
-    feeds: Readonly<Record<string, Tensor>>,
-    fetches?: readonly string[],
-  ): Promise<{ outputs: Record<string, Tensor>; seconds: number }> {
+  runTimed(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<TimedRun> {
     return this.send((id) => ({ op: "run", id, feeds: wireFeeds(feeds), fetches }));
   }
 
@@ -131,7 +125,7 @@ class WorkerSession implements Session {
     return this.send((id) => ({ op: "scan", id, ...wire })).then((r) => r.outputs);
   }
 
-  private send(message: (id: number) => ToWorker): Promise<{ outputs: Record<string, Tensor>; seconds: number }> {
+  private send(message: (id: number) => ToWorker): Promise<TimedRun> {
     if (this.dead) return Promise.reject(this.dead);
     if (this.releasing) return Promise.reject(new Error(`session for ${this.label} is released`));
     const id = this.nextId++;

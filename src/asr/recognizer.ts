@@ -125,6 +125,14 @@ export interface VadStream {
   probabilities?(windows: readonly Float32Array[]): Promise<number[]>;
 }
 
+/** Probabilities of successive windows: one batched call when `stream` batches, else window by window. */
+export async function scoreWindows(stream: VadStream, windows: readonly Float32Array[]): Promise<number[]> {
+  if (stream.probabilities) return stream.probabilities(windows);
+  const scores: number[] = [];
+  for (const window of windows) scores.push(await stream.probability(window));
+  return scores;
+}
+
 /** A voice-activity detector: one independent stream per audio. */
 export interface VoiceActivityDetector {
   /** `silero` (a pack) or `energy` (built in). */

@@ -9,7 +9,7 @@
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import type { TurnDetection } from "../../core/asr.ts";
-import { VAD_WINDOW, type VadStream } from "../recognizer.ts";
+import { scoreWindows, VAD_WINDOW, type VadStream } from "../recognizer.ts";
 
 /** Longest utterance before it is ended regardless of the speaker. */
 export const MAX_UTTERANCE_SECONDS = 30;
@@ -58,11 +58,8 @@ export class Endpointer {
    * worker call for every window a pushed chunk completes). The detector's state runs on whatever
    * turns are decided, so scoring ahead of {@link decide} gives the per-window decisions.
    */
-  async probabilities(windows: readonly Float32Array[]): Promise<number[]> {
-    if (this.vad.probabilities) return this.vad.probabilities(windows);
-    const scores: number[] = [];
-    for (const window of windows) scores.push(await this.vad.probability(window));
-    return scores;
+  probabilities(windows: readonly Float32Array[]): Promise<number[]> {
+    return scoreWindows(this.vad, windows);
   }
 
   /** The turn the window at `at`, whose speech probability is `p`, started or ended, if any. */

@@ -5,7 +5,7 @@
  * are exactly the file's.
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
-import { VAD_WINDOW, type VadStream, type VoiceActivityDetector } from "../recognizer.ts";
+import { scoreWindows, VAD_WINDOW, type VadStream, type VoiceActivityDetector } from "../recognizer.ts";
 import { SpeechSegmenter, type SegmenterOptions, type SpeechSpan } from "./segmenter.ts";
 
 /** Most windows scored per batch (≈ 16 s): bounds memory and lets an abort land between batches. */
@@ -116,10 +116,7 @@ export class SpeechTracker {
       const windows = Array.from({ length: count }, (_, i) =>
         this.buffer.slice(this.scored + i * VAD_WINDOW, this.scored + (i + 1) * VAD_WINDOW),
       );
-      const scores = this.stream.probabilities
-        ? await this.stream.probabilities(windows)
-        : [await this.stream.probability(windows[0]!)];
-      for (const p of scores) {
+      for (const p of await scoreWindows(this.stream, windows)) {
         this.scored += VAD_WINDOW;
         for (const span of this.segmenter.push(p))
           pieces.push({ ...span, samples: this.buffer.slice(span.start, span.end) });

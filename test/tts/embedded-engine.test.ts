@@ -13,11 +13,36 @@ import { pcmToFloat, rms, startEngine, speechRequest } from "./support.ts";
 const ARABIC = "مرحبا بكم في خدمة العملاء.";
 const ENGLISH = "Welcome to customer service.";
 
-/** Zero crossings per second: a rough pitch/brightness fingerprint. */
-function crossingRate(samples: Float32Array, sampleRate: number): number {
-  let crossings = 0;
-  for (let i = 1; i < samples.length; i++) if (samples[i - 1]! < 0 !== samples[i]! < 0) crossings++;
-  return (crossings * sampleRate) / samples.length;
+/**
+ * Median fundamental frequency (Hz) over voiced 40 ms frames: the lag of the strongest normalised
+ * autocorrelation between 2.5 and 10 ms (100–400 Hz), in frames loud and periodic enough to be
+ * voiced. espeak-ng's waveform details carry state from earlier syntheses, its pitch settings do not.
+ */
+function medianPitch(samples: Float32Array, sampleRate: number): number {
+  const frame = Math.round(0.04 * sampleRate);
+  const minLag = Math.floor(sampleRate / 400);
+  const maxLag = Math.ceil(sampleRate / 100);
+  const pitches: number[] = [];
+  for (let start = 0; start + frame + maxLag <= samples.length; start += frame) {
+    let energy = 0;
+    for (let i = start; i < start + frame; i++) energy += samples[i]! * samples[i]!;
+    if (Math.sqrt(energy / frame) < 0.02) continue;
+    let best = 0;
+    let bestLag = 0;
+    for (let lag = minLag; lag <= maxLag; lag++) {
+      let cross = 0;
+      let shifted = 0;
+      for (let i = start; i < start + frame; i++) {
+        cross += samples[i]! * samples[i + lag]!;
+        shifted += samples[i + lag]! * samples[i + lag]!;
+      }
+      const score = cross / Math.sqrt(energy * shifted || 1);
+      if (score > best) [best, bestLag] = [score, lag];
+    }
+    if (best > 0.7) pitches.push(sampleRate / bestLag);
+  }
+  pitches.sort((a, b) => a - b);
+  return pitches[pitches.length >> 1] ?? Number.NaN;
 }
 
 describe("embedded espeak-ng engine", () => {
@@ -66,18 +91,15 @@ describe("embedded espeak-ng engine", () => {
   }
 
   test("does give Yara, Sherine and Myriam distinct sounds when espeak-ng speaks them", async () => {
-    const fingerprints = [];
+    const spoken = [];
     for (const voice of ["Yara", "Sherine", "Myriam"]) {
       const result = await engine.service.synthesize(speechRequest({ input: ARABIC, voice, response_format: "pcm" }));
-      fingerprints.push({
-        voice,
-        bytes: Bun.hash(result.audio),
-        crossings: crossingRate(pcmToFloat(result.audio), result.sampleRate),
-      });
+      spoken.push({ bytes: Bun.hash(result.audio), pitch: medianPitch(pcmToFloat(result.audio), result.sampleRate) });
     }
-    expect(new Set(fingerprints.map((f) => f.bytes)).size).toBe(3);
-    const rates = fingerprints.map((f) => f.crossings).sort((a, b) => a - b);
-    expect(rates[1]! - rates[0]!).toBeGreaterThan(20);
-    expect(rates[2]! - rates[1]!).toBeGreaterThan(20);
+    expect(new Set(spoken.map((s) => s.bytes)).size).toBe(3);
+    // Their pitch settings (synth.ts) order them Sherine < Yara < Myriam, audibly apart.
+    const [yara, sherine, myriam] = spoken.map((s) => s.pitch) as [number, number, number];
+    expect(yara - sherine).toBeGreaterThan(10);
+    expect(myriam - yara).toBeGreaterThan(10);
   });
 });

@@ -3,7 +3,7 @@
  * (an engine with K sessions, each running one inference at a time, taking queued requests in
  * arrival order), percentiles, and a process's CPU time from /proc. Not a benchmark itself.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** What one load point measured. */
 export interface PointResult {
@@ -67,12 +67,44 @@ export function percentile(values: readonly number[], p: number): number {
 
 const CLOCK_TICKS = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
 
-/** User + system CPU time of process `pid`, all its threads, in ms (from /proc/<pid>/stat). */
-export function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+/** User + system CPU time in ms from a /proc `stat` line. */
+function statCpuMs(stat: string): number {
   // Fields after the command name (which may hold spaces) start at field 3; utime and stime are 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** User + system CPU time of process `pid`, all its threads, in ms (from /proc/<pid>/stat). */
+export function processCpuMs(pid: number): number {
+  return statCpuMs(readFileSync(`/proc/${pid}/stat`, "utf8"));
+}
+
+/** Where a process's threads spend CPU: its main (JS event-loop) thread, Bun `Worker` threads, the rest. */
+export interface ThreadCpu {
+  /** The event loop: HTTP, JSON, auth, text front-end, PCM levelling and encoding. */
+  main: number;
+  /** Bun Worker threads and the threads they start: onnxruntime sessions (with their intra-op pools) and espeak-ng. */
+  workers: number;
+  /** Everything else: JIT compilers, garbage collector helpers, the allocator's scavenger, I/O threads. */
+  runtime: number;
+}
+
+/** CPU time (ms) of each thread class of `pid` so far; a thread that ended meanwhile drops out. */
+export function threadCpuMs(pid: number): ThreadCpu {
+  const sum: ThreadCpu = { main: 0, workers: 0, runtime: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // the thread ended between the listing and the read
+    }
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    // Linux copies a thread's name to the threads it creates, so onnxruntime's pool threads are "Worker" too.
+    const kind = Number(tid) === pid ? "main" : name === "Worker" ? "workers" : "runtime";
+    sum[kind] += statCpuMs(stat);
+  }
+  return sum;
 }
 
 /** Resident memory of process `pid` in MB (from /proc/<pid>/status). */

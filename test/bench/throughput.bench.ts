@@ -5,13 +5,22 @@
  * phonemes), and real `sawt serve` processes (REST pcm) at `SAWT_TTS_CONCURRENCY` 1, 2 and 4.
  * raw and sherpa run in child processes (throughput-engines.ts), each once as one 2-thread
  * session and once as two 1-thread sessions. Closed-loop clients 1–16; per point: req/s, p50,
- * p95 and cores used (the serving process's CPU time over wall time, from /proc).
+ * p95, cores used (the serving process's CPU time over wall time, from /proc) and, for Sawt, its CPU
+ * per request split by thread (event loop, model and espeak workers, runtime).
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PIPER_MEDIUM } from "../support/models/piper-medium.ts";
 import { type SawtProcess, startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
-import { closedLoop, percentile, type PointResult, processCpuMs, processRssMb } from "./closed-loop.ts";
+import {
+  closedLoop,
+  percentile,
+  type PointResult,
+  processCpuMs,
+  processRssMb,
+  type ThreadCpu,
+  threadCpuMs,
+} from "./closed-loop.ts";
 import { IVR_SENTENCE, MEDIUM_VOICE_ENV, mediumVoiceIds, writeMediumVoice } from "./medium-voice.ts";
 import { ESPEAK_DATA, MODES, type Mode } from "./throughput-engines.ts";
 import { median, postSpeech } from "./tts-support.ts";
@@ -36,6 +45,8 @@ const roundsFor = (clients: number): number => (clients === 1 ? ROUNDS * 8 : ROU
 interface Engine {
   readonly name: string;
   readonly pid: number;
+  /** Whether its CPU is split by thread (Sawt's servers: where a request's time goes besides the model). */
+  readonly byThread?: boolean;
   point(clients: number, requests: number): Promise<PointResult>;
 }
 
@@ -106,6 +117,7 @@ async function startServer(models: string, concurrency: number) {
   const engine: Engine = {
     name: `Sawt concurrency ${concurrency}`,
     pid: server.proc.pid,
+    byThread: true,
     point: (clients, requests) => closedLoop(clients, requests, speak),
   };
   return { engine, samples, stop: () => server.stop() };
@@ -118,6 +130,8 @@ interface Measured {
   readonly cores: number;
   /** Each round's block, in round order. */
   readonly roundRps: readonly number[];
+  /** CPU ms per request by thread class (engines measured by thread only). */
+  readonly perRequest?: ThreadCpu;
 }
 
 /** One engine's blocks at one client count: all latencies, wall and CPU time summed, and each round's req/s. */
@@ -126,24 +140,37 @@ interface Blocks {
   wallMs: number;
   cpuMs: number;
   roundRps: number[];
+  threadMs: ThreadCpu;
 }
 
 async function runBlock(engine: Engine, clients: number, into: Blocks): Promise<void> {
+  const threadsBefore = engine.byThread ? threadCpuMs(engine.pid) : undefined;
   const cpuBefore = processCpuMs(engine.pid);
   const result = await engine.point(clients, requestsFor(clients));
   into.cpuMs += processCpuMs(engine.pid) - cpuBefore;
+  if (threadsBefore) {
+    const after = threadCpuMs(engine.pid);
+    for (const kind of ["main", "workers", "runtime"] as const)
+      into.threadMs[kind] += after[kind] - threadsBefore[kind];
+  }
   into.wallMs += result.wallMs;
   into.latencies.push(...result.latencies);
   into.roundRps.push((result.latencies.length * 1000) / result.wallMs);
 }
 
-function summarise(blocks: Blocks): Measured {
+function perRequest(blocks: Blocks): ThreadCpu {
+  const n = blocks.latencies.length;
+  return { main: blocks.threadMs.main / n, workers: blocks.threadMs.workers / n, runtime: blocks.threadMs.runtime / n };
+}
+
+function summarise(blocks: Blocks, byThread: boolean): Measured {
   return {
     rps: (blocks.latencies.length * 1000) / blocks.wallMs,
     p50: percentile(blocks.latencies, 50),
     p95: percentile(blocks.latencies, 95),
     cores: blocks.cpuMs / blocks.wallMs,
     roundRps: blocks.roundRps,
+    perRequest: byThread ? perRequest(blocks) : undefined,
   };
 }
 
@@ -176,7 +203,10 @@ for (const clients of CLIENTS) {
   // Short blocks, engines interleaved in a rotating order round after round: on a shared machine
   // the load drifts over seconds, and a long block per engine would hand the drift to one engine.
   const blocks = new Map<string, Blocks>(
-    engines.map((e) => [e.name, { latencies: [], wallMs: 0, cpuMs: 0, roundRps: [] }]),
+    engines.map((e) => [
+      e.name,
+      { latencies: [], wallMs: 0, cpuMs: 0, roundRps: [], threadMs: { main: 0, workers: 0, runtime: 0 } },
+    ]),
   );
   for (let round = 0; round < roundsFor(clients); round++) {
     for (let i = 0; i < engines.length; i++) {
@@ -184,7 +214,8 @@ for (const clients of CLIENTS) {
       await runBlock(engine, clients, blocks.get(engine.name)!);
     }
   }
-  for (const engine of engines) results.get(engine.name)!.set(clients, summarise(blocks.get(engine.name)!));
+  for (const engine of engines)
+    results.get(engine.name)!.set(clients, summarise(blocks.get(engine.name)!, engine.byThread === true));
 }
 // Memory of the pools: every server has loaded the voice and run it at every client count.
 const rssMb = servers.map((s) => processRssMb(s.engine.pid));
@@ -210,6 +241,22 @@ const ratioRows = SAWT_CONCURRENCY.flatMap((c) =>
     return `| Sawt concurrency ${c} / ${peer} | ${cells.join(" | ")} |`;
   }),
 );
+const cpuPerRequest = (m: Measured): number => (m.cores * 1000) / m.rps;
+const cpuTable = [
+  head("engine"),
+  ...engines
+    .filter((e) => e.byThread)
+    .map((e) => {
+      const cells = CLIENTS.map((c) => {
+        const split = get(e.name, c).perRequest!;
+        return `${split.main.toFixed(1)} / ${split.workers.toFixed(0)} / ${split.runtime.toFixed(1)}`;
+      });
+      return `| ${e.name} | ${cells.join(" | ")} |`;
+    }),
+  ...["raw 2×1-thread", "sherpa 2×1-thread"].map(
+    (name) => `| ${name} (all threads) | ${CLIENTS.map((c) => cpuPerRequest(get(name, c)).toFixed(0)).join(" | ")} |`,
+  ),
+].join("\n");
 const rawTwo = get("raw 1×2-thread", 1).p50;
 const rawOne = get("raw 2×1-thread", 1).p50;
 const audioSeconds = sawtSamples / 22050;
@@ -254,6 +301,13 @@ ${table((m) => `${m.p50.toFixed(0)} / ${m.p95.toFixed(0)}`)}
 Cores used:
 
 ${table((m) => m.cores.toFixed(2))}
+
+CPU per request (ms) of each Sawt server by thread — main (event loop: HTTP, auth, JSON, text
+front-end, PCM levelling and encoding) / workers (onnxruntime sessions and espeak-ng) / runtime (JIT,
+GC, allocator) — beside the whole CPU per request of raw and sherpa as two 1-thread sessions. What
+Sawt spends besides the model is main + runtime, plus what its cores idle between a lane's runs:
+
+${cpuTable}
 
 Throughput ratios (goal, issue #19: from 2 clients up, Sawt ≥ 1.15× sherpa 1×2-thread and ≥ 1.0×
 sherpa 2×1-thread), each the median over the rounds (${ROUNDS}; ${roundsFor(1)} of one request at 1 client) of Sawt's block / the peer's block in the same

@@ -114,8 +114,7 @@ export class Admission {
   async run<T>(job: () => Promise<T>, request: AdmissionRequest = {}): Promise<T> {
     request.signal?.throwIfAborted();
     if (this.counters.running < this.options.concurrency && this.queue.length === 0) {
-      this.counters.running++;
-      runningEverywhere++;
+      this.started();
       this.admit(0);
     } else {
       await this.wait(request);
@@ -126,7 +125,7 @@ export class Admission {
     } finally {
       this.recentRunMs = 0.8 * this.recentRunMs + 0.2 * (performance.now() - started);
       this.counters.running--;
-      runningEverywhere--;
+      runningEverywhere--; // the one place a job ends; started() is where it begins
       this.counters.completed++;
       this.next();
     }
@@ -209,11 +208,16 @@ export class Admission {
         this.expire(waiter);
         continue;
       }
-      this.counters.running++;
-      runningEverywhere++;
+      this.started();
       waiter.start();
     }
     this.checkIdle();
+  }
+
+  /** Counts a job as running here and in the process-wide count, together. */
+  private started(): void {
+    this.counters.running++;
+    runningEverywhere++;
   }
 
   private checkIdle(): void {

@@ -143,7 +143,7 @@ class WorkerSession implements Session {
       // right after a request) end first: terminating the worker inside onnxruntime's run aborts
       // the whole process ("terminate called after throwing an instance of 'Napi::Error'").
       // A run always ends; the wait is bounded all the same.
-      if (!this.dead && this.pending.size > 0) await this.idle(RUNS_ON_RELEASE_WAIT_MS);
+      if (!this.dead) await this.idle(RUNS_ON_RELEASE_WAIT_MS);
       if (!this.dead && this.pending.size === 0) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         const done = new Promise<void>((resolve) => {

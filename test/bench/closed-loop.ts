@@ -1,7 +1,8 @@
 /**
  * Load pieces of the throughput benchmark: a closed-loop client driver, a pool of serial runners
  * (an engine with K sessions, each running one inference at a time, taking queued requests in
- * arrival order), percentiles, and a process's CPU time from /proc. Not a benchmark itself.
+ * arrival order), percentiles, and a process's CPU time and memory from /proc, whole or by thread.
+ * Not a benchmark itself.
  */
 import { readdirSync, readFileSync } from "node:fs";
 

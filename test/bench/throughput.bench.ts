@@ -33,7 +33,7 @@ const SAWT_CONCURRENCY = [1, 2, 4] as const;
  * ramp-up and its lone last request (one core idle for every 2×1 engine alike) a small share.
  * One client sends one request per block: engines take turns request by request, so every
  * engine's single-request latencies are spread over the same seconds of this VM's drifting speed,
- * and each Sawt request arrives after a pause, as a lone request does (paying the pool's burst hold).
+ * and each Sawt request arrives after a pause, as a lone request does (it takes the pool's solo session).
  */
 const requestsFor = (clients: number): number => (clients === 1 ? 1 : Math.max(8, clients));
 /** Rounds per client count: each engine runs one short block per round, engines interleaved. */

@@ -22,7 +22,7 @@ import {
 } from "../../src/runtime/onnx-metadata.ts";
 import { bytesSource, type ByteSource } from "../../src/runtime/protobuf-reader.ts";
 import { GraphBuilder, tensor } from "../support/onnx/builder.ts";
-import { ProtoWriter } from "../support/onnx/protobuf.ts";
+import { ProtoWriter } from "../../src/runtime/protobuf-writer.ts";
 
 const SILERO = sileroModel();
 const dir = mkdtempSync(join(tmpdir(), "sawt-onnxmeta-"));

@@ -9,7 +9,7 @@ import {
   fileSource,
   type ByteSource,
 } from "../../src/runtime/protobuf-reader.ts";
-import { ProtoWriter } from "../support/onnx/protobuf.ts";
+import { ProtoWriter } from "../../src/runtime/protobuf-writer.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "sawt-proto-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

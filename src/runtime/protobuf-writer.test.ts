@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ProtoReader, bytesSource } from "../../../src/runtime/protobuf-reader.ts";
-import { ProtoWriter } from "./protobuf.ts";
+import { ProtoReader, bytesSource } from "./protobuf-reader.ts";
+import { ProtoWriter } from "./protobuf-writer.ts";
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");
 const varintHex = (v: number | bigint): string => hex(new ProtoWriter().rawVarint(v).finish());

@@ -1,6 +1,7 @@
 /**
- * A minimal protobuf wire-format writer, enough to serialise ONNX messages for constructed test
- * models. It knows wire types, not schemas: callers name field numbers themselves.
+ * A minimal protobuf wire-format writer, enough to serialise ONNX messages: the graph rewrite of
+ * conv-lift.ts and the constructed test models. It knows wire types, not schemas: callers name
+ * field numbers themselves.
  */
 
 /** Protobuf wire types (encoding spec). */

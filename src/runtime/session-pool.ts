@@ -109,6 +109,10 @@ export class SessionPool implements Session {
   get outputMetadata(): readonly ValueMetadata[] {
     return this.lanes[0]!.outputMetadata;
   }
+  get liftedConvolutions(): number {
+    return this.lanes[0]!.liftedConvolutions;
+  }
+
   get provider(): "cpu" | "cuda" {
     return this.lanes[0]!.provider;
   }

@@ -37,6 +37,8 @@ export type ToWorker =
       readonly model: string | Uint8Array;
       readonly provider: "cpu" | "cuda";
       readonly intraOpThreads: number;
+      /** Lift 1-D convolution chains to 2-D (conv-lift.ts) when the session runs on one CPU thread. */
+      readonly liftConv1d: boolean;
     }
   | {
       readonly op: "run";
@@ -54,6 +56,8 @@ export type FromWorker =
       readonly provider: "cpu" | "cuda";
       /** Set when CUDA was asked for but the session had to use CPU. */
       readonly fallback?: string;
+      /** Set when a lift was asked for: what it did, or why the original graph runs. */
+      readonly lift?: { readonly convolutions: number } | { readonly skipped: string };
       readonly inputNames: readonly string[];
       readonly outputNames: readonly string[];
       readonly inputMetadata: readonly WireValueMetadata[];

@@ -23,6 +23,8 @@ export interface Session {
   readonly outputMetadata: readonly ValueMetadata[];
   /** Where it runs (CPU when CUDA was chosen but this model could not use it). */
   readonly provider: "cpu" | "cuda";
+  /** Convolutions its graph runs lifted to 2-D (conv-lift.ts; a pool: those of its lanes), 0 when none. */
+  readonly liftedConvolutions: number;
   /** Runs the model; outputs are `ort.Tensor`s. `fetches` limits the outputs computed. */
   run(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<Record<string, Tensor>>;
   /** Like {@link run}, plus the time `session.run` itself took inside the worker (for metrics). */

@@ -66,6 +66,7 @@ class WorkerSession implements Session {
   inputMetadata: readonly ValueMetadata[] = [];
   outputMetadata: readonly ValueMetadata[] = [];
   provider: "cpu" | "cuda" = "cpu";
+  liftedConvolutions = 0;
 
   constructor(
     private readonly worker: Worker,
@@ -84,6 +85,7 @@ class WorkerSession implements Session {
     model: string | Uint8Array,
     provider: "cpu" | "cuda",
     intraOpThreads: number,
+    liftConv1d: boolean,
   ): Promise<void> {
     const opened = new Promise<void>((resolve, reject) => {
       const listener = (event: MessageEvent<FromWorker>) => {
@@ -95,8 +97,11 @@ class WorkerSession implements Session {
             inputMetadata: m.inputMetadata,
             outputMetadata: m.outputMetadata,
             provider: m.provider,
+            liftedConvolutions: m.lift && "convolutions" in m.lift ? m.lift.convolutions : 0,
           });
           if (m.fallback) log.warn("cuda session failed, using cpu", { model: this.label, reason: m.fallback });
+          if (m.lift && "skipped" in m.lift)
+            log.info("convolutions not lifted", { model: this.label, reason: m.lift.skipped });
           resolve();
         } else if (m.op === "open-failed") reject(new Error(m.message));
         else return;
@@ -105,7 +110,7 @@ class WorkerSession implements Session {
       this.worker.addEventListener("message", listener);
       this.worker.addEventListener("error", (event: ErrorEvent) => reject(new Error(event.message)), { once: true });
     });
-    this.post({ op: "open", libraryPath, model, provider, intraOpThreads });
+    this.post({ op: "open", libraryPath, model, provider, intraOpThreads, liftConv1d });
     await opened;
   }
 
@@ -229,6 +234,13 @@ export interface SessionOptions {
    * `intraOpThreads` (a model pinned to a thread count is small enough for one session) and on CUDA.
    */
   readonly parallel?: number;
+  /**
+   * Lets sessions of one intra-op thread run the model with its chains of 1-D convolutions lifted
+   * to 2-D (conv-lift.ts: onnxruntime's faster NCHWc kernels; same outputs within float rounding).
+   * For model families made of long Conv1d chains (VITS); the original graph runs when the rewrite
+   * does not apply or onnxruntime rejects it.
+   */
+  readonly liftConv1d?: boolean;
 }
 
 /**
@@ -259,6 +271,7 @@ export async function createSession(model: string | Uint8Array, options: Session
     lanes: shape.lanes,
     lane_threads: shape.laneThreads,
     solo_threads: shape.soloThreads,
+    lane_lifted_convolutions: pool.liftedConvolutions,
   });
   return { session: pool, provider: pool.provider };
 }
@@ -274,7 +287,7 @@ async function openWorkerSession(
   const worker = new Worker(workerUrl());
   const session = new WorkerSession(worker, ort, label);
   try {
-    await session.open(libraryPath, model, provider, intraOpThreads);
+    await session.open(libraryPath, model, provider, intraOpThreads, options.liftConv1d === true);
   } catch (error) {
     worker.terminate();
     throw error;

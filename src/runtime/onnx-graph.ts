@@ -78,10 +78,13 @@ export interface EditableModel {
   readonly droppedValueInfo: Set<string>;
   /** Initializers a rewrite adds. */
   readonly addedInitializers: { name: string; int64: readonly number[] }[];
+  /** Initializers a rewrite gives new dims (same data, e.g. [O, I, k] → [O, I, 1, k]). */
+  readonly reshapedInitializers: Map<string, readonly number[]>;
   readonly bytes: Uint8Array;
   readonly modelFields: readonly ProtoField[];
   readonly graphFields: readonly ProtoField[];
   readonly valueInfoNames: ReadonlyMap<ProtoField, string>;
+  readonly initializerNames: ReadonlyMap<ProtoField, string>;
 }
 
 /** The int64 values of a varint field, packed or not (negatives as ten-byte two's complement). */
@@ -207,6 +210,7 @@ export function readEditableModel(bytes: Uint8Array): EditableModel {
   const constants = new Map<string, ConstantTensor>();
   const graphOutputs = new Set<string>();
   const valueInfoNames = new Map<ProtoField, string>();
+  const initializerNames = new Map<ProtoField, string>();
   let unsupported: string | undefined;
   for (const f of graphFields) {
     if (f.field === GraphField.NODE) {
@@ -218,6 +222,7 @@ export function readEditableModel(bytes: Uint8Array): EditableModel {
       if (tensor.external) unsupported ??= "weights are stored in external data files";
       declaredRanks.set(tensor.name, tensor.dims.length);
       constants.set(tensor.name, tensor);
+      initializerNames.set(f, tensor.name);
     } else if (f.field === GraphField.INPUT || f.field === GraphField.OUTPUT || f.field === VALUE_INFO) {
       const { name, rank } = valueInfoRank(graph.nested(f));
       if (f.field === GraphField.OUTPUT) graphOutputs.add(name);
@@ -234,10 +239,12 @@ export function readEditableModel(bytes: Uint8Array): EditableModel {
     unsupported,
     droppedValueInfo: new Set(),
     addedInitializers: [],
+    reshapedInitializers: new Map(),
     bytes,
     modelFields,
     graphFields,
     valueInfoNames,
+    initializerNames,
   };
 }
 
@@ -266,13 +273,7 @@ class Pieces {
   }
 
   join(): Uint8Array {
-    const out = new Uint8Array(this.length);
-    let at = 0;
-    for (const piece of this.list) {
-      out.set(piece, at);
-      at += piece.length;
-    }
-    return out;
+    return joinPieces(this.list);
   }
 }
 
@@ -305,6 +306,15 @@ function writeNode(bytes: Uint8Array, node: GraphNode): Uint8Array {
   return w.finish();
 }
 
+/** A TensorProto with new dims and every other field (its data above all) as it was. */
+function reshapedTensor(bytes: Uint8Array, f: ProtoField, dims: readonly number[]): Pieces {
+  const body = new Pieces();
+  body.add(new ProtoWriter().packedVarints(TensorField.DIMS, dims).finish());
+  for (const g of new ProtoReader(bytesSource(bytes), f.start, f.end).fields())
+    if (g.field !== TensorField.DIMS) body.copy(bytes, g);
+  return body;
+}
+
 function writeInt64Initializer(name: string, values: readonly number[]): Uint8Array {
   const raw = new Uint8Array(values.length * 8);
   const view = new DataView(raw.buffer);
@@ -317,8 +327,11 @@ function writeInt64Initializer(name: string, values: readonly number[]): Uint8Ar
     .finish();
 }
 
-/** Encodes the model with its edited graph: unchanged nodes and every weight are the original bytes. */
-export function writeEditableModel(model: EditableModel): Uint8Array {
+/**
+ * Encodes the model with its edited graph as a list of pieces whose concatenation is the file:
+ * unchanged nodes and every weight are slices of the original bytes, not copies.
+ */
+export function encodeEditableModel(model: EditableModel): readonly Uint8Array[] {
   const { bytes } = model;
   const graph = new Pieces();
   for (const node of model.nodes) {
@@ -333,7 +346,9 @@ export function writeEditableModel(model: EditableModel): Uint8Array {
     if (f.field === GraphField.NODE) continue;
     const valueInfo = model.valueInfoNames.get(f);
     if (valueInfo !== undefined && model.droppedValueInfo.has(valueInfo)) continue;
-    graph.copy(bytes, f);
+    const dims = model.reshapedInitializers.get(model.initializerNames.get(f) ?? "");
+    if (dims === undefined) graph.copy(bytes, f);
+    else graph.nested(GraphField.INITIALIZER, reshapedTensor(bytes, f, dims));
   }
   for (const { name, int64 } of model.addedInitializers) {
     const body = new Pieces();
@@ -345,5 +360,21 @@ export function writeEditableModel(model: EditableModel): Uint8Array {
     if (f.field === ModelField.GRAPH) out.nested(ModelField.GRAPH, graph);
     else out.copy(bytes, f);
   }
-  return out.join();
+  return out.list;
+}
+
+/** Encodes the model with its edited graph into one buffer (see {@link encodeEditableModel}). */
+export function writeEditableModel(model: EditableModel): Uint8Array {
+  return joinPieces(encodeEditableModel(model));
+}
+
+/** Concatenates encoded pieces into one buffer. */
+export function joinPieces(pieces: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
 }

@@ -56,8 +56,11 @@ export type FromWorker =
       readonly provider: "cpu" | "cuda";
       /** Set when CUDA was asked for but the session had to use CPU. */
       readonly fallback?: string;
-      /** Set when a lift was asked for: what it did, or why the original graph runs. */
-      readonly lift?: { readonly convolutions: number } | { readonly skipped: string };
+      /**
+       * Set when a lift was asked for: what it lifted, or why the original graph runs (`failed`:
+       * the rewrite or onnxruntime refused a graph that had chains to lift).
+       */
+      readonly lift?: { readonly convolutions: number } | { readonly skipped: string; readonly failed: boolean };
       readonly inputNames: readonly string[];
       readonly outputNames: readonly string[];
       readonly inputMetadata: readonly WireValueMetadata[];

@@ -100,8 +100,9 @@ class WorkerSession implements Session {
             liftedConvolutions: m.lift && "convolutions" in m.lift ? m.lift.convolutions : 0,
           });
           if (m.fallback) log.warn("cuda session failed, using cpu", { model: this.label, reason: m.fallback });
-          if (m.lift && "skipped" in m.lift)
-            log.info("convolutions not lifted", { model: this.label, reason: m.lift.skipped });
+          // A graph with nothing to lift is the common case; one whose lift failed runs slower than it could.
+          if (m.lift && "failed" in m.lift && m.lift.failed)
+            log.warn("convolutions not lifted", { model: this.label, reason: m.lift.skipped });
           resolve();
         } else if (m.op === "open-failed") reject(new Error(m.message));
         else return;

@@ -7,15 +7,17 @@
  * rewrite that changed nothing could not pass.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { InferenceSession, Tensor } from "onnxruntime-node";
-import { liftConv1d } from "../../src/runtime/conv-lift.ts";
-import { readEditableModel, writeEditableModel } from "../../src/runtime/onnx-graph.ts";
+import { type LiftOptions, liftConv1d } from "../../src/runtime/conv-lift.ts";
+import { joinPieces, readEditableModel, writeEditableModel } from "../../src/runtime/onnx-graph.ts";
 import { loadOrt } from "../../src/runtime/ort.ts";
 import { createSession } from "../../src/runtime/sessions.ts";
 import { buildPiperMediumGraph } from "../support/models/piper-medium.ts";
 import { GraphBuilder, tensor } from "../support/onnx/builder.ts";
-import { sharedFile } from "../support/sawt.ts";
+import { sharedFile, tempDir } from "../support/sawt.ts";
 
 const ort = await loadOrt();
 
@@ -108,6 +110,13 @@ function everyRule(opset: number): Uint8Array {
   return g.toModel({ opset });
 }
 
+/** The lifted model as one buffer, with what was lifted; fails the test when nothing was. */
+function lift(model: Uint8Array, options?: LiftOptions): { bytes: Uint8Array; convolutions: number } {
+  const result = liftConv1d(model, options);
+  if (result.pieces === undefined) throw new Error(result.reason);
+  return { bytes: joinPieces(result.pieces), convolutions: result.convolutions };
+}
+
 const feeds = (t: number) => ({
   x: new ort.Tensor("float32", values(8 * t, 99), [1, 8, t]),
   mask: new ort.Tensor(
@@ -121,8 +130,7 @@ describe("liftConv1d", () => {
   for (const opset of [11, 17]) {
     test(`does give the original outputs when every rule applies (opset ${opset})`, async () => {
       const original = everyRule(opset);
-      const lifted = liftConv1d(original);
-      if (lifted.bytes === undefined) throw new Error(lifted.reason);
+      const lifted = lift(original);
       expect(lifted.convolutions).toBe(4);
       expect(spatialRanks(original)).toEqual([1, 1, 1, 1]);
       expect(spatialRanks(lifted.bytes)).toEqual([2, 2, 2, 2]);
@@ -140,8 +148,10 @@ describe("liftConv1d", () => {
     const y = g.op("Conv", [g.op("Relu", [g.op("Conv", [x, w], { pads: [1, 1] })]), w], { pads: [1, 1] });
     g.output(y, "y");
     const model = g.toModel();
-    expect(liftConv1d(model)).toEqual({ reason: "no chain of 3 or more 1-D convolutions" });
-    expect(liftConv1d(model, 2).bytes).toBeDefined();
+    const anyChain = { upsamplingOnly: false };
+    expect(liftConv1d(model, anyChain)).toEqual({ reason: "no chain of 3 or more 1-D convolutions" });
+    expect(liftConv1d(model, { ...anyChain, minChain: 2 }).pieces).toBeDefined();
+    expect(liftConv1d(model, { minChain: 2 })).toEqual({ reason: "no upsampling chain of 2 or more 1-D convolutions" });
   });
 
   test("does write an untouched graph back byte for byte", () => {
@@ -154,14 +164,16 @@ describe("liftConv1d", () => {
     expect(() => liftConv1d(model.subarray(0, model.length - 7))).toThrow(/runs past the end|truncated/);
   });
 
-  test("does lift the Piper-medium-shaped voice's flow and decoder to the same audio", async () => {
+  test("does lift the Piper-medium-shaped voice's decoder (and its flow when asked) to the same audio", async () => {
     const model = buildPiperMediumGraph().graph.toModel();
-    const lifted = liftConv1d(model);
-    if (lifted.bytes === undefined) throw new Error(lifted.reason);
-    // 4 couplings × (1 + 2 × 4 + 1) in the flow, 1 + 3 × (1 + 3 × 2) + 1 in the decoder; the
-    // encoder's kernel-3 pairs (between Transposes) and its projection stay 1-D.
-    expect(lifted.convolutions).toBe(63);
-    expect(spatialRanks(lifted.bytes).filter((r) => r === 1)).toHaveLength(6 * 2 + 1);
+    const decoder = lift(model);
+    // 1 + 3 × (1 + 3 × 2) + 1 convolutions in the decoder; of the 76 in all, the encoder's kernel-3
+    // pairs (between Transposes), its projection and the flow's stay 1-D.
+    expect(decoder.convolutions).toBe(23);
+    expect(spatialRanks(decoder.bytes).filter((r) => r === 1)).toHaveLength(76 - 23);
+    // The flow too: 4 couplings × (1 + 2 × 4 + 1).
+    const all = lift(model, { upsamplingOnly: false });
+    expect(all.convolutions).toBe(23 + 40);
     const ids = Array.from({ length: 24 }, (_, i) => ((i * 7) % 120) + 1);
     const voiceFeeds = {
       input: new ort.Tensor("int64", BigInt64Array.from(ids, BigInt), [1, ids.length]),
@@ -169,15 +181,15 @@ describe("liftConv1d", () => {
       scales: new ort.Tensor("float32", Float32Array.of(0, 1, 0.8), [3]), // no noise: deterministic
     };
     const before = await run(model, voiceFeeds);
-    expect(largestDifference(before, await run(lifted.bytes, voiceFeeds))).toBeLessThan(1e-5);
+    expect(largestDifference(before, await run(decoder.bytes, voiceFeeds))).toBeLessThan(1e-5);
+    expect(largestDifference(before, await run(all.bytes, voiceFeeds))).toBeLessThan(1e-5);
   });
 
   test("does lift the real Moonshine encoder's convolution stem to the same encoding", async () => {
     const model = readFileSync(sharedFile("models/moonshine-tiny-en/encoder_model.onnx"));
     // Its stem is conv1 → tanh → group norm → conv2 → gelu → conv3 → gelu: chains of one and two.
-    expect(liftConv1d(model).bytes).toBeUndefined();
-    const lifted = liftConv1d(model, 1);
-    if (lifted.bytes === undefined) throw new Error(lifted.reason);
+    expect(liftConv1d(model).pieces).toBeUndefined();
+    const lifted = lift(model, { minChain: 1, upsamplingOnly: false });
     expect(lifted.convolutions).toBe(3);
     const input = {
       input_values: new ort.Tensor(
@@ -192,13 +204,18 @@ describe("liftConv1d", () => {
 
   test("does leave the real Silero VAD alone: its graph has subgraphs", () => {
     const model = readFileSync(sharedFile("models/silero-vad/silero_vad.onnx"));
-    expect(liftConv1d(model, 1)).toEqual({ reason: "node If has a subgraph" });
+    expect(liftConv1d(model, { minChain: 1, upsamplingOnly: false })).toEqual({ reason: "node If has a subgraph" });
   });
 
-  test("does run a lifted one-thread session from createSession with the original outputs", async () => {
-    const original = everyRule(17);
+  test("does run a lifted one-thread session from createSession on a model file, with the original outputs", async () => {
+    const dir = tempDir("sawt-conv-lift-");
+    const original = join(dir.path, "model.onnx");
+    writeFileSync(original, everyRule(17));
+    const leftovers = () => readdirSync(tmpdir()).filter((f) => f.startsWith("sawt-lift-")).length;
+    const before = leftovers();
     const plain = await createSession(original, { intraOpThreads: 1 });
     const lifted = await createSession(original, { intraOpThreads: 1, liftConv1d: true });
+    expect(leftovers()).toBe(before); // the lifted file is gone once the session holds the graph
     try {
       expect(lifted.session.liftedConvolutions).toBe(4);
       expect(plain.session.liftedConvolutions).toBe(0);
@@ -206,6 +223,7 @@ describe("liftConv1d", () => {
       expect(largestDifference(a, await lifted.session.run(feeds(9)))).toBeLessThan(1e-5);
     } finally {
       await Promise.all([plain.session.release(), lifted.session.release()]);
+      dir.remove();
     }
   });
 });

@@ -1,15 +1,17 @@
 /**
  * Session pools in the running server (issue #19): each voice pack opens `tts.concurrency`
  * lanes of cores ÷ N threads plus an all-cores solo session, `runtime.pack_sessions` overrides N
- * per pack (1: one plain session), and concurrent syntheses through a pool give exactly the audio
+ * per pack (1: one plain session), a VITS voice's one-thread lanes run its decoder lifted to 2-D,
+ * and concurrent syntheses through a pool give exactly the audio
  * of a lone one (every member runs the same model).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../../src/config/config.ts";
+import { writePiperMediumPacks } from "../support/models/piper-medium.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { startSawt, tempDir, waitForStatus, type SawtProcess } from "../support/sawt.ts";
-import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
+import { ARABIC_IPA_SYMBOLS, ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
 
 const dir = tempDir("sawt-pool-serve-");
 const models = join(dir.path, "models");
@@ -25,6 +27,11 @@ beforeAll(async () => {
       phonemeType: "text",
       costRepeats: 30,
     });
+  // A voice of real VITS shape, whose lanes run its decoder lifted to 2-D (runtime/conv-lift.ts).
+  await writePiperMediumPacks(
+    { piper: join(models, "yara_en"), sherpa: join(dir.path, "sherpa-medium") },
+    { phonemeIdMap: idMap(ARABIC_IPA_SYMBOLS) },
+  );
   sawt = await startSawt({
     env: {
       SAWT_MODELS_DIR: models,
@@ -70,7 +77,19 @@ describe("session pools in sawt serve", () => {
     expect(pools.get("yara/ar_text.onnx")).toMatchObject({ lanes: 2, lane_threads: 1, solo_threads: 2 });
     expect(pools.get("sherine/ar_text.onnx")).toMatchObject({ lanes: 3, lane_threads: 1, solo_threads: 2 });
     expect(pools.has("myriam/ar_text.onnx")).toBe(false);
-    expect(pools.size).toBe(2);
+    expect(pools.size).toBe(3);
+  });
+
+  test("does run a VITS voice's one-thread lanes with the decoder's 23 convolutions lifted, and no others", () => {
+    const pools = poolLogs();
+    expect(pools.get("yara_en/ar_JO-bench-medium.onnx")).toMatchObject({
+      lanes: 2,
+      lane_threads: 1,
+      lane_lifted_convolutions: 23,
+    });
+    // The tone voices have no convolutions: nothing to lift, which is no reason to warn.
+    expect(pools.get("yara/ar_text.onnx")).toMatchObject({ lane_lifted_convolutions: 0 });
+    expect(sawt.logs.filter((l) => l.includes('"convolutions not lifted"'))).toEqual([]);
   });
 
   test("does give concurrent syntheses through a pool exactly the audio of a lone one", async () => {

@@ -4,12 +4,15 @@
  * the exact ids Sawt feeds, sherpa-onnx-node 1.13.8 on the same weights (its own espeak-ng
  * phonemes), and real `sawt serve` processes (REST pcm) at `SAWT_TTS_CONCURRENCY` 1, 2 and 4.
  * raw and sherpa run in child processes (throughput-engines.ts), each once as one 2-thread
- * session and once as two 1-thread sessions. Closed-loop clients 1–16; per point: req/s, p50,
+ * session and once as two 1-thread sessions; raw also as two 1-thread sessions of the graph
+ * Sawt's lanes run (decoder lifted to 2-D, src/runtime/conv-lift.ts). Closed-loop clients 1–16; per point: req/s, p50,
  * p95, cores used (the serving process's CPU time over wall time, from /proc) and, for Sawt, its CPU
  * per request split by thread (event loop, model and espeak workers, runtime).
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { liftConv1d } from "../../src/runtime/conv-lift.ts";
+import { joinPieces } from "../../src/runtime/onnx-graph.ts";
 import { PIPER_MEDIUM } from "../support/models/piper-medium.ts";
 import { type SawtProcess, startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
 import {
@@ -70,8 +73,11 @@ function lineReader(stream: ReadableStream<Uint8Array>): () => Promise<string> {
   };
 }
 
-/** Starts a raw or sherpa child; resolves once warm, with one Engine per mode and the warm-up sample counts. */
-async function startChild(kind: "raw" | "sherpa", path: string, arg: string) {
+/**
+ * Starts a raw or sherpa child; resolves once warm, with one Engine per mode and the warm-up sample
+ * counts. `label` names its engines (default: the kind).
+ */
+async function startChild(kind: "raw" | "sherpa", path: string, arg: string, label: string = kind) {
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "throughput-engines.ts"), kind, path, arg], {
     stdin: "pipe",
     stdout: "pipe",
@@ -82,7 +88,7 @@ async function startChild(kind: "raw" | "sherpa", path: string, arg: string) {
   let busy = Promise.resolve();
   const engines = MODES.map(
     (mode): Engine => ({
-      name: `${kind} ${mode === "1x2" ? "1×2-thread" : "2×1-thread"}`,
+      name: `${label} ${mode === "1x2" ? "1×2-thread" : "2×1-thread"}`,
       pid: proc.pid,
       point(clients, requests) {
         const answer = busy.then(async () => {
@@ -192,12 +198,25 @@ const models = join(dir.path, "models");
 mkdirSync(models);
 const packs = await writeMediumVoice(models, join(dir.path, "sherpa"));
 const ids = await mediumVoiceIds(packs, IVR_SENTENCE);
-const [raw, sherpa, ...servers] = await Promise.all([
+// The graph a Sawt lane runs: the voice with its decoder lifted to 2-D (src/runtime/conv-lift.ts).
+const lift = liftConv1d(readFileSync(packs.piper.modelPath));
+if (lift.pieces === undefined) throw new Error(`the bench voice has nothing to lift: ${lift.reason}`);
+const liftedPath = join(dir.path, "lifted.onnx");
+writeFileSync(liftedPath, joinPieces(lift.pieces));
+const [raw, rawLifted, sherpa, ...servers] = await Promise.all([
   startChild("raw", packs.piper.modelPath, JSON.stringify(ids)),
+  startChild("raw", liftedPath, JSON.stringify(ids), "raw lifted"),
   startChild("sherpa", join(dir.path, "sherpa"), IVR_SENTENCE),
   ...SAWT_CONCURRENCY.map((c) => startServer(models, c)),
 ]);
-const engines: Engine[] = [...raw.engines, ...sherpa.engines, ...servers.map((s) => s.engine)];
+// Of the lifted graph only two 1-thread sessions: what Sawt's lanes run (its solo session runs the original).
+const RAW_LIFTED = "raw lifted 2×1-thread";
+const engines: Engine[] = [
+  ...raw.engines,
+  ...rawLifted.engines.filter((e) => e.name === RAW_LIFTED),
+  ...sherpa.engines,
+  ...servers.map((s) => s.engine),
+];
 const results = new Map<string, Map<number, Measured>>(engines.map((e) => [e.name, new Map()]));
 for (const clients of CLIENTS) {
   // Short blocks, engines interleaved in a rotating order round after round: on a shared machine
@@ -219,7 +238,7 @@ for (const clients of CLIENTS) {
 }
 // Memory of the pools: every server has loaded the voice and run it at every client count.
 const rssMb = servers.map((s) => processRssMb(s.engine.pid));
-await Promise.all([raw.stop(), sherpa.stop(), ...servers.map((s) => s.stop())]);
+await Promise.all([raw.stop(), rawLifted.stop(), sherpa.stop(), ...servers.map((s) => s.stop())]);
 dir.remove();
 
 const sawtSamples = servers[0]!.samples;
@@ -233,7 +252,7 @@ const table = (metric: (m: Measured) => string) =>
     ...engines.map((e) => `| ${e.name} | ${CLIENTS.map((c) => metric(get(e.name, c))).join(" | ")} |`),
   ].join("\n");
 const ratioRows = SAWT_CONCURRENCY.flatMap((c) =>
-  (["sherpa 1×2-thread", "sherpa 2×1-thread"] as const).map((peer) => {
+  (["sherpa 1×2-thread", "sherpa 2×1-thread", RAW_LIFTED] as const).map((peer) => {
     const cells = CLIENTS.map((n) => {
       const ratio = pairedRatio(get(`Sawt concurrency ${c}`, n), get(peer, n));
       return `**${ratio.median.toFixed(2)}** (${ratio.low.toFixed(2)}–${ratio.high.toFixed(2)})`;
@@ -253,7 +272,7 @@ const cpuTable = [
       });
       return `| ${e.name} | ${cells.join(" | ")} |`;
     }),
-  ...["raw 2×1-thread", "sherpa 2×1-thread"].map(
+  ...["raw 2×1-thread", RAW_LIFTED, "sherpa 2×1-thread"].map(
     (name) => `| ${name} (all threads) | ${CLIENTS.map((c) => cpuPerRequest(get(name, c)).toFixed(0)).join(" | ")} |`,
   ),
 ].join("\n");
@@ -279,7 +298,9 @@ ${ids.length} ids → ${audioSeconds.toFixed(2)} s of audio. **Per-sentence cost
 ${rawTwo.toFixed(0)} ms on 2 threads, ${rawOne.toFixed(0)} ms on 1** (RTF ${rtf} on 2).
 
 Engines, interleaved point by point in one run: *raw* = onnxruntime-node on the ids Sawt feeds (each session in a
-worker thread, with Sawt's session options); *sherpa* = sherpa-onnx-node 1.13.8 \`OfflineTts.generateAsync\` on the
+worker thread, with Sawt's session options); *raw lifted* = the same on the graph Sawt's one-thread lanes run, the
+voice with its HiFi-GAN decoder's ${lift.convolutions} convolutions lifted to 2-D at load (src/runtime/conv-lift.ts), so
+onnxruntime uses its NCHWc kernels (raw and sherpa run the file as written); *sherpa* = sherpa-onnx-node 1.13.8 \`OfflineTts.generateAsync\` on the
 same weights (VITS config, system espeak-ng-data), in a child process; *Sawt* = \`sawt serve\` with
 \`SAWT_TTS_CONCURRENCY\` 1/2/4, REST \`POST /v1/tts/audio/speech\` pcm, tashkeel off (sherpa does not diacritise).
 raw and sherpa run as one 2-thread session or as two 1-thread sessions, one run at a time each, requests queued FIFO.
@@ -312,7 +333,8 @@ ${cpuTable}
 Throughput ratios (goal, issue #19: from 2 clients up, Sawt ≥ 1.15× sherpa 1×2-thread and ≥ 1.0×
 sherpa 2×1-thread), each the median over the rounds (${ROUNDS}; ${roundsFor(1)} of one request at 1 client) of Sawt's block / the peer's block in the same
 round (lowest–highest round in brackets): paired within a round, a drift of the machine's speed between
-rounds cancels, which the pooled req/s above do not do.
+rounds cancels, which the pooled req/s above do not do. Against *raw lifted* the ratio is the serving
+layer's cost on the very graph Sawt's lanes run (1.0 = none).
 
 ${head("ratio")}
 ${ratioRows.join("\n")}

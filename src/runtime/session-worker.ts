@@ -152,12 +152,15 @@ async function scan(id: number, request: WireScan): Promise<void> {
   const stepSize = request.step.dims.reduce((a, b) => a * b, 1);
   const collected = new Map<string, { parts: Float32Array[]; type: string; dims: readonly number[] }>();
   const fetches = [...new Set([...request.collect, ...Object.keys(request.carry)])];
+  // Naming every output costs onnxruntime-node a lookup per step; asking for none gets them all.
+  const everyOutput = session!.outputNames.every((name) => fetches.includes(name));
   let last: InferenceSession.OnnxValueMapType = {};
   const started = performance.now();
   for (let i = 0; i < request.steps; i++) {
-    const slice = request.step.data.slice(i * stepSize, (i + 1) * stepSize);
+    // A view, not a copy: onnxruntime reads the input during run() and keeps no reference.
+    const slice = request.step.data.subarray(i * stepSize, (i + 1) * stepSize);
     inputs[request.step.name] = new ort!.Tensor("float32", slice, request.step.dims);
-    last = await session!.run(inputs, fetches);
+    last = everyOutput ? await session!.run(inputs) : await session!.run(inputs, fetches);
     for (const name of request.collect) {
       const t = last[name] as Tensor;
       const entry = collected.get(name) ?? { parts: [], type: t.type, dims: t.dims };

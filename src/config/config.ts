@@ -25,6 +25,7 @@ export interface SawtConfig {
     provider: "auto" | "cpu" | "cuda";
     intra_op_threads: number;
     pack_sessions: string[];
+    lift_convolutions: boolean;
     metrics_open: boolean;
   };
   readonly tts: {

@@ -130,6 +130,13 @@ export const SETTINGS: readonly SettingSpec[] = [
   },
   {
     section: "runtime",
+    key: "lift_convolutions",
+    type: "bool",
+    default: true,
+    doc: "Run a VITS voice's HiFi-GAN decoder with its 1-D convolutions rewritten as 2-D in sessions of one thread, where onnxruntime's faster kernels then apply (same audio within float rounding); false runs every model as written.",
+  },
+  {
+    section: "runtime",
     key: "metrics_open",
     type: "bool",
     default: false,

@@ -35,6 +35,13 @@ const RELEASED_REPLY_WAIT_MS = 5000;
 
 let device: DeviceChoice = { provider: "cpu", reason: "not configured", gpus: [], intraOpThreads: 1 };
 
+let conv1dLiftAllowed = true;
+
+/** Sets `runtime.lift_convolutions` for later sessions (called once at start-up); false runs every graph as written. */
+export function allowConv1dLift(allowed: boolean): void {
+  conv1dLiftAllowed = allowed;
+}
+
 /** Sets the device decision used by later sessions (called once at start-up). */
 export function useDevice(choice: DeviceChoice): void {
   device = choice;
@@ -288,7 +295,7 @@ async function openWorkerSession(
   const worker = new Worker(workerUrl());
   const session = new WorkerSession(worker, ort, label);
   try {
-    await session.open(libraryPath, model, provider, intraOpThreads, options.liftConv1d === true);
+    await session.open(libraryPath, model, provider, intraOpThreads, options.liftConv1d === true && conv1dLiftAllowed);
   } catch (error) {
     worker.terminate();
     throw error;

@@ -104,6 +104,27 @@ describe("session pools in sawt serve", () => {
   });
 });
 
+describe("runtime.lift_convolutions", () => {
+  test("does run every model as written when false", async () => {
+    const plain = await startSawt({
+      env: {
+        SAWT_MODELS_DIR: models,
+        SAWT_TTS_CONCURRENCY: "2",
+        SAWT_RUNTIME_INTRA_OP_THREADS: "2",
+        SAWT_RUNTIME_PROVIDER: "cpu",
+        SAWT_RUNTIME_LIFT_CONVOLUTIONS: "false",
+      },
+    });
+    try {
+      await waitForStatus(`${plain.baseUrl}/ready`);
+      const line = plain.logs.find((l) => l.includes('"session pool opened"') && l.includes("yara_en/"));
+      expect(JSON.parse(line!)).toMatchObject({ lanes: 2, lane_threads: 1, lane_lifted_convolutions: 0 });
+    } finally {
+      await plain.stop();
+    }
+  });
+});
+
 describe("runtime.pack_sessions", () => {
   test("does accept pack=N from 1 to 16 and name the setting when an entry is wrong", () => {
     const env = (value: string) => ({ SAWT_RUNTIME_PACK_SESSIONS: value });

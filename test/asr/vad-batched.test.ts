@@ -1,8 +1,9 @@
 /**
  * Issue #19 acceptance 3, correctness half: the real Silero VAD v5 scores a chunk of windows in
- * one worker call (Session.runScan), and on a minute of real speech with pauses that gives the
- * same probabilities as scoring window by window (the path before the batching) and as a plain
- * onnxruntime-node loop on the main thread (within 1e-5), and the same speech segments as both.
+ * one run of its rebuilt sequence graph (src/asr/vad/silero-sequence.ts), and on a minute of real
+ * speech with pauses that gives the same probabilities as scoring window by window (the path
+ * before the batching) and as a plain onnxruntime-node loop over the published graph on the main
+ * thread (within 1e-5), and the same speech segments as both.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { InferenceSession } from "onnxruntime-node";

@@ -133,8 +133,8 @@ rel-pos attention, ${(pack.bytes / 1e6).toFixed(0)} MB, seeded random weights) a
 threads for the recogniser (as the server chooses) and Sawt's session settings on the raw side too; medians of
 ${RUNS} runs in rotating order.
 
-- **Service, samples**: \`transcribeSamples\` (a recording held whole; gRPC raw PCM): Silero VAD, a chunk of windows
-  per worker call on 1 thread, runs ahead while the segmentation policy's ${pieces.length} pieces (each ≤ ${WINDOW_SECONDS} s, from ${spans.length}
+- **Service, samples**: \`transcribeSamples\` (a recording held whole; gRPC raw PCM): Silero VAD (its graph rebuilt
+  to score a chunk of windows in one run, 1 thread) runs ahead while the segmentation policy's ${pieces.length} pieces (each ≤ ${WINDOW_SECONDS} s, from ${spans.length}
   speech segments) are decoded in the recogniser's worker (NeMo features, model, greedy CTC), then stitched.
 - **Service, WAV upload**: \`transcribeFile\` of the same audio as a 16 kHz WAV (REST's path): read in-process;
   longer than a request's reservation, so the VAD cuts it into its ${spans.length} speech segments as it is read (running

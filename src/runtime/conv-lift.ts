@@ -109,11 +109,9 @@ class GraphFacts {
       else if (value) rank = 0;
     } else if (ELEMENTWISE.has(node.opType) || node.opType === "BatchNormalization") {
       if (known.every((r) => r !== undefined)) rank = Math.max(...(known as number[]));
-    } else if (
-      ["Conv", "ConvTranspose", "Transpose", "Softmax", "LayerNormalization", "Slice", "Split", "Concat"].includes(
-        node.opType,
-      )
-    ) {
+    } else if (CONVOLUTIONS.has(node.opType)) {
+      rank = first ?? known[1]; // data and weight have the same rank
+    } else if (["Transpose", "Softmax", "LayerNormalization", "Slice", "Split", "Concat"].includes(node.opType)) {
       rank = first;
     } else if (node.opType === "Range" || node.opType === "Shape") rank = 1;
     else if (node.opType === "Unsqueeze" || node.opType === "Squeeze") {
@@ -226,7 +224,8 @@ class ChainLifter {
     private readonly chosen: ReadonlySet<GraphNode>,
   ) {
     for (const node of model.nodes) {
-      for (const n of [...node.inputs, ...node.outputs]) this.names.add(n);
+      // Tensor and node names both: the new nodes' names must not repeat an existing node's either.
+      for (const n of [...node.inputs, ...node.outputs, node.name]) this.names.add(n);
       for (const i of node.inputs) this.uses.set(i, (this.uses.get(i) ?? 0) + 1);
       if (!chosen.has(node)) for (const i of node.inputs) this.outsideConsumers.add(i);
     }

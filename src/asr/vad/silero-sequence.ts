@@ -171,6 +171,8 @@ export function sileroSequenceModel(bytes: Uint8Array): SileroSequenceResult {
   const graphField = modelFields.find((f) => f.field === ModelField.GRAPH);
   if (graphField === undefined) return { reason: "the model has no graph" };
   const main = readGraph(model.nested(graphField));
+  // v5 branches on Equal(sr, 16000): `then` is 16 kHz. A file that branches otherwise rebuilds the
+  // wrong branch, and the load-time check against the published graph (silero.ts) refuses it.
   const rateIf = main.nodes.find((n) => n.opType === "If");
   const branch16k = rateIf?.subgraphs.get("then_branch");
   if (!rateIf || !branch16k || !main.inputs.has("input") || !main.inputs.has("state"))
@@ -201,7 +203,11 @@ export function sileroSequenceModel(bytes: Uint8Array): SileroSequenceResult {
   const copied = new Set<SourceNode>();
   const initializers = new Map<string, ProtoField>();
   for (const part of [front, weights, headWeights]) {
-    for (const node of part.nodes) if (!copied.has(node)) b.nodes.push(b.copy(node.field)), copied.add(node);
+    for (const node of part.nodes) {
+      if (copied.has(node)) continue;
+      b.nodes.push(b.copy(node.field));
+      copied.add(node);
+    }
     for (const [name, tensor] of part.initializers) initializers.set(name, tensor);
   }
   for (const tensor of initializers.values()) b.initializers.push(b.copy(tensor));

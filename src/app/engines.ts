@@ -27,7 +27,7 @@ import {
 } from "../core/engines.ts";
 import { firstLine } from "../models/errors.ts";
 import { chooseDevice, deviceDetails, type DeviceChoice } from "../runtime/devices.ts";
-import { allowConv1dLift, useDevice } from "../runtime/sessions.ts";
+import { useDevice } from "../runtime/sessions.ts";
 import type { AppContext } from "./context.ts";
 import { Generation, trackCalls } from "./generation.ts";
 
@@ -219,8 +219,7 @@ export function startEngines(
   let device: DeviceChoice | undefined;
   const settled = (async () => {
     device = await chooseDevice(ctx.config.runtime.provider, ctx.config.runtime.intra_op_threads);
-    useDevice(device);
-    allowConv1dLift(ctx.config.runtime.lift_convolutions);
+    useDevice(device, { liftConvolutions: ctx.config.runtime.lift_convolutions });
     ctx.log.info("device", {
       provider: device.provider,
       reason: device.reason,

@@ -11,7 +11,7 @@ import { AppError, Detail } from "../errors/taxonomy.ts";
 import { log, parseLevel, setLogLevel } from "../log/logger.ts";
 import { Admission } from "../runtime/admission.ts";
 import { chooseDevice } from "../runtime/devices.ts";
-import { allowConv1dLift, useDevice } from "../runtime/sessions.ts";
+import { useDevice } from "../runtime/sessions.ts";
 import { createTtsEngine } from "../tts/start.ts";
 import { parseArgs, stringFlag, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
@@ -108,8 +108,7 @@ Exit codes: 0 written, 2 bad arguments or input (the same 400/422 rules as the A
     };
 
     const device = await chooseDevice(config.runtime.provider, config.runtime.intra_op_threads);
-    useDevice(device);
-    allowConv1dLift(config.runtime.lift_convolutions);
+    useDevice(device, { liftConvolutions: config.runtime.lift_convolutions });
     const admission = new Admission({
       name: "tts",
       concurrency: 1,

@@ -27,7 +27,9 @@ async function onnxRuntimeCheck(config: SawtConfig): Promise<CheckResult> {
   try {
     const ort = await loadOrt();
     // Through the session factory, so the worker thread path that serving uses is proven too.
-    useDevice(await chooseDevice(config.runtime.provider, config.runtime.intra_op_threads));
+    useDevice(await chooseDevice(config.runtime.provider, config.runtime.intra_op_threads), {
+      liftConvolutions: config.runtime.lift_convolutions,
+    });
     const { session, provider } = await createSession(probeModelBytes(), { label: "doctor probe" });
     const out = await session.run({ x: new ort.Tensor("float32", new Float32Array([42]), [1]) });
     const echoed = (out.y?.data as Float32Array | undefined)?.[0];

@@ -2,18 +2,18 @@
  * Lifts chains of 1-D convolutions to 2-D at load time, so onnxruntime runs them with its blocked
  * NCHWc kernels. onnxruntime's CPU provider lays out only 4-D convolutions in NCHWc; a Conv1d
  * runs as im2col and a plain GEMM. On the Piper-medium-shaped voice of the benchmarks the HiFi-GAN
- * decoder as [N, C, 1, T] ran 19 % faster on one intra-op thread (166 → 135 ms per sentence) and
- * level on two, with outputs within 1e-6. Lifting convolutions one by one gains nothing (each
+ * decoder as [N, C, 1, T] ran 17 % faster on one intra-op thread (161 → 133 ms per sentence; 13 %
+ * on the Piper-high shape) and within 2 % on two, with outputs within 1e-6. Lifting convolutions one by one gains nothing (each
  * pays a layout reorder in and out), so only connected chains of at least {@link MIN_CHAIN}
  * convolutions are lifted, together with the element-wise and channel ops between them; and by
  * default only chains that upsample (hold a ConvTranspose), where tensors run at audio rate: the
  * VITS flow, at frame rate, gained 0.7 % lifted and its sessions held 25 MB more each.
  *
  * The rewrite: a tensor [N, C, T] inside a chain becomes [N, C, 1, T] (a new name); a Conv or
- * ConvTranspose gets 2-D attributes (kernel [1, k], pads [0, a, 0, b], …) and its weight an
- * Unsqueeze to [O, I, 1, k], which onnxruntime folds into a constant when the session loads;
- * an operand from outside the chain of rank ≥ 2 gets an Unsqueeze before its last axis, so it
- * broadcasts as before; channel-axis ops (Split, Concat, Gather, Slice) get their axes moved;
+ * ConvTranspose gets 2-D attributes (kernel [1, k], pads [0, a, 0, b], …) and its weight the
+ * dims [O, I, 1, k] (in place when only it reads the initializer, else through an Unsqueeze that
+ * onnxruntime folds into a constant when the session loads); any other operand from outside the
+ * chain of rank ≥ 2 gets an Unsqueeze before its last axis, so it broadcasts as before; channel-axis ops (Split, Concat, Gather, Slice) get their axes moved;
  * and wherever a lifted tensor leaves the chain, a Squeeze gives it back under its old name.
  * Models with subgraphs or external weights are left alone.
  */
@@ -40,7 +40,7 @@ export interface LiftOptions {
 /** The outcome of {@link liftConv1d}: the rewritten model, or why there is none. */
 export type LiftResult =
   | {
-      /** The rewritten file as pieces to concatenate (joinPieces), mostly slices of the input. */
+      /** The rewritten file as pieces to concatenate (concatBytes), mostly slices of the input. */
       readonly pieces: readonly Uint8Array[];
       readonly convolutions: number;
       readonly nodes: number;
@@ -75,9 +75,9 @@ function liftAxis(axis: number): number {
 const attribute = (node: GraphNode, name: string): GraphAttribute | undefined =>
   node.attributes.find((a) => a.name === name);
 
-/** What the rewrite knows of the graph: ranks in the original, constant int64 inputs, consumers. */
+/** What the rewrite knows of the graph: ranks in the original and constant int64 inputs. */
 class GraphFacts {
-  readonly ranks = new Map<string, number>();
+  private readonly ranks = new Map<string, number>();
   private readonly constantNodes = new Map<string, readonly number[] | undefined>();
 
   constructor(private readonly model: EditableModel) {
@@ -119,13 +119,9 @@ class GraphFacts {
       if (first !== undefined && axes !== undefined)
         rank = first + (node.opType === "Unsqueeze" ? axes.length : -axes.length);
     } else if (node.opType === "Reshape") {
-      rank = this.model.constants.get(node.inputs[1]!)?.dims[0] ?? this.constantLength(node.inputs[1]!);
+      rank = this.ints(node.inputs[1] ?? "")?.length;
     } else if (node.opType === "Gather" && first !== undefined && known[1] !== undefined) rank = first + known[1] - 1;
     if (rank !== undefined) for (const o of node.opType === "Split" ? node.outputs : [out]) this.ranks.set(o, rank);
-  }
-
-  private constantLength(name: string): number | undefined {
-    return this.constantNodes.get(name)?.length;
   }
 }
 
@@ -269,8 +265,8 @@ class ChainLifter {
     if (rank < 2 || channelOp || convolutionBias) return name;
     const weight = this.model.constants.get(name);
     if (CONVOLUTIONS.has(node.opType) && index === 1 && weight && this.uses.get(name) === 1) {
-      // A weight only this convolution reads gets 2-D dims in place: an Unsqueeze would be folded
-      // into a second copy, and the session would hold both (measured: +33 MB per session).
+      // A weight only this convolution reads gets 2-D dims in place rather than an Unsqueeze:
+      // nothing for onnxruntime to fold into a second copy while the session loads.
       const [o, i, k] = weight.dims as [number, number, number];
       this.model.reshapedInitializers.set(name, [o, i, 1, k]);
       return name;

@@ -1,5 +1,6 @@
 /**
- * An editable view of an ONNX model's main graph for load-time rewrites (conv-lift.ts): nodes
+ * An editable view of an ONNX model's main graph for load-time rewrites (conv-lift.ts, and the
+ * node reader and field writers for asr/vad/silero-sequence.ts): nodes
  * with their inputs, outputs and attributes decoded, initializers and value infos with their
  * names and ranks, and everything else kept as byte ranges of the original file. Encoding writes
  * untouched messages back byte for byte and never copies a weight: the model is assembled once
@@ -14,6 +15,7 @@ import {
   OpsetField,
   TensorField,
 } from "./onnx-format.ts";
+import { concatBytes } from "../audio/concat.ts";
 import { bytesSource, type ProtoField, ProtoFormatError, ProtoReader } from "./protobuf-reader.ts";
 import { ProtoWriter, WireType } from "./protobuf-writer.ts";
 
@@ -39,6 +41,8 @@ export interface GraphAttribute {
   readonly tensor?: ConstantTensor;
   /** The original AttributeProto, written back when the attribute is unchanged. */
   readonly source?: ProtoField;
+  /** The GraphProto payload of a graph-valued attribute (an `If` branch, a `Loop` body). */
+  readonly graph?: ProtoField;
 }
 
 /** What a rewrite needs of a constant tensor. */
@@ -48,7 +52,7 @@ export interface ConstantTensor {
   readonly int64?: readonly number[];
 }
 
-/** A node of the main graph. A node with `source` and `changed` false is written back verbatim. */
+/** A node of a graph. A node with `source` and `changed` false is written back verbatim. */
 export interface GraphNode {
   inputs: string[];
   outputs: string[];
@@ -127,40 +131,47 @@ function readTensor(reader: ProtoReader): ConstantTensor & { name: string; exter
   return { name, external, dims, int64: dataType === INT64 ? int64 : undefined };
 }
 
-function readAttribute(reader: ProtoReader, source: ProtoField): GraphAttribute & { hasGraph: boolean } {
+function readAttribute(reader: ProtoReader, source: ProtoField): GraphAttribute & { hasGraphs: boolean } {
   let name = "";
   let type = 0;
   const ints: number[] = [];
   let tensor: ConstantTensor | undefined;
-  let hasGraph = false;
+  let graph: ProtoField | undefined;
+  let hasGraphs = false;
   for (const f of reader.fields()) {
     if (f.field === AttributeField.NAME) name = reader.string(f);
     else if (f.field === AttributeField.TYPE) type = reader.int(f);
     else if (f.field === AttributeField.INTS || f.field === AttributeField.I) ints.push(...readInt64s(reader, f));
     else if (f.field === AttributeField.T) tensor = readTensor(reader.nested(f));
-    else if (f.field === ATTRIBUTE_GRAPH || f.field === ATTRIBUTE_GRAPHS) hasGraph = true;
+    else if (f.field === ATTRIBUTE_GRAPH) graph = f;
+    else if (f.field === ATTRIBUTE_GRAPHS) hasGraphs = true;
   }
-  return { name, type, ints, tensor, source, hasGraph };
+  return { name, type, ints, tensor, source, graph, hasGraphs };
 }
 
-function readNode(reader: ProtoReader, source: ProtoField): GraphNode & { hasGraph: boolean } {
+/**
+ * Decodes the NodeProto field `source` of the GraphProto `reader` reads; graph-valued attributes
+ * keep their GraphProto as a byte range (`GraphAttribute.graph`).
+ */
+export function readNode(reader: ProtoReader, source: ProtoField): GraphNode & { hasSubgraph: boolean } {
   const node = { inputs: [] as string[], outputs: [] as string[], name: "", opType: "", domain: "" };
   const attributes: GraphAttribute[] = [];
   const otherFields: ProtoField[] = [];
-  let hasGraph = false;
-  for (const f of reader.fields()) {
-    if (f.field === NodeField.INPUT) node.inputs.push(reader.string(f));
-    else if (f.field === NodeField.OUTPUT) node.outputs.push(reader.string(f));
-    else if (f.field === NodeField.NAME) node.name = reader.string(f);
-    else if (f.field === NodeField.OP_TYPE) node.opType = reader.string(f);
-    else if (f.field === NodeField.DOMAIN) node.domain = reader.string(f);
+  let hasSubgraph = false;
+  const fields = reader.nested(source);
+  for (const f of fields.fields()) {
+    if (f.field === NodeField.INPUT) node.inputs.push(fields.string(f));
+    else if (f.field === NodeField.OUTPUT) node.outputs.push(fields.string(f));
+    else if (f.field === NodeField.NAME) node.name = fields.string(f);
+    else if (f.field === NodeField.OP_TYPE) node.opType = fields.string(f);
+    else if (f.field === NodeField.DOMAIN) node.domain = fields.string(f);
     else if (f.field === NodeField.ATTRIBUTE) {
-      const attribute = readAttribute(reader.nested(f), f);
-      hasGraph ||= attribute.hasGraph;
+      const { hasGraphs, ...attribute } = readAttribute(fields.nested(f), f);
+      hasSubgraph ||= hasGraphs || attribute.graph !== undefined;
       attributes.push(attribute);
     } else otherFields.push(f);
   }
-  return { ...node, attributes, otherFields, source, changed: false, hasGraph };
+  return { ...node, attributes, otherFields, source, changed: false, hasSubgraph };
 }
 
 function valueInfoRank(reader: ProtoReader): { name: string; rank: number | undefined } {
@@ -214,8 +225,8 @@ export function readEditableModel(bytes: Uint8Array): EditableModel {
   let unsupported: string | undefined;
   for (const f of graphFields) {
     if (f.field === GraphField.NODE) {
-      const node = readNode(graph.nested(f), f);
-      if (node.hasGraph) unsupported ??= `node ${node.opType} has a subgraph`;
+      const node = readNode(graph, f);
+      if (node.hasSubgraph) unsupported ??= `node ${node.opType} has a subgraph`;
       nodes.push(node);
     } else if (f.field === GraphField.INITIALIZER) {
       const tensor = readTensor(graph.nested(f));
@@ -258,11 +269,9 @@ class Pieces {
     this.length += bytes.length;
   }
 
-  /** Appends field `f` of the original bytes as it was (key, length and payload). */
+  /** Appends field `f` of the original bytes as it was (key, length and payload), not copied. */
   copy(bytes: Uint8Array, f: ProtoField): void {
-    const key = new ProtoWriter().tag(f.field, f.wireType);
-    if (f.wireType === WireType.LEN) key.rawVarint(f.end - f.start);
-    this.add(key.finish());
+    this.add(fieldKey(f));
     this.add(bytes.subarray(f.start, f.end));
   }
 
@@ -271,17 +280,36 @@ class Pieces {
     this.add(new ProtoWriter().tag(field, WireType.LEN).rawVarint(body.length).finish());
     for (const piece of body.list) this.add(piece);
   }
+}
 
-  join(): Uint8Array {
-    return joinPieces(this.list);
-  }
+/** The key (and for a length-delimited field its length) that precedes field `f`'s payload. */
+function fieldKey(f: ProtoField): Uint8Array {
+  const key = new ProtoWriter().tag(f.field, f.wireType);
+  if (f.wireType === WireType.LEN) key.rawVarint(f.end - f.start);
+  return key.finish();
+}
+
+/** Field `f` of `bytes` encoded as it was (key, length and payload), in a buffer of its own. */
+export function copyField(bytes: Uint8Array, f: ProtoField): Uint8Array {
+  return concatBytes([fieldKey(f), bytes.subarray(f.start, f.end)]);
+}
+
+/** A TensorProto (the message body) holding `values` as a 1-D int64 tensor named `name`. */
+export function int64Tensor(name: string, values: readonly number[]): Uint8Array {
+  const raw = new Uint8Array(values.length * 8);
+  const view = new DataView(raw.buffer);
+  values.forEach((v, i) => view.setBigInt64(i * 8, BigInt(v), true));
+  return new ProtoWriter()
+    .packedVarints(TensorField.DIMS, [values.length])
+    .varint(TensorField.DATA_TYPE, INT64)
+    .string(TensorField.NAME, name)
+    .bytes(TensorField.RAW_DATA, raw)
+    .finish();
 }
 
 function writeAttribute(w: ProtoWriter, bytes: Uint8Array, attribute: GraphAttribute): void {
   if (attribute.source !== undefined) {
-    const piece = new Pieces();
-    piece.copy(bytes, attribute.source);
-    w.raw(piece.join());
+    w.raw(copyField(bytes, attribute.source));
     return;
   }
   w.message(NodeField.ATTRIBUTE, (a) => {
@@ -300,9 +328,7 @@ function writeNode(bytes: Uint8Array, node: GraphNode): Uint8Array {
   w.string(NodeField.OP_TYPE, node.opType);
   if (node.domain !== "") w.string(NodeField.DOMAIN, node.domain);
   for (const attribute of node.attributes) writeAttribute(w, bytes, attribute);
-  const rest = new Pieces();
-  for (const f of node.otherFields) rest.copy(bytes, f);
-  w.raw(rest.join());
+  for (const f of node.otherFields) w.raw(copyField(bytes, f));
   return w.finish();
 }
 
@@ -313,18 +339,6 @@ function reshapedTensor(bytes: Uint8Array, f: ProtoField, dims: readonly number[
   for (const g of new ProtoReader(bytesSource(bytes), f.start, f.end).fields())
     if (g.field !== TensorField.DIMS) body.copy(bytes, g);
   return body;
-}
-
-function writeInt64Initializer(name: string, values: readonly number[]): Uint8Array {
-  const raw = new Uint8Array(values.length * 8);
-  const view = new DataView(raw.buffer);
-  values.forEach((v, i) => view.setBigInt64(i * 8, BigInt(v), true));
-  return new ProtoWriter()
-    .packedVarints(TensorField.DIMS, [values.length])
-    .varint(TensorField.DATA_TYPE, INT64)
-    .string(TensorField.NAME, name)
-    .bytes(TensorField.RAW_DATA, raw)
-    .finish();
 }
 
 /**
@@ -352,7 +366,7 @@ export function encodeEditableModel(model: EditableModel): readonly Uint8Array[]
   }
   for (const { name, int64 } of model.addedInitializers) {
     const body = new Pieces();
-    body.add(writeInt64Initializer(name, int64));
+    body.add(int64Tensor(name, int64));
     graph.nested(GraphField.INITIALIZER, body);
   }
   const out = new Pieces();
@@ -365,16 +379,5 @@ export function encodeEditableModel(model: EditableModel): readonly Uint8Array[]
 
 /** Encodes the model with its edited graph into one buffer (see {@link encodeEditableModel}). */
 export function writeEditableModel(model: EditableModel): Uint8Array {
-  return joinPieces(encodeEditableModel(model));
-}
-
-/** Concatenates encoded pieces into one buffer. */
-export function joinPieces(pieces: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.length;
-  }
-  return out;
+  return concatBytes(encodeEditableModel(model));
 }

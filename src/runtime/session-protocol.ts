@@ -37,7 +37,7 @@ export type ToWorker =
       readonly model: string | Uint8Array;
       readonly provider: "cpu" | "cuda";
       readonly intraOpThreads: number;
-      /** Lift 1-D convolution chains to 2-D (conv-lift.ts) when the session runs on one CPU thread. */
+      /** Lift 1-D convolution chains to 2-D (conv-lift.ts) on a CPU session (sessions.ts decides when). */
       readonly liftConv1d: boolean;
     }
   | {

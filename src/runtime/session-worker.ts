@@ -32,12 +32,10 @@ function firstLine(error: unknown): string {
 }
 
 /**
- * The model with its 1-D convolution chains lifted to 2-D, written to a temporary file, if it has
- * any chain. Only for one-thread CPU sessions: there the lifted Piper-medium voice ran 13–19 %
- * faster, while on two threads it ran level or up to 5 % slower (the high-quality voice), so wider
- * sessions keep the original graph. The file is mapped, not read, and the rewrite goes to disk
- * piece by piece: two model-sized buffers per lane would stay in the process (measured: about
- * 100 MB more per lane of the 60 MB voice) after the session no longer needs them.
+ * The model with its 1-D convolution chains lifted to 2-D (conv-lift.ts), written to a temporary
+ * file, if it has any chain. The file is mapped, not read, and the rewrite goes to disk piece by
+ * piece: a model-sized buffer for each, held in the worker, stayed in the process after the
+ * session no longer needed them (measured: tens of MB more per lane of the 60 MB voice).
  */
 function lifted(model: string | Uint8Array): { dir?: string; path?: string; lift: FromWorkerLift } {
   let dir: string | undefined;
@@ -91,7 +89,8 @@ async function open(message: Extract<ToWorker, { op: "open" }>): Promise<void> {
     }
   }
   let lift: FromWorkerLift | undefined;
-  if (session === undefined && message.liftConv1d && intraOpThreads === 1) {
+  // Only a session that runs on CPU (a CUDA one that could not be built included).
+  if (session === undefined && message.liftConv1d) {
     const rewrite = lifted(model);
     lift = rewrite.lift;
     if (rewrite.path !== undefined) {

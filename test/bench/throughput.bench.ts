@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liftConv1d } from "../../src/runtime/conv-lift.ts";
-import { joinPieces } from "../../src/runtime/onnx-graph.ts";
+import { concatBytes } from "../../src/audio/concat.ts";
 import { PIPER_MEDIUM } from "../support/models/piper-medium.ts";
 import { type SawtProcess, startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
 import {
@@ -202,7 +202,7 @@ const ids = await mediumVoiceIds(packs, IVR_SENTENCE);
 const lift = liftConv1d(readFileSync(packs.piper.modelPath));
 if (lift.pieces === undefined) throw new Error(`the bench voice has nothing to lift: ${lift.reason}`);
 const liftedPath = join(dir.path, "lifted.onnx");
-writeFileSync(liftedPath, joinPieces(lift.pieces));
+writeFileSync(liftedPath, concatBytes(lift.pieces));
 const [raw, rawLifted, sherpa, ...servers] = await Promise.all([
   startChild("raw", packs.piper.modelPath, JSON.stringify(ids)),
   startChild("raw", liftedPath, JSON.stringify(ids), "raw lifted"),

@@ -12,7 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { InferenceSession, Tensor } from "onnxruntime-node";
 import { type LiftOptions, liftConv1d } from "../../src/runtime/conv-lift.ts";
-import { joinPieces, readEditableModel, writeEditableModel } from "../../src/runtime/onnx-graph.ts";
+import { concatBytes } from "../../src/audio/concat.ts";
+import { readEditableModel, writeEditableModel } from "../../src/runtime/onnx-graph.ts";
 import { loadOrt } from "../../src/runtime/ort.ts";
 import { createSession } from "../../src/runtime/sessions.ts";
 import { buildPiperMediumGraph } from "../support/models/piper-medium.ts";
@@ -114,7 +115,7 @@ function everyRule(opset: number): Uint8Array {
 function lift(model: Uint8Array, options?: LiftOptions): { bytes: Uint8Array; convolutions: number } {
   const result = liftConv1d(model, options);
   if (result.pieces === undefined) throw new Error(result.reason);
-  return { bytes: joinPieces(result.pieces), convolutions: result.convolutions };
+  return { bytes: concatBytes(result.pieces), convolutions: result.convolutions };
 }
 
 const feeds = (t: number) => ({

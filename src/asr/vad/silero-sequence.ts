@@ -24,25 +24,13 @@ import {
   NodeField,
   TensorField,
 } from "../../runtime/onnx-format.ts";
+import { copyField, type GraphNode, int64Tensor, readNode } from "../../runtime/onnx-graph.ts";
 import { bytesSource, type ProtoField, ProtoReader } from "../../runtime/protobuf-reader.ts";
-import { ProtoWriter, WireType } from "../../runtime/protobuf-writer.ts";
+import { ProtoWriter } from "../../runtime/protobuf-writer.ts";
 
-const ATTRIBUTE_GRAPH = 6;
-const INT64 = 7;
-
-/** One node of some (sub)graph, decoded enough to rewire it. */
-interface SourceNode {
-  readonly opType: string;
-  readonly inputs: readonly string[];
-  readonly outputs: readonly string[];
-  /** Its attributes as encoded (AttributeProto fields of the node). */
-  readonly attributes: readonly ProtoField[];
-  readonly subgraphs: ReadonlyMap<string, ProtoReader>;
-  readonly field: ProtoField;
-}
-
+/** One (sub)graph of the file: its nodes, and its initializers, inputs and outputs by name. */
 interface SourceGraph {
-  readonly nodes: readonly SourceNode[];
+  readonly nodes: readonly GraphNode[];
   /** Initializers by name (TensorProto fields of the graph). */
   readonly initializers: ReadonlyMap<string, ProtoField>;
   readonly inputs: ReadonlyMap<string, ProtoField>;
@@ -50,7 +38,7 @@ interface SourceGraph {
 }
 
 function readGraph(graph: ProtoReader): SourceGraph {
-  const nodes: SourceNode[] = [];
+  const nodes: GraphNode[] = [];
   const initializers = new Map<string, ProtoField>();
   const inputs = new Map<string, ProtoField>();
   const outputs = new Map<string, ProtoField>();
@@ -59,41 +47,28 @@ function readGraph(graph: ProtoReader): SourceGraph {
     return "";
   };
   for (const f of graph.fields()) {
-    if (f.field === GraphField.NODE) {
-      const node = graph.nested(f);
-      const decoded = { opType: "", inputs: [] as string[], outputs: [] as string[] };
-      const attributes: ProtoField[] = [];
-      const subgraphs = new Map<string, ProtoReader>();
-      for (const g of node.fields()) {
-        if (g.field === NodeField.OP_TYPE) decoded.opType = node.string(g);
-        else if (g.field === NodeField.INPUT) decoded.inputs.push(node.string(g));
-        else if (g.field === NodeField.OUTPUT) decoded.outputs.push(node.string(g));
-        else if (g.field === NodeField.ATTRIBUTE) {
-          attributes.push(g);
-          const attribute = node.nested(g);
-          let name = "";
-          for (const a of attribute.fields()) {
-            if (a.field === 1) name = attribute.string(a);
-            else if (a.field === ATTRIBUTE_GRAPH) subgraphs.set(name, attribute.nested(a));
-          }
-        }
-      }
-      nodes.push({ ...decoded, attributes, subgraphs, field: f });
-    } else if (f.field === GraphField.INITIALIZER) initializers.set(nameOf(graph.nested(f), TensorField.NAME), f);
+    if (f.field === GraphField.NODE) nodes.push(readNode(graph, f));
+    else if (f.field === GraphField.INITIALIZER) initializers.set(nameOf(graph.nested(f), TensorField.NAME), f);
     else if (f.field === GraphField.INPUT) inputs.set(nameOf(graph.nested(f), 1), f);
     else if (f.field === GraphField.OUTPUT) outputs.set(nameOf(graph.nested(f), 1), f);
   }
   return { nodes, initializers, inputs, outputs };
 }
 
+/** The `name` branch of an `If` node, read. */
+function branch(node: GraphNode, name: "then_branch" | "else_branch", bytes: Uint8Array): SourceGraph | undefined {
+  const graph = node.attributes.find((a) => a.name === name)?.graph;
+  return graph && readGraph(new ProtoReader(bytesSource(bytes), graph.start, graph.end));
+}
+
 /** Nodes of `scopes` that `names` depend on, in an order that runs (producers first), and the initializers met. */
 function dependencies(names: readonly string[], scopes: readonly SourceGraph[]) {
-  const producer = new Map<string, { node: SourceNode; order: number }>();
+  const producer = new Map<string, { node: GraphNode; order: number }>();
   let order = 0;
   for (const scope of scopes)
     for (const node of scope.nodes) for (const o of node.outputs) producer.set(o, { node, order: order++ });
   const initializers = new Map<string, ProtoField>();
-  const needed = new Map<SourceNode, number>();
+  const needed = new Map<GraphNode, number>();
   const stack = [...names];
   while (stack.length > 0) {
     const name = stack.pop()!;
@@ -113,7 +88,7 @@ function dependencies(names: readonly string[], scopes: readonly SourceGraph[]) 
   return { nodes, initializers };
 }
 
-/** What a rebuild needs of one source's bytes: copying fields and writing new nodes. */
+/** The rebuilt graph's parts, as encoded GraphProto fields. */
 class Builder {
   readonly nodes: Uint8Array[] = [];
   readonly initializers: Uint8Array[] = [];
@@ -121,11 +96,9 @@ class Builder {
 
   constructor(private readonly bytes: Uint8Array) {}
 
-  /** A field of the source as it was (key, length, payload). */
+  /** Field `f` of the source as it was. */
   copy(f: ProtoField): Uint8Array {
-    const w = new ProtoWriter().tag(f.field, f.wireType);
-    if (f.wireType === WireType.LEN) w.rawVarint(f.end - f.start);
-    return w.raw(this.bytes.subarray(f.start, f.end)).finish();
+    return copyField(this.bytes, f);
   }
 
   /** Adds a node; `attributes` are the source's AttributeProto fields (copied) or encoded ones. */
@@ -146,15 +119,7 @@ class Builder {
 
   /** Adds an int64 initializer and returns its name. */
   int64(name: string, values: readonly number[]): string {
-    const raw = new Uint8Array(values.length * 8);
-    values.forEach((v, i) => new DataView(raw.buffer).setBigInt64(i * 8, BigInt(v), true));
-    const tensor = new ProtoWriter()
-      .packedVarints(TensorField.DIMS, [values.length])
-      .varint(TensorField.DATA_TYPE, INT64)
-      .string(TensorField.NAME, name)
-      .bytes(TensorField.RAW_DATA, raw)
-      .finish();
-    this.initializers.push(new ProtoWriter().bytes(GraphField.INITIALIZER, tensor).finish());
+    this.initializers.push(new ProtoWriter().bytes(GraphField.INITIALIZER, int64Tensor(name, values)).finish());
     return name;
   }
 }
@@ -174,38 +139,40 @@ export function sileroSequenceModel(bytes: Uint8Array): SileroSequenceResult {
   // v5 branches on Equal(sr, 16000): `then` is 16 kHz. A file that branches otherwise rebuilds the
   // wrong branch, and the load-time check against the published graph (silero.ts) refuses it.
   const rateIf = main.nodes.find((n) => n.opType === "If");
-  const branch16k = rateIf?.subgraphs.get("then_branch");
-  if (!rateIf || !branch16k || !main.inputs.has("input") || !main.inputs.has("state"))
+  const rate16k = rateIf && branch(rateIf, "then_branch", bytes);
+  if (!rate16k || !main.inputs.has("input") || !main.inputs.has("state"))
     return { reason: "no If on the sample rate with input and state" };
-  const branch = readGraph(branch16k);
-  const stateIf = branch.nodes.find(
-    (n) =>
-      n.opType === "If" &&
-      readGraph(n.subgraphs.get("then_branch") ?? branch16k).nodes.some((m) => m.opType === "LSTM"),
-  );
-  if (!stateIf) return { reason: "no LSTM in the 16 kHz branch" };
-  const cell = readGraph(stateIf.subgraphs.get("then_branch")!);
+  // The decoder's `If` whose `then` (a state was given) holds the LSTM.
+  let cell: SourceGraph | undefined;
+  let stateIf: GraphNode | undefined;
+  for (const node of rate16k.nodes) {
+    const then = node.opType === "If" ? branch(node, "then_branch", bytes) : undefined;
+    if (!then?.nodes.some((n) => n.opType === "LSTM")) continue;
+    [cell, stateIf] = [then, node];
+    break;
+  }
+  if (!cell || !stateIf) return { reason: "no LSTM in the 16 kHz branch" };
   const lstm = cell.nodes.find((n) => n.opType === "LSTM")!;
-  const firstIf = branch.nodes.findIndex((n) => n.opType === "If");
-  const encoder = branch.nodes
+  const firstIf = rate16k.nodes.findIndex((n) => n.opType === "If");
+  const encoder = rate16k.nodes
     .slice(0, firstIf)
     .filter((n) => n.opType === "Relu")
     .at(-1);
-  const head = branch.nodes.slice(branch.nodes.indexOf(stateIf)).find((n) => n.opType === "Conv");
+  const head = rate16k.nodes.slice(rate16k.nodes.indexOf(stateIf)).find((n) => n.opType === "Conv");
   if (!encoder || !head || lstm.inputs.length < 4) return { reason: "not the encoder, LSTM and head of Silero v5" };
 
   const b = new Builder(bytes);
-  const scopes = [branch, cell];
+  const scopes = [rate16k, cell];
   // The front end and the LSTM's weights as the file computes them, then the head's weights.
   const front = dependencies([encoder.outputs[0]!], scopes);
   const weights = dependencies(lstm.inputs.slice(1, 4), scopes);
   const headWeights = dependencies(head.inputs.slice(1), scopes);
-  const copied = new Set<SourceNode>();
+  const copied = new Set<GraphNode>();
   const initializers = new Map<string, ProtoField>();
   for (const part of [front, weights, headWeights]) {
     for (const node of part.nodes) {
       if (copied.has(node)) continue;
-      b.nodes.push(b.copy(node.field));
+      b.nodes.push(b.copy(node.source!));
       copied.add(node);
     }
     for (const [name, tensor] of part.initializers) initializers.set(name, tensor);
@@ -224,7 +191,7 @@ export function sileroSequenceModel(bytes: Uint8Array): SileroSequenceResult {
     "LSTM",
     ["silero_sequence/x", w, r, bias, "", "silero_sequence/h0", "silero_sequence/c0"],
     ["silero_sequence/y", "silero_sequence/yh", "silero_sequence/yc"],
-    lstm.attributes,
+    lstm.attributes.map((a) => a.source!),
   );
   // Each step's h [N, 1, 1, 128] → [N, 128, 1] → ReLU → the head's 1×1 convolution → sigmoid → [N, 1].
   b.node(
@@ -233,7 +200,12 @@ export function sileroSequenceModel(bytes: Uint8Array): SileroSequenceResult {
     ["silero_sequence/h"],
   );
   b.node("Relu", ["silero_sequence/h"], ["silero_sequence/relu"]);
-  b.node("Conv", ["silero_sequence/relu", ...head.inputs.slice(1)], ["silero_sequence/logit"], head.attributes);
+  b.node(
+    "Conv",
+    ["silero_sequence/relu", ...head.inputs.slice(1)],
+    ["silero_sequence/logit"],
+    head.attributes.map((a) => a.source!),
+  );
   b.node("Sigmoid", ["silero_sequence/logit"], ["silero_sequence/probability"]);
   b.node("Reshape", ["silero_sequence/probability", b.int64("silero_sequence/output_shape", [-1, 1])], ["output"]);
   const axis0 = new ProtoWriter()

@@ -150,29 +150,31 @@ export async function loadSilero(path: string, name: string): Promise<VoiceActiv
   await ortModule();
   const label = `${name}/${SILERO_FILE}`;
   const sr = i64([SPEECH_SAMPLE_RATE], []);
+  // Read once: the published graph opens from these bytes and the rebuild is made from them.
+  const file = readFileSync(path);
   const original: SileroModel = {
-    session: (await createSession(path, { label, intraOpThreads: 1 })).session,
+    session: (await createSession(file, { label, intraOpThreads: 1 })).session,
     sequence: false,
   };
   let model = original;
-  const rebuilt = sileroSequenceModel(readFileSync(path));
-  if (rebuilt.bytes === undefined) {
-    log.warn("silero scored window by window", { model: label, reason: rebuilt.reason });
-  } else {
-    let sequence: SileroModel | undefined;
-    try {
+  let sequence: SileroModel | undefined;
+  let refused: string | undefined;
+  try {
+    const rebuilt = sileroSequenceModel(file);
+    if (rebuilt.bytes === undefined) refused = rebuilt.reason;
+    else {
       sequence = {
         session: (await createSession(rebuilt.bytes, { label, intraOpThreads: 1 })).session,
         sequence: true,
       };
       if (await sameScores(sequence, original, sr)) model = sequence;
-      else log.warn("silero scored window by window", { model: label, reason: "the rebuilt graph scores differently" });
-    } catch (error) {
-      const reason = `the rebuilt graph failed: ${error instanceof Error ? error.message : String(error)}`;
-      log.warn("silero scored window by window", { model: label, reason });
+      else refused = "the rebuilt graph scores differently";
     }
-    await (model === original ? sequence : original)?.session.release();
+  } catch (error) {
+    refused = `the rebuilt graph failed: ${error instanceof Error ? error.message : String(error)}`;
   }
+  if (refused !== undefined) log.warn("silero scored window by window", { model: label, reason: refused });
+  await (model === original ? sequence : original)?.session.release();
   return {
     kind: "silero",
     name,

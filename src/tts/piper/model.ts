@@ -84,7 +84,7 @@ export class VoiceModel {
     const { output, hasSid, embeddingDim } = checkVoiceGraph(info, config.numSpeakers);
     const label = pack === undefined ? undefined : `${pack}/${basename(config.modelPath)}`;
     // VITS is a chain of 1-D convolutions (flow and HiFi-GAN decoder): lifted, a pool's one-thread
-    // lanes run a sentence 13–19 % faster (runtime/conv-lift.ts).
+    // lanes run a sentence 13–17 % faster (runtime/conv-lift.ts).
     const created = await createSession(config.modelPath, {
       parallel,
       liftConv1d: true,

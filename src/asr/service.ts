@@ -4,33 +4,24 @@
  * splitter otherwise); the segmentation policy (./segmentation/policy.ts) decodes audio that fits
  * the recogniser's window whole and cuts longer audio into utterances. With a dialect-id pack the
  * call's dialect is decided over its first seconds of speech (./dialect/call.ts), which may route
- * it to a dialect-specific recogniser; `model` names a pack explicitly. Streams are endpointed on
- * the same speech spans, one final per span, so their finals match a file's utterance segments
- * whenever the pauses between utterances are at least the join pause (0.5 s). Live doors cut
- * utterances with ./streaming/endpointer.ts (OpenAI's server VAD) and transcribe each by this policy.
+ * it to a dialect-specific recogniser; `model` names a pack explicitly. This file keeps the file
+ * policy only: live calls run on the live core (./live/), which this service opens with the
+ * engine's pieces ({@link LiveEngine}) and which transcribes each ended utterance by this policy.
  */
 import { concatSamples } from "../audio/concat.ts";
-import { SPEECH_SAMPLE_RATE } from "../audio/speech-rate.ts";
+import { secondsOf, SPEECH_SAMPLE_RATE } from "../audio/speech-rate.ts";
 import { decodeAudioChunks } from "../audio/decode.ts";
 import { PCM_BYTES_PER_SECOND, type PcmBudget, type PcmHold } from "../audio/pcm-budget.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import type { Admission } from "../runtime/admission.ts";
 import type { CallOptions } from "../core/call.ts";
 import type { LoadedAsrPacks } from "./packs.ts";
-import {
-  isStreamingRecognizer,
-  type RecognizedText,
-  type RecognizeOptions,
-  type Recognizer,
-  type StreamingRecognizer,
-  type VoiceActivityDetector,
-} from "./recognizer.ts";
+import type { RecognizedText, RecognizeOptions, Recognizer, VoiceActivityDetector } from "./recognizer.ts";
 import type {
   AsrService,
   LiveEvent,
   LiveTranscription,
   LiveTranscriptionOptions,
-  StreamingResult,
   Transcript,
   TranscriptionOptions,
   TranscriptSegment,
@@ -41,14 +32,11 @@ import { appendWords, joinPieceTexts, type JoinablePiece } from "./segmentation/
 import { piecesAhead, speechPiecesAhead } from "./segmentation/ahead.ts";
 import { decodePieces, DEFAULT_WINDOW_SECONDS, policyOptions, type DecodePiece } from "./segmentation/policy.ts";
 import { reportPiece } from "./segmentation/report.ts";
-import { OfflineLiveTranscription, type UtteranceDecoder } from "./streaming/live.ts";
-import { StreamingUtteranceDecoder } from "./streaming/native.ts";
+import { utteranceOf, type LiveEngine } from "./live/engine.ts";
+import { LiveTranscriber } from "./live/transcriber.ts";
 import { createEnergyDetector } from "./vad/energy.ts";
-import { segmentSpeech, SpeechTracker, type SpeechPiece } from "./vad/pipeline.ts";
+import { segmentSpeech, SpeechTracker } from "./vad/pipeline.ts";
 import type { SegmenterOptions, SpeechSpan } from "./vad/segmenter.ts";
-
-/** Audio between two interim results of a stream. */
-export const INTERIM_SECONDS = 1;
 
 /** Hears the inference time (seconds, queue wait excluded) and the audio seconds of each transcription. */
 export type InferenceObserver = (seconds: number, audioSeconds: number) => void;
@@ -74,7 +62,7 @@ export interface AsrServiceOptions {
   readonly observe?: InferenceObserver;
 }
 
-const seconds = (samples: number) => Math.round((samples / SPEECH_SAMPLE_RATE) * 1000) / 1000;
+const seconds = secondsOf;
 
 /** The decoding options a call passes to its recogniser. */
 function recognizeOptions(options: TranscriptionOptions): RecognizeOptions {
@@ -113,26 +101,10 @@ async function* resumed(
   for (let step = await rest.next(); !step.done; step = await rest.next()) yield step.value;
 }
 
-/** Recognition state shared by the segments of one request or stream. */
-interface Session {
-  dialect: string | null | undefined;
-  recognizer: Recognizer;
-}
-
-/** A partial result the engine had no room for is skipped (""), not a failure of the stream. */
-function skipWhenBusy(error: unknown, options: CallOptions): string {
-  if (
-    error instanceof AppError &&
-    (error.kind === "unavailable" || error.kind === "timeout") &&
-    !options.signal?.aborted
-  )
-    return "";
-  throw error;
-}
-
 /** The {@link AsrService} over loaded packs. */
 export class AsrEngineService implements AsrService {
   private readonly detector: VoiceActivityDetector;
+  private readonly liveEngine: LiveEngine;
 
   /** Longest speech span the detector may cut: the smallest window of any recogniser (at most 30 s). */
   private readonly spanWindow: Partial<SegmenterOptions>;
@@ -141,6 +113,7 @@ export class AsrEngineService implements AsrService {
     this.detector = options.packs.vad ?? createEnergyDetector();
     const windows = [...options.packs.recognizers.values(), options.defaultRecognizer].map((r) => r.maxSegmentSeconds);
     this.spanWindow = { maxSegmentSeconds: Math.min(DEFAULT_WINDOW_SECONDS, ...windows) };
+    this.liveEngine = this.buildLiveEngine();
   }
 
   /**
@@ -248,135 +221,55 @@ export class AsrEngineService implements AsrService {
     };
   }
 
-  /** A stream holds at most one segment in progress plus a chunk: one request's reservation. */
-  async *transcribeStream(
-    chunks: AsyncIterable<Float32Array>,
-    options: CallOptions = {},
-  ): AsyncIterable<StreamingResult> {
-    const hold = this.reserve(this.options.memory.requestSeconds * PCM_BYTES_PER_SECOND);
-    try {
-      yield* this.streamWithin(chunks, options);
-    } finally {
-      hold.release();
-    }
-  }
-
   private reserve(bytes: number): PcmHold {
     return this.options.memory.budget.reserve(bytes);
   }
 
-  private async *streamWithin(
-    chunks: AsyncIterable<Float32Array>,
-    options: CallOptions,
-  ): AsyncIterable<StreamingResult> {
-    const { signal } = options;
-    const tracker = new SpeechTracker(this.detector);
-    const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
-    let interimAt = 0;
-    let interimGap = INTERIM_SECONDS * SPEECH_SAMPLE_RATE;
-    for await (const chunk of chunks) {
-      signal?.throwIfAborted();
-      yield* this.finals(await tracker.push(chunk, signal), state, options);
-      const active = tracker.activeStart;
-      if (active === null || tracker.received - Math.max(active, interimAt) < interimGap) continue;
-      interimAt = tracker.received;
-      const started = performance.now();
-      const interim = await this.interim(tracker.slice(active, interimAt), state, options);
-      // A recogniser slower than the audio would fall ever further behind: space interims out.
-      interimGap = Math.max(INTERIM_SECONDS, (2 * (performance.now() - started)) / 1000) * SPEECH_SAMPLE_RATE;
-      if (interim !== "")
-        yield {
-          text: interim,
-          isFinal: false,
-          start: seconds(active),
-          end: seconds(interimAt),
-          dialect: state.dialect ?? null,
-        };
-    }
-    yield* this.finals(await tracker.end(signal), state, options);
-  }
-
+  /**
+   * A live call on the live core. It holds at most one utterance in progress plus a chunk: one
+   * request's reservation of the decoded-audio budget, released when the call's signal ends it.
+   */
   openLive(
     live: LiveTranscriptionOptions,
     emit: (event: LiveEvent) => void,
-    options: CallOptions = {},
+    call: CallOptions = {},
   ): LiveTranscription {
-    const recognizer = this.options.defaultRecognizer;
-    const decoder = isStreamingRecognizer(recognizer)
-      ? this.streamingDecoder(recognizer, options)
-      : this.offlineDecoder(options);
-    const vad = live.turnDetection ? this.detector.createStream() : null;
-    return new OfflineLiveTranscription(vad, live, decoder, emit, options.signal);
+    const hold = this.reserve(this.options.memory.requestSeconds * PCM_BYTES_PER_SECOND);
+    let held = true;
+    const release = () => {
+      if (held) hold.release();
+      held = false;
+    };
+    if (call.signal?.aborted) release();
+    else call.signal?.addEventListener("abort", release, { once: true });
+    return new LiveTranscriber(this.liveEngine, live, emit, call, release);
   }
 
-  /** An offline recogniser on a live door: partials re-decode the open utterance, finals go through the file policy. */
-  private offlineDecoder(options: CallOptions): UtteranceDecoder {
-    const state: Session = { dialect: undefined, recognizer: this.options.defaultRecognizer };
+  /** The engine pieces the live core runs on (./live/engine.ts). */
+  private buildLiveEngine(): LiveEngine {
     return {
-      final: (samples) =>
+      detector: this.detector,
+      dialectIdentifier: this.options.packs.dialect,
+      dialectSeconds: this.options.dialectSeconds ?? DEFAULT_CALL_DIALECT_SECONDS,
+      recognizerFor: (dialect) =>
+        (dialect !== null && this.options.dialectRoutes.get(dialect)) || this.options.defaultRecognizer,
+      transcribeUtterance: (samples, recognizer, wholeSpan, call) =>
         this.admitted(async () => {
           const started = performance.now();
-          // Each utterance is one recording to the file policy: decoded whole, its dialect decided on it.
-          const transcript = await this.transcribe(samples, { signal: options.signal });
+          const spans = wholeSpan ? [{ start: 0, end: samples.length }] : undefined;
+          // The call's dialect was decided (and the recogniser routed) by the live core.
+          const transcript = await this.transcribe(samples, { signal: call.signal }, spans, recognizer);
           this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
-          return { text: transcript.text, dialect: transcript.dialect };
-        }, options),
-      partial: (samples) => this.interim(samples, state, options),
+          return utteranceOf(transcript);
+        }, call),
+      admitted: (job, call) => this.admitted(job, call),
+      observe: (seconds, audioSeconds) => this.options.observe?.(seconds, audioSeconds),
     };
   }
 
-  /** A streaming recogniser on a live door: one model stream per utterance, caches carried between chunks. */
-  private streamingDecoder(recognizer: StreamingRecognizer, options: CallOptions): UtteranceDecoder {
-    const native = new StreamingUtteranceDecoder(recognizer, this.options.packs.dialect, (job) =>
-      this.admitted(job, options),
-    );
-    return {
-      final: async (samples) => {
-        const started = performance.now();
-        const result = await native.final(samples, options.signal);
-        this.options.observe?.((performance.now() - started) / 1000, samples.length / SPEECH_SAMPLE_RATE);
-        return result;
-      },
-      partial: (samples) =>
-        native.partial(samples, options.signal).catch((error: unknown) => skipWhenBusy(error, options)),
-    };
-  }
-
-  /** Streams are admitted per recognition, so a long call never holds an inference slot while idle. */
+  /** Live work is admitted per recognition, so a long call never holds an inference slot while idle. */
   private admitted<T>(job: () => Promise<T>, options: CallOptions): Promise<T> {
     return this.options.admission.run(job, { signal: options.signal, timeoutMs: options.timeoutMs });
-  }
-
-  /** An interim hypothesis; skipped (empty) rather than failing the stream when the engine is saturated. */
-  private async interim(audio: Float32Array, state: Session, options: CallOptions): Promise<string> {
-    try {
-      return (await this.admitted(() => state.recognizer.recognize(audio, options.signal), options)).text.trim();
-    } catch (error) {
-      return skipWhenBusy(error, options);
-    }
-  }
-
-  private async *finals(
-    pieces: readonly SpeechPiece[],
-    state: Session,
-    options: CallOptions,
-  ): AsyncIterable<StreamingResult> {
-    for (const piece of pieces) {
-      const segment = await this.admitted(async () => {
-        const started = performance.now();
-        const recognized = await this.recognizePiece(piece, state, options.signal);
-        this.options.observe?.((performance.now() - started) / 1000, piece.samples.length / SPEECH_SAMPLE_RATE);
-        return recognized;
-      }, options);
-      if (segment.text !== "")
-        yield {
-          text: segment.text,
-          isFinal: true,
-          start: segment.start,
-          end: segment.end,
-          dialect: state.dialect ?? null,
-        };
-    }
   }
 
   /** Recogniser for `model` (a pack folder name); unknown or absent names get the default. */
@@ -400,11 +293,14 @@ export class AsrEngineService implements AsrService {
     samples: Float32Array,
     options: TranscriptionOptions,
     knownSpans?: readonly SpeechSpan[],
+    routed?: Recognizer,
   ): Promise<Transcript> {
     const { signal } = options;
     const callSeconds = this.options.dialectSeconds ?? DEFAULT_CALL_DIALECT_SECONDS;
-    const dialects = new CallDialects(this.options.packs.dialect, samples, callSeconds);
-    const { recognizer, pieces, decision } = await this.planRecording(samples, options, dialects, knownSpans);
+    // A recogniser routed by the caller (a live call) means its dialect is decided already.
+    const identifier = routed ? null : this.options.packs.dialect;
+    const dialects = new CallDialects(identifier, samples, callSeconds);
+    const { recognizer, pieces, decision } = await this.planRecording(samples, options, dialects, knownSpans, routed);
     const segments: TranscriptSegment[] = [];
     const texts: JoinablePiece[] = [];
     const words: TranscriptWord[] = [];
@@ -462,15 +358,16 @@ export class AsrEngineService implements AsrService {
     options: TranscriptionOptions,
     dialects: CallDialects,
     knownSpans?: readonly SpeechSpan[],
+    routed?: Recognizer,
   ): Promise<{
     recognizer: Recognizer;
     pieces: AsyncIterable<DecodePiece> | DecodePiece[];
     decision: DialectDecision | null;
   }> {
     const { signal } = options;
-    const chosen = this.pick(options.model);
+    const chosen = routed ? { recognizer: routed, explicit: true } : this.pick(options.model);
     const policy = policyOptions(chosen.recognizer.maxSegmentSeconds);
-    if (knownSpans === undefined && this.options.packs.dialect === null && samples.length > policy.windowSamples) {
+    if (knownSpans === undefined && dialects.inert && samples.length > policy.windowSamples) {
       const pieces = piecesAhead(samples, this.detector, this.spanWindow, policy, signal);
       return { recognizer: chosen.recognizer, pieces, decision: null };
     }
@@ -481,31 +378,11 @@ export class AsrEngineService implements AsrService {
       pieces.flatMap((p) => p.utterances),
       signal,
     );
-    const routed = decision && !chosen.explicit ? this.options.dialectRoutes.get(decision.dialect) : undefined;
-    if (routed !== undefined && routed !== recognizer) {
-      recognizer = routed;
+    const route = decision && !chosen.explicit ? this.options.dialectRoutes.get(decision.dialect) : undefined;
+    if (route !== undefined && route !== recognizer) {
+      recognizer = route;
       pieces = this.plan(spans, samples.length, recognizer);
     }
     return { recognizer, pieces, decision };
-  }
-
-  /** Recognises one speech piece; the first piece also settles the dialect and the recogniser. */
-  private async recognizePiece(piece: SpeechPiece, state: Session, signal?: AbortSignal): Promise<TranscriptSegment> {
-    if (state.dialect === undefined) {
-      const identifier = this.options.packs.dialect;
-      state.dialect = identifier ? await identifier.identify(piece.samples, signal) : null;
-      state.recognizer =
-        (state.dialect !== null && this.options.dialectRoutes.get(state.dialect)) || this.options.defaultRecognizer;
-    }
-    signal?.throwIfAborted();
-    const result = await state.recognizer.recognize(piece.samples, signal);
-    const offset = piece.start / SPEECH_SAMPLE_RATE;
-    const end = seconds(piece.end);
-    const words = result.words?.map((w) => ({
-      word: w.word,
-      start: Math.min(end, seconds((offset + w.start) * SPEECH_SAMPLE_RATE)),
-      end: Math.min(end, seconds((offset + w.end) * SPEECH_SAMPLE_RATE)),
-    }));
-    return { id: 0, start: seconds(piece.start), end, text: result.text.trim(), ...(words ? { words } : {}) };
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The transport-free ASR contract. REST, gRPC and `sawt asr` call an {@link AsrService}.
  */
+import type { AppError } from "../errors/taxonomy.ts";
 import type { CallOptions } from "./call.ts";
 
 /** Allowed upload extensions (spec). */
@@ -65,15 +66,6 @@ export interface TranscriptionOptions extends CallOptions {
   readonly onText?: (textSoFar: string) => void;
 }
 
-/** An interim or final streaming result. */
-export interface StreamingResult {
-  readonly text: string;
-  readonly isFinal: boolean;
-  readonly start: number;
-  readonly end: number;
-  readonly dialect: string | null;
-}
-
 /** Server-side turn detection of a live transcription (OpenAI's server_vad settings). */
 export interface TurnDetection {
   /** Speech probability (Silero, or the energy detector's level score) at which speech starts, 0–1. */
@@ -89,28 +81,53 @@ export const DEFAULT_TURN_DETECTION: TurnDetection = { threshold: 0.5, prefixPad
 
 /** How a live transcription is run. */
 export interface LiveTranscriptionOptions {
-  /** Null: the client commits its utterances (no server VAD). */
+  /**
+   * How utterances are cut: `turns` (default) by `turnDetection` (OpenAI's server VAD settings),
+   * `segments` by the file's segmentation rule, so a stream's finals are a file's utterance
+   * segments (gRPC StreamingRecognize).
+   */
+  readonly endpointing?: "turns" | "segments";
+  /** Null (with `turns`): the client commits its utterances (no server VAD). */
   readonly turnDetection: TurnDetection | null;
   /** Audio between two re-decodes of the open utterance (partial results); 0 turns partials off. */
   readonly partialIntervalMs: number;
 }
 
-/** What a live transcription reports, in order; times are milliseconds of audio since the start. */
+/**
+ * THE live event model: what a live transcription reports, in audio order, whatever the door;
+ * each door translates it to its wire format. `*Ms` times are milliseconds of audio since the
+ * start of the call, `start`/`end` seconds.
+ */
 export type LiveEvent =
   | { readonly type: "speech_started"; readonly audioStartMs: number }
   | { readonly type: "speech_stopped"; readonly audioEndMs: number }
   | { readonly type: "committed"; readonly audioStartMs: number; readonly audioEndMs: number }
-  | { readonly type: "partial"; readonly text: string; readonly start: number; readonly end: number }
+  | {
+      readonly type: "partial";
+      readonly text: string;
+      readonly start: number;
+      readonly end: number;
+      /** The call's dialect decided so far. */
+      readonly dialect: string | null;
+    }
   | {
       readonly type: "final";
       readonly text: string;
-      /** Seconds since the start of the stream. */
       readonly start: number;
       readonly end: number;
+      /** The call's dialect by the file path's rule over the speech heard so far (null without a dialect-id pack). */
       readonly dialect: string | null;
+      /** Softmax probability of `dialect`. */
+      readonly dialectConfidence?: number;
+      /** Timed words, in seconds since the start of the call, when the recogniser times words. */
+      readonly words?: readonly TranscriptWord[];
+      /** exp(mean token log-probability) when the recogniser searches (Whisper). */
+      readonly confidence?: number;
       /** Compute time of the decode that produced this final (seconds). */
       readonly computeSeconds: number;
-    };
+    }
+  /** The call failed and ends (the session then reports its end). */
+  | { readonly type: "error"; readonly error: AppError };
 
 /**
  * One live transcription: 16 kHz chunks in, {@link LiveEvent}s out through the callback given at
@@ -135,8 +152,6 @@ export interface AsrService {
   transcribeFile(path: string, options?: TranscriptionOptions): Promise<Transcript>;
   /** Transcribes 16 kHz mono float samples. */
   transcribeSamples(samples: Float32Array, options?: TranscriptionOptions): Promise<Transcript>;
-  /** Streaming recognition over 16 kHz mono float chunks: interim then final results (VAD endpointing). */
-  transcribeStream(chunks: AsyncIterable<Float32Array>, options?: CallOptions): AsyncIterable<StreamingResult>;
-  /** Opens a live transcription (realtime doors): turn detection, partials, a final per utterance. */
+  /** Opens a live transcription on the live core (every live door): endpointing, partials, a final per utterance. */
   openLive(options: LiveTranscriptionOptions, emit: (event: LiveEvent) => void, call?: CallOptions): LiveTranscription;
 }

@@ -1,5 +1,5 @@
 /** The gRPC services registered on the ASR and TTS ports. */
-import { registerAsr } from "./asr.ts";
+import { registerAsr } from "../asr/grpc/recognition.ts";
 import { registerHealth } from "./health.ts";
 import { registerReflection } from "./reflection.ts";
 import type { GrpcRegistrar } from "./server.ts";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadAsrPacks, type LoadedAsrPacks } from "../../src/asr/packs.ts";
 import type { StreamingRecognizer } from "../../src/asr/recognizer.ts";
-import { StreamingUtteranceDecoder } from "../../src/asr/streaming/native.ts";
+import { StreamingUtteranceDecoder } from "../../src/asr/live/decoders.ts";
 import { floatToInt16, int16ToBytes } from "../../src/audio/wav.ts";
 import { letterToneAudio } from "../support/models/ctc.ts";
 import { writeStreamingCtcPack } from "../support/models/streaming.ts";
@@ -16,7 +16,7 @@ import { concat, modelsDir, silence } from "./support.ts";
 import { connect } from "./ws-client.ts";
 
 const TEXT = "سلام عليكم ورحمة الله";
-const admitted = <T>(job: () => Promise<T>) => job();
+const engine = { admitted: <T>(job: () => Promise<T>) => job(), observe: () => {} };
 let models: ReturnType<typeof modelsDir>;
 let packs: LoadedAsrPacks;
 let recognizer: StreamingRecognizer;
@@ -36,11 +36,11 @@ afterAll(async () => {
 describe("streaming recogniser as a live utterance decoder", () => {
   test("does continue one stream across partials and finalise it to the whole utterance's text", async () => {
     const audio = concat(silence(0.2), letterToneAudio(TEXT), silence(0.3));
-    const decoder = new StreamingUtteranceDecoder(recognizer, null, admitted);
+    const decoder = new StreamingUtteranceDecoder(engine, recognizer, {});
     const partials: string[] = [];
     for (let end = 3200; end < audio.length; end += 3200) partials.push(await decoder.partial(audio.subarray(0, end)));
     const final = await decoder.final(audio);
-    expect(final).toEqual({ text: TEXT, dialect: null });
+    expect(final.text).toBe(TEXT);
     expect((await recognizer.recognize(audio)).text).toBe(TEXT);
     // Partials only grow: each is a prefix of the next and of the final text.
     for (const [i, text] of partials.entries()) expect((partials[i + 1] ?? TEXT).startsWith(text)).toBe(true);
@@ -48,7 +48,7 @@ describe("streaming recogniser as a live utterance decoder", () => {
   });
 
   test("does start a new stream when the next utterance begins elsewhere", async () => {
-    const decoder = new StreamingUtteranceDecoder(recognizer, null, admitted);
+    const decoder = new StreamingUtteranceDecoder(engine, recognizer, {});
     const first = concat(silence(0.2), letterToneAudio("سلام"), silence(0.3));
     await decoder.partial(first.subarray(0, 6400));
     expect((await decoder.final(first)).text).toBe("سلام");

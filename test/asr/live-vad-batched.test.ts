@@ -5,18 +5,26 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { LiveEvent } from "../../src/core/asr.ts";
-import type { VadStream, VoiceActivityDetector } from "../../src/asr/recognizer.ts";
-import { OfflineLiveTranscription, type UtteranceDecoder } from "../../src/asr/streaming/live.ts";
+import type { Recognizer, VadStream, VoiceActivityDetector } from "../../src/asr/recognizer.ts";
+import type { LiveEngine } from "../../src/asr/live/engine.ts";
+import { LiveTranscriber } from "../../src/asr/live/transcriber.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { realSpeechWithPauses, sileroModel } from "./support.ts";
 
 const audio = realSpeechWithPauses();
 
-/** Finals carry the utterance's span (and no compute time, which varies). */
-const decoder: UtteranceDecoder = {
-  final: async (samples) => ({ text: `${samples.length}`, dialect: null }),
-  partial: async () => "",
-};
+/** An engine whose finals carry the utterance's length (and no compute time, which varies). */
+function engineOver(detector: VoiceActivityDetector): LiveEngine {
+  return {
+    detector,
+    dialectIdentifier: null,
+    dialectSeconds: 30,
+    recognizerFor: () => ({}) as Recognizer,
+    transcribeUtterance: async (samples) => ({ text: `${samples.length}` }),
+    admitted: (job) => job(),
+    observe: () => {},
+  };
+}
 
 /** A stream that counts its calls; `batched` false hides the batch method (the per-window path). */
 function counted(stream: VadStream, batched: boolean, calls: { single: number; batch: number[] }): VadStream {
@@ -37,10 +45,13 @@ function counted(stream: VadStream, batched: boolean, calls: { single: number; b
 async function liveEvents(detector: VoiceActivityDetector, batched: boolean, chunkSamples: number) {
   const events: LiveEvent[] = [];
   const calls = { single: 0, batch: [] as number[] };
-  const live = new OfflineLiveTranscription(
-    counted(detector.createStream(), batched, calls),
+  const countedDetector: VoiceActivityDetector = {
+    ...detector,
+    createStream: () => counted(detector.createStream(), batched, calls),
+  };
+  const live = new LiveTranscriber(
+    engineOver(countedDetector),
     { turnDetection: { threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 }, partialIntervalMs: 0 },
-    decoder,
     (event) => events.push(event.type === "final" ? { ...event, computeSeconds: 0 } : event),
   );
   for (let at = 0; at < audio.length; at += chunkSamples) await live.push(audio.subarray(at, at + chunkSamples));

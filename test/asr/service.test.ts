@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AsrEngineResult } from "../../src/asr/engine.ts";
-import type { StreamingResult } from "../../src/asr/types.ts";
+import type { LiveEvent } from "../../src/asr/types.ts";
 import { UPLOAD_EXTENSIONS } from "../../src/asr/types.ts";
 import { ConfigError, loadConfig } from "../../src/config/config.ts";
 import { AppError } from "../../src/errors/taxonomy.ts";
@@ -17,7 +17,7 @@ import { GraphBuilder } from "../support/onnx/builder.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
 import { writeDialectPack } from "../support/models/dialect.ts";
 import { writeWhisperPack } from "../support/models/whisper.ts";
-import { buildEngine, concat, encodeFile, ENCODINGS, modelsDir, readyEngine, silence, sine } from "./support.ts";
+import { buildEngine, concat, encodeFile, ENCODINGS, modelsDir, liveCall, readyEngine, silence, sine } from "./support.ts";
 
 const TEXT = "مرحبا بكم في خدمة العملاء";
 
@@ -150,10 +150,12 @@ describe("ASR service: streaming", () => {
       letterToneAudio("الله"),
       silence(0.5),
     );
-    const results: StreamingResult[] = [];
-    for await (const result of engine.service.transcribeStream(chunks(audio))) results.push(result);
+    // The live core with gRPC's endpointing: partials and finals only (the door drops the rest).
+    const results = (await liveCall(engine.service, chunks(audio))).filter(
+      (e): e is Extract<LiveEvent, { type: "partial" | "final" }> => e.type === "partial" || e.type === "final",
+    );
     const unary = await engine.service.transcribeSamples(audio);
-    const finals = results.filter((r) => r.isFinal);
+    const finals = results.filter((r) => r.type === "final");
     expect(finals.map((r) => [r.text, r.start, r.end])).toEqual(unary.segments.map((s) => [s.text, s.start, s.end]));
     expect(finals.map((r) => r.text).join(" ")).toBe(unary.text);
     expect(unary.text).toBe("سلام عليكم ورحمة الله");
@@ -161,7 +163,7 @@ describe("ASR service: streaming", () => {
     const interims = results.slice(0, firstFinal);
     expect(interims.length).toBeGreaterThan(0);
     for (const interim of interims) {
-      expect(interim.isFinal).toBe(false);
+      expect(interim.type).toBe("partial");
       expect(interim.start).toBe(finals[0]!.start);
       expect(finals[0]!.text.startsWith(interim.text.slice(0, -1))).toBe(true);
     }
@@ -171,8 +173,8 @@ describe("ASR service: streaming", () => {
     const audio = concat(letterToneAudio("سلام"), silence(0.6), letterToneAudio("عليكم"));
     const finals = async (size: number) => {
       const out: string[] = [];
-      for await (const r of engine.service.transcribeStream(chunks(audio, size)))
-        if (r.isFinal) out.push(`${r.text}@${r.start}-${r.end}`);
+      for (const r of await liveCall(engine.service, chunks(audio, size)))
+        if (r.type === "final") out.push(`${r.text}@${r.start}-${r.end}`);
       return out;
     };
     const reference = await finals(16000);
@@ -205,14 +207,8 @@ describe("ASR service: dialects", () => {
         expect([najdi.dialect, najdi.text]).toEqual(["ar-najdi", TEXT]);
         const egyptian = await routed.service.transcribeSamples(concat(silence(0.3), sine(3000, 1.5), silence(0.3)));
         expect([egyptian.dialect, egyptian.text]).toEqual(["ar-egyptian", "ازيك يا باشا"]);
-        const streamed: StreamingResult[] = [];
-        for await (const r of routed.service.transcribeStream(
-          (async function* () {
-            yield concat(silence(0.3), sine(3000, 1.5), silence(0.3));
-          })(),
-        ))
-          streamed.push(r);
-        expect(streamed.filter((r) => r.isFinal).map((r) => [r.dialect, r.text])).toEqual([
+        const streamed = await liveCall(routed.service, [concat(silence(0.3), sine(3000, 1.5), silence(0.3))]);
+        expect(streamed.flatMap((r) => (r.type === "final" ? [[r.dialect, r.text]] : []))).toEqual([
           ["ar-egyptian", "ازيك يا باشا"],
         ]);
       } finally {

@@ -127,3 +127,22 @@ export function sine(frequency: number, seconds: number, rate = 16000, amplitude
   for (let i = 0; i < out.length; i++) out[i] = amplitude * Math.sin((2 * Math.PI * frequency * i) / rate);
   return out;
 }
+
+/**
+ * A live call on the live core as gRPC StreamingRecognize runs it (the file's segmentation rule,
+ * partials every second): every event, in order, after feeding `chunks` and finishing.
+ */
+export async function liveCall(
+  service: Pick<import("../../src/asr/types.ts").AsrService, "openLive">,
+  chunks: AsyncIterable<Float32Array> | Iterable<Float32Array>,
+  options: Partial<import("../../src/asr/types.ts").LiveTranscriptionOptions> = {},
+): Promise<import("../../src/asr/types.ts").LiveEvent[]> {
+  const events: import("../../src/asr/types.ts").LiveEvent[] = [];
+  const live = service.openLive(
+    { endpointing: "segments", turnDetection: null, partialIntervalMs: 1000, ...options },
+    (event) => events.push(event),
+  );
+  for await (const chunk of chunks) await live.push(chunk);
+  await live.finish();
+  return events;
+}

@@ -103,6 +103,11 @@ export class CallDialects {
     private readonly callSeconds: number,
   ) {}
 
+  /** True without a dialect-id pack: nothing is scored or decided. */
+  get inert(): boolean {
+    return this.identifier === null;
+  }
+
   private score(stretch: Stretch, signal?: AbortSignal): Promise<ScoredSpeech | null> {
     const key = `${stretch.start}:${stretch.end}`;
     let scored = this.cache.get(key);

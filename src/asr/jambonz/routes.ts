@@ -19,7 +19,8 @@ import type { LiveEvent } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
 import { presentedKey, verify } from "../../edge/auth.ts";
 import { errorBody } from "../../edge/error-body.ts";
-import { closeCodeFor, openLiveSession, type LiveSession } from "../../edge/live-session.ts";
+import { closeCodeFor } from "../../http/ws-close.ts";
+import { openLiveSession, type LiveSession } from "../live/session.ts";
 import { requestIdFrom } from "../../edge/request-id.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../../store/keys.ts";
@@ -88,7 +89,7 @@ export function jambonzRoutes(ctx: AppContext) {
       {
         door: "jambonz",
         requestId: connection.requestId,
-        key: connection.key,
+        caller: { key: connection.key },
         onEvent: (event) => forward(ws, connection, event),
         onEnd: (error) => {
           if (error) sendError(ws, error);

@@ -10,7 +10,8 @@ import { randomBytes } from "node:crypto";
 import type { LiveEvent } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
 import { errorBody } from "../../edge/error-body.ts";
-import { closeCodeFor, openLiveSession, type LiveSession } from "../../edge/live-session.ts";
+import { closeCodeFor } from "../../http/ws-close.ts";
+import { openLiveSession, type LiveSession } from "../live/session.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../../store/keys.ts";
 import {
@@ -60,7 +61,7 @@ export class RealtimeConnection {
       {
         door: "realtime",
         requestId: init.requestId,
-        key: init.key,
+        caller: { key: init.key },
         onEvent: (event) => this.forward(event),
         onEnd: (error) => {
           if (error) this.sendError(error);

@@ -13,7 +13,7 @@ import { errorBody } from "../../edge/error-body.ts";
 import { requestIdFrom } from "../../edge/request-id.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../../store/keys.ts";
-import { closeCodeFor } from "../../edge/live-session.ts";
+import { closeCodeFor } from "../../http/ws-close.ts";
 import { RealtimeConnection } from "./connection.ts";
 
 /** Largest client frame: OpenAI caps one append at 15 MiB of base64. */

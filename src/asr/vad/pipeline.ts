@@ -18,7 +18,7 @@ export interface SpeechPiece extends SpeechSpan {
 
 /**
  * Growable sample store addressed by absolute sample index, forgetting what is no longer needed.
- * Shared by the file segmenter here and the live sessions (../streaming/live.ts).
+ * Shared by the file segmenter here and the live transcriber (../live/transcriber.ts).
  */
 export class SampleBuffer {
   private data = new Float32Array(1 << 16);
@@ -62,17 +62,114 @@ export class SampleBuffer {
   }
 }
 
-/** Tracks speech in one audio stream. */
-export class SpeechTracker {
+/** What the endpointer decided at one window: an utterance started, or one ended with its span. */
+export type TurnChange =
+  | { readonly type: "start"; readonly at: number }
+  | { readonly type: "end"; readonly span: SpeechSpan };
+
+/**
+ * THE endpointer: scores the {@link VAD_WINDOW}-sample windows of a {@link SampleBuffer} with a
+ * voice-activity detector (a batch per call when the detector batches) and feeds the scores to
+ * the {@link SpeechSegmenter}, reporting where utterances start and end in order. A file
+ * (SpeechTracker) and every live door (src/asr/live) find their utterances with it; they differ
+ * only in the segmenter's options (the file rule, or turn-detection settings).
+ */
+export class Endpointer {
   private readonly segmenter: SpeechSegmenter;
   private readonly stream: VadStream;
-  private readonly buffer = new SampleBuffer();
-  private scored = 0;
-  private readonly keepBehind: number;
+  private scoredTo = 0;
 
   constructor(detector: VoiceActivityDetector, options: Partial<SegmenterOptions> = {}) {
     this.segmenter = new SpeechSegmenter(options);
     this.stream = detector.createStream();
+  }
+
+  /** End of the audio scored so far. */
+  get scored(): number {
+    return this.scoredTo;
+  }
+
+  /** Padded start of the utterance in progress, or null in silence. */
+  get openStart(): number | null {
+    return this.segmenter.activeStart;
+  }
+
+  /** No span reported later starts before this sample. */
+  get nextStartFloor(): number {
+    return this.segmenter.nextStartFloor;
+  }
+
+  /** Scores every whole window of `buffer` not yet scored; the turns they started and ended, in order. */
+  async advance(buffer: SampleBuffer, signal?: AbortSignal): Promise<TurnChange[]> {
+    const changes: TurnChange[] = [];
+    while (this.scoredTo + VAD_WINDOW <= buffer.end) {
+      signal?.throwIfAborted();
+      // Only the windows scored are copied out: a per-window detector takes one at a time.
+      const whole = Math.floor((buffer.end - this.scoredTo) / VAD_WINDOW);
+      const count = this.stream.probabilities ? Math.min(WINDOWS_PER_BATCH, whole) : 1;
+      const from = this.scoredTo;
+      const windows = Array.from({ length: count }, (_, i) =>
+        buffer.slice(from + i * VAD_WINDOW, from + (i + 1) * VAD_WINDOW),
+      );
+      for (const p of await scoreWindows(this.stream, windows)) this.decide(p, changes);
+    }
+    return changes;
+  }
+
+  /**
+   * The audio ended at `buffer.end`: with `scoreTail` the last partial window is scored
+   * zero-padded (as a file's last window is), then open speech is closed, never past the audio.
+   */
+  async finish(buffer: SampleBuffer, scoreTail: boolean, signal?: AbortSignal): Promise<TurnChange[]> {
+    const total = buffer.end;
+    const changes: TurnChange[] = [];
+    if (scoreTail && this.scoredTo < total) {
+      signal?.throwIfAborted();
+      this.decide(await this.stream.probability(buffer.slice(this.scoredTo, this.scoredTo + VAD_WINDOW)), changes);
+    }
+    for (const span of this.segmenter.finish(total)) changes.push({ type: "end", span });
+    // The zero-padded last window must not stretch a span past the audio.
+    return changes.flatMap((c) =>
+      c.type === "end" && c.span.end > total
+        ? c.span.start < total
+          ? [{ type: "end" as const, span: { start: c.span.start, end: total } }]
+          : []
+        : [c],
+    );
+  }
+
+  /** Ends the open utterance at `at` (a client commit); the next window is read from `at`. */
+  close(at: number): SpeechSpan | null {
+    const span = this.segmenter.close(at)[0] ?? null;
+    this.scoredTo = Math.max(this.scoredTo, at);
+    return span;
+  }
+
+  /** Forgets the open utterance (a client clear); the next window is read from `at`. */
+  reset(at: number): void {
+    this.segmenter.reset(at);
+    this.scoredTo = Math.max(this.scoredTo, at);
+  }
+
+  private decide(p: number, changes: TurnChange[]): void {
+    const wasOpen = this.segmenter.activeStart !== null;
+    this.scoredTo = this.segmenter.position + VAD_WINDOW;
+    const spans = this.segmenter.push(p);
+    for (const span of spans) changes.push({ type: "end", span });
+    const open = this.segmenter.activeStart;
+    // A new utterance: speech began in silence, or a long one was cut and goes on without a gap.
+    if (open !== null && (!wasOpen || spans.length > 0)) changes.push({ type: "start", at: open });
+  }
+}
+
+/** Tracks speech in one audio stream (a file's, or a long upload's as it is decoded). */
+export class SpeechTracker {
+  private readonly endpointer: Endpointer;
+  private readonly buffer = new SampleBuffer();
+  private readonly keepBehind: number;
+
+  constructor(detector: VoiceActivityDetector, options: Partial<SegmenterOptions> = {}) {
+    this.endpointer = new Endpointer(detector, options);
     // A span may begin one window plus its pad before the window that triggered it.
     this.keepBehind =
       VAD_WINDOW + Math.ceil(((options.speechPadMs ?? 30) * (options.sampleRate ?? SPEECH_SAMPLE_RATE)) / 1000);
@@ -85,7 +182,7 @@ export class SpeechTracker {
 
   /** Padded start of the speech in progress, or null in silence. */
   get activeStart(): number | null {
-    return this.segmenter.activeStart;
+    return this.endpointer.openStart;
   }
 
   /** Samples of audio the tracker holds now (the speech in progress and the window context). */
@@ -95,7 +192,7 @@ export class SpeechTracker {
 
   /** No span this tracker returns later starts before this sample. */
   get nextStartFloor(): number {
-    return this.segmenter.nextStartFloor;
+    return this.endpointer.nextStartFloor;
   }
 
   /** Audio `[start, end)` still held (the speech in progress is always held). */
@@ -106,51 +203,20 @@ export class SpeechTracker {
   /** Adds audio; returns spans that became final. */
   async push(chunk: Float32Array, signal?: AbortSignal): Promise<SpeechPiece[]> {
     this.buffer.append(chunk);
-    const pieces: SpeechPiece[] = [];
-    while (this.scored + VAD_WINDOW <= this.buffer.end) {
-      signal?.throwIfAborted();
-      // Every whole window received so far, scored in one batch when the detector can (only the
-      // windows scored are copied out: a per-window detector takes one at a time).
-      const whole = Math.floor((this.buffer.end - this.scored) / VAD_WINDOW);
-      const count = this.stream.probabilities ? Math.min(WINDOWS_PER_BATCH, whole) : 1;
-      const windows = Array.from({ length: count }, (_, i) =>
-        this.buffer.slice(this.scored + i * VAD_WINDOW, this.scored + (i + 1) * VAD_WINDOW),
-      );
-      for (const p of await scoreWindows(this.stream, windows)) {
-        this.scored += VAD_WINDOW;
-        for (const span of this.segmenter.push(p))
-          pieces.push({ ...span, samples: this.buffer.slice(span.start, span.end) });
-      }
-    }
-    this.forget();
+    const pieces = this.pieces(await this.endpointer.advance(this.buffer, signal));
+    this.buffer.dropBefore(this.endpointer.openStart ?? this.endpointer.scored - this.keepBehind);
     return pieces;
   }
 
   /** Ends the stream: scores the last partial window (zero-padded) and closes open speech. */
   async end(signal?: AbortSignal): Promise<SpeechPiece[]> {
-    const total = this.buffer.end;
-    const pieces: SpeechPiece[] = [];
-    const take = (spans: SpeechSpan[]) => {
-      for (const span of spans) {
-        // The zero-padded last window must not stretch a span past the audio.
-        const end = Math.min(span.end, total);
-        if (end > span.start) pieces.push({ start: span.start, end, samples: this.buffer.slice(span.start, end) });
-      }
-    };
-    if (this.scored < total) {
-      signal?.throwIfAborted();
-      take(
-        this.segmenter.push(await this.stream.probability(this.buffer.slice(this.scored, this.scored + VAD_WINDOW))),
-      );
-      this.scored += VAD_WINDOW;
-    }
-    take(this.segmenter.finish(total));
-    return pieces;
+    return this.pieces(await this.endpointer.finish(this.buffer, true, signal));
   }
 
-  private forget(): void {
-    const active = this.segmenter.activeStart;
-    this.buffer.dropBefore(active ?? this.scored - this.keepBehind);
+  private pieces(changes: readonly TurnChange[]): SpeechPiece[] {
+    return changes.flatMap((c) =>
+      c.type === "end" ? [{ ...c.span, samples: this.buffer.slice(c.span.start, c.span.end) }] : [],
+    );
   }
 }
 

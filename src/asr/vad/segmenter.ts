@@ -23,6 +23,12 @@ export interface SegmenterOptions {
   /** Samples per probability window. */
   readonly window: number;
   readonly sampleRate: number;
+  /**
+   * What a span keeps after its speech when silence ends it: `pad` (the file rule: `speechPadMs`)
+   * or `silence` (turn detection, OpenAI's server VAD: the whole silence that ended the turn, up
+   * to the window that decided it).
+   */
+  readonly trailing: "pad" | "silence";
 }
 
 /** Silero's reference parameters with 30 s spans at 16 kHz. */
@@ -35,6 +41,7 @@ export const DEFAULT_SEGMENTER_OPTIONS: SegmenterOptions = Object.freeze({
   maxSegmentSeconds: 30,
   window: 512,
   sampleRate: SPEECH_SAMPLE_RATE,
+  trailing: "pad",
 });
 
 /** A span of speech in samples, `[start, end)`. */
@@ -55,7 +62,8 @@ export class SpeechSegmenter {
   private readonly minSilence: number;
   private readonly pad: number;
   private readonly maxSpeech: number;
-  private windows = 0;
+  /** Position of the next window (windows are contiguous except after {@link close} or {@link reset}). */
+  private next = 0;
   private triggered = false;
   private start = 0;
   private tempEnd: number | null = null;
@@ -76,7 +84,7 @@ export class SpeechSegmenter {
 
   /** Samples covered by the windows pushed so far. */
   get position(): number {
-    return this.windows * this.o.window;
+    return this.next;
   }
 
   /** Padded start of the speech in progress, or null in silence. */
@@ -94,8 +102,8 @@ export class SpeechSegmenter {
 
   /** Consumes the next window's probability; returns spans that became final. */
   push(probability: number): SpeechSpan[] {
-    const pos = this.windows * this.o.window;
-    this.windows++;
+    const pos = this.next;
+    this.next += this.o.window;
     if (!this.triggered) {
       if (probability < this.o.threshold) return [];
       this.triggered = true;
@@ -107,7 +115,7 @@ export class SpeechSegmenter {
     if (probability >= this.o.threshold) this.tempEnd = null;
     else if (probability < this.o.negThreshold) {
       this.tempEnd ??= pos;
-      if (pos + this.o.window - this.tempEnd >= this.minSilence) return this.close(this.tempEnd, pos + this.o.window);
+      if (pos + this.o.window - this.tempEnd >= this.minSilence) return this.end(this.tempEnd, pos + this.o.window);
     }
     if (pos + this.o.window - this.start > this.maxSpeech) return this.cut();
     return [];
@@ -116,15 +124,36 @@ export class SpeechSegmenter {
   /** Ends the audio at `totalSamples`; returns the last span, if any. */
   finish(totalSamples: number): SpeechSpan[] {
     if (!this.triggered) return [];
-    return this.close(Math.min(this.tempEnd ?? totalSamples, totalSamples), totalSamples);
+    if (this.o.trailing === "silence") return this.end(totalSamples, totalSamples);
+    return this.end(Math.min(this.tempEnd ?? totalSamples, totalSamples), totalSamples);
   }
 
-  private close(end: number, limit: number): SpeechSpan[] {
+  /**
+   * Ends the speech in progress at `at` (a client commit): its span ends there, the next window is
+   * read from `at`, and no later span starts before it. Returns the span, if speech was open.
+   */
+  close(at: number): SpeechSpan[] {
+    const spans = this.triggered ? this.end(at, at) : [];
+    this.reset(at);
+    return spans;
+  }
+
+  /** Forgets the speech in progress without a span (a client clear); the next window is read from `at`. */
+  reset(at: number): void {
+    this.triggered = false;
+    this.tempEnd = null;
+    this.history = [];
+    this.lastEnd = Math.max(this.lastEnd, at);
+    this.next = Math.max(this.next, at);
+  }
+
+  private end(end: number, limit: number): SpeechSpan[] {
     this.triggered = false;
     this.tempEnd = null;
     this.history = [];
     if (end - this.start < this.minSpeech) return [];
-    const span = { start: Math.max(this.lastEnd, this.start - this.pad), end: Math.min(limit, end + this.pad) };
+    const trail = this.o.trailing === "silence" ? limit : end + this.pad;
+    const span = { start: Math.max(this.lastEnd, this.start - this.pad), end: Math.min(limit, trail) };
     this.lastEnd = span.end;
     return [span];
   }
@@ -136,7 +165,7 @@ export class SpeechSegmenter {
       if (at === undefined || w.p <= at.p) at = w;
     }
     // maxSpeech > minSpeech guarantees a candidate; the fallback only keeps types honest.
-    const cutAt = at?.pos ?? this.windows * this.o.window;
+    const cutAt = at?.pos ?? this.next;
     const span = { start: Math.max(this.lastEnd, this.start - this.pad), end: cutAt };
     this.lastEnd = cutAt;
     this.start = cutAt;

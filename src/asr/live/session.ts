@@ -1,38 +1,34 @@
 /**
- * What every live transcription door (realtime WebSocket, jambonz) shares once its wire format is
- * parsed: the ASR engine's readiness gate and a stream slot (src/edge/stream-slots.ts), the call
- * scope (one log line per session), audio decoding to 16 kHz (src/audio/live-input.ts), one
- * serial queue of operations over the engine's {@link LiveTranscription}, and the limits:
+ * The live core's intake, what every live door (gRPC StreamingRecognize, the realtime WebSocket,
+ * jambonz, …) runs a call through once its wire format is parsed: the ASR engine's readiness gate
+ * and a stream slot (src/edge/stream-slots.ts), the call scope (one log line per session), audio
+ * decoding to 16 kHz (src/audio/live-input.ts), one serial queue of operations over the live
+ * transcriber (./transcriber.ts, opened through the service's `openLive`), and the limits:
  * session length (`streaming.max_session_s`, audio and wall clock), idle timeout, and bounded
  * buffering (`streaming.max_buffer_s` of audio waiting to be processed). A limit, a failure or
- * the client going away ends the session once: slot released, work aborted, `onEnd` called.
+ * the client going away ends the session once: an `error` event (for a failure or a limit), slot
+ * released, work aborted, `onEnd` called. A door adapts the events (`onEvent`) to its wire.
  */
-import { LiveAudioInput, type LiveAudioFormat } from "../audio/live-input.ts";
-import type { LiveEvent, LiveTranscription, LiveTranscriptionOptions } from "../core/asr.ts";
-import type { AppContext } from "../core/context.ts";
-import { AppError, toAppError } from "../errors/taxonomy.ts";
-import type { StreamDoor } from "../runtime/metrics.ts";
-import type { ApiKeyRecord } from "../store/keys.ts";
-import { readyService } from "./readiness.ts";
-import { openScope, type CallScope } from "./scope.ts";
-import { acquireStreamSlot, type StreamSlot } from "./stream-slots.ts";
-
-/**
- * The WebSocket close code for the way a session ended: 1000 normal, 1013 (try again later) when
- * refused busy or not ready, 1011 for a server failure, 1008 (policy) for a limit or a bad client.
- */
-export function closeCodeFor(error: AppError | undefined): number {
-  if (!error) return 1000;
-  if (error.status === 503) return 1013;
-  if (error.status >= 500 && error.status !== 504) return 1011;
-  return 1008;
-}
+import { LiveAudioInput, type LiveAudioFormat } from "../../audio/live-input.ts";
+import type { LiveEvent, LiveTranscription, LiveTranscriptionOptions } from "../../core/asr.ts";
+import type { AppContext } from "../../core/context.ts";
+import { AppError, toAppError } from "../../errors/taxonomy.ts";
+import type { StreamDoor } from "../../runtime/metrics.ts";
+import type { ApiKeyRecord } from "../../store/keys.ts";
+import { readyService } from "../../edge/readiness.ts";
+import { openScope, type CallScope } from "../../edge/scope.ts";
+import { acquireStreamSlot, type StreamSlot } from "../../edge/stream-slots.ts";
 
 /** How a door opens a session. */
 export interface LiveSessionInit {
   readonly door: StreamDoor;
   readonly requestId: string;
-  readonly key: ApiKeyRecord;
+  /**
+   * The caller: a key the session admits in a scope of its own (a WebSocket door, whose upgrade
+   * was authenticated), or the door's own scope, already authenticated and admitted, which the
+   * door finishes (a gRPC call).
+   */
+  readonly caller: { readonly key: ApiKeyRecord } | { readonly scope: CallScope };
   /** Every engine event, in order. */
   readonly onEvent: (event: LiveEvent) => void;
   /** The session ended: `error` says why when it was not a normal end or the client leaving. */
@@ -42,6 +38,8 @@ export interface LiveSessionInit {
 /** See the file comment. Open with {@link openLiveSession}. */
 export class LiveSession {
   private readonly scope: CallScope;
+  /** Whether the session opened its scope (then it finishes it) or runs in its door's. */
+  private readonly ownScope: boolean;
   private readonly slot: StreamSlot;
   private readonly limits: AppContext["config"]["streaming"];
   private input: LiveAudioInput;
@@ -60,13 +58,18 @@ export class LiveSession {
     format: LiveAudioFormat,
   ) {
     this.limits = ctx.config.streaming;
-    this.scope = openScope(ctx, { event: init.door, method: `asr.${init.door}`, requestId: init.requestId });
+    const { caller } = init;
+    this.ownScope = "key" in caller;
+    this.scope =
+      "key" in caller
+        ? openScope(ctx, { event: init.door, method: `asr.${init.door}`, requestId: init.requestId })
+        : caller.scope;
     try {
-      this.scope.admit(init.key);
+      if ("key" in caller) this.scope.admit(caller.key);
       readyService(ctx, "asr");
       this.slot = acquireStreamSlot(ctx, init.door);
     } catch (error) {
-      this.scope.finish(String(toAppError(error).status), error);
+      if (this.ownScope) this.scope.finish(String(toAppError(error).status), error);
       throw error;
     }
     this.input = new LiveAudioInput(format);
@@ -91,14 +94,18 @@ export class LiveSession {
     });
   }
 
-  /** Queues audio bytes; refuses (ending the session) beyond the buffering or session limits. */
-  audio(bytes: Uint8Array): void {
+  /**
+   * Queues audio bytes; refuses (ending the session) beyond the buffering or session limits. The
+   * promise settles once these bytes are transcribed: a door that can hold its client back (gRPC's
+   * flow control) awaits it before reading more; a WebSocket door cannot, so it relies on the limit.
+   */
+  audio(bytes: Uint8Array): Promise<void> {
     this.touch();
-    if (this.ended || bytes.length === 0) return;
+    if (this.ended || bytes.length === 0) return this.queue;
     const perSecond = this.input.bytesPerSecond;
     if (this.input.secondsIn + (this.queuedBytes + bytes.length) / perSecond > this.limits.max_session_s) {
       this.fail(this.tooLong());
-      return;
+      return this.queue;
     }
     if ((this.queuedBytes + bytes.length) / perSecond > this.limits.max_buffer_s) {
       this.fail(
@@ -107,9 +114,9 @@ export class LiveSession {
           `Audio is arriving faster than it can be transcribed: more than ${this.limits.max_buffer_s} s are waiting`,
         ),
       );
-      return;
+      return this.queue;
     }
-    this.enqueue(bytes.length, async () => {
+    return this.enqueue(bytes.length, async () => {
       const samples = this.input.push(bytes);
       this.ctx.metrics.observeStreamAudio(this.init.door, bytes.length / perSecond);
       if (samples.length > 0) await this.requireLive().push(samples);
@@ -142,9 +149,9 @@ export class LiveSession {
   }
 
   /** Processes what is queued, closes open speech as a final, then ends the session normally. */
-  finish(): void {
+  finish(): Promise<void> {
     this.touch();
-    this.enqueue(0, async () => {
+    return this.enqueue(0, async () => {
       const tail = this.input.flush();
       const live = this.requireLive();
       if (tail.length > 0) await live.push(tail);
@@ -172,7 +179,8 @@ export class LiveSession {
     this.init.onEvent(event);
   }
 
-  private enqueue(bytes: number, job: () => Promise<void>, onError?: (error: AppError) => void): void {
+  /** Runs `job` after everything queued; the promise never rejects (a failure ends the session). */
+  private enqueue(bytes: number, job: () => Promise<void>, onError?: (error: AppError) => void): Promise<void> {
     this.queuedBytes += bytes;
     const arrived = performance.now();
     this.queue = this.queue.then(async () => {
@@ -188,6 +196,7 @@ export class LiveSession {
         else this.fail(error);
       }
     });
+    return this.queue;
   }
 
   private tooLong(): AppError {
@@ -202,13 +211,16 @@ export class LiveSession {
 
   private end(error: AppError | undefined, code: string, thrown?: unknown): void {
     if (this.ended) return;
+    if (error) this.init.onEvent({ type: "error", error });
     this.ended = true;
     clearTimeout(this.idleTimer);
     clearTimeout(this.sessionTimer);
     this.slot.release();
-    this.scope.finish(code, thrown);
-    // Work still queued or running for this session stops here.
-    if (!this.scope.signal.aborted) this.scope.cancel();
+    if (this.ownScope) {
+      this.scope.finish(code, thrown);
+      // Work still queued or running for this session stops here.
+      if (!this.scope.signal.aborted) this.scope.cancel();
+    }
     this.init.onEnd(error);
   }
 }

@@ -2,26 +2,27 @@
  * sawt.asr.v1.SpeechRecognition on the ASR port: a thin adapter over the same {@link AsrService}
  * REST calls. Container bytes go through a private temporary file and `transcribeFile` (the
  * hardened decoder), raw PCM or G.711 is converted to 16 kHz float and given to `transcribeSamples`;
- * StreamingRecognize feeds `transcribeStream` chunk by chunk and forwards its results.
+ * StreamingRecognize is a live door: its call runs on the live core (../live/) with the file's
+ * segmentation rule, and its events become StreamingRecognizeResponses.
  */
 import type * as grpc from "@grpc/grpc-js";
 import { randomBytes } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as v from "valibot";
-import type { AppContext } from "../core/context.ts";
-import { TranscriptionFormSchema } from "../asr/schema.ts";
-import type { AsrService, Transcript, TranscriptionOptions } from "../asr/types.ts";
-import { allowedExtension, uploadDir, uploadTooLarge, UPLOAD_PREFIX } from "../audio/upload.ts";
-import { readyService } from "../edge/readiness.ts";
-import { acquireStreamSlot } from "../edge/stream-slots.ts";
-import { fieldErrors } from "../errors/fields.ts";
-import { AppError, Detail } from "../errors/taxonomy.ts";
-import { streamingMethod, unaryMethod, writeMessage } from "./call.ts";
-import { G711_RATE } from "../audio/live-input.ts";
-import { rawFormat, rawStreamToAsrRate, rawToAsrRate } from "./pcm.ts";
-import { grpcService } from "./services.ts";
-import type { GrpcRegistrar } from "./server.ts";
+import type { AppContext } from "../../core/context.ts";
+import { TranscriptionFormSchema } from "../schema.ts";
+import type { AsrService, LiveEvent, Transcript, TranscriptionOptions } from "../types.ts";
+import { allowedExtension, uploadDir, uploadTooLarge, UPLOAD_PREFIX } from "../../audio/upload.ts";
+import { readyService } from "../../edge/readiness.ts";
+import { fieldErrors } from "../../errors/fields.ts";
+import { AppError, Detail } from "../../errors/taxonomy.ts";
+import { streamingMethod, unaryMethod, writeMessage } from "../../grpc/call.ts";
+import { G711_RATE } from "../../audio/live-input.ts";
+import { rawFormat, rawToAsrRate } from "../../grpc/pcm.ts";
+import { grpcService } from "../../grpc/services.ts";
+import type { GrpcRegistrar } from "../../grpc/server.ts";
+import { openLiveSession } from "../live/session.ts";
 
 /** Largest `audio_content` of one StreamingRecognize message. */
 export const MAX_STREAM_CHUNK_BYTES = 131072;
@@ -214,15 +215,19 @@ async function* streamAudio(messages: {
   }
 }
 
-/** Passes chunks through, reporting each one's size (the audio-seconds-in metric). */
-async function* countAudio(
-  chunks: AsyncIterable<Uint8Array>,
-  count: (bytes: number) => void,
-): AsyncIterable<Uint8Array> {
-  for await (const chunk of chunks) {
-    count(chunk.length);
-    yield chunk;
-  }
+/** Audio between two interim results of a stream. */
+export const INTERIM_MS = 1000;
+
+/** A live event as a StreamingRecognizeResponse result, or null for events gRPC does not carry. */
+function streamingResult(event: LiveEvent) {
+  if (event.type !== "partial" && event.type !== "final") return null;
+  return {
+    transcript: event.text,
+    is_final: event.type === "final",
+    start_time: event.start,
+    end_time: event.end,
+    dialect: event.dialect ?? "",
+  };
 }
 
 /** Registers SpeechRecognition on the ASR port. */
@@ -265,28 +270,46 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
         const format = rawFormat(config.encoding, config.sample_rate_hz);
         if (!format)
           throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM, MULAW or ALAW only");
-        const asr = readyService(ctx, "asr");
-        // Counted against streaming.max_streams like the WebSocket doors (UNAVAILABLE when all are taken).
-        const slot = acquireStreamSlot(ctx, "grpc");
+        let failure: AppError | undefined;
+        let writing = Promise.resolve();
+        const session = openLiveSession(
+          ctx,
+          {
+            door: "grpc",
+            requestId: scope.requestId,
+            caller: { scope },
+            onEvent: (event) => {
+              const result = streamingResult(event);
+              if (result === null || (!result.is_final && !streaming.interim_results)) return;
+              writing = writing.then(() => writeMessage(call, { results: [result] }, signal));
+            },
+            onEnd: (error) => {
+              failure = error;
+            },
+          },
+          format,
+        );
+        // The client cancelling ends the session at once: slot released, queued work dropped.
+        const abandon = () => session.abandon();
+        signal.addEventListener("abort", abandon, { once: true });
         try {
-          const bytesPerSecond = format.sampleRate * (format.encoding === "pcm_s16le" ? 2 : 1);
-          const counted = countAudio(streamAudio(messages), (bytes) =>
-            ctx.metrics.observeStreamAudio("grpc", bytes / bytesPerSecond),
-          );
-          const audio = rawStreamToAsrRate(counted, format);
-          for await (const result of asr.transcribeStream(audio, scope.options)) {
-            if (!result.isFinal && !streaming.interim_results) continue;
-            const message = {
-              transcript: result.text,
-              is_final: result.isFinal,
-              start_time: result.start,
-              end_time: result.end,
-              dialect: result.dialect ?? "",
-            };
-            await writeMessage(call, { results: [message] }, signal);
+          const partialIntervalMs = streaming.interim_results ? INTERIM_MS : 0;
+          session.configure({ endpointing: "segments", turnDetection: null, partialIntervalMs }, format);
+          for await (const bytes of streamAudio(messages)) {
+            // Read the next message only once this one is transcribed and its results written:
+            // HTTP/2 flow control then holds a client that sends faster than real time.
+            await session.audio(bytes);
+            await writing;
+            if (failure) throw failure;
           }
+          await session.finish();
+          await writing;
+          if (failure) throw failure;
+        } catch (error) {
+          session.abandon();
+          throw error;
         } finally {
-          slot.release();
+          signal.removeEventListener("abort", abandon);
         }
       },
     ),

@@ -1,0 +1,52 @@
+/**
+ * What the live core needs from the ASR engine, and nothing more: the voice-activity detector and
+ * dialect identifier it endpoints and labels with, the recognisers (default and dialect routes),
+ * and the file policy over one utterance. The ASR service (../service.ts) provides it; the core
+ * never sees packs, admission or budgets beyond `admitted`.
+ */
+import type { CallOptions } from "../../core/call.ts";
+import type { Transcript, TranscriptWord } from "../../core/asr.ts";
+import type { DialectIdentifier, Recognizer, VoiceActivityDetector } from "../recognizer.ts";
+
+/** An utterance as the file policy transcribes it; times relative to the utterance. */
+export interface UtteranceText {
+  readonly text: string;
+  readonly words?: readonly TranscriptWord[];
+  /** exp(mean token log-probability) when the recogniser searches (Whisper); absent otherwise. */
+  readonly confidence?: number;
+}
+
+/** See the file comment. */
+export interface LiveEngine {
+  readonly detector: VoiceActivityDetector;
+  readonly dialectIdentifier: DialectIdentifier | null;
+  /** Seconds of speech the call's dialect is decided over (`asr.dialect_seconds`). */
+  readonly dialectSeconds: number;
+  /** The recogniser for the call's dialect so far (a dialect route, else the default). */
+  recognizerFor(dialect: string | null): Recognizer;
+  /**
+   * One utterance through the file policy with `recognizer`, under admission, observed. With
+   * `wholeSpan` the utterance is one speech span already (no second VAD pass over it).
+   */
+  transcribeUtterance(
+    samples: Float32Array,
+    recognizer: Recognizer,
+    wholeSpan: boolean,
+    call: CallOptions,
+  ): Promise<UtteranceText>;
+  /** Runs one model job (a partial, a stream chunk, a dialect score) under the engine's admission. */
+  admitted<T>(job: () => Promise<T>, call: CallOptions): Promise<T>;
+  /** Hears the inference time and audio seconds of a final. */
+  observe(seconds: number, audioSeconds: number): void;
+}
+
+/** A transcript of one utterance as the live core takes it (times relative to the utterance). */
+export function utteranceOf(transcript: Transcript): UtteranceText {
+  const logprobs = transcript.segments.flatMap((s) => (s.avgLogprob !== undefined ? [s.avgLogprob] : []));
+  const mean = logprobs.reduce((a, b) => a + b, 0) / logprobs.length;
+  return {
+    text: transcript.text,
+    ...(transcript.words ? { words: transcript.words } : {}),
+    ...(logprobs.length > 0 ? { confidence: Math.round(Math.exp(mean) * 1000) / 1000 } : {}),
+  };
+}

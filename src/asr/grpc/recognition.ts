@@ -221,6 +221,8 @@ export const INTERIM_MS = 1000;
 /** A live event as a StreamingRecognizeResponse result, or null for events gRPC does not carry. */
 function streamingResult(event: LiveEvent) {
   if (event.type !== "partial" && event.type !== "final") return null;
+  // An utterance the recogniser heard nothing in has no result (a partial "" is never sent either).
+  if (event.text === "") return null;
   return {
     transcript: event.text,
     is_final: event.type === "final",

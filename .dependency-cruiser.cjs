@@ -2,7 +2,7 @@
  * Layering rules for src/, checked by `bun run lint:deps` and by test/tooling/layering.test.ts (so
  * `npm test` fails on a wrong import). Tests (*.test.ts) are not checked: they may import anything.
  *
- * Layers (DESIGN §7):
+ * Layers (decisions §7):
  * - src/app       the only wiring: may import anything. Only src/cli and src/main.ts import it.
  * - src/core      context type and engine contracts.
  * - src/edge      what every front door shares (auth, request id, readiness gate, call scope).

@@ -1,5 +1,5 @@
 /**
- * The one contract every model pack kind implements (DESIGN §7: one trio per model contract, one
+ * The one contract every model pack kind implements (decisions §7: one trio per model contract, one
  * registry picks the family). A family is the `family.ts` of a feature folder: it says which
  * folders are its packs ({@link Family.claims}), validates one from its files and model headers
  * without a session ({@link Family.configure}), and opens its sessions ({@link Family.load}).

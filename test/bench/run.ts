@@ -1,7 +1,7 @@
 /**
  * `bun run bench`: runs every test/bench/*.bench.ts in its own process (so one benchmark's memory
  * and JIT state never colour another's) and writes their markdown sections to docs/benchmarks.md.
- * Benchmarks report ratios measured within one run (DESIGN §6), never pass/fail on time.
+ * Benchmarks report ratios measured within one run (decisions §6), never pass/fail on time.
  * `bun run bench -- NAME` runs only benchmarks whose file name contains NAME (docs not rewritten).
  */
 import { readFileSync } from "node:fs";

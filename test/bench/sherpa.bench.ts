@@ -1,5 +1,5 @@
 /**
- * Sawt against sherpa-onnx-node (DESIGN §6), the strongest open peer, on the same model: one
+ * Sawt against sherpa-onnx-node (decisions §6), the strongest open peer, on the same model: one
  * constructed sherpa-onnx VITS pack (the tone voice with sherpa's Piper metadata, `voice=ar`, and
  * tokens.txt of espeak's Arabic IPA) loaded by both. Both phonemise with espeak-ng's Arabic voice
  * (sherpa from the system espeak-ng-data, Sawt through libespeak-ng; no tashkeel pack, so neither

@@ -1,5 +1,5 @@
 /**
- * TTS serving overhead (DESIGN §6): end-to-end time over raw `session.run` time on the same model
+ * TTS serving overhead (decisions §6): end-to-end time over raw `session.run` time on the same model
  * and the same id tensors. (a) bare onnxruntime, one run per sentence as the service does;
  * (b) the TTS service in-process (front-end, ids, session worker, silence, level, pcm encoding);
  * (c) the full HTTP path: POST /v1/tts/audio/speech against a real server process. The voice is

@@ -1,5 +1,5 @@
 /**
- * Streaming time-to-first-audio (DESIGN §6): over the TTS WebSocket of a real server, the time
+ * Streaming time-to-first-audio (decisions §6): over the TTS WebSocket of a real server, the time
  * from sending a multi-sentence request to its first binary (PCM) frame, against the time the
  * same path takes for the first sentence alone and for the whole text. In-process
  * `synthesizeStream` is timed the same way, so the socket's share shows. Streaming works when

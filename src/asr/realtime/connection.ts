@@ -1,6 +1,6 @@
 /**
  * One OpenAI Realtime transcription connection: client events in, server events out, over the
- * shared live session (src/edge/live-session.ts). Events and fields follow OpenAI's Realtime API
+ * live core (src/asr/live/session.ts). Events and fields follow OpenAI's Realtime API
  * (GA and the older beta `transcription_session.*` shape). Sawt extensions, always as EXTRA
  * fields: `dialect`, `start`, `end` (seconds) on `…transcription.completed`; `transcript` (the whole
  * current hypothesis, which may revise earlier deltas) on `…transcription.delta`; `error.sawt`

@@ -1,5 +1,5 @@
 /**
- * libespeak-ng, in-process through bun:ffi (DESIGN §1: the same library piper-phonemize wraps),
+ * libespeak-ng, in-process through bun:ffi (decisions §1: the same library piper-phonemize wraps),
  * but never on the main thread. espeak's calls are synchronous — a 10,600-character synthesis
  * held the event loop for a second, stalling HTTP, gRPC, health checks, queue timeouts and the
  * systemd watchdog — and its state is process-global and not thread-safe. So ONE worker thread

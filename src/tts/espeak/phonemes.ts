@@ -1,5 +1,5 @@
 /**
- * Text → IPA phonemes with libespeak-ng, shaped as Piper expects (DESIGN §4, Piper row):
+ * Text → IPA phonemes with libespeak-ng, shaped as Piper expects (decisions §4, Piper row):
  * one array of Unicode code points per sentence, words separated by " ", and each clause's
  * punctuation kept as a phoneme (", " ": " "; " inside a sentence; "." "?" "!" at its end).
  * Debian's espeak-ng 1.51 lacks espeak_TextToPhonemesWithTerminator, which Piper uses to learn

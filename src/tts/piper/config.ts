@@ -1,7 +1,7 @@
 /**
  * The Piper/VITS voice contract, read once into a frozen {@link VoiceConfig}: from a Piper
  * `<voice>.onnx.json`, or from a sherpa-onnx VITS model's metadata plus its `tokens.txt`. Both
- * describe the same graph (DESIGN §4), so everything after this file is family-blind.
+ * describe the same graph (decisions §4), so everything after this file is family-blind.
  *
  * Required: sample rate, a phoneme → id map holding Piper's `^ _ $`, a supported phoneme type
  * and, for espeak phonemes, the espeak voice. Defaulted: inference scales (Piper's published

@@ -1,5 +1,5 @@
 /**
- * The two voice families that share the Piper graph (DESIGN §4): Piper (`<voice>.onnx` +
+ * The two voice families that share the Piper graph (decisions §4): Piper (`<voice>.onnx` +
  * `<voice>.onnx.json`) and sherpa-onnx VITS (`*.onnx` with metadata `model_type=vits` +
  * `tokens.txt`). They differ only in where the contract is read from (./config.ts); the model
  * (./model.ts) and pipeline (./pipeline.ts) are shared. Both claim only voice folders.

@@ -71,7 +71,9 @@ describe("WebSocket upgrade behind any Host", () => {
       const reply = await upgrade(port, route, host, key, wsKey);
       expect(reply.status).toBe(101);
       expect(reply.headers.get("upgrade")?.toLowerCase()).toBe("websocket");
-      const accept = createHash("sha1").update(wsKey + HANDSHAKE_GUID).digest("base64");
+      const accept = createHash("sha1")
+        .update(wsKey + HANDSHAKE_GUID)
+        .digest("base64");
       expect(reply.headers.get("sec-websocket-accept")).toBe(accept);
     });
   }

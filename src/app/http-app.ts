@@ -37,6 +37,8 @@ export function httpListenOptions(config: SawtConfig) {
   };
 }
 
+// When each request arrived. Kept beside the request, not in an Elysia derive: derive and resolve
+// run only once a route matched, and 404/405/426 answers are timed and logged too.
 const started = new WeakMap<Request, number>();
 // Requests whose log line (onAfterResponse) has not been written yet. Bun runs that hook after the
 // response is flushed, so a request answered just before SIGTERM could otherwise go unlogged.

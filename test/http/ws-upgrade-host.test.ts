@@ -76,5 +76,11 @@ describe("WebSocket upgrade behind any Host", () => {
         .digest("base64");
       expect(reply.headers.get("sec-websocket-accept")).toBe(accept);
     });
+    test(`does refuse the upgrade on ${route} with the REST 401 when the key is wrong behind Host x`, async () => {
+      const reply = await upgrade(port, route, "x", "sk_wrong", randomBytes(16).toString("base64"));
+      expect(reply.status).toBe(401);
+      expect(reply.headers.get("content-type")).toStartWith("application/json");
+      expect(reply.headers.get("sec-websocket-accept")).toBeNull();
+    });
   }
 });

@@ -16,7 +16,7 @@
  *   and src/grpc/** (the gRPC server);
  * - a feature's transport adapter is a FILE `<protocol>.ts` or a FOLDER `<protocol>/` anywhere
  *   inside a feature folder, where <protocol> is one of PROTOCOLS below: src/tts/http.ts,
- *   src/tts/ws.ts, src/asr/http.ts, src/voices/http.ts, src/asr/realtime/**, src/asr/jambonz/**.
+ *   src/tts/ws/**, src/asr/http.ts, src/voices/http.ts, src/asr/realtime/**, src/asr/jambonz/**.
  *   A new front door takes a new protocol name here (one line) and its adapters follow the same
  *   naming; until then its files count as engine code and importing src/http or src/grpc fails.
  * - The protocols served by the HTTP server (http, ws, realtime, jambonz) may use the shared

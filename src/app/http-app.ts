@@ -37,20 +37,8 @@ export function httpListenOptions(config: SawtConfig) {
   };
 }
 
-/**
- * The request's path from its URL alone. Elysia's own `path` finds the path's slash at a fixed
- * offset that assumes a Host of at least four characters, so `Host: tts` (what proxies and
- * Kubernetes services send) made every 405 a 404.
- */
-export function requestPath(request: Request): string {
-  const url = request.url;
-  const scheme = url.indexOf("://");
-  const slash = url.indexOf("/", scheme < 0 ? 0 : scheme + 3);
-  if (slash < 0) return "/";
-  const end = url.slice(slash).search(/[?#]/);
-  return end < 0 ? url.slice(slash) : url.slice(slash, slash + end);
-}
-
+// When each request arrived. Kept beside the request, not in an Elysia derive: derive and resolve
+// run only once a route matched, and 404/405/426 answers are timed and logged too.
 const started = new WeakMap<Request, number>();
 // Requests whose log line (onAfterResponse) has not been written yet. Bun runs that hook after the
 // response is flushed, so a request answered just before SIGTERM could otherwise go unlogged.
@@ -67,8 +55,8 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
   const routeTable: Array<{ method: string; pattern: RegExp }> = [];
   const allowed = (path: string) => [...new Set(routeTable.filter((r) => r.pattern.test(path)).map((r) => r.method))];
   // 404, 405 (Allow lists HTTP methods only) or, on a WebSocket path, 426 / 405 (src/http/ws-guard.ts).
-  const routeMiss = (request: Request, headers: Record<string, string>): AppError => {
-    const methods = allowed(requestPath(request));
+  const routeMiss = (request: Request, path: string, headers: Record<string, string>): AppError => {
+    const methods = allowed(path);
     const httpMethods = methods.filter((m) => m !== WEBSOCKET_ROUTE_METHOD);
     if (methods.includes(WEBSOCKET_ROUTE_METHOD) && !httpMethods.includes(request.method)) {
       const miss = webSocketMiss(request.method, httpMethods);
@@ -80,20 +68,23 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
     headers["allow"] = httpMethods.join(", ");
     return new AppError("method_not_allowed", "Method Not Allowed");
   };
-  const app = new Elysia({ name: "sawt" })
+  // Elysia finds the path in `request.url` by searching for a slash from a fixed offset that
+  // assumes a Host of at least four characters (`standardHostname`); behind `Host: tts` it read
+  // `/tts/ws` for `/v1/tts/ws`, so every WebSocket upgrade missed its route and got the 426.
+  const app = new Elysia({ name: "sawt", handler: { standardHostname: false } })
     .onRequest(({ request, set }) => {
       unloggedRequests++;
       started.set(request, performance.now());
       set.headers["x-request-id"] = requestIdFrom(request.headers);
       // Every WS route, including ones whose plugin forgets the guard: Bun's own refusal is text/plain.
-      if (request.headers.has("upgrade") && allowed(requestPath(request)).includes(WEBSOCKET_ROUTE_METHOD)) {
+      if (request.headers.has("upgrade") && allowed(new URL(request.url).pathname).includes(WEBSOCKET_ROUTE_METHOD)) {
         assertWebSocketHandshake(request);
       }
     })
-    .onError(({ code, error, request, set }) => {
+    .onError(({ code, error, request, path, set }) => {
       let appError: AppError;
       if (error instanceof AppError) appError = error;
-      else if (code === "NOT_FOUND") appError = routeMiss(request, set.headers as Record<string, string>);
+      else if (code === "NOT_FOUND") appError = routeMiss(request, path, set.headers as Record<string, string>);
       else if (code === "PARSE") appError = new AppError("bad_request", "Malformed request body");
       else if (request.signal.aborted) appError = new AppError("client_closed", "Client closed request");
       else if (code === "VALIDATION")
@@ -112,7 +103,7 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
       Object.assign(set.headers, errorHeaders(appError), { "content-type": "application/json" });
       return errorBody(appError);
     })
-    .onAfterResponse(({ request, set, route, responseValue }) => {
+    .onAfterResponse(({ request, path, set, route, responseValue }) => {
       unloggedRequests = Math.max(0, unloggedRequests - 1);
       const begin = started.get(request);
       const seconds = begin === undefined ? 0 : (performance.now() - begin) / 1000;
@@ -125,7 +116,7 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
         request_id: set.headers["x-request-id"],
         method: request.method,
         route: routeName,
-        path: routeName === "unmatched" ? undefined : requestPath(request),
+        path: routeName === "unmatched" ? undefined : path,
         status,
         key_id: requestKeyId(request),
         ms: Math.round(seconds * 1000),

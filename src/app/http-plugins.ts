@@ -5,7 +5,7 @@ import { jambonzRoutes } from "../asr/jambonz/routes.ts";
 import { realtimeRoutes } from "../asr/realtime/routes.ts";
 import { ttsRoutes } from "../tts/http.ts";
 import { lexiconRoutes } from "../tts/lexicon/http.ts";
-import { ttsWebSocketRoutes } from "../tts/ws.ts";
+import { ttsWebSocketRoutes } from "../tts/ws/routes.ts";
 import { voicesRoutes } from "../voices/http.ts";
 import { adminRoutes } from "./admin-routes.ts";
 import { docsRoutes } from "./docs.ts";

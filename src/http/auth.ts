@@ -11,6 +11,9 @@ import { authenticateAdmin, presentedKey, verify, admit, type Caller } from "../
 
 export type { Caller } from "../edge/auth.ts";
 
+// The app's request log (a global onAfterResponse) names the key, also when admission refused it
+// (429) after the key was verified: a route-local resolve neither reaches a global hook's typed
+// context nor returns anything when it throws, so the id is kept beside the request here.
 const keyIds = new WeakMap<Request, string>();
 
 /** The id of the key that authenticated `request`, if one did (logged instead of the key, D18). */

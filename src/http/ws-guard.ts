@@ -1,11 +1,11 @@
 /**
- * The HTTP edges of every WebSocket route (issue #16), shared by all of them (src/tts/ws.ts today;
- * any later WS door — realtime, jambonz — uses the same two calls):
+ * The HTTP edges of every WebSocket route (issue #16). The app (src/app/http-app.ts) applies both
+ * to every path that has a WebSocket route, so a door never calls them itself (doors mount
+ * through ./ws-route.ts, which checks the key and runs the connection):
  *
- * - {@link assertWebSocketHandshake} in the route's `beforeHandle` (the app also runs it for
- *   every WS path before routing, so a route that forgets it is still covered): an upgrade
- *   request whose key exchange Bun would refuse gets the standard 400 body instead of Bun's
- *   `text/plain` "Expected a websocket connection".
+ * - {@link assertWebSocketHandshake} before routing, on any request with an `Upgrade` header: an
+ *   upgrade whose key exchange Bun would refuse gets the standard 400 body instead of Bun's
+ *   `text/plain` "Expected a websocket connection", and gets it before the key is checked.
  * - {@link webSocketMiss} in the app's not-found path: a plain request on a WS path gets
  *   426 Upgrade Required (GET) or 405 with `Allow: GET` (any other method), never `Allow: WS`.
  */

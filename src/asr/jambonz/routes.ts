@@ -11,19 +11,19 @@
  * transcription carries `dialect`, `start`, `end` as extra fields; errors carry `sawt` (the REST
  * error body). Utterances end by server VAD with OpenAI's defaults.
  */
-import { DEFAULT_TURN_DETECTION } from "../../core/asr.ts";
-import { Elysia } from "elysia";
 import type { LiveAudioFormat } from "../../audio/live-input.ts";
 import { liveFormatProblem } from "../../audio/live-input.ts";
-import type { LiveEvent } from "../../core/asr.ts";
+import { DEFAULT_TURN_DETECTION, type LiveEvent } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
-import { presentedKey, verify } from "../../edge/auth.ts";
-import { errorBody } from "../../edge/error-body.ts";
-import { closeCodeFor } from "../../http/ws-close.ts";
 import { openLiveSession, type LiveSession } from "../live/session.ts";
-import { requestIdFrom } from "../../edge/request-id.ts";
-import { AppError, toAppError } from "../../errors/taxonomy.ts";
-import type { ApiKeyRecord } from "../../store/keys.ts";
+import { AppError } from "../../errors/taxonomy.ts";
+import {
+  type DoorConnection,
+  type DoorSocket,
+  errorStatusBody,
+  type Upgrade,
+  webSocketRoutes,
+} from "../../http/ws-route.ts";
 
 /** Largest frame jambonz may send (its audio frames are small; a start message is tiny). */
 export const JAMBONZ_MAX_MESSAGE_BYTES = 1024 * 1024;
@@ -33,33 +33,6 @@ const ENCODINGS: Readonly<Record<string, LiveAudioFormat["encoding"]>> = {
   MULAW: "pcm_mulaw",
   ALAW: "pcm_alaw",
 };
-
-interface Socket {
-  readonly id: string;
-  send(data: string): unknown;
-  close(code?: number, reason?: string): unknown;
-}
-
-interface Connection {
-  key: ApiKeyRecord;
-  requestId: string;
-  session?: LiveSession;
-  interim: boolean;
-  language: string;
-  stopped: boolean;
-}
-
-function sendError(ws: Socket, thrown: unknown): AppError {
-  const error = toAppError(thrown);
-  ws.send(
-    JSON.stringify({
-      type: "error",
-      error: error.kind === "validation" ? `${error.fields[0]?.field}: ${error.fields[0]?.message}` : error.detail,
-      sawt: { status: error.status, ...errorBody(error) },
-    }),
-  );
-  return error;
-}
 
 /** The audio format a start message describes, or the AppError naming what is wrong. */
 function startFormat(message: Record<string, unknown>): LiveAudioFormat {
@@ -75,113 +48,118 @@ function startFormat(message: Record<string, unknown>): LiveAudioFormat {
   return format;
 }
 
-/** The jambonz STT WebSocket plugin. */
-export function jambonzRoutes(ctx: AppContext) {
-  const connections = new Map<string, Connection>();
-  const upgraded = new WeakMap<Request, { key: ApiKeyRecord; requestId: string }>();
+/** One jambonz call: a start message, audio, a stop; the session closes the socket at its end. */
+class JambonzConnection implements DoorConnection {
+  private session?: LiveSession;
+  private interim = false;
+  private language = "ar";
+  private stopped = false;
 
-  function start(ws: Socket, connection: Connection, message: Record<string, unknown>): void {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly socket: DoorSocket,
+    private readonly upgrade: Upgrade,
+  ) {}
+
+  receive(message: unknown): void {
+    if (this.stopped) return;
+    const session = this.session;
+    if (message instanceof Uint8Array) {
+      if (!session) {
+        this.socket.sendError(new AppError("bad_request", "Expected a start message before audio"));
+        this.socket.close(1008, "start expected");
+        return;
+      }
+      session.audio(message);
+      return;
+    }
+    const control =
+      typeof message === "object" && message !== null && !Array.isArray(message)
+        ? (message as Record<string, unknown>)
+        : null;
+    try {
+      if (!session) {
+        if (control?.type !== "start") throw new AppError("bad_request", "Expected a start message first");
+        this.start(control);
+        return;
+      }
+      if (control?.type === "stop") {
+        this.stopped = true;
+        session.finish();
+        return;
+      }
+      session.touch();
+      throw new AppError(
+        "bad_request",
+        control?.type === "start" ? "start was already received" : "Unknown control message: expected stop",
+      );
+    } catch (error) {
+      const appError = this.socket.sendError(error);
+      // A session that never started cannot continue: close as jambonz expects of a vendor error.
+      if (!this.session) this.socket.closeFor(appError, "");
+    }
+  }
+
+  abandon(): void {
+    this.session?.abandon();
+  }
+
+  private start(message: Record<string, unknown>): void {
     const format = startFormat(message);
-    connection.interim = message.interimResults === true;
-    connection.language = typeof message.language === "string" ? message.language : "ar";
+    this.interim = message.interimResults === true;
+    this.language = typeof message.language === "string" ? message.language : "ar";
     const session = openLiveSession(
-      ctx,
+      this.ctx,
       {
         door: "jambonz",
-        requestId: connection.requestId,
-        caller: { key: connection.key },
-        onEvent: (event) => forward(ws, connection, event),
+        requestId: this.upgrade.requestId,
+        caller: { key: this.upgrade.key },
+        onEvent: (event) => this.forward(event),
         onEnd: (error) => {
-          if (error) sendError(ws, error);
-          ws.close(closeCodeFor(error), error ? error.detail.slice(0, 120) : "stopped");
+          if (error) this.socket.sendError(error);
+          this.socket.closeFor(error, "stopped");
         },
       },
       format,
     );
-    connection.session = session;
+    this.session = session;
     session.configure(
-      { turnDetection: DEFAULT_TURN_DETECTION, partialIntervalMs: ctx.config.streaming.partial_interval_ms },
+      { turnDetection: DEFAULT_TURN_DETECTION, partialIntervalMs: this.ctx.config.streaming.partial_interval_ms },
       format,
     );
   }
 
-  function forward(ws: Socket, connection: Connection, event: LiveEvent): void {
+  private forward(event: LiveEvent): void {
     if (event.type !== "partial" && event.type !== "final") return;
     const isFinal = event.type === "final";
-    if (!isFinal && !connection.interim) return;
+    if (!isFinal && !this.interim) return;
     if (isFinal && event.text === "") return;
-    ws.send(
-      JSON.stringify({
-        type: "transcription",
-        is_final: isFinal,
-        alternatives: [{ transcript: event.text, confidence: 1 }],
-        channel: 1,
-        language: connection.language,
-        dialect: isFinal ? event.dialect : undefined,
-        start: event.start,
-        end: event.end,
-      }),
-    );
+    this.socket.sendJson({
+      type: "transcription",
+      is_final: isFinal,
+      alternatives: [{ transcript: event.text, confidence: 1 }],
+      channel: 1,
+      language: this.language,
+      dialect: isFinal ? event.dialect : undefined,
+      start: event.start,
+      end: event.end,
+    });
   }
+}
 
-  return new Elysia({ name: "asr-jambonz" }).ws("/v1/asr/jambonz", {
+/** The jambonz STT WebSocket plugin. */
+export function jambonzRoutes(ctx: AppContext) {
+  return webSocketRoutes(ctx, {
+    name: "asr-jambonz",
+    paths: ["/v1/asr/jambonz"],
     maxPayloadLength: JAMBONZ_MAX_MESSAGE_BYTES,
     idleTimeout: 960,
-    beforeHandle({ request, set }) {
-      const key = verify(ctx, presentedKey(request.headers));
-      const sent = set.headers["x-request-id"];
-      upgraded.set(request, { key, requestId: typeof sent === "string" ? sent : requestIdFrom(request.headers) });
-    },
-    open(ws) {
-      const verified = upgraded.get(ws.data.request);
-      if (!verified) {
-        ws.close(1008, "unauthorized");
-        return;
-      }
-      connections.set(ws.id, { ...verified, interim: false, language: "ar", stopped: false });
-    },
-    message(ws, message) {
-      const connection = connections.get(ws.id);
-      if (!connection || connection.stopped) return;
-      const session = connection.session;
-      if (message instanceof Uint8Array) {
-        if (!session) {
-          sendError(ws, new AppError("bad_request", "Expected a start message before audio"));
-          ws.close(1008, "start expected");
-          return;
-        }
-        session.audio(message);
-        return;
-      }
-      const control =
-        typeof message === "object" && message !== null && !Array.isArray(message)
-          ? (message as Record<string, unknown>)
-          : null;
-      try {
-        if (!session) {
-          if (control?.type !== "start") throw new AppError("bad_request", "Expected a start message first");
-          start(ws, connection, control);
-          return;
-        }
-        if (control?.type === "stop") {
-          connection.stopped = true;
-          session.finish();
-          return;
-        }
-        session.touch();
-        throw new AppError(
-          "bad_request",
-          control?.type === "start" ? "start was already received" : "Unknown control message: expected stop",
-        );
-      } catch (error) {
-        const appError = sendError(ws, error);
-        // A session that never started cannot continue: close as jambonz expects of a vendor error.
-        if (!connection.session) ws.close(closeCodeFor(appError), appError.detail.slice(0, 120));
-      }
-    },
-    close(ws) {
-      connections.get(ws.id)?.session?.abandon();
-      connections.delete(ws.id);
-    },
+    // jambonz reads `error` as a string; `sawt` carries the REST body.
+    errorEvent: (error) => ({
+      type: "error",
+      error: error.kind === "validation" ? `${error.fields[0]?.field}: ${error.fields[0]?.message}` : error.detail,
+      sawt: errorStatusBody(error),
+    }),
+    connect: (socket, upgrade) => new JambonzConnection(ctx, socket, upgrade),
   });
 }

@@ -10,7 +10,8 @@ import { randomBytes } from "node:crypto";
 import type { LiveEvent } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
 import { errorBody } from "../../edge/error-body.ts";
-import { closeCodeFor } from "../../http/ws-close.ts";
+import { closeCodeFor } from "../../http/ws-route.ts";
+import { realtimeErrorEvent } from "./error-event.ts";
 import { openLiveSession, type LiveSession } from "../live/session.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../../store/keys.ts";
@@ -221,20 +222,6 @@ export class RealtimeConnection {
     clientEventId: string | null = null,
     param: string | null = null,
   ): void {
-    const type = error.status >= 500 ? "server_error" : "invalid_request_error";
-    const message =
-      error.kind === "validation" && error.fields.length > 0
-        ? `${error.fields[0]!.field}: ${error.fields[0]!.message}`
-        : error.detail;
-    this.send("error", {
-      error: {
-        type,
-        code: code ?? `http_${error.status}`,
-        message,
-        param,
-        event_id: clientEventId,
-        sawt: { status: error.status, ...errorBody(error) },
-      },
-    });
+    this.socket.sendJson(realtimeErrorEvent(error, { eventId: id("event"), code, clientEventId, param }));
   }
 }

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { buildAsrEngine } from "../../src/asr/engine.ts";
 import { nemoFbank } from "../../src/asr/features/fbank.ts";
 import { whisperLogMel } from "../../src/asr/features/whisper-mel.ts";
-import { f32, i64, openSession, ortModule } from "../../src/asr/onnx.ts";
+import { f32, i64, openSession, ortModule } from "../../src/runtime/onnx-runner.ts";
 import { createEnergyDetector } from "../../src/asr/vad/energy.ts";
 import { segmentSpeech } from "../../src/asr/vad/pipeline.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";

@@ -12,7 +12,7 @@ import type { InferenceSession, Tensor } from "onnxruntime-node";
 import { buildAsrEngine } from "../../src/asr/engine.ts";
 import { configureMoonshine } from "../../src/asr/moonshine/config.ts";
 import { MoonshineRecognizer, moonshineTokenBudget } from "../../src/asr/moonshine/pipeline.ts";
-import { argmax } from "../../src/asr/onnx.ts";
+import { argmax } from "../../src/runtime/onnx-runner.ts";
 import { decodeAudioFile } from "../../src/audio/decode.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { log, setLogSink } from "../../src/log/logger.ts";

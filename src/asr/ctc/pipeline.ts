@@ -5,7 +5,7 @@
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { nemoFbank } from "../features/fbank.ts";
-import { argmax } from "../onnx.ts";
+import { argmax } from "../../runtime/onnx-runner.ts";
 import {
   OFFLINE_CONFORMER_SECONDS,
   type RecognizedText,

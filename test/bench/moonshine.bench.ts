@@ -4,6 +4,7 @@
  * (no worker sessions, no service), and the ratio between them. Needs the shared model and
  * recording beside the checkout. Run: `bun test/bench/moonshine.bench.ts`.
  */
+import "../support/families.ts";
 import { median, timeRuns } from "./tts-support.ts";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -4,7 +4,7 @@
  * frames each word's tokens were emitted on (10 ms hop × subsampling factor).
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
-import { nemoFbank } from "../features/fbank.ts";
+import { nemoFbank } from "../../audio/features/fbank.ts";
 import { argmax } from "../../runtime/onnx-runner.ts";
 import {
   OFFLINE_CONFORMER_SECONDS,

@@ -12,7 +12,7 @@
  * token lasts its duration.
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
-import { nemoFbank } from "../features/fbank.ts";
+import { nemoFbank } from "../../audio/features/fbank.ts";
 import { argmax, openSession, packLabel } from "../../runtime/onnx-runner.ts";
 import { OFFLINE_CONFORMER_SECONDS, type RecognizedText, type Recognizer } from "../recognizer.ts";
 import { timedPiecesText } from "../timed-pieces.ts";

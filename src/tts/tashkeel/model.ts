@@ -4,6 +4,7 @@
  * harakat first. The pack contract is ./config.ts, the text contract ./marks.ts: marks the author
  * wrote are kept (and given to the model as hints when its graph takes `diac_inputs`).
  */
+import type { Tashkeel } from "../../core/tashkeel.ts";
 import {
   argmax,
   dimsOf,
@@ -19,12 +20,7 @@ import {
 import { readTashkeelConfig, type TashkeelConfig } from "./config.ts";
 import { hintFor, readWritten, writeBack } from "./marks.ts";
 
-/** A loaded diacritiser. */
-export interface Tashkeel {
-  /** Adds harakat to the unmarked letters of Arabic text; marks already written are kept. */
-  diacritize(text: string): Promise<string>;
-  release(): Promise<void>;
-}
+export type { Tashkeel } from "../../core/tashkeel.ts";
 
 /** Loads and validates the tashkeel pack in `dir`; throws PackError when it breaks the contract. */
 export async function loadTashkeel(dir: string): Promise<Tashkeel> {

@@ -4,7 +4,7 @@
  * (metadata `output_dim`, `sample_rate` 16000, optional `feature_normalize_type`). Features are
  * NeMo-style fbank, transposed to frames × mels. Embeddings are L2-normalised.
  */
-import { nemoFbank } from "../../asr/features/fbank.ts";
+import { nemoFbank } from "../../audio/features/fbank.ts";
 import { f32, floatData, openSession, type Session } from "../../runtime/onnx-runner.ts";
 import type { SpeakerEncoderConfig } from "./config.ts";
 

@@ -11,6 +11,16 @@
  *                 transport adapters, and src/audio, src/runtime, src/models, src/store, src/config,
  *                 src/errors, src/log, src/core, src/doctor ... A new folder is an engine by default.
  *
+ * Features and kits (the feature-isolation rules):
+ * - a FEATURE is any folder of src/ that is not in LAYERS or KITS below (src/tts, src/asr,
+ *   src/voices; a new folder is a feature by default). Features import each other only through
+ *   src/core: what two features share is a contract there, or signal code in src/audio;
+ * - a KIT is a layer every feature builds on (core, edge, audio, runtime, models, store, config,
+ *   errors, log): it imports no feature. The model registry (src/models) is one: the wiring hands
+ *   it the built-in families (src/app/families.ts);
+ * - src/app, src/cli and src/doctor (wiring and start-up checks) and the shared transports
+ *   src/http, src/grpc may import features.
+ *
  * Transport naming convention (one rule for files and folders):
  * - shared transport folders: src/http/** (the HTTP server: Elysia app, OpenAPI, docs, metrics)
  *   and src/grpc/** (the gRPC server);
@@ -31,7 +41,14 @@ const PROTOCOLS = [...HTTP_PROTOCOLS, ...GRPC_PROTOCOLS];
 /** Folders that are layers, not features: a file named http.ts in them is not an adapter. */
 const LAYERS = ["app", "cli", "core", "edge", "http", "grpc"];
 
+/** Layers every feature builds on; they import no feature. */
+const KITS = ["core", "edge", "audio", "runtime", "models", "store", "config", "errors", "log"];
+/** Every folder of src/ that is not a feature. */
+const NOT_FEATURES = [...LAYERS, ...KITS, "doctor"];
+
 const alt = (names) => `(?:${names.join("|")})`;
+/** A file inside a feature folder; the capture names the feature. */
+const FEATURE = `^src/(?!${alt(NOT_FEATURES)}/)([^/]+)/`;
 /**
  * A path inside a feature folder up to the shallowest adapter name; the capture names one adapter.
  * (A lookbehind instead of a nested optional group: depcruise refuses regexes with star height > 1.)
@@ -100,6 +117,24 @@ module.exports = {
       comment: "src/app is the only wiring; nothing but src/cli and src/main.ts imports it.",
       from: { path: "^src/", pathNot: WIRING },
       to: { path: "^src/app/" },
+    },
+    {
+      name: "feature-not-to-other-feature",
+      severity: "error",
+      comment:
+        "Features (src/tts, src/asr, src/voices, ...) import each other only through src/core: a " +
+        "contract both use goes to src/core, shared signal code to src/audio, the family list to src/app.",
+      from: { path: FEATURE },
+      to: { path: FEATURE, pathNot: "^src/$1/" },
+    },
+    {
+      name: "kit-not-to-feature",
+      severity: "error",
+      comment:
+        "core, edge, audio, runtime, models, store, config, errors and log serve every feature, so " +
+        "they import none (the model registry gets its families from src/app/families.ts).",
+      from: { path: `^src/${alt(KITS)}/` },
+      to: { path: FEATURE },
     },
     {
       name: "not-to-unresolvable",

@@ -22,6 +22,7 @@ import type { AnyEngineLoader } from "../core/engines.ts";
 import type { BoundGrpcServer, GrpcRegistrar } from "../grpc/server.ts";
 import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
+import "./families.ts";
 import { engineLoaders } from "./engine-loaders.ts";
 import { startEngines, type EngineReload, type RunningEngines } from "./engines.ts";
 import type { FeaturePlugin } from "./http-app.ts";

@@ -62,8 +62,6 @@ export interface AsrServiceOptions {
   readonly observe?: InferenceObserver;
 }
 
-const seconds = secondsOf;
-
 /** The decoding options a call passes to its recogniser. */
 function recognizeOptions(options: TranscriptionOptions): RecognizeOptions {
   return {
@@ -192,7 +190,7 @@ export class AsrEngineService implements AsrService {
       const span = [{ start: 0, end: piece.samples.length }];
       const transcript = await this.transcribe(piece.samples, { ...options, onText: undefined }, span);
       if (transcript.text === "") continue;
-      parts.push({ transcript, offset: seconds(piece.start) });
+      parts.push({ transcript, offset: secondsOf(piece.start) });
       texts.push(transcript.text);
       options.onText?.(texts.join(" "));
     }
@@ -213,7 +211,7 @@ export class AsrEngineService implements AsrService {
       text: texts.join(" "),
       language: "ar",
       dialect: first?.dialect ?? null,
-      duration: seconds(tracker.received),
+      duration: secondsOf(tracker.received),
       segments: segments.map((segment, id) => ({ ...segment, id })),
       ...(first?.model !== undefined ? { model: first.model } : {}),
       ...(first?.dialectConfidence !== undefined ? { dialectConfidence: first.dialectConfidence } : {}),
@@ -325,8 +323,8 @@ export class AsrEngineService implements AsrService {
         const dialect = await dialects.ofUtterances(part.utterances, signal);
         segments.push({
           id: segments.length,
-          start: seconds(part.start),
-          end: seconds(part.end),
+          start: secondsOf(part.start),
+          end: secondsOf(part.end),
           text: part.text,
           ...(part.words ? { words: part.words } : {}),
           ...(dialect ? { dialect } : {}),
@@ -338,7 +336,7 @@ export class AsrEngineService implements AsrService {
       text: joinPieceTexts(texts),
       language: "ar",
       dialect: decision?.dialect ?? null,
-      duration: seconds(samples.length),
+      duration: secondsOf(samples.length),
       segments,
       ...(segments.length > 0 ? { model: recognizer.name } : {}),
       ...(decision ? { dialectConfidence: decision.confidence } : {}),

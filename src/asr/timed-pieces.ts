@@ -2,7 +2,7 @@
  * Text and word times from timed SentencePiece pieces, for the families that know when each
  * token was emitted (CTC and transducers, from the encoder frame of each token). `▁` starts a
  * word; control symbols (`<unk>`, `<blk>`, …) add nothing; a word spans from its first piece's
- * start to its last piece's end.
+ * start to its last piece's end. CTC (ctc/pipeline.ts ctcText) adds word breaks at pauses.
  */
 import type { RecognizedText, RecognizedWord } from "./recognizer.ts";
 
@@ -21,8 +21,12 @@ export function isControlPiece(piece: string): boolean {
   return /^<[^<>\s]+>$/.test(piece);
 }
 
-/** Joins timed pieces into text with one word per `▁`-started run, each with its times. */
-export function timedPiecesText(pieces: readonly TimedPiece[]): RecognizedText {
+/**
+ * Joins timed pieces into text with one word per `▁`-started run, each with its times. A time in
+ * `wordBreaks` (seconds) between the current word's end and the next piece's start also starts a
+ * new word (see ctcText for why).
+ */
+export function timedPiecesText(pieces: readonly TimedPiece[], wordBreaks: readonly number[] = []): RecognizedText {
   const words: RecognizedWord[] = [];
   let word = "";
   let start = 0;
@@ -33,6 +37,7 @@ export function timedPiecesText(pieces: readonly TimedPiece[]): RecognizedText {
   };
   for (const timed of pieces) {
     if (isControlPiece(timed.piece)) continue;
+    if (word !== "" && wordBreaks.some((at) => at >= end && at <= timed.start)) flush();
     // Every `▁` starts a new word; text before the first one continues the current word.
     for (const [index, part] of timed.piece.split(WORD_MARK).entries()) {
       if (index > 0) flush();

@@ -9,6 +9,7 @@ import { buildAsrEngine } from "../asr/engine.ts";
 import { renderTranscript } from "../asr/formats.ts";
 import { granularities, parseTranscriptionForm, transcriptionOptions, type TranscriptionForm } from "../asr/schema.ts";
 import { TRANSCRIPT_FORMATS, UPLOAD_EXTENSIONS, type TranscriptFormat } from "../asr/types.ts";
+import "../app/families.ts";
 import { loadConfig } from "../config/config.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { log, setLogLevel } from "../log/logger.ts";

@@ -1,4 +1,5 @@
 /** `sawt doctor`: looks at everything an install needs and says how to fix what is wrong. */
+import "../app/families.ts";
 import { loadConfig } from "../config/config.ts";
 import { DOCTOR_CHECKS, type CheckResult } from "../doctor/checks.ts";
 import { VERSION } from "../version.ts";

@@ -4,6 +4,7 @@
  * `--admin-key` or `$SAWT_ADMIN_KEY`). Without a key, or with the service down, the pack is in
  * place all the same and the output says how it will be picked up (SIGHUP or the next start).
  */
+import "../app/families.ts";
 import { localServiceUrl, type SawtConfig } from "../config/config.ts";
 import { MODELS_RELOAD_PATH } from "../app/admin-routes.ts";
 import { PackError } from "../models/errors.ts";

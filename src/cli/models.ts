@@ -1,6 +1,7 @@
 /** `sawt models list|verify`: what is installed and whether its files are intact. */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import "../app/families.ts";
 import { loadConfig } from "../config/config.ts";
 import { describeModels, type CatalogEntry } from "../models/catalog.ts";
 import { sha256File } from "../models/checksums.ts";

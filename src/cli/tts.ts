@@ -6,6 +6,7 @@
 import type { FieldNaming } from "../errors/fields.ts";
 import { parseSpeech } from "../tts/schema.ts";
 import { writeFileSync } from "node:fs";
+import "../app/families.ts";
 import { loadConfig } from "../config/config.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { log, parseLevel, setLogLevel } from "../log/logger.ts";

@@ -5,11 +5,25 @@
  */
 import type { VoiceInfo } from "./tts.ts";
 
+/** Prefix of every cloned voice's id (`voice_…`): how the TTS feature tells one from a built-in voice. */
+export const CLONED_VOICE_PREFIX = "voice_";
+
+/**
+ * The reason a speaker-encoder pack without its model gives: the TTS loader reads such a folder
+ * as no encoder at all, not a broken one.
+ */
+export const ENCODER_MODEL_MISSING = "needs model.onnx";
+
 /** A speaker encoder as cloning uses it: audio in, a fixed-size embedding out. */
 export interface SpeakerEmbedder {
   readonly config: { readonly embeddingDim: number };
   /** Embeds 16 kHz mono float samples. */
   embed(samples: Float32Array): Promise<Float32Array>;
+}
+
+/** A loaded speaker encoder: an embedder whose session the TTS engine releases at shutdown. */
+export interface LoadedSpeakerEncoder extends SpeakerEmbedder {
+  release(): Promise<void>;
 }
 
 /** What cloning depends on, resolved at engine start-up. */

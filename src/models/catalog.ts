@@ -3,7 +3,7 @@
  * model headers (no sessions): `sawt models list|verify` and `sawt doctor` report this. Every
  * claimed folder says what it serves or why it cannot; a folder nothing claims is named too.
  */
-import { voiceOfFolder } from "../tts/voice-family.ts";
+import { builtinVoice } from "../core/voice-table.ts";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { inspectModels } from "./inspect.ts";
@@ -52,7 +52,7 @@ export function describeModels(modelsDir: string): CatalogEntry[] {
     let serves = entry.ok ? entry.family.serves(entry.config, entry.pack) : undefined;
     let problems = entry.ok ? [] : [entry.reason];
     // Two folders for one voice (`yara/`, `Yara/`): the first serves it, as in the TTS engine.
-    const voice = entry.family.role === "tts-voice" ? voiceOfFolder(entry.pack) : undefined;
+    const voice = entry.family.role === "tts-voice" ? builtinVoice(entry.pack.name) : undefined;
     if (serves !== undefined && voice !== undefined) {
       if (servedVoices.has(voice)) [serves, problems] = [undefined, [`another folder already serves ${voice}`]];
       servedVoices.add(voice);

@@ -5,7 +5,7 @@
  * without a session ({@link Family.configure}), and opens its sessions ({@link Family.load}).
  * Everything after `configure` is family-blind: engines see a loaded model of the role's type.
  */
-import type { Tashkeel } from "../tts/tashkeel/model.ts";
+import type { Tashkeel } from "../core/tashkeel.ts";
 import type { PackFiles } from "./pack.ts";
 
 /**
@@ -55,6 +55,12 @@ export interface Family<C = unknown, M extends LoadedModel = LoadedModel> {
   load(config: C, context: LoadContext): Promise<M>;
   /** Runs the model once so the first request is warm and a model that cannot run is caught. */
   warmUp?(model: M): Promise<void>;
+  /**
+   * What `sawt models install` runs once on the loaded model of `pack` (its folder name) before
+   * accepting it, besides warmUp: voice families speak a sentence, as a first request would.
+   * Throws a PackError worded for the operator.
+   */
+  verify?(model: M, pack: string): Promise<void>;
   /** One line for `sawt models list`: `TTS voice Yara (piper)`, `ASR recognizer (whisper)`. */
   serves(config: C, pack: PackFiles): string;
   /**

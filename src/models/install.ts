@@ -10,8 +10,7 @@
 import { writeChecksums } from "./checksums.ts";
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { VOICES } from "../tts/types.ts";
-import { speakOnce, type LoadedVoice } from "../tts/voice-family.ts";
+import { VOICES } from "../core/tts.ts";
 import { DEFAULT_LIMITS, type ArchiveLimits } from "./archive-limits.ts";
 import { firstLine, PackError } from "./errors.ts";
 import { loadPack } from "./load.ts";
@@ -52,14 +51,11 @@ async function validate(
   const started = performance.now();
   const result = await loadPack({ ok: true, pack, family, config });
   if (!result.ok) throw new PackError(result.reason);
-  if (family.role === "tts-voice") {
-    // Voice families have no warmUp of their own: speak one sentence, as a first request would.
-    try {
-      await speakOnce(result.model as LoadedVoice, name);
-    } catch (error) {
-      await result.model.release();
-      throw new PackError(`cannot speak with the voice: ${firstLine(error)}`);
-    }
+  try {
+    await family.verify?.(result.model, name);
+  } catch (error) {
+    await result.model.release();
+    throw error instanceof PackError ? error : new PackError(firstLine(error));
   }
   const warmUpMs = Math.round(performance.now() - started);
   const provider = (result.model as { provider?: string }).provider ?? "cpu";

@@ -1,55 +1,21 @@
 /**
- * The one list of model families: adding a family is one line here (docs/architecture.md).
- *
- * Claim rule: each folder under the models directory is offered to the families in this order
- * and the first that claims it owns it; no family knows about another. The order encodes the
- * folder conventions:
- * 1. TTS voices claim folders named after a built-in voice (`yara/`, `Sherine/`, `yara_en/`,
- *    case-insensitively) and nothing else; the last of them claims any such folder the others
- *    did not, to report it broken. So a sherpa-onnx VITS voice (model.onnx + tokens.txt) is never
- *    offered to the CTC recogniser.
- * 2. Tashkeel and the speaker encoder claim their fixed folder names.
- * 3. ASR families claim by files and model headers; a dialect pack (model.onnx + labels.txt) and
- *    a CTC pack (model.onnx + tokens.txt) never claim each other's files. A streaming CTC pack
- *    (the same files, but a model with NeMo's cache inputs) is asked before the offline CTC
- *    family, which would take it; offline and streaming transducers tell themselves apart by the
- *    encoder's cache inputs.
- * Families registered from code ({@link registerFamily}, e.g. a test's) are asked first.
+ * The model registry: the families every engine, `sawt models` and doctor offer pack folders to,
+ * in claim order. It imports no feature: the wiring hands it the built-in list
+ * (src/app/families.ts, where the claim rule is written), and code outside the build (tests,
+ * plugins) adds families with {@link registerFamily}; these are asked first.
  */
-import { ctcFamily } from "../asr/ctc/family.ts";
-import { dialectFamily } from "../asr/dialect/family.ts";
-import { moonshineFamily } from "../asr/moonshine/family.ts";
-import { streamingCtcFamily } from "../asr/nemo-streaming/ctc/family.ts";
-import { streamingTransducerFamily } from "../asr/nemo-streaming/transducer/family.ts";
-import { transducerFamily } from "../asr/transducer/family.ts";
-import { sileroFamily } from "../asr/vad/family.ts";
-import { whisperFamily } from "../asr/whisper/family.ts";
-import { piperFamily, vitsFamily } from "../tts/piper/family.ts";
-import { tashkeelFamily } from "../tts/tashkeel/family.ts";
-import { unrecognisedVoiceFamily } from "../tts/voice-family.ts";
-import { speakerEncoderFamily } from "../voices/encoder/family.ts";
 import type { Family, LoadedModel } from "./family.ts";
 
 /** Any registered family. */
 export type AnyFamily = Family<unknown, LoadedModel>;
 
-const BUILT_IN: readonly AnyFamily[] = [
-  piperFamily,
-  vitsFamily,
-  unrecognisedVoiceFamily,
-  tashkeelFamily,
-  speakerEncoderFamily,
-  sileroFamily,
-  whisperFamily,
-  dialectFamily,
-  streamingCtcFamily,
-  ctcFamily,
-  moonshineFamily,
-  transducerFamily,
-  streamingTransducerFamily,
-];
-
+let builtIn: readonly AnyFamily[] | undefined;
 const registered: AnyFamily[] = [];
+
+/** Sets the built-in families, in claim order (the wiring calls it once at start; again is a no-op). */
+export function useBuiltInFamilies(families: readonly AnyFamily[]): void {
+  builtIn ??= families;
+}
 
 /**
  * Adds a family ahead of the built-in ones (so it may claim folders they would otherwise take).
@@ -67,7 +33,9 @@ export function registerFamily<C, M extends LoadedModel>(family: Family<C, M>): 
   };
 }
 
-/** Every family in claim order. */
+/** Every family in claim order. Throws when the wiring never set the built-in ones (a pack would silently go unclaimed). */
 export function allFamilies(): readonly AnyFamily[] {
-  return [...registered, ...BUILT_IN];
+  if (builtIn === undefined)
+    throw new Error("no built-in model families: the entry point must import src/app/families.ts");
+  return [...registered, ...builtIn];
 }

@@ -35,7 +35,7 @@ import {
   type TtsService,
   type VoiceInfo,
 } from "./types.ts";
-import { CLONED_VOICE_PREFIX } from "../voices/store.ts";
+import { CLONED_VOICE_PREFIX } from "../core/voices.ts";
 import { builtinVoiceInfo, INVALID_VOICE_DETAIL, resolveVoice, VOICE_SPECS, type VoiceResolution } from "./voices.ts";
 
 /** What the service is built from. */

@@ -17,8 +17,7 @@ import { SawtTtsService } from "./service.ts";
 import { firstLine } from "../models/errors.ts";
 import { packsOfRole } from "../models/inspect.ts";
 import { loadPack } from "../models/load.ts";
-import { ENCODER_MODEL_MISSING } from "../voices/encoder/config.ts";
-import type { SpeakerEncoder } from "../voices/encoder/model.ts";
+import { ENCODER_MODEL_MISSING, type LoadedSpeakerEncoder as SpeakerEncoder } from "../core/voices.ts";
 
 /** A built TTS engine. */
 export interface TtsEngine {
@@ -109,7 +108,7 @@ export const ttsEngineLoader: EngineLoader<"tts"> = {
     const details: Record<string, unknown> = { ...engine.details, cloning: cloning.detail };
     const close = async () => {
       await engine.release();
-      await cloning.encoder?.close();
+      await cloning.encoder?.release();
     };
     if (engine.unusable) {
       await close();

@@ -3,7 +3,7 @@
  * the folder rule all voice families share: a folder named after a built-in voice
  * (case-insensitively: `yara/`, `Sherine/`, `yara_en/`) serves that voice.
  */
-import { PackError } from "../models/errors.ts";
+import { firstLine, PackError } from "../models/errors.ts";
 import type { Family } from "../models/family.ts";
 import type { PackFiles } from "../models/pack.ts";
 import type { VoiceRenderer } from "./engine.ts";
@@ -70,15 +70,19 @@ export const unrecognisedVoiceFamily: Family<never, LoadedVoice> = {
 };
 
 /**
- * Speaks one short sentence with a loaded voice of the folder `pack`: the warm-up run
- * `sawt models install` gives a voice before it accepts it (voice families define no `warmUp`,
- * so engine start-up stays as it was). Throws what the voice throws.
+ * Speaks one short sentence with a loaded voice of the folder `pack`: the voice families' `verify`,
+ * which `sawt models install` runs before it accepts a voice (voice families define no `warmUp`,
+ * so engine start-up stays as it was). Throws a PackError "cannot speak with the voice: …".
  */
 export async function speakOnce(voice: LoadedVoice, pack: string): Promise<void> {
   const name = builtinVoice(pack);
   if (name === undefined) return;
   const spec = VOICE_SPECS[name];
-  const [sentence] = voice.sentences(spec.language === "en" ? "Hello." : "سلام.");
-  if (sentence !== undefined)
-    await voice.render(sentence, { speed: 1, voice: name, dialect: spec.primaryDialect ?? "en" });
+  try {
+    const [sentence] = voice.sentences(spec.language === "en" ? "Hello." : "سلام.");
+    if (sentence !== undefined)
+      await voice.render(sentence, { speed: 1, voice: name, dialect: spec.primaryDialect ?? "en" });
+  } catch (error) {
+    throw new PackError(`cannot speak with the voice: ${firstLine(error)}`);
+  }
 }

@@ -4,6 +4,7 @@
  * testable without models and the same answer serves REST, gRPC, WebSocket and `sawt tts`.
  */
 import { AppError } from "../errors/taxonomy.ts";
+import { builtinVoice, builtinVoiceInfo, VOICE_SPECS } from "../core/voice-table.ts";
 import {
   DEFAULT_VOICE,
   VOICES,
@@ -11,41 +12,9 @@ import {
   type Dialect,
   type SpeechRequest,
   type TtsEngineName,
-  type VoiceInfo,
 } from "./types.ts";
 
-/** What the registry knows about one built-in voice. */
-export interface VoiceSpec {
-  readonly name: BuiltinVoice;
-  /** BCP-47-ish language of the voice. */
-  readonly language: "ar" | "en";
-  /** Dialects the voice covers; empty for the English voice. */
-  readonly dialects: readonly Dialect[];
-  /** The dialect used when the request names none (D4). */
-  readonly primaryDialect: Dialect | undefined;
-}
-
-/** The spec's voice table. */
-export const VOICE_SPECS: Readonly<Record<BuiltinVoice, VoiceSpec>> = Object.freeze({
-  Yara: { name: "Yara", language: "ar", dialects: ["ar-najdi", "ar-hijazi", "ar-qassimi"], primaryDialect: "ar-najdi" },
-  Sherine: { name: "Sherine", language: "ar", dialects: ["ar-egyptian"], primaryDialect: "ar-egyptian" },
-  Myriam: { name: "Myriam", language: "ar", dialects: ["ar-levantine"], primaryDialect: "ar-levantine" },
-  Yara_en: { name: "Yara_en", language: "en", dialects: [], primaryDialect: undefined },
-});
-
-/** A built-in voice as the voice list shows it, spoken by `engine`. */
-export function builtinVoiceInfo(voice: BuiltinVoice, engine: TtsEngineName, status?: VoiceInfo["status"]): VoiceInfo {
-  const spec = VOICE_SPECS[voice];
-  return {
-    voice_id: voice,
-    name: voice,
-    type: "builtin",
-    language: spec.language,
-    dialects: [...spec.dialects],
-    engine,
-    ...(status ? { status } : {}),
-  };
-}
+export { builtinVoice, builtinVoiceInfo, VOICE_SPECS, type VoiceSpec } from "../core/voice-table.ts";
 
 /** The voice that speaks each dialect (D4). */
 export const DIALECT_VOICE: Readonly<Record<Dialect, BuiltinVoice>> = Object.freeze({
@@ -58,12 +27,6 @@ export const DIALECT_VOICE: Readonly<Record<Dialect, BuiltinVoice>> = Object.fre
 
 /** The 400 detail under `tts.strict_voices` (D1). */
 export const INVALID_VOICE_DETAIL = `Invalid voice. Allowed: ${VOICES.join(", ")}`;
-
-/** A built-in voice by name, case-insensitively ("yara" → Yara); undefined when unknown. */
-export function builtinVoice(name: string): BuiltinVoice | undefined {
-  const wanted = name.trim().toLowerCase();
-  return VOICES.find((voice) => voice.toLowerCase() === wanted);
-}
 
 /** Which neural packs are installed and working, by the voice they serve. */
 export type InstalledPacks = (

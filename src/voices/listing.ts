@@ -3,8 +3,8 @@
  * (GET /v1/tts/voices, gRPC ListVoices), so it lives here rather than in either of them.
  */
 import type { AppContext } from "../core/context.ts";
-import { VOICES, type VoiceInfo } from "../tts/types.ts";
-import { builtinVoiceInfo } from "../tts/voices.ts";
+import { VOICES, type VoiceInfo } from "../core/tts.ts";
+import { builtinVoiceInfo } from "../core/voice-table.ts";
 
 /** Built-in voices when the TTS engine is not up yet (listing never needs it). */
 export const STATIC_BUILTINS: readonly VoiceInfo[] = VOICES.map((voice) => builtinVoiceInfo(voice, "espeak-ng"));

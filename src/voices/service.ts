@@ -10,7 +10,7 @@ import { concatSamples } from "../audio/concat.ts";
 import { decodeAudioFile } from "../audio/decode.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import type { Logger } from "../log/logger.ts";
-import type { VoiceInfo } from "../tts/types.ts";
+import type { VoiceInfo } from "../core/tts.ts";
 import type { ClonedVoiceView, CloningDeps, VoiceLibraryService } from "../core/voices.ts";
 import type { ClonedVoice, ClonedVoiceStore } from "./store.ts";
 

@@ -4,6 +4,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
+import { CLONED_VOICE_PREFIX } from "../core/voices.ts";
 
 /** Lifecycle of a cloned voice. */
 export type ClonedVoiceStatus = "training" | "ready" | "failed";
@@ -37,9 +38,6 @@ export interface PortableVoice extends ClonedVoice {
   /** The speaker embedding's float32 bytes (little-endian), null for a failed voice. */
   readonly embedding: Uint8Array | null;
 }
-
-/** Prefix that marks a voice id as a cloned voice in a speech request's `voice` field. */
-export const CLONED_VOICE_PREFIX = "voice_";
 
 function toVoice(row: VoiceRow): ClonedVoice {
   return {

@@ -158,7 +158,7 @@ describe("streaming NeMo families", () => {
   });
 
   test("does compute streaming features equal to the whole-clip features however the audio is cut", async () => {
-    const { nemoFbank } = await import("../../src/asr/features/fbank.ts");
+    const { nemoFbank } = await import("../../src/audio/features/fbank.ts");
     const audio = concat(letterToneAudio(TEXT), silence(0.1));
     const whole = nemoFbank(audio, { normalize: "none" });
     const live = new StreamingFeatures(80);

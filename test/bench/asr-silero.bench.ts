@@ -5,11 +5,12 @@
  * audio, interleaved, medians. Also where the service's time goes, and a check that batched VAD
  * gives the per-window path's segments. Run: `bun run bench -- asr-silero`.
  */
+import "../support/families.ts";
 import type { InferenceSession, Tensor } from "onnxruntime-node";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { nemoFbank } from "../../src/asr/features/fbank.ts";
+import { nemoFbank } from "../../src/audio/features/fbank.ts";
 import { decodePieces, policyOptions } from "../../src/asr/segmentation/policy.ts";
 import { segmentSpeech } from "../../src/asr/vad/pipeline.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";

@@ -10,6 +10,7 @@
  *    final) runs an ONNX model calibrated to a stated cost; a level is sustained when no stream's
  *    chunk is processed more than 500 ms after it was due.
  */
+import "../support/families.ts";
 import { median } from "./tts-support.ts";
 import { tmpdir } from "node:os";
 import { PcmBudget } from "../../src/audio/pcm-budget.ts";

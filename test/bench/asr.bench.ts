@@ -5,15 +5,16 @@
  * models are tiny, so the ratio shows the serving layer's own cost, which a real model's larger
  * session time then dilutes. Run: `bun test/bench/asr.bench.ts`.
  */
+import "../support/families.ts";
 import { median, timeRuns } from "./tts-support.ts";
 import { sileroModel } from "../asr/support.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildAsrEngine } from "../../src/asr/engine.ts";
-import { nemoFbank } from "../../src/asr/features/fbank.ts";
-import { whisperLogMel } from "../../src/asr/features/whisper-mel.ts";
-import { f32, i64, openSession, ortModule } from "../../src/asr/onnx.ts";
+import { nemoFbank } from "../../src/audio/features/fbank.ts";
+import { whisperLogMel } from "../../src/audio/features/whisper-mel.ts";
+import { f32, i64, openSession, ortModule } from "../../src/runtime/onnx-runner.ts";
 import { createEnergyDetector } from "../../src/asr/vad/energy.ts";
 import { segmentSpeech } from "../../src/asr/vad/pipeline.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";

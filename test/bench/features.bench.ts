@@ -3,8 +3,8 @@
  * fbank. Prints a markdown table (median of several runs after warm-up; real-time factor =
  * compute time / audio time). Run: `bun test/bench/features.bench.ts`.
  */
-import { nemoFbank } from "../../src/asr/features/fbank.ts";
-import { whisperLogMel } from "../../src/asr/features/whisper-mel.ts";
+import { nemoFbank } from "../../src/audio/features/fbank.ts";
+import { whisperLogMel } from "../../src/audio/features/whisper-mel.ts";
 
 /** One measured feature extractor. */
 export interface FeatureBenchRow {

@@ -4,6 +4,7 @@
  * as a Piper pack (`yara/` of a models dir, what `sawt serve` loads) and as a sherpa-onnx pack,
  * plus the ids Sawt feeds it for a prompt. Not a benchmark itself.
  */
+import "../support/families.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { closeEspeak } from "../../src/tts/espeak/library.ts";

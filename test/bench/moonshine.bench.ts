@@ -4,6 +4,7 @@
  * (no worker sessions, no service), and the ratio between them. Needs the shared model and
  * recording beside the checkout. Run: `bun test/bench/moonshine.bench.ts`.
  */
+import "../support/families.ts";
 import { median, timeRuns } from "./tts-support.ts";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +13,7 @@ import type { InferenceSession, Tensor } from "onnxruntime-node";
 import { buildAsrEngine } from "../../src/asr/engine.ts";
 import { configureMoonshine } from "../../src/asr/moonshine/config.ts";
 import { MoonshineRecognizer, moonshineTokenBudget } from "../../src/asr/moonshine/pipeline.ts";
-import { argmax } from "../../src/asr/onnx.ts";
+import { argmax } from "../../src/runtime/onnx-runner.ts";
 import { decodeAudioFile } from "../../src/audio/decode.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { log, setLogSink } from "../../src/log/logger.ts";

@@ -5,6 +5,7 @@
  * constructed tone voice with a chain of dense MatMuls per run, so each sentence costs real CPU
  * (the cost is measured and printed), as a neural voice's would.
  */
+import "../support/families.ts";
 import { join } from "node:path";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { startSawt, tempDir, waitForStatus } from "../support/sawt.ts";

@@ -7,6 +7,7 @@
  * thread. sherpa-onnx runs in a child process: it carries its own onnxruntime, which must not
  * share a process with onnxruntime-node. Audio lengths are compared to show the work matches.
  */
+import "../support/families.ts";
 import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";

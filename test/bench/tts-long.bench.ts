@@ -6,6 +6,7 @@
  * of audio per character as real speech. Linear behaviour shows as a flat time-per-character
  * column and memory growing with the audio, not faster.
  */
+import "../support/families.ts";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { codePointLength } from "../../src/tts/frontend/index.ts";

@@ -6,6 +6,7 @@
  * the constructed text-phoneme tone voice, so the model itself is nearly free and the ratios show
  * the serving layer's own cost; the audio lengths are checked equal before anything is reported.
  */
+import "../support/families.ts";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { startSawt, tempDir, waitForStatus } from "../support/sawt.ts";

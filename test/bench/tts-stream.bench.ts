@@ -5,6 +5,7 @@
  * `synthesizeStream` is timed the same way, so the socket's share shows. Streaming works when
  * the first-audio time tracks the first sentence, not the whole text.
  */
+import "../support/families.ts";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { prepareText } from "../../src/tts/frontend/index.ts";

@@ -3,6 +3,7 @@
  * onnxruntime session that is the physical floor under the service, and a WebSocket client that
  * times the first audio frame. Not a benchmark itself (run.ts only runs *.bench.ts).
  */
+import "../support/families.ts";
 import { join } from "node:path";
 import type { InferenceSession, Tensor } from "onnxruntime-node";
 import { loadOrt } from "../../src/runtime/ort.ts";

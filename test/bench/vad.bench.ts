@@ -6,6 +6,7 @@
  * worker, 1 thread), (c) the same detector asked one window per worker call (the path before).
  * Runs alternate; medians are reported, and the segments are checked equal.
  */
+import "../support/families.ts";
 import type { InferenceSession } from "onnxruntime-node";
 import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { segmentSpeech } from "../../src/asr/vad/pipeline.ts";

@@ -1,9 +1,9 @@
-"""Independent reference values for src/asr/features (not run by CI; needs numpy + scipy).
+"""Independent reference values for src/audio/features (not run by CI; needs numpy + scipy).
 
 Written separately from the TypeScript, in terms of numpy/scipy primitives: np.fft.rfft (pocketfft),
 np.pad, scipy.signal.get_window, and the librosa mel algorithm as documented (Slaney scale,
 slaney area norm, float32 weights). Prints JSON; the numbers are pasted into
-src/asr/features/reference.test.ts.
+src/audio/features/reference.test.ts.
 
     python3 test/reference/features_reference.py
 """

@@ -1,5 +1,5 @@
 /** The NeMo CTC session: features in, per-frame log-probabilities out. */
-import { f32, floatData, i64, openSession, ortModule, type RunnerSession } from "../onnx.ts";
+import { f32, floatData, i64, openSession, type Session } from "../../runtime/onnx-runner.ts";
 import type { CtcConfig } from "./config.ts";
 
 /** Per-frame log-probabilities `[frames, vocab]` row-major. */
@@ -13,14 +13,13 @@ export interface CtcOutput {
 export class CtcModel {
   private constructor(
     readonly config: CtcConfig,
-    private readonly session: RunnerSession,
+    private readonly session: Session,
     readonly provider: "cpu" | "cuda",
   ) {}
 
   /** Opens the pack's model. */
   static async load(config: CtcConfig, label?: string, parallel = 1): Promise<CtcModel> {
-    await ortModule();
-    const { session, provider } = await openSession(config.modelPath, label, parallel);
+    const { session, provider } = await openSession(config.modelPath, { label, parallel });
     return new CtcModel(config, session, provider);
   }
 

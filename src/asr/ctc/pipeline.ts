@@ -4,17 +4,16 @@
  * frames each word's tokens were emitted on (10 ms hop × subsampling factor).
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
-import { nemoFbank } from "../features/fbank.ts";
-import { argmax } from "../onnx.ts";
+import { nemoFbank } from "../../audio/features/fbank.ts";
+import { argmax } from "../../runtime/onnx-runner.ts";
 import {
   OFFLINE_CONFORMER_SECONDS,
   type RecognizedText,
-  type RecognizedWord,
   type RecognizeOptions,
   type Recognizer,
 } from "../recognizer.ts";
 import { marksWordStarts } from "../segmentation/join.ts";
-import { WORD_MARK } from "../timed-pieces.ts";
+import { isControlPiece, timedPiecesText, WORD_MARK } from "../timed-pieces.ts";
 import type { CtcConfig } from "./config.ts";
 import { CtcModel, type CtcOutput } from "./model.ts";
 
@@ -38,11 +37,6 @@ export function greedyCtc(output: CtcOutput, blankId: number): CtcToken[] {
   return tokens;
 }
 
-/** Whether a vocabulary entry is a control symbol (`<unk>`, `<blk>`, `<pad>`, …) rather than text. */
-function isControl(token: string): boolean {
-  return /^<[^<>\s]+>$/.test(token);
-}
-
 /**
  * Text and word times of emitted tokens; `frameSeconds` is the output frame duration. A time in
  * `wordBreaks` (seconds, inside a pause the segmentation policy ends an utterance at) that falls
@@ -56,30 +50,12 @@ export function ctcText(
   frameSeconds: number,
   wordBreaks: readonly number[] = [],
 ): RecognizedText {
-  const words: RecognizedWord[] = [];
-  let word = "";
-  let start = 0;
-  let end = 0;
-  const flush = () => {
-    if (word !== "") words.push({ word, start, end });
-    word = "";
-  };
-  for (const { id, frame } of tokens) {
-    const piece = table[id] ?? "";
-    if (isControl(piece)) continue;
-    if (word !== "" && wordBreaks.some((at) => at >= end && at <= frame * frameSeconds)) flush();
-    const parts = piece.split(WORD_MARK);
-    // Every `▁` starts a new word; text before the first one continues the current word.
-    for (const [index, part] of parts.entries()) {
-      if (index > 0) flush();
-      if (part === "") continue;
-      if (word === "") start = frame * frameSeconds;
-      word += part;
-      end = (frame + 1) * frameSeconds;
-    }
-  }
-  flush();
-  return { text: words.map((w) => w.word).join(" "), words };
+  const pieces = tokens.map(({ id, frame }) => ({
+    piece: table[id] ?? "",
+    start: frame * frameSeconds,
+    end: (frame + 1) * frameSeconds,
+  }));
+  return timedPiecesText(pieces, wordBreaks);
 }
 
 /** A NeMo CTC pack as a {@link Recognizer}. */
@@ -121,7 +97,7 @@ export class CtcRecognizer implements Recognizer {
     const factor = config.subsamplingFactor ?? Math.max(1, Math.round(features.nFrames / Math.max(1, output.frames)));
     const tokens = greedyCtc(output, config.blankId);
     const text = ctcText(tokens, config.tokens, factor * FRAME_SECONDS, options.wordBreaks);
-    const first = tokens.map((t) => config.tokens[t.id] ?? "").find((piece) => piece !== "" && !isControl(piece));
+    const first = tokens.map((t) => config.tokens[t.id] ?? "").find((piece) => piece !== "" && !isControlPiece(piece));
     const continuesWord = this.marksStarts && first !== undefined && !first.startsWith(WORD_MARK);
     return continuesWord ? { ...text, continuesWord } : text;
   }

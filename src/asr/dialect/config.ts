@@ -8,7 +8,7 @@
  * Optional metadata: `feat_dim` (else the input's fixed dim, else 80), `normalize_type`
  * (per_feature, or empty/none; default none), `max_seconds` (audio looked at; default 30).
  */
-import { DIALECTS } from "../../tts/types.ts";
+import { DIALECTS } from "../../core/tts.ts";
 import { PackError } from "../../models/errors.ts";
 import { MetadataReader } from "../../models/header.ts";
 import type { PackFiles } from "../../models/pack.ts";

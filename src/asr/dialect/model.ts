@@ -1,18 +1,17 @@
 /** The dialect-id session: features in, one logit per label out. */
-import { f32, floatData, openSession, ortModule, type RunnerSession } from "../onnx.ts";
+import { f32, floatData, openSession, type Session } from "../../runtime/onnx-runner.ts";
 import type { DialectConfig } from "./config.ts";
 
 /** Owns one dialect-id session. */
 export class DialectModel {
   private constructor(
     readonly config: DialectConfig,
-    private readonly session: RunnerSession,
+    private readonly session: Session,
   ) {}
 
   /** Opens the pack's model. */
   static async load(config: DialectConfig, label?: string): Promise<DialectModel> {
-    await ortModule();
-    const { session } = await openSession(config.modelPath, label);
+    const { session } = await openSession(config.modelPath, { label });
     return new DialectModel(config, session);
   }
 

@@ -4,8 +4,8 @@
  * the logits of several stretches into one decision per call (./call.ts).
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
-import { nemoFbank } from "../features/fbank.ts";
-import { argmax } from "../onnx.ts";
+import { nemoFbank } from "../../audio/features/fbank.ts";
+import { argmax } from "../../runtime/onnx-runner.ts";
 import type { DialectIdentifier } from "../recognizer.ts";
 import type { DialectConfig } from "./config.ts";
 import { DialectModel } from "./model.ts";

@@ -6,8 +6,16 @@
  * `present.*.encoder.*` of the FIRST step (later steps return them unchanged or empty), with
  * `use_cache_branch = true`.
  */
-import type { Tensor } from "onnxruntime-node";
-import { f32, floatData, i64, openSession, ortModule, type RunnerSession } from "../onnx.ts";
+import {
+  bool,
+  f32,
+  floatData,
+  i64,
+  openSessions,
+  packLabel,
+  type Session,
+  type Tensor,
+} from "../../runtime/onnx-runner.ts";
 import type { MoonshineConfig } from "./config.ts";
 
 /** Key/value caches by input name (`past_key_values.<i>.<decoder|encoder>.<key|value>`). */
@@ -34,8 +42,8 @@ export class MoonshineModel {
 
   private constructor(
     readonly config: MoonshineConfig,
-    private readonly encoder: RunnerSession,
-    private readonly decoder: RunnerSession,
+    private readonly encoder: Session,
+    private readonly decoder: Session,
     readonly provider: "cpu" | "cuda",
   ) {
     this.selfFetches = selfPresents(config.layers);
@@ -43,17 +51,11 @@ export class MoonshineModel {
 
   /** Opens both sessions. */
   static async load(config: MoonshineConfig, pack: string, parallel = 1): Promise<MoonshineModel> {
-    await ortModule();
-    const label = (path: string) => `${pack}/${path.split("/").pop()}`;
-    const encoder = await openSession(config.encoderPath, label(config.encoderPath), parallel);
-    try {
-      const decoder = await openSession(config.decoderPath, label(config.decoderPath), parallel);
-      const provider = decoder.provider === "cuda" && encoder.provider === "cuda" ? "cuda" : "cpu";
-      return new MoonshineModel(config, encoder.session, decoder.session, provider);
-    } catch (error) {
-      await encoder.session.release();
-      throw error;
-    }
+    const { sessions, provider } = await openSessions([config.encoderPath, config.decoderPath], (path) => ({
+      label: packLabel(pack, path),
+      parallel,
+    }));
+    return new MoonshineModel(config, sessions[0]!, sessions[1]!, provider);
   }
 
   /** Runs the encoder on raw 16 kHz audio; the hidden states every decoder step attends to. */
@@ -81,11 +83,10 @@ export class MoonshineModel {
    * (use_cache_branch false); its encoder presents are kept for every later step.
    */
   async step(ids: readonly number[], hidden: Tensor, cache: MoonshineCache, first: boolean): Promise<MoonshineStep> {
-    const ort = await ortModule();
     const feeds = {
       input_ids: i64(ids, [1, ids.length]),
       encoder_hidden_states: hidden,
-      use_cache_branch: new ort.Tensor("bool", Uint8Array.of(first ? 0 : 1), [1]),
+      use_cache_branch: bool([!first], [1]),
       ...cache,
     };
     // After the first step the cross-attention presents are not needed back (they would cross

@@ -13,9 +13,8 @@
  * `cache_last_channel_dim{1,2,3}`, `cache_last_time_dim{1,2,3}`, `normalize_type` (must be empty:
  * streaming features are not normalised), optional `feat_dim`.
  */
-import type { Tensor } from "onnxruntime-node";
 import { MetadataReader, missingIo, type OnnxModelInfo } from "../../models/header.ts";
-import { f32, i64, openSession, ortModule, type RunnerSession } from "../onnx.ts";
+import { f32, i64, openSession, type Session, type Tensor } from "../../runtime/onnx-runner.ts";
 
 /** The streaming facts of an encoder's metadata. */
 export interface StreamingMeta {
@@ -75,15 +74,14 @@ export interface ChunkOutput {
 /** The streaming encoder session (for CTC exports, the whole model). */
 export class CacheAwareEncoder {
   private constructor(
-    private readonly session: RunnerSession,
+    private readonly session: Session,
     readonly meta: StreamingMeta,
     readonly provider: "cpu" | "cuda",
   ) {}
 
   /** Opens the encoder at `path`. */
   static async load(path: string, meta: StreamingMeta, label: string, parallel = 1): Promise<CacheAwareEncoder> {
-    await ortModule();
-    const { session, provider } = await openSession(path, label, parallel);
+    const { session, provider } = await openSession(path, { label, parallel });
     return new CacheAwareEncoder(session, meta, provider);
   }
 

@@ -6,7 +6,7 @@
  * 160·t + 200 samples are in. Each call recomputes from two frames before the first new one (the
  * STFT's zero padding and the preemphasis touch only the first two frames of a slice).
  */
-import { nemoFbank } from "../features/fbank.ts";
+import { nemoFbank } from "../../audio/features/fbank.ts";
 
 const HOP = 160;
 const HALF_WINDOW = 200;

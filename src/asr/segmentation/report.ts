@@ -5,7 +5,7 @@
  * and a stream's finals (one per utterance) match a file's segments. Without word times, or when
  * the words do not spell the text, the piece is one segment over its speech.
  */
-import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
+import { roundSeconds, secondsOf, SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import type { RecognizedText } from "../recognizer.ts";
 import type { TranscriptWord } from "../types.ts";
 import type { DecodePiece, Utterance } from "./policy.ts";
@@ -19,19 +19,18 @@ export interface PieceSegment {
   readonly utterances: readonly Utterance[];
 }
 
-const seconds = (samples: number) => Math.round((samples / SPEECH_SAMPLE_RATE) * 1000) / 1000;
 const squash = (text: string) => text.trim().replace(/\s+/g, " ");
 
 /** Words moved to absolute seconds, clamped into `[start, end]` samples and kept monotonic. */
 function placeWords(piece: DecodePiece, result: RecognizedText, start: number, end: number): TranscriptWord[] {
   const offset = piece.start / SPEECH_SAMPLE_RATE;
-  const lo = seconds(start);
-  const hi = seconds(end);
+  const lo = secondsOf(start);
+  const hi = secondsOf(end);
   const out: TranscriptWord[] = [];
   let floor = lo;
   for (const w of result.words ?? []) {
-    const wordStart = Math.min(hi, Math.max(floor, Math.round((offset + w.start) * 1000) / 1000));
-    const wordEnd = Math.min(hi, Math.max(wordStart, Math.round((offset + w.end) * 1000) / 1000));
+    const wordStart = Math.min(hi, Math.max(floor, roundSeconds(offset + w.start)));
+    const wordEnd = Math.min(hi, Math.max(wordStart, roundSeconds(offset + w.end)));
     out.push({ word: w.word, start: wordStart, end: wordEnd });
     floor = wordStart;
   }

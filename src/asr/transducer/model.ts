@@ -3,8 +3,17 @@
  * (decoder + joiner) is shared with the streaming transducer; {@link TransducerModel} adds the
  * offline encoder.
  */
-import type { Tensor } from "onnxruntime-node";
-import { f32, floatData, i64, openSession, ortModule, type RunnerSession } from "../onnx.ts";
+import {
+  f32,
+  floatData,
+  i32,
+  i64,
+  intValues,
+  openSessions,
+  packLabel,
+  type Session,
+  type Tensor,
+} from "../../runtime/onnx-runner.ts";
 
 /** The prediction network's output for one token and the states after it. */
 export interface PredictorOutput {
@@ -22,15 +31,11 @@ export interface TransducerJoint {
   join(frame: Float32Array, predicted: Tensor): Promise<Float32Array>;
 }
 
-function int32(values: readonly number[], dims: readonly number[]): Promise<Tensor> {
-  return ortModule().then((ort) => new ort.Tensor("int32", Int32Array.from(values), dims));
-}
-
 /** Decoder + joiner sessions. */
 export class PredictionJoint implements TransducerJoint {
   constructor(
-    private readonly decoder: RunnerSession,
-    private readonly joiner: RunnerSession,
+    private readonly decoder: Session,
+    private readonly joiner: Session,
     private readonly layers: number,
     private readonly hidden: number,
   ) {}
@@ -44,8 +49,8 @@ export class PredictionJoint implements TransducerJoint {
   async predict(token: number, states: readonly Tensor[]): Promise<PredictorOutput> {
     const [targets, length, ...stateNames] = this.decoder.inputNames;
     const feeds: Record<string, Tensor> = {
-      [targets!]: await int32([token], [1, 1]),
-      [length!]: await int32([1], [1]),
+      [targets!]: i32([token], [1, 1]),
+      [length!]: i32([1], [1]),
     };
     stateNames.forEach((name, i) => (feeds[name] = states[i]!));
     const out = await this.decoder.run(feeds);
@@ -75,16 +80,11 @@ export async function openJoint(
   pack: string,
   parallel = 1,
 ) {
-  await ortModule();
-  const label = (path: string) => `${pack}/${path.split("/").pop()}`;
-  const decoder = await openSession(paths.decoder, label(paths.decoder), parallel);
-  try {
-    const joiner = await openSession(paths.joiner, label(paths.joiner), parallel);
-    return { joint: new PredictionJoint(decoder.session, joiner.session, layers, hidden), provider: joiner.provider };
-  } catch (error) {
-    await decoder.session.release();
-    throw error;
-  }
+  const { sessions, provider } = await openSessions([paths.decoder, paths.joiner], (path) => ({
+    label: packLabel(pack, path),
+    parallel,
+  }));
+  return { joint: new PredictionJoint(sessions[0]!, sessions[1]!, layers, hidden), provider };
 }
 
 /** Encoder frames `[T'][dim]` from an encoder output laid out `[1, dim, T']`, first `valid` only. */
@@ -100,7 +100,7 @@ export function encoderFrames(data: Float32Array, dim: number, frames: number, v
 
 /** The offline encoder session. */
 export class TransducerEncoder {
-  constructor(private readonly session: RunnerSession) {}
+  constructor(private readonly session: Session) {}
 
   /** Runs features `[featDim, frames]` of which `validFrames` carry audio; the valid encoder frames. */
   async run(features: Float32Array, featDim: number, frames: number, validFrames: number): Promise<Float32Array[]> {
@@ -113,8 +113,8 @@ export class TransducerEncoder {
     const tensor = out[outName!];
     const data = floatData(tensor, "encoder output");
     const [, dim, count] = tensor!.dims as number[];
-    const lengths = out[lengthOut!]?.data;
-    const valid = lengths === undefined ? count! : Number((lengths as BigInt64Array | Int32Array)[0]);
+    const lengths = out[lengthOut!];
+    const valid = lengths === undefined ? count! : intValues(lengths, "encoder output length")[0]!;
     return encoderFrames(data, dim!, count!, valid);
   }
 

@@ -12,8 +12,8 @@
  * token lasts its duration.
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
-import { nemoFbank } from "../features/fbank.ts";
-import { argmax, openSession } from "../onnx.ts";
+import { nemoFbank } from "../../audio/features/fbank.ts";
+import { argmax, openSession, packLabel } from "../../runtime/onnx-runner.ts";
 import { OFFLINE_CONFORMER_SECONDS, type RecognizedText, type Recognizer } from "../recognizer.ts";
 import { timedPiecesText } from "../timed-pieces.ts";
 import type { TransducerConfig } from "./config.ts";
@@ -148,7 +148,7 @@ export class TransducerRecognizer implements Recognizer {
 
   /** Opens the three sessions. */
   static async load(config: TransducerConfig, name: string, parallel = 1): Promise<TransducerRecognizer> {
-    const encoder = await openSession(config.encoderPath, `${name}/${config.encoderPath.split("/").pop()}`, parallel);
+    const encoder = await openSession(config.encoderPath, { label: packLabel(name, config.encoderPath), parallel });
     try {
       const { joint, provider } = await openJoint(
         { decoder: config.decoderPath, joiner: config.joinerPath },

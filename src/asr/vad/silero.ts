@@ -10,10 +10,8 @@
 import { readFileSync } from "node:fs";
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { log } from "../../log/logger.ts";
-import type { Tensor } from "onnxruntime-node";
 import { missingIo, type OnnxModelInfo } from "../../models/header.ts";
-import { createSession, type Session } from "../../runtime/sessions.ts";
-import { f32, floatData, i64, ortModule } from "../onnx.ts";
+import { f32, floatData, i64, openSession, ortModule, type Session, type Tensor } from "../../runtime/onnx-runner.ts";
 import { VAD_WINDOW, type VadStream, type VoiceActivityDetector } from "../recognizer.ts";
 import { sileroSequenceModel } from "./silero-sequence.ts";
 
@@ -153,7 +151,7 @@ export async function loadSilero(path: string, name: string): Promise<VoiceActiv
   // Read once: the published graph opens from these bytes and the rebuild is made from them.
   const file = readFileSync(path);
   const original: SileroModel = {
-    session: (await createSession(file, { label, intraOpThreads: 1 })).session,
+    session: (await openSession(file, { label, intraOpThreads: 1 })).session,
     sequence: false,
   };
   let model = original;
@@ -164,7 +162,7 @@ export async function loadSilero(path: string, name: string): Promise<VoiceActiv
     if (rebuilt.bytes === undefined) refused = rebuilt.reason;
     else {
       sequence = {
-        session: (await createSession(rebuilt.bytes, { label, intraOpThreads: 1 })).session,
+        session: (await openSession(rebuilt.bytes, { label, intraOpThreads: 1 })).session,
         sequence: true,
       };
       if (await sameScores(sequence, original, sr)) model = sequence;

@@ -4,8 +4,7 @@
  * updated at positions [offset, offset + n); `offset` (int64 [1]) is the position of the first
  * token fed. Cross-attention keys/values come from the encoder once per window.
  */
-import type { Tensor } from "onnxruntime-node";
-import { f32, floatData, i64, openSession, ortModule, type RunnerSession } from "../onnx.ts";
+import { f32, floatData, i64, openSessions, packLabel, type Session, type Tensor } from "../../runtime/onnx-runner.ts";
 import type { WhisperConfig } from "./config.ts";
 
 /** Encoder output, fed unchanged to every decoder step of the window. */
@@ -31,28 +30,18 @@ export interface DecoderStep {
 export class WhisperModel {
   private constructor(
     readonly config: WhisperConfig,
-    private readonly encoder: RunnerSession,
-    private readonly decoder: RunnerSession,
+    private readonly encoder: Session,
+    private readonly decoder: Session,
     readonly provider: "cpu" | "cuda",
   ) {}
 
   /** Opens both sessions. */
   static async load(config: WhisperConfig, pack?: string, parallel = 1): Promise<WhisperModel> {
-    await ortModule();
-    const label = (path: string) => (pack === undefined ? undefined : `${pack}/${path.split("/").pop()}`);
-    const encoder = await openSession(config.encoderPath, label(config.encoderPath), parallel);
-    try {
-      const decoder = await openSession(config.decoderPath, label(config.decoderPath), parallel);
-      return new WhisperModel(
-        config,
-        encoder.session,
-        decoder.session,
-        decoder.provider === "cuda" && encoder.provider === "cuda" ? "cuda" : "cpu",
-      );
-    } catch (error) {
-      await encoder.session.release();
-      throw error;
-    }
+    const { sessions, provider } = await openSessions([config.encoderPath, config.decoderPath], (path) => ({
+      label: packLabel(pack, path),
+      parallel,
+    }));
+    return new WhisperModel(config, sessions[0]!, sessions[1]!, provider);
   }
 
   /** Runs the encoder on log-mel features `[n_mels, frames]`. */

@@ -9,8 +9,8 @@
  * context (./encode.ts); temperature fallback as in Whisper's reference decoder (./fallback.ts).
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
-import { WHISPER_N_FRAMES, whisperLogMel } from "../features/whisper-mel.ts";
-import { argmax } from "../onnx.ts";
+import { WHISPER_N_FRAMES, whisperLogMel } from "../../audio/features/whisper-mel.ts";
+import { argmax } from "../../runtime/onnx-runner.ts";
 import { MAX_SEGMENT_SECONDS, type RecognizedText, type RecognizeOptions, type Recognizer } from "../recognizer.ts";
 import type { WhisperConfig, WhisperMeta } from "./config.ts";
 import { promptWithContext, WhisperEncoder } from "./encode.ts";

@@ -7,7 +7,14 @@
 import { PackError } from "../../models/errors.ts";
 import type { PackFiles } from "../../models/pack.ts";
 import type { LoadContext } from "../../models/family.ts";
-import { voiceLoadFailure, voiceOfFolder, voiceServes, type VoiceFacts, type VoiceFamily } from "../voice-family.ts";
+import {
+  speakOnce,
+  voiceLoadFailure,
+  voiceOfFolder,
+  voiceServes,
+  type VoiceFacts,
+  type VoiceFamily,
+} from "../voice-family.ts";
 import { parsePiperConfig, parseSherpaVitsConfig, type VoiceConfig } from "./config.ts";
 import { checkVoiceGraph, VoiceModel } from "./model.ts";
 import { PiperVoice } from "./pipeline.ts";
@@ -61,6 +68,7 @@ export const piperFamily: VoiceFamily<PiperPackConfig> = {
   load: (config, context) => loadVoice(config, context),
   serves: voiceServes,
   loadFailure: voiceLoadFailure,
+  verify: speakOnce,
 };
 
 /** sherpa-onnx VITS voices: `model.onnx` (or the only `*.onnx`) + `tokens.txt` in a voice folder. */
@@ -78,4 +86,5 @@ export const vitsFamily: VoiceFamily<PiperPackConfig> = {
   load: (config, context) => loadVoice(config, context),
   serves: voiceServes,
   loadFailure: voiceLoadFailure,
+  verify: speakOnce,
 };

@@ -4,12 +4,9 @@
  * [1], `scales` float32 [3], `sid` int64 [1] when the voice has several speakers; the audio is
  * the first output (`output` when so named) with time as its last dim.
  */
-import { basename } from "node:path";
-import type { Tensor } from "onnxruntime-node";
 import { PackError } from "../../models/errors.ts";
 import { readModelHeader, type OnnxModelInfo } from "../../models/header.ts";
-import { loadOrt } from "../../runtime/ort.ts";
-import { createSession, type CreatedSession } from "../../runtime/sessions.ts";
+import { f32, floatData, i64, openSession, packLabel, type Session, type Tensors } from "../../runtime/onnx-runner.ts";
 import type { VoiceConfig } from "./config.ts";
 
 /** Inputs a Piper graph must take. */
@@ -65,9 +62,8 @@ export function checkVoiceGraph(
 /** A loaded voice model. */
 export class VoiceModel {
   private constructor(
-    private readonly session: CreatedSession["session"],
+    private readonly session: Session,
     readonly provider: "cpu" | "cuda",
-    private readonly ort: typeof import("onnxruntime-node"),
     private readonly output: string,
     private readonly hasSid: boolean,
     private readonly config: VoiceConfig,
@@ -82,13 +78,12 @@ export class VoiceModel {
   static async load(config: VoiceConfig, parallel = 1, pack?: string): Promise<VoiceModel> {
     const info = readModelHeader(config.modelPath);
     const { output, hasSid, embeddingDim } = checkVoiceGraph(info, config.numSpeakers);
-    const label = pack === undefined ? undefined : `${pack}/${basename(config.modelPath)}`;
     // VITS is a chain of 1-D convolutions (flow and HiFi-GAN decoder): lifted, a pool's one-thread
     // lanes run a sentence 13–17 % faster (runtime/conv-lift.ts).
-    const created = await createSession(config.modelPath, {
+    const created = await openSession(config.modelPath, {
       parallel,
       liftConv1d: true,
-      ...(label === undefined ? {} : { label }),
+      label: packLabel(pack, config.modelPath),
     });
     const session = created.session;
     const declared = {
@@ -101,32 +96,29 @@ export class VoiceModel {
       await session.release();
       throw error;
     }
-    return new VoiceModel(session, created.provider, await loadOrt(), output, hasSid, config, embeddingDim);
+    return new VoiceModel(session, created.provider, output, hasSid, config, embeddingDim);
   }
 
   /** Runs one utterance of ids; returns its audio (model level, not normalised). */
   async infer(ids: readonly number[], options: InferOptions): Promise<Float32Array> {
-    const { Tensor } = this.ort;
     const { noiseScale, noiseW } = this.config.inference;
-    const feeds: Record<string, Tensor> = {
-      input: new Tensor("int64", BigInt64Array.from(ids, BigInt), [1, ids.length]),
-      input_lengths: new Tensor("int64", BigInt64Array.of(BigInt(ids.length)), [1]),
-      scales: new Tensor("float32", Float32Array.of(noiseScale, options.lengthScale, noiseW), [3]),
+    const feeds: Tensors = {
+      input: i64(ids, [1, ids.length]),
+      input_lengths: i64([ids.length], [1]),
+      scales: f32([noiseScale, options.lengthScale, noiseW], [3]),
     };
-    if (this.hasSid) feeds.sid = new Tensor("int64", BigInt64Array.of(BigInt(options.sid)), [1]);
+    if (this.hasSid) feeds.sid = i64([options.sid], [1]);
     if (this.embeddingDim !== undefined) {
       const embedding = options.embedding ?? new Float32Array(this.embeddingDim);
       if (embedding.length !== this.embeddingDim)
         throw new Error(`speaker embedding has ${embedding.length} values, the voice takes ${this.embeddingDim}`);
-      feeds[EMBEDDING_INPUT] = new Tensor("float32", embedding, [1, this.embeddingDim]);
+      feeds[EMBEDDING_INPUT] = f32(embedding, [1, this.embeddingDim]);
     }
-    const outputs = (await this.session.run(feeds)) as Record<string, Tensor | undefined>;
-    const audio = outputs[this.output];
-    if (!audio || !(audio.data instanceof Float32Array))
-      throw new Error(`voice model returned no float32 "${this.output}"`);
+    const audio = (await this.session.run(feeds))[this.output];
+    const data = floatData(audio, `voice audio "${this.output}"`);
     // Time is the last dim; with batch 1 every leading dim is 1, so the first T values are the audio.
-    const samples = audio.dims.length > 0 ? Number(audio.dims[audio.dims.length - 1]) : audio.data.length;
-    return samples === audio.data.length ? audio.data : audio.data.subarray(0, samples);
+    const samples = audio!.dims.length > 0 ? Number(audio!.dims[audio!.dims.length - 1]) : data.length;
+    return samples === data.length ? data : data.subarray(0, samples);
   }
 
   /** Frees the session. */

@@ -4,18 +4,23 @@
  * harakat first. The pack contract is ./config.ts, the text contract ./marks.ts: marks the author
  * wrote are kept (and given to the model as hints when its graph takes `diac_inputs`).
  */
-import type { Tensor } from "onnxruntime-node";
-import { loadOrt } from "../../runtime/ort.ts";
-import { createSession, type CreatedSession } from "../../runtime/sessions.ts";
+import type { Tashkeel } from "../../core/tashkeel.ts";
+import {
+  argmax,
+  dimsOf,
+  f32,
+  i64,
+  intValues,
+  openSession,
+  output,
+  type Session,
+  type Tensor,
+  type Tensors,
+} from "../../runtime/onnx-runner.ts";
 import { readTashkeelConfig, type TashkeelConfig } from "./config.ts";
 import { hintFor, readWritten, writeBack } from "./marks.ts";
 
-/** A loaded diacritiser. */
-export interface Tashkeel {
-  /** Adds harakat to the unmarked letters of Arabic text; marks already written are kept. */
-  diacritize(text: string): Promise<string>;
-  release(): Promise<void>;
-}
+export type { Tashkeel } from "../../core/tashkeel.ts";
 
 /** Loads and validates the tashkeel pack in `dir`; throws PackError when it breaks the contract. */
 export async function loadTashkeel(dir: string): Promise<Tashkeel> {
@@ -27,16 +32,13 @@ export async function openTashkeel(config: TashkeelConfig): Promise<Tashkeel> {
   const label = typeof config.model === "string" ? config.model : "built-in tashkeel";
   // One thread: the model is small (the built-in one 2 MB), and for small models a second
   // intra-op thread costs more in hand-over than it gains (measured 8.3 vs 10.3 ms a sentence).
-  const created = await createSession(config.model, { label, intraOpThreads: 1 });
-  return new OnnxTashkeel(created.session, await loadOrt(), config);
+  const created = await openSession(config.model, { label, intraOpThreads: 1 });
+  return new OnnxTashkeel(created.session, config);
 }
-
-type Ort = typeof import("onnxruntime-node");
 
 class OnnxTashkeel implements Tashkeel {
   constructor(
-    private readonly session: CreatedSession["session"],
-    private readonly ort: Ort,
+    private readonly session: Session,
     private readonly config: TashkeelConfig,
   ) {}
 
@@ -59,23 +61,17 @@ class OnnxTashkeel implements Tashkeel {
     const length = graph.padTo ? graph.window : chars.length;
     const ids = new Array<number>(length).fill(0);
     chars.forEach((c, i) => (ids[i] = inputIds.get(c.modelSymbol!) ?? 0));
-    const feeds: Record<string, Tensor> = {
-      [graph.chars]: graph.charType === "float32" ? this.tensor("float32", ids) : this.tensor("int64", ids),
+    const feeds: Tensors = {
+      [graph.chars]: graph.charType === "float32" ? f32(ids, [1, length]) : i64(ids, [1, length]),
     };
-    if (graph.lengths) feeds[graph.lengths] = this.tensor("int64", [chars.length], [1]);
+    if (graph.lengths) feeds[graph.lengths] = i64([chars.length], [1]);
     if (graph.hints && hints) {
       const hintIds = new Array<number>(length).fill(hints.get("_") ?? 0);
       chars.forEach((c, i) => (hintIds[i] = hintFor(c.marks, hints)));
-      feeds[graph.hints] = this.tensor("int64", hintIds);
+      feeds[graph.hints] = i64(hintIds, [1, length]);
     }
-    const result = ((await this.session.run(feeds)) as Record<string, Tensor | undefined>)[graph.output];
-    if (!result) throw new Error("tashkeel model returned no output");
+    const result = output(await this.session.run(feeds), graph.output, "tashkeel model");
     return classesOf(result, chars.length).map((id) => targets.get(id) ?? "");
-  }
-
-  private tensor(type: "float32" | "int64", values: readonly number[], dims = [1, values.length]): Tensor {
-    const data = type === "float32" ? Float32Array.from(values) : BigInt64Array.from(values, BigInt);
-    return new this.ort.Tensor(type, data, dims);
   }
 
   release(): Promise<void> {
@@ -85,18 +81,12 @@ class OnnxTashkeel implements Tashkeel {
 
 /** The class of each of the first `count` characters: ids as given, or the argmax of scores. */
 function classesOf(result: Tensor, count: number): number[] {
-  const dims = result.dims.map(Number);
+  const dims = dimsOf(result);
   const data = result.data;
-  const classes: number[] = [];
   if (data instanceof Float32Array && dims.length === 3) {
     const k = dims[2]!;
-    for (let i = 0; i < Math.min(count, dims[1]!); i++) {
-      let best = 0;
-      for (let c = 1; c < k; c++) if (data[i * k + c]! > data[i * k + best]!) best = c;
-      classes.push(best);
-    }
-  } else if (data instanceof Uint8Array || data instanceof BigInt64Array || data instanceof Int32Array) {
-    for (let i = 0; i < Math.min(count, data.length); i++) classes.push(Number(data[i]));
-  } else throw new Error(`tashkeel output has an unsupported shape [${dims.join(", ")}]`);
-  return classes;
+    return Array.from({ length: Math.min(count, dims[1]!) }, (_, i) => Math.max(0, argmax(data, i * k, (i + 1) * k)));
+  }
+  if (data instanceof Float32Array) throw new Error(`tashkeel output has an unsupported shape [${dims.join(", ")}]`);
+  return intValues(result, "tashkeel output").slice(0, count);
 }

@@ -7,15 +7,13 @@
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { ENCODER_MODEL_MISSING } from "../../core/voices.ts";
 import { PackError } from "../../models/errors.ts";
 import { MetadataReader } from "../../models/header.ts";
 import { packFiles, type PackFiles } from "../../models/pack.ts";
 
 /** Where the speaker-encoder pack lives under the models dir. */
 export const SPEAKER_ENCODER_DIR = "speaker-encoder";
-
-/** Why a speaker-encoder folder without a model cannot serve (cloning treats it as absent). */
-export const ENCODER_MODEL_MISSING = "needs model.onnx";
 
 const MODEL = "model.onnx";
 

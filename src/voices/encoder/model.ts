@@ -4,9 +4,8 @@
  * (metadata `output_dim`, `sample_rate` 16000, optional `feature_normalize_type`). Features are
  * NeMo-style fbank, transposed to frames × mels. Embeddings are L2-normalised.
  */
-import { nemoFbank } from "../../asr/features/fbank.ts";
-import { loadOrt } from "../../runtime/ort.ts";
-import { createSession, type Session } from "../../runtime/sessions.ts";
+import { nemoFbank } from "../../audio/features/fbank.ts";
+import { f32, floatData, openSession, type Session } from "../../runtime/onnx-runner.ts";
 import type { SpeakerEncoderConfig } from "./config.ts";
 
 /** A loaded speaker encoder. */
@@ -18,13 +17,12 @@ export class SpeakerEncoder {
 
   /** Opens the pack's session. */
   static async load(config: SpeakerEncoderConfig): Promise<SpeakerEncoder> {
-    const { session } = await createSession(config.modelPath);
+    const { session } = await openSession(config.modelPath);
     return new SpeakerEncoder(config, session);
   }
 
   /** Embedding of 16 kHz mono audio, L2-normalised. */
   async embed(samples: Float32Array): Promise<Float32Array> {
-    const ort = await loadOrt();
     const features = nemoFbank(samples, { nMels: this.config.featureDim, normalize: this.config.normalize });
     const frames = features.nFrames;
     const transposed = new Float32Array(frames * features.nMels);
@@ -32,9 +30,9 @@ export class SpeakerEncoder {
       for (let t = 0; t < frames; t++) transposed[t * features.nMels + m] = features.data[m * frames + t]!;
     }
     const out = await this.session.run({
-      [this.config.inputName]: new ort.Tensor("float32", transposed, [1, frames, features.nMels]),
+      [this.config.inputName]: f32(transposed, [1, frames, features.nMels]),
     });
-    const raw = out[this.config.outputName]!.data as Float32Array;
+    const raw = floatData(out[this.config.outputName], this.config.outputName);
     const embedding = new Float32Array(raw.subarray(0, this.config.embeddingDim));
     const norm = Math.hypot(...embedding) || 1;
     for (let i = 0; i < embedding.length; i++) embedding[i]! /= norm;

@@ -14,7 +14,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { nemoFbank } from "../../../src/asr/features/fbank.ts";
+import { nemoFbank } from "../../../src/audio/features/fbank.ts";
 import { GraphBuilder } from "../onnx/builder.ts";
 import { toneFrequency, TONE, writePiperPack, type PiperPack } from "./tone-voice.ts";
 

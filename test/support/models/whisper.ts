@@ -21,7 +21,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { hzToMel, melToHz } from "../../../src/asr/features/mel.ts";
+import { hzToMel, melToHz } from "../../../src/audio/features/mel.ts";
 import { GraphBuilder, tensor } from "../onnx/builder.ts";
 
 /** What the constructed pair says. */

@@ -5,7 +5,7 @@
  * the stream-wide output frame of each token.
  */
 import type { Tensor } from "onnxruntime-node";
-import { argmax, floatData } from "../../onnx.ts";
+import { argmax, floatData } from "../../../runtime/onnx-runner.ts";
 import type { RecognizedText, RecognizerStream, StreamingRecognizer } from "../../recognizer.ts";
 import { ctcText, type CtcToken } from "../../ctc/pipeline.ts";
 import { CacheAwareEncoder } from "../encoder.ts";

@@ -4,7 +4,7 @@
  * search, fed in pieces). Word times come from the stream-wide output frame of each token.
  */
 import type { Tensor } from "onnxruntime-node";
-import { floatData } from "../../onnx.ts";
+import { floatData } from "../../../runtime/onnx-runner.ts";
 import type { RecognizedText, RecognizerStream, StreamingRecognizer } from "../../recognizer.ts";
 import { encoderFrames, openJoint, type PredictionJoint, type TransducerJoint } from "../../transducer/model.ts";
 import { FEATURE_FRAME_SECONDS, RnntSearch, transducerText } from "../../transducer/pipeline.ts";

@@ -4,7 +4,7 @@
  * center=True with reflect padding, last frame dropped), power |X|², Slaney mel filterbank,
  * log10(max(x, 1e-10)), clamp to (global max − 8), then (x + 4) / 4.
  */
-import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
+import { SPEECH_SAMPLE_RATE } from "../speech-rate.ts";
 import { createRealFft } from "./fft.ts";
 import {
   applyMelFilterbank,

@@ -13,7 +13,7 @@
  * - Dither is a training-time augmentation (NeMo applies it only when `self.training`): none here.
  * - per_feature std is torch's unbiased one (n − 1), then + 1e-5.
  */
-import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
+import { SPEECH_SAMPLE_RATE } from "../speech-rate.ts";
 import { createRealFft } from "./fft.ts";
 import {
   applyMelFilterbank,

@@ -25,7 +25,7 @@ function tomlValue(value: SettingSpec["default"]): string {
 }
 
 function describe(spec: SettingSpec): string[] {
-  const lines = [`# ${spec.doc}`];
+  const lines = [`# ${spec.doc}${spec.see ? ` See ${spec.see.href}.` : ""}`];
   const facts = [`env ${envName(spec)}`, `default ${tomlValue(spec.default)}`];
   if (spec.oneOf) facts.push(`one of ${spec.oneOf.join(", ")}`);
   if (spec.type === "port") facts.push("0 to 65535");

@@ -3,12 +3,13 @@
  * every route's `detail`, and a reference page at /docs. The plugin's page would load its renderer
  * from a CDN, which air-gapped boxes cannot reach, so its `scalarCDN` points at /docs/viewer.js, a
  * self-contained renderer embedded in the binary (text import). Shared components — the three
- * error shapes, headers, security schemes, response schemas — are declared here once.
+ * error shapes, headers, security schemes — are declared here once; request and transcription
+ * schemas are converted from the valibot schemas the routes validate with and render by.
  */
 import { Elysia, type AnyElysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
 import type { AppContext } from "../core/context.ts";
-import { TranscriptionFormSchema } from "../asr/schema.ts";
+import { TranscriptionFormSchema, TranscriptionJsonSchema, VerboseTranscriptionJsonSchema } from "../asr/schema.ts";
 import { Detail } from "../errors/taxonomy.ts";
 import { SpeechRestBodySchema } from "../tts/http/stream.ts";
 import { VERSION } from "../version.ts";
@@ -69,53 +70,6 @@ const VALIDATION_ERROR: OpenAPIV3.SchemaObject = {
     error: "validation_error",
     detail: Detail.validationFailed,
     errors: [{ field: "body.speed", message: "Expected a number" }],
-  },
-};
-
-const TRANSCRIPTION: OpenAPIV3.SchemaObject = {
-  type: "object",
-  required: ["text", "language", "dialect", "duration"],
-  properties: {
-    text: { type: "string", description: "The transcript, in dialectal spelling." },
-    language: { type: "string", enum: ["ar"] },
-    dialect: {
-      type: "string",
-      nullable: true,
-      description:
-        "Detected dialect (ar-najdi, ar-hijazi, ar-qassimi, ar-egyptian, ar-levantine), or null without a dialect-id pack.",
-    },
-    duration: { type: "number", description: "Seconds of audio." },
-    dialect_confidence: {
-      type: "number",
-      description:
-        "Extension, present with a dialect: its softmax probability under the call's mean dialect logits (first asr.dialect_seconds of speech).",
-    },
-  },
-  example: { text: "السلام عليكم، أبي أعرف وين وصل طلبي", language: "ar", dialect: "ar-najdi", duration: 3.2 },
-};
-
-const WORD: OpenAPIV3.SchemaObject = {
-  type: "object",
-  properties: { word: { type: "string" }, start: { type: "number" }, end: { type: "number" } },
-};
-
-const SEGMENT: OpenAPIV3.SchemaObject = {
-  type: "object",
-  properties: {
-    id: { type: "integer" },
-    start: { type: "number" },
-    end: { type: "number" },
-    seek: { type: "integer", description: "Start in 10 ms frames." },
-    text: { type: "string" },
-    temperature: { type: "number", description: "Whisper: temperature of the decode kept." },
-    avg_logprob: { type: "number", description: "Whisper: mean token log-probability." },
-    compression_ratio: { type: "number", description: "Whisper: UTF-8 bytes over gzip bytes of the text." },
-    dialect: { type: "string", description: "Extension: the segment's own dialect, with a dialect-id pack." },
-    words: {
-      type: "array",
-      items: WORD,
-      description: "Extension: the segment's timed words, when the recogniser times words.",
-    },
   },
 };
 
@@ -270,25 +224,8 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
           },
         },
       },
-      Transcription: TRANSCRIPTION,
-      VerboseTranscription: {
-        type: "object",
-        properties: {
-          task: { type: "string", enum: ["transcribe"] },
-          ...TRANSCRIPTION.properties,
-          model: { type: "string", description: "Extension: the recogniser pack that answered." },
-          segments: {
-            type: "array",
-            items: SEGMENT,
-            description: "Utterances; left out when only `word` granularity was asked for.",
-          },
-          words: {
-            type: "array",
-            items: WORD,
-            description: "With `timestamp_granularities[]=word`: every timed word (empty for Whisper packs).",
-          },
-        },
-      },
+      Transcription: toOpenApiSchema(TranscriptionJsonSchema),
+      VerboseTranscription: toOpenApiSchema(VerboseTranscriptionJsonSchema),
       Health: {
         type: "object",
         required: ["status"],

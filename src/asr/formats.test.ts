@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import * as v from "valibot";
 import { renderSrt, renderTranscript, renderVtt, subtitleTime } from "./formats.ts";
+import { TranscriptionJsonSchema, VerboseTranscriptionJsonSchema } from "./schema.ts";
 import type { Transcript } from "./types.ts";
 
 const TRANSCRIPT: Transcript = {
@@ -69,5 +71,37 @@ describe("renderTranscript", () => {
     });
     expect(renderTranscript(TRANSCRIPT, "srt").contentType).toStartWith("application/x-subrip");
     expect(renderTranscript(TRANSCRIPT, "vtt").contentType).toStartWith("text/vtt");
+  });
+});
+
+describe("json bodies and their documented schemas", () => {
+  const FULL: Transcript = {
+    ...TRANSCRIPT,
+    model: "whisper-small",
+    dialectConfidence: 0.91,
+    words: [{ word: "كيف", start: 1.5, end: 2 }],
+    segments: [
+      {
+        ...TRANSCRIPT.segments[1]!,
+        dialect: "ar-najdi",
+        temperature: 0.2,
+        avgLogprob: -0.3,
+        compressionRatio: 1.4,
+      },
+    ],
+  };
+
+  test("does render every field the API docs show and none they do not", () => {
+    const json = JSON.parse(renderTranscript(FULL, "json").body);
+    expect(v.parse(TranscriptionJsonSchema, json)).toEqual(json);
+    for (const granularities of [["segment"], ["word"], ["segment", "word"]]) {
+      const body = renderTranscript(FULL, "verbose_json", { granularities }).body;
+      const verbose = JSON.parse(body);
+      // Strict schemas: a field the renderer adds without the schema (so without the docs) fails here.
+      expect(v.parse(VerboseTranscriptionJsonSchema, verbose)).toEqual(verbose);
+    }
+    expect(JSON.parse(renderTranscript(FULL, "verbose_json").body).segments[0]).toEqual(
+      expect.objectContaining({ avg_logprob: -0.3, compression_ratio: 1.4, dialect: "ar-najdi", seek: 150 }),
+    );
   });
 });

@@ -3,6 +3,7 @@
  * vtt. Transport-free, so REST and the CLI render alike. Subtitle cues come from the transcript's
  * segments; a transcript without segments becomes one cue over the whole audio.
  */
+import type { TranscriptionJson, VerboseTranscriptionJson } from "./schema.ts";
 import type { Transcript, TranscriptFormat, TranscriptSegment, TranscriptWord } from "./types.ts";
 
 /** A rendered transcript. */
@@ -63,9 +64,10 @@ export function renderVtt(transcript: Transcript): string {
 
 /**
  * The json body of D14: `{text, language, dialect, duration}`, plus the extension
- * `dialect_confidence` when a dialect was detected.
+ * `dialect_confidence` when a dialect was detected; typed by its schema (./schema.ts), which the
+ * API docs show.
  */
-export function transcriptJson(transcript: Transcript): Record<string, unknown> {
+export function transcriptJson(transcript: Transcript): TranscriptionJson {
   return {
     text: transcript.text,
     language: transcript.language,
@@ -78,7 +80,7 @@ export function transcriptJson(transcript: Transcript): Record<string, unknown> 
 const timedWord = (w: TranscriptWord) => ({ word: w.word, start: w.start, end: w.end });
 
 /** A segment as OpenAI's verbose_json names it, with Sawt's extensions (words, dialect). */
-function verboseSegment(segment: TranscriptSegment): Record<string, unknown> {
+function verboseSegment(segment: TranscriptSegment): NonNullable<VerboseTranscriptionJson["segments"]>[number] {
   return {
     id: segment.id,
     // Whisper's seek is the window's offset in 10 ms mel frames.
@@ -102,7 +104,7 @@ function verboseSegment(segment: TranscriptSegment): Record<string, unknown> {
 export function transcriptVerboseJson(
   transcript: Transcript,
   granularities: readonly string[] = ["segment"],
-): Record<string, unknown> {
+): VerboseTranscriptionJson {
   const words = granularities.includes("word");
   const segments = granularities.includes("segment") || !words;
   return {

@@ -143,3 +143,89 @@ export function transcriptionOptions(
     ...(form.temperature !== undefined ? { temperature: form.temperature } : {}),
   };
 }
+
+const seconds = (description: string) => v.pipe(v.number(), v.description(description));
+
+/** A timed word as the JSON bodies carry it. */
+const TimedWordJsonSchema = v.strictObject({
+  word: v.string(),
+  start: seconds("Seconds from the start of the audio."),
+  end: seconds("Seconds from the start of the audio."),
+});
+
+/**
+ * The `json` transcription body (D14): `{text, language, dialect, duration}` plus the extension
+ * `dialect_confidence`. ./formats.ts renders it with this type and the API docs show this schema.
+ */
+export const TranscriptionJsonSchema = v.pipe(
+  v.strictObject({
+    text: v.pipe(v.string(), v.description("The transcript, in dialectal spelling.")),
+    language: v.picklist(["ar"]),
+    dialect: v.nullable(
+      v.pipe(
+        v.string(),
+        v.description(
+          "Detected dialect (ar-najdi, ar-hijazi, ar-qassimi, ar-egyptian, ar-levantine), or null without a dialect-id pack.",
+        ),
+      ),
+    ),
+    duration: seconds("Seconds of audio."),
+    dialect_confidence: v.optional(
+      v.pipe(
+        v.number(),
+        v.description(
+          "Extension, present with a dialect: its softmax probability under the call's mean dialect logits (first asr.dialect_seconds of speech).",
+        ),
+      ),
+    ),
+  }),
+  v.examples([{ text: "السلام عليكم، أبي أعرف وين وصل طلبي", language: "ar", dialect: "ar-najdi", duration: 3.2 }]),
+);
+
+/** The `json` transcription body. */
+export type TranscriptionJson = v.InferOutput<typeof TranscriptionJsonSchema>;
+
+const whisper = (description: string) => v.optional(v.pipe(v.number(), v.description(`Whisper: ${description}`)));
+
+/** A verbose_json segment: OpenAI's fields, with Sawt's extensions (its dialect and words). */
+const SegmentJsonSchema = v.strictObject({
+  id: v.pipe(v.number(), v.integer()),
+  seek: v.pipe(v.number(), v.integer(), v.description("Start in 10 ms frames.")),
+  start: seconds("Seconds from the start of the audio."),
+  end: seconds("Seconds from the start of the audio."),
+  text: v.string(),
+  temperature: whisper("temperature of the decode kept."),
+  avg_logprob: whisper("mean token log-probability."),
+  compression_ratio: whisper("UTF-8 bytes over gzip bytes of the text."),
+  dialect: v.optional(
+    v.pipe(v.string(), v.description("Extension: the segment's own dialect, with a dialect-id pack.")),
+  ),
+  words: v.optional(
+    v.pipe(
+      v.array(TimedWordJsonSchema),
+      v.description("Extension: the segment's timed words, when the recogniser times words."),
+    ),
+  ),
+});
+
+/** The `verbose_json` transcription body: the json fields plus `task`, `model`, `segments`, `words`. */
+export const VerboseTranscriptionJsonSchema = v.strictObject({
+  task: v.picklist(["transcribe"]),
+  ...TranscriptionJsonSchema.pipe[0].entries,
+  model: v.optional(v.pipe(v.string(), v.description("Extension: the recogniser pack that answered."))),
+  segments: v.optional(
+    v.pipe(
+      v.array(SegmentJsonSchema),
+      v.description("Utterances; left out when only `word` granularity was asked for."),
+    ),
+  ),
+  words: v.optional(
+    v.pipe(
+      v.array(TimedWordJsonSchema),
+      v.description("With `timestamp_granularities[]=word`: every timed word (empty for Whisper packs)."),
+    ),
+  ),
+});
+
+/** The `verbose_json` transcription body. */
+export type VerboseTranscriptionJson = v.InferOutput<typeof VerboseTranscriptionJsonSchema>;

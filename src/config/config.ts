@@ -5,63 +5,18 @@
  */
 import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { envName, SETTINGS, type SettingSpec } from "./settings.ts";
+import { checkSetting } from "./setting.ts";
+import { envName, SETTINGS, type SettingSpec, type Settings } from "./settings.ts";
 
-/** Typed configuration after validation. */
-export interface SawtConfig {
-  readonly server: {
-    host: string;
-    http_port: number;
-    grpc_asr_port: number;
-    grpc_tts_port: number;
-    drain_timeout_ms: number;
-    drain_grace_ms: number;
-    max_json_bytes: number;
-  };
-  readonly paths: { data_dir: string; models_dir: string; models_dir_explicit: boolean };
-  readonly log: { level: "debug" | "info" | "warn" | "error" };
-  readonly auth: { default_rpm: number };
-  readonly runtime: {
-    provider: "auto" | "cpu" | "cuda";
-    intra_op_threads: number;
-    pack_sessions: string[];
-    lift_convolutions: boolean;
-    metrics_open: boolean;
-  };
-  readonly tts: {
-    strict_voices: boolean;
-    tashkeel: "auto" | "off";
-    concurrency: number;
-    max_queue: number;
-    queue_timeout_ms: number;
-    max_input_chars: number;
-    blocked_patterns: string[];
-  };
-  readonly asr: {
-    concurrency: number;
-    max_queue: number;
-    queue_timeout_ms: number;
-    max_upload_mb: number;
-    max_duration_s: number;
-    request_pcm_s: number;
-    pcm_budget_mb: number;
-    ffmpeg_timeout_ms: number;
-    ffmpeg_concurrency: number;
-    pack: string;
-    dialect_packs: string[];
-    dialect_seconds: number;
-  };
-  readonly streaming: {
-    max_session_s: number;
-    idle_timeout_s: number;
-    max_streams: number;
-    partial_interval_ms: number;
-    max_buffer_s: number;
-  };
-  readonly cluster: { secret: string };
+/**
+ * Typed configuration after validation: the settings table's types ({@link Settings}), plus what
+ * the loader adds (whether the models folder was configured, the file read).
+ */
+export type SawtConfig = Omit<Settings, "paths"> & {
+  readonly paths: Settings["paths"] & { models_dir_explicit: boolean };
   /** The file the config was read from, if any. */
   readonly source: string | undefined;
-}
+};
 
 /** An invalid configuration; `message` is one line naming the setting and the reason. */
 export class ConfigError extends Error {
@@ -77,56 +32,26 @@ function describe(value: unknown): string {
   return typeof value === "string" ? JSON.stringify(value) : String(value);
 }
 
-function coerce(spec: SettingSpec, value: unknown, origin: string): unknown {
-  const name = `${spec.section}.${spec.key}`;
-  const fail = (why: string): never => {
-    throw new ConfigError(`config: ${name} (${origin}): ${why}, got ${describe(value)}`);
-  };
-  const fromEnv = origin.startsWith("env ");
+/** An env variable's text as the value its setting's schema checks (TOML values arrive typed). */
+function fromEnv(spec: SettingSpec, text: string): unknown {
   switch (spec.type) {
-    case "string": {
-      if (typeof value !== "string") fail("must be a string");
-      if (spec.oneOf && !spec.oneOf.includes(value as string)) fail(`must be one of ${spec.oneOf.join(", ")}`);
-      return value;
-    }
-    case "bool": {
-      if (typeof value === "boolean") return value;
-      if (fromEnv && typeof value === "string" && /^(true|false|1|0)$/i.test(value)) return /^(true|1)$/i.test(value);
-      return fail("must be true or false");
-    }
+    case "bool":
+      return /^(true|1)$/i.test(text) ? true : /^(false|0)$/i.test(text) ? false : text;
     case "int":
     case "port":
-    case "number": {
-      const n =
-        typeof value === "number"
-          ? value
-          : fromEnv && typeof value === "string" && value.trim() !== ""
-            ? Number(value)
-            : NaN;
-      if (!Number.isFinite(n)) fail("must be a number");
-      if (spec.type !== "number" && !Number.isInteger(n)) fail("must be an integer");
-      const [min, max] = spec.type === "port" ? [0, 65535] : [spec.min ?? -Infinity, spec.max ?? Infinity];
-      if (n < min || n > max) fail(`must be between ${min} and ${max}`);
-      return n;
-    }
-    case "string[]": {
-      const list = fromEnv && typeof value === "string" ? (value === "" ? [] : value.split("\n")) : value;
-      if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) fail("must be a list of strings");
-      for (const pattern of list as string[]) {
-        if (spec.itemPattern) {
-          if (!spec.itemPattern.regex.test(pattern))
-            fail(`item ${JSON.stringify(pattern)} must look like ${spec.itemPattern.hint}`);
-          continue;
-        }
-        try {
-          new RegExp(pattern, "iu");
-        } catch {
-          fail(`contains an invalid regular expression ${JSON.stringify(pattern)}`);
-        }
-      }
-      return list;
-    }
+      return text.trim() === "" ? text : Number(text);
+    case "string[]":
+      return text === "" ? [] : text.split("\n");
+    case "string":
+      return text;
   }
+}
+
+/** `value` checked by its setting's schema; `given` is what the operator wrote, for the message. */
+function checked(spec: SettingSpec, value: unknown, given: unknown, origin: string): unknown {
+  const result = checkSetting(spec, value);
+  if (result.ok) return result.value;
+  throw new ConfigError(`config: ${spec.section}.${spec.key} (${origin}): ${result.problem}, got ${describe(given)}`);
 }
 
 function readToml(path: string): Raw {
@@ -177,17 +102,20 @@ export function loadConfig(
     const section = (out[spec.section] ??= {});
     const variable = envName(spec);
     let value: unknown = spec.default;
+    let given: unknown = value;
     let origin = "default";
     if (raw[spec.section]?.[spec.key] !== undefined) {
-      value = raw[spec.section]![spec.key];
+      value = given = raw[spec.section]![spec.key];
       origin = `in ${file}`;
     }
-    if (env[variable] !== undefined) {
-      value = env[variable];
+    const text = env[variable];
+    if (text !== undefined) {
+      value = fromEnv(spec, text);
+      given = text;
       origin = `env ${variable}`;
     }
     if (spec.section === "paths" && spec.key === "models_dir") modelsExplicit = origin !== "default";
-    section[spec.key] = coerce(spec, value, origin);
+    section[spec.key] = checked(spec, value, given, origin);
   }
   if (
     out.server!.http_port !== 0 &&

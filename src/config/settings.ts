@@ -1,363 +1,192 @@
 /**
- * Every operator setting, declared once: its TOML place, type, default, bounds and meaning.
- * The loader, the env overrides, `sawt config` and the README's configuration reference all read
- * this table, so a setting cannot exist in one and not the others.
+ * Every operator setting, declared once: its TOML place (section and key), its valibot schema
+ * (type, bounds, choices, item form), default and meaning. The loader and its type
+ * ({@link Settings}), the env overrides, the TOML template (installer/config-template.ts) and the
+ * README's configuration table (installer/settings-reference.ts, checked by a test) all read this
+ * table, so a setting cannot exist in one and not the others.
  *
  * Env rule: `SAWT_<KEY>` for the `server` and `paths` sections, `SAWT_<SECTION>_<KEY>` otherwise
  * (e.g. `server.http_port` → `SAWT_HTTP_PORT`, `tts.max_queue` → `SAWT_TTS_MAX_QUEUE`).
  */
+import type * as v from "valibot";
+import { choice, flag, int, list, patterns, port, type Setting, text } from "./setting.ts";
 
-/** Value types a setting may have. */
-export type SettingType = "string" | "int" | "number" | "bool" | "port" | "string[]";
-
-/** One setting's declaration. */
-export interface SettingSpec {
-  readonly section: string;
-  readonly key: string;
-  readonly type: SettingType;
-  readonly default: string | number | boolean | readonly string[];
-  readonly min?: number;
-  readonly max?: number;
-  /** Allowed values for a string setting. */
-  readonly oneOf?: readonly string[];
-  /** Form each item of a string[] setting must have; without it the items are regular expressions. */
-  readonly itemPattern?: { readonly regex: RegExp; readonly hint: string };
-  readonly doc: string;
-}
+export type { Setting, SettingType } from "./setting.ts";
 
 const MB = 1024 * 1024;
 
-/** All settings, in documentation order. */
-export const SETTINGS: readonly SettingSpec[] = [
-  {
-    section: "server",
-    key: "host",
-    type: "string",
-    default: "127.0.0.1",
-    doc: "Address the HTTP and gRPC ports bind to.",
+/** All settings by section and key, in documentation order. */
+export const SETTING_TABLE = {
+  server: {
+    host: text("127.0.0.1", "Address the HTTP and gRPC ports bind to."),
+    http_port: port(8080, "REST and WebSocket port; 0 picks a free port."),
+    grpc_asr_port: port(9101, "gRPC ASR port; 0 picks a free port."),
+    grpc_tts_port: port(9102, "gRPC TTS port; 0 picks a free port."),
+    drain_timeout_ms: int(30000, 0, 600000, "On SIGTERM, how long in-flight and queued work may finish before exit."),
+    drain_grace_ms: int(
+      0,
+      0,
+      60000,
+      "On SIGTERM, how long /ready answers 503 while requests are still served, before the drain starts: behind a load balancer, longer than its health checks take to see a box go.",
+      { see: { title: "scale out", href: "docs/scale-out.md" } },
+    ),
+    max_json_bytes: int(
+      1 * MB,
+      1024,
+      16 * MB,
+      "Largest JSON request body; reading stops there. A speech body over it is 400 `Text exceeds maximum length…` (the spec's answer to long text), any other 413.",
+    ),
   },
-  {
-    section: "server",
-    key: "http_port",
-    type: "port",
-    default: 8080,
-    doc: "REST and WebSocket port; 0 picks a free port.",
+  paths: {
+    data_dir: text("./data", "State: SQLite database, cloned-voice samples, temporary uploads."),
+    models_dir: text("./models", "Model packs, one folder each (see models/README.md)."),
   },
-  { section: "server", key: "grpc_asr_port", type: "port", default: 9101, doc: "gRPC ASR port; 0 picks a free port." },
-  { section: "server", key: "grpc_tts_port", type: "port", default: 9102, doc: "gRPC TTS port; 0 picks a free port." },
-  {
-    section: "server",
-    key: "drain_timeout_ms",
-    type: "int",
-    default: 30000,
-    min: 0,
-    max: 600000,
-    doc: "On SIGTERM, how long in-flight and queued work may finish before exit.",
+  log: {
+    level: choice(["debug", "info", "warn", "error"], "info", "Minimum log level."),
   },
-  {
-    section: "server",
-    key: "drain_grace_ms",
-    type: "int",
-    default: 0,
-    min: 0,
-    max: 60000,
-    doc: "On SIGTERM, how long /ready answers 503 while requests are still served, before the drain starts: behind a load balancer, longer than its health checks take to see a box go (docs/scale-out.md).",
+  auth: {
+    default_rpm: int(60, 1, 1000000, "Requests per minute for keys created without --rpm."),
   },
-  {
-    section: "server",
-    key: "max_json_bytes",
-    type: "int",
-    default: 1 * MB,
-    min: 1024,
-    max: 16 * MB,
-    doc: "Largest JSON request body; reading stops there. A speech body over it is 400 `Text exceeds maximum length…` (the spec's answer to long text), any other 413.",
+  runtime: {
+    provider: choice(
+      ["auto", "cpu", "cuda"],
+      "auto",
+      "ONNX execution provider: auto uses CUDA when an NVIDIA GPU and the provider libraries are present.",
+    ),
+    intra_op_threads: int(
+      0,
+      0,
+      256,
+      "Intra-op threads a model may use in all; 0 sizes to the machine. A pack serving N runs at once splits them: N sessions of threads ÷ N each, plus one with all of them for a run alone.",
+    ),
+    pack_sessions: list(
+      /^[^=\s/]+=([1-9]|1[0-6])$/,
+      "pack=N with N from 1 to 16, e.g. whisper-large=1",
+      "Parallel sessions for named packs as `pack=N` (e.g. `whisper-large=1` to save memory); other voices use `tts.concurrency`, other recognisers `asr.concurrency`.",
+      { see: { title: "session pools", href: "docs/models.md#session-pools" } },
+    ),
+    lift_convolutions: flag(
+      true,
+      "Run a VITS voice's HiFi-GAN decoder with its 1-D convolutions rewritten as 2-D in sessions of one thread, where onnxruntime's faster kernels then apply (same audio within float rounding); false runs every model as written.",
+      { see: { title: "lifted convolutions", href: "docs/models.md#session-pools" } },
+    ),
+    metrics_open: flag(false, "Serve /metrics without an admin key."),
   },
-  {
-    section: "paths",
-    key: "data_dir",
-    type: "string",
-    default: "./data",
-    doc: "State: SQLite database, cloned-voice samples, temporary uploads.",
+  tts: {
+    strict_voices: flag(false, "Unknown voices are 400 instead of falling back to Yara (D1)."),
+    tashkeel: choice(
+      ["auto", "off"],
+      "auto",
+      "Diacritise Arabic before espeak-ng and Arabic espeak-phoneme voices: auto uses a tashkeel/ pack, else the built-in libtashkeel model; off reads text as written.",
+    ),
+    concurrency: int(
+      2,
+      1,
+      256,
+      "Syntheses running at once; also the parallel sessions each voice pack opens (see runtime.pack_sessions).",
+    ),
+    max_queue: int(32, 0, 100000, "Requests waiting beyond the running ones; more get 503."),
+    queue_timeout_ms: int(30000, 1, 600000, "Longest wait in the queue; longer gets 504."),
+    max_input_chars: int(51200, 1, 51200, "Longest input in Unicode code points."),
+    blocked_patterns: patterns(
+      "Extra regular expressions (case-insensitive) whose match rejects input with 400; the built-in list always applies.",
+    ),
   },
-  {
-    section: "paths",
-    key: "models_dir",
-    type: "string",
-    default: "./models",
-    doc: "Model packs, one folder each (see models/README.md).",
+  asr: {
+    concurrency: int(
+      2,
+      1,
+      256,
+      "Transcriptions running at once; also the parallel sessions each recogniser pack opens (see runtime.pack_sessions).",
+    ),
+    max_queue: int(32, 0, 100000, "Requests waiting beyond the running ones; more get 503."),
+    queue_timeout_ms: int(60000, 1, 600000, "Longest wait in the queue; longer gets 504."),
+    max_upload_mb: int(100, 1, 100, "Largest upload in MB; larger gets 413 while streaming."),
+    max_duration_s: int(3600, 1, 86400, "Longest audio decoded; the rest is ignored."),
+    request_pcm_s: int(
+      40,
+      32,
+      600,
+      "Seconds of decoded audio one transcription may hold in memory (reserved from asr.pcm_budget_mb); uploads are decoded to disk and read in 1 s chunks.",
+    ),
+    pcm_budget_mb: int(
+      256,
+      16,
+      65536,
+      "Decoded audio all transcriptions and streams may hold at once, in MiB; a request that would exceed it gets 503.",
+    ),
+    ffmpeg_timeout_ms: int(120000, 1000, 3600000, "Wall-clock limit of one ffmpeg run."),
+    ffmpeg_concurrency: int(2, 1, 64, "ffmpeg processes at once."),
+    pack: text(
+      "",
+      "Recogniser pack (folder name) used unless a dialect route applies; empty picks the first recogniser pack by name.",
+    ),
+    dialect_packs: list(
+      /^[A-Za-z][A-Za-z0-9_-]*=[^=\s/]+$/,
+      "dialect=pack, e.g. ar-egyptian=whisper-egy",
+      "Dialect-specific recogniser packs as `dialect=pack` (e.g. `ar-egyptian=whisper-egy`): used when the dialect-id pack detects that dialect.",
+    ),
+    dialect_seconds: int(
+      30,
+      1,
+      600,
+      "Seconds of speech (across segments) the call's dialect is decided over (mean of the dialect-id logits).",
+    ),
   },
-  {
-    section: "log",
-    key: "level",
-    type: "string",
-    default: "info",
-    oneOf: ["debug", "info", "warn", "error"],
-    doc: "Minimum log level.",
+  streaming: {
+    max_session_s: int(
+      3600,
+      1,
+      86400,
+      "Longest live transcription session (realtime WebSocket, jambonz); longer is ended with an error.",
+    ),
+    idle_timeout_s: int(30, 1, 3600, "A live session that receives no audio or event this long is closed."),
+    max_streams: int(
+      64,
+      1,
+      100000,
+      "Live transcription streams open at once on the ASR engine (realtime, jambonz, gRPC StreamingRecognize); more are refused with the 503 body.",
+    ),
+    partial_interval_ms: int(
+      1000,
+      0,
+      60000,
+      "Audio between two re-decodes of an open utterance (partial results); 0 sends finals only.",
+    ),
+    max_buffer_s: int(
+      20,
+      1,
+      600,
+      "Audio a live session may hold unprocessed (a client sending faster than real time); more is refused.",
+    ),
   },
-  {
-    section: "auth",
-    key: "default_rpm",
-    type: "int",
-    default: 60,
-    min: 1,
-    max: 1_000_000,
-    doc: "Requests per minute for keys created without --rpm.",
+  cluster: {
+    secret: text(
+      "",
+      "Shared secret (at least 32 characters) that signs and checks `sawt keys|voices export|import` files; the same on every box of a cluster. Empty: export and import refuse to run.",
+    ),
   },
-  {
-    section: "runtime",
-    key: "provider",
-    type: "string",
-    default: "auto",
-    oneOf: ["auto", "cpu", "cuda"],
-    doc: "ONNX execution provider: auto uses CUDA when an NVIDIA GPU and the provider libraries are present.",
-  },
-  {
-    section: "runtime",
-    key: "intra_op_threads",
-    type: "int",
-    default: 0,
-    min: 0,
-    max: 256,
-    doc: "Intra-op threads a model may use in all; 0 sizes to the machine. A pack serving N runs at once splits them: N sessions of threads ÷ N each, plus one with all of them for a run alone.",
-  },
-  {
-    section: "runtime",
-    key: "pack_sessions",
-    type: "string[]",
-    default: [],
-    itemPattern: { regex: /^[^=\s/]+=([1-9]|1[0-6])$/, hint: "pack=N with N from 1 to 16, e.g. whisper-large=1" },
-    doc: "Parallel sessions for named packs as `pack=N` (e.g. `whisper-large=1` to save memory); other voices use `tts.concurrency`, other recognisers `asr.concurrency`.",
-  },
-  {
-    section: "runtime",
-    key: "lift_convolutions",
-    type: "bool",
-    default: true,
-    doc: "Run a VITS voice's HiFi-GAN decoder with its 1-D convolutions rewritten as 2-D in sessions of one thread, where onnxruntime's faster kernels then apply (same audio within float rounding); false runs every model as written.",
-  },
-  {
-    section: "runtime",
-    key: "metrics_open",
-    type: "bool",
-    default: false,
-    doc: "Serve /metrics without an admin key.",
-  },
-  {
-    section: "tts",
-    key: "strict_voices",
-    type: "bool",
-    default: false,
-    doc: "Unknown voices are 400 instead of falling back to Yara (D1).",
-  },
-  {
-    section: "tts",
-    key: "tashkeel",
-    type: "string",
-    default: "auto",
-    oneOf: ["auto", "off"],
-    doc: "Diacritise Arabic before espeak-ng and Arabic espeak-phoneme voices: auto uses a tashkeel/ pack, else the built-in libtashkeel model; off reads text as written.",
-  },
-  {
-    section: "tts",
-    key: "concurrency",
-    type: "int",
-    default: 2,
-    min: 1,
-    max: 256,
-    doc: "Syntheses running at once; also the parallel sessions each voice pack opens (see runtime.pack_sessions).",
-  },
-  {
-    section: "tts",
-    key: "max_queue",
-    type: "int",
-    default: 32,
-    min: 0,
-    max: 100000,
-    doc: "Requests waiting beyond the running ones; more get 503.",
-  },
-  {
-    section: "tts",
-    key: "queue_timeout_ms",
-    type: "int",
-    default: 30000,
-    min: 1,
-    max: 600000,
-    doc: "Longest wait in the queue; longer gets 504.",
-  },
-  {
-    section: "tts",
-    key: "max_input_chars",
-    type: "int",
-    default: 51200,
-    min: 1,
-    max: 51200,
-    doc: "Longest input in Unicode code points.",
-  },
-  {
-    section: "tts",
-    key: "blocked_patterns",
-    type: "string[]",
-    default: [],
-    doc: "Extra regular expressions (case-insensitive) whose match rejects input with 400; the built-in list always applies.",
-  },
-  {
-    section: "asr",
-    key: "concurrency",
-    type: "int",
-    default: 2,
-    min: 1,
-    max: 256,
-    doc: "Transcriptions running at once; also the parallel sessions each recogniser pack opens (see runtime.pack_sessions).",
-  },
-  {
-    section: "asr",
-    key: "max_queue",
-    type: "int",
-    default: 32,
-    min: 0,
-    max: 100000,
-    doc: "Requests waiting beyond the running ones; more get 503.",
-  },
-  {
-    section: "asr",
-    key: "queue_timeout_ms",
-    type: "int",
-    default: 60000,
-    min: 1,
-    max: 600000,
-    doc: "Longest wait in the queue; longer gets 504.",
-  },
-  {
-    section: "asr",
-    key: "max_upload_mb",
-    type: "int",
-    default: 100,
-    min: 1,
-    max: 100,
-    doc: "Largest upload in MB; larger gets 413 while streaming.",
-  },
-  {
-    section: "asr",
-    key: "max_duration_s",
-    type: "int",
-    default: 3600,
-    min: 1,
-    max: 86400,
-    doc: "Longest audio decoded; the rest is ignored.",
-  },
-  {
-    section: "asr",
-    key: "request_pcm_s",
-    type: "int",
-    default: 40,
-    min: 32,
-    max: 600,
-    doc: "Seconds of decoded audio one transcription may hold in memory (reserved from asr.pcm_budget_mb); uploads are decoded to disk and read in 1 s chunks.",
-  },
-  {
-    section: "asr",
-    key: "pcm_budget_mb",
-    type: "int",
-    default: 256,
-    min: 16,
-    max: 65536,
-    doc: "Decoded audio all transcriptions and streams may hold at once, in MiB; a request that would exceed it gets 503.",
-  },
-  {
-    section: "asr",
-    key: "ffmpeg_timeout_ms",
-    type: "int",
-    default: 120000,
-    min: 1000,
-    max: 3600000,
-    doc: "Wall-clock limit of one ffmpeg run.",
-  },
-  {
-    section: "asr",
-    key: "ffmpeg_concurrency",
-    type: "int",
-    default: 2,
-    min: 1,
-    max: 64,
-    doc: "ffmpeg processes at once.",
-  },
-  {
-    section: "asr",
-    key: "pack",
-    type: "string",
-    default: "",
-    doc: "Recogniser pack (folder name) used unless a dialect route applies; empty picks the first Whisper or NeMo CTC pack by name.",
-  },
-  {
-    section: "asr",
-    key: "dialect_packs",
-    type: "string[]",
-    default: [],
-    itemPattern: { regex: /^[A-Za-z][A-Za-z0-9_-]*=[^=\s/]+$/, hint: "dialect=pack, e.g. ar-egyptian=whisper-egy" },
-    doc: "Dialect-specific recogniser packs as `dialect=pack` (e.g. `ar-egyptian=whisper-egy`): used when the dialect-id pack detects that dialect.",
-  },
-  {
-    section: "asr",
-    key: "dialect_seconds",
-    type: "int",
-    default: 30,
-    min: 1,
-    max: 600,
-    doc: "Seconds of speech (across segments) the call's dialect is decided over (mean of the dialect-id logits).",
-  },
-  {
-    section: "streaming",
-    key: "max_session_s",
-    type: "int",
-    default: 3600,
-    min: 1,
-    max: 86400,
-    doc: "Longest live transcription session (realtime WebSocket, jambonz); longer is ended with an error.",
-  },
-  {
-    section: "streaming",
-    key: "idle_timeout_s",
-    type: "int",
-    default: 30,
-    min: 1,
-    max: 3600,
-    doc: "A live session that receives no audio or event this long is closed.",
-  },
-  {
-    section: "streaming",
-    key: "max_streams",
-    type: "int",
-    default: 64,
-    min: 1,
-    max: 100000,
-    doc: "Live transcription streams open at once on the ASR engine (realtime, jambonz, gRPC StreamingRecognize); more are refused with the 503 body.",
-  },
-  {
-    section: "streaming",
-    key: "partial_interval_ms",
-    type: "int",
-    default: 1000,
-    min: 0,
-    max: 60000,
-    doc: "Audio between two re-decodes of an open utterance (partial results); 0 sends finals only.",
-  },
-  {
-    section: "streaming",
-    key: "max_buffer_s",
-    type: "int",
-    default: 20,
-    min: 1,
-    max: 600,
-    doc: "Audio a live session may hold unprocessed (a client sending faster than real time); more is refused.",
-  },
-  {
-    section: "cluster",
-    key: "secret",
-    type: "string",
-    default: "",
-    doc: "Shared secret (at least 32 characters) that signs and checks `sawt keys|voices export|import` files; the same on every box of a cluster. Empty: export and import refuse to run.",
-  },
-];
+} as const satisfies Record<string, Record<string, Setting>>;
+
+type Table = typeof SETTING_TABLE;
+
+/** The validated settings, typed from the table: section → key → the schema's output. */
+export type Settings = {
+  readonly [S in keyof Table]: {
+    [K in keyof Table[S]]: Table[S][K] extends Setting<infer Schema> ? v.InferOutput<Schema> : never;
+  };
+};
+
+/** One setting with its place. */
+export interface SettingSpec extends Setting {
+  readonly section: string;
+  readonly key: string;
+}
+
+/** All settings as a list, in documentation order. */
+export const SETTINGS: readonly SettingSpec[] = Object.entries(SETTING_TABLE).flatMap(([section, keys]) =>
+  Object.entries(keys as Record<string, Setting>).map(([key, setting]) => ({ section, key, ...setting })),
+);
 
 /** The env variable that overrides a setting. */
 export function envName(spec: Pick<SettingSpec, "section" | "key">): string {

@@ -3,91 +3,51 @@
  * routes validate with, converted here ({@link toOpenApiSchema}), so the docs cannot drift from
  * the validation; error responses point at the shared components declared in ./docs.ts.
  */
+import { toJsonSchema } from "@valibot/to-json-schema";
 import type { OpenAPIV3 } from "openapi-types";
 import type * as v from "valibot";
 
 type Schema = OpenAPIV3.SchemaObject;
-type AnySchema = v.GenericSchema | v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
+type Json = Record<string, unknown>;
 
-interface Node {
-  readonly kind: string;
-  readonly type: string;
-  readonly wrapped?: Node;
-  readonly item?: Node;
-  readonly entries?: Record<string, Node>;
-  readonly options?: readonly unknown[];
-  readonly pipe?: readonly Node[];
-  readonly requirement?: unknown;
-  readonly description?: string;
-  readonly examples?: readonly unknown[];
-  readonly metadata?: Record<string, unknown>;
-}
+const isJson = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
 
-interface Converted {
-  schema: Schema;
-  optional: boolean;
-  required: boolean;
-}
-
-function convert(node: Node): Converted {
-  if (node.type === "optional" || node.type === "nullish" || node.type === "nullable") {
-    const inner = convert(node.wrapped!);
-    return {
-      schema: node.type === "optional" ? inner.schema : { ...inner.schema, nullable: true },
-      optional: node.type !== "nullable" || inner.optional,
-      required: inner.required,
-    };
+/**
+ * JSON Schema's spellings made OpenAPI 3.0's, in place: `examples` becomes `example` (3.0 has no
+ * `examples` in a schema), and a property marked `v.metadata({ required: true })` — a field that
+ * is nullish for the validator but which a request must carry — joins its object's `required`.
+ */
+function toOpenApi(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(toOpenApi);
+  if (!isJson(node)) return;
+  if (Array.isArray(node.examples)) {
+    node.example = node.examples[0];
+    delete node.examples;
   }
-  let schema: Schema;
-  switch (node.type) {
-    case "object": {
-      const properties: Record<string, Schema> = {};
-      const required: string[] = [];
-      for (const [name, entry] of Object.entries(node.entries ?? {})) {
-        const child = convert(entry);
-        properties[name] = child.schema;
-        if (!child.optional || child.required) required.push(name);
+  if (isJson(node.properties)) {
+    const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
+    for (const [name, property] of Object.entries(node.properties)) {
+      if (isJson(property) && property.required === true) {
+        required.add(name);
+        delete property.required;
       }
-      schema = { type: "object", properties, ...(required.length > 0 ? { required } : {}) };
-      break;
     }
-    case "string":
-      schema = { type: "string" };
-      break;
-    case "number":
-      schema = { type: "number" };
-      break;
-    case "boolean":
-      schema = { type: "boolean" };
-      break;
-    case "picklist":
-      schema = { type: "string", enum: [...(node.options ?? [])] };
-      break;
-    case "array":
-      schema = { type: "array", items: node.item ? convert(node.item).schema : {} };
-      break;
-    default:
-      schema = {};
+    if (required.size > 0) node.required = [...required];
+    else delete node.required;
   }
-  let required = false;
-  for (const action of node.pipe?.slice(1) ?? []) {
-    if (action.type === "description") schema.description = action.description;
-    else if (action.type === "examples") schema.example = action.examples?.[0];
-    else if (action.type === "integer") schema.type = "integer";
-    else if (action.type === "min_value") schema.minimum = action.requirement as number;
-    else if (action.type === "max_value") schema.maximum = action.requirement as number;
-    else if (action.type === "metadata") {
-      const { required: isRequired, enum: values } = action.metadata ?? {};
-      if (isRequired === true) required = true;
-      if (Array.isArray(values)) schema.enum = [...values];
-    }
-  }
-  return { schema, optional: false, required };
+  for (const value of Object.values(node)) toOpenApi(value);
 }
 
-/** An OpenAPI 3.0 schema for a valibot schema (the subset Sawt's request schemas use). */
-export function toOpenApiSchema(schema: AnySchema): Schema {
-  return convert(schema as unknown as Node).schema;
+/**
+ * An OpenAPI 3.0 schema for a valibot schema, by the valibot team's converter: types, bounds,
+ * enums (`v.picklist`, or `v.metadata({ enum })` where a field is checked later), descriptions and
+ * examples. What JSON Schema cannot say (transforms, custom checks) is left out, not refused.
+ */
+export function toOpenApiSchema(schema: v.GenericSchema): Schema {
+  const converted = toJsonSchema(schema, { target: "openapi-3.0", errorMode: "ignore" }) as Json;
+  delete converted.$schema;
+  toOpenApi(converted);
+  return converted as Schema;
 }
 
 /** A `$ref` to a shared component. */

@@ -103,6 +103,34 @@ describe("OpenAPI document", () => {
     expect(examples).toMatch(/[\u0600-\u06ff]{3,}/);
   });
 
+  test("does describe the transcription bodies from the schemas the renderer is typed by", () => {
+    const verbose = spec.components.schemas.VerboseTranscription;
+    expect(verbose.required).toEqual(["task", "text", "language", "dialect", "duration"]);
+    expect(verbose.properties.segments.items.properties.avg_logprob.type).toBe("number");
+    expect(spec.components.schemas.Transcription.properties.dialect.nullable).toBe(true);
+  });
+
+  test("does use only OpenAPI 3.0 schema keywords (no JSON Schema spellings)", () => {
+    const wrong: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${path}[${i}]`));
+      if (typeof node !== "object" || node === null) return;
+      const schema = node as Record<string, unknown>;
+      // 3.0 schemas say example (one), nullable and a required list; 3.1/JSON Schema's forms are not read.
+      // (Media types and parameters have an examples map and a required flag; a schema has neither.)
+      const isSchema = "type" in schema || "properties" in schema;
+      if (Array.isArray(schema.examples)) wrong.push(`${path}.examples`);
+      if (isSchema && typeof schema.required === "boolean") wrong.push(`${path}.required`);
+      for (const key of ["$schema", "const"]) if (key in schema) wrong.push(`${path}.${key}`);
+      if (Array.isArray(schema.type)) wrong.push(`${path}.type`);
+      for (const [key, value] of Object.entries(schema))
+        walk(value, key === "schema" ? `${path}.schema` : `${path}.${key}`);
+    };
+    walk(spec.components.schemas, "components.schemas");
+    walk(spec.paths, "paths");
+    expect(wrong).toEqual([]);
+  });
+
   test("does reference no asset outside the box", async () => {
     const page = await call(`${sawt.baseUrl}/docs`);
     expect(page.header("content-type")).toStartWith("text/html");

@@ -39,138 +39,186 @@ export class ParamError extends AppError {
   }
 }
 
-type Json = Record<string, unknown>;
-const isObject = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
+const OBJECT = "must be an object";
+const STRING = "must be a string";
 
-function objectAt(parent: Json, key: string, path: string): Json | undefined {
-  const value = parent[key];
-  if (value === undefined) return undefined;
-  if (!isObject(value)) throw new ParamError(`${path}.${key}`, "must be an object");
-  return value;
+const isJsonObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** A JSON object with these fields (valibot's object schemas take arrays too; OpenAI's objects never are). */
+function jsonObject<const E extends v.ObjectEntries>(entries: E, message = OBJECT) {
+  return v.pipe(v.custom<Record<string, unknown>>(isJsonObject, message), v.object(entries, message));
 }
 
-function numberIn(value: unknown, param: string, min: number, max: number): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
-    throw new ParamError(param, `must be a number between ${min} and ${max}`);
-  }
-  return value;
+/** A number from `min` to `max`, worded as OpenAI's error events carry it. */
+function numberIn(min: number, max: number) {
+  const message = `must be a number between ${min} and ${max}`;
+  return v.optional(v.pipe(v.number(message), v.finite(message), v.minValue(min, message), v.maxValue(max, message)));
 }
 
 /** `turn_detection` of either shape: null (client commits) or server_vad with OpenAI's three settings. */
-function turnDetection(value: unknown, current: TurnDetection | null, param: string): TurnDetection | null {
-  if (value === null) return null;
-  if (!isObject(value)) throw new ParamError(param, "must be an object or null");
-  if (value.type !== undefined && value.type !== "server_vad") {
-    throw new ParamError(`${param}.type`, "only server_vad is supported (or null for client commits)");
-  }
-  const base = current ?? DEFAULT_TURN_DETECTION;
-  return {
-    threshold: value.threshold === undefined ? base.threshold : numberIn(value.threshold, `${param}.threshold`, 0, 1),
-    prefixPaddingMs:
-      value.prefix_padding_ms === undefined
-        ? base.prefixPaddingMs
-        : numberIn(value.prefix_padding_ms, `${param}.prefix_padding_ms`, 0, 5000),
-    silenceDurationMs:
-      value.silence_duration_ms === undefined
-        ? base.silenceDurationMs
-        : numberIn(value.silence_duration_ms, `${param}.silence_duration_ms`, 50, 10000),
-  };
+const TurnDetectionSchema = v.optional(
+  v.nullable(
+    jsonObject(
+      {
+        type: v.optional(v.literal("server_vad", "only server_vad is supported (or null for client commits)")),
+        threshold: numberIn(0, 1),
+        prefix_padding_ms: numberIn(0, 5000),
+        silence_duration_ms: numberIn(50, 10000),
+      },
+      "must be an object or null",
+    ),
+  ),
+);
+
+/** Why `language` cannot be transcribed, in the REST form's words; an empty one means the default. */
+function languageProblem(language: string): string | undefined {
+  if (language === "") return undefined;
+  const checked = v.safeParse(TranscriptionFormSchema.entries.language, language);
+  return checked.success ? undefined : checked.issues[0].message;
 }
 
-function transcription(
-  value: Json | undefined,
-  current: RealtimeSettings["transcription"],
-  param: string,
-): RealtimeSettings["transcription"] {
-  if (!value) return current;
-  const text = (key: string, fallback: string): string => {
-    const x = value[key];
-    if (x === undefined || x === null) return fallback;
-    if (typeof x !== "string") throw new ParamError(`${param}.${key}`, "must be a string");
-    return x;
-  };
-  const language = text("language", current.language).trim();
-  if (language !== "") {
-    const checked = v.safeParse(TranscriptionFormSchema, { language });
-    if (!checked.success) throw new ParamError(`${param}.language`, checked.issues[0].message);
-  }
-  return { model: text("model", current.model), language: language || "ar", prompt: text("prompt", current.prompt) };
-}
+/** The transcription settings of either shape; null or absent fields keep their current value. */
+const TranscriptionSchema = v.optional(
+  jsonObject(
+    {
+      language: v.nullish(
+        v.pipe(
+          v.string(STRING),
+          v.trim(),
+          v.check(
+            (language) => languageProblem(language) === undefined,
+            (issue) => languageProblem(issue.input) ?? "",
+          ),
+        ),
+      ),
+      model: v.nullish(v.string(STRING)),
+      prompt: v.nullish(v.string(STRING)),
+    },
+    OBJECT,
+  ),
+);
 
-function checkedFormat(format: LiveAudioFormat, param: string): LiveAudioFormat {
-  const problem = liveFormatProblem(format);
-  if (problem) throw new ParamError(param, problem);
-  return format;
-}
+/** GA `session.audio.input.format`: `{type: "audio/pcm", rate}`, `audio/pcmu` or `audio/pcma`. */
+const GaFormatSchema = v.pipe(
+  v.custom<Record<string, unknown>>(isJsonObject, OBJECT),
+  v.variant(
+    "type",
+    [
+      v.object({ type: v.literal("audio/pcm"), rate: numberIn(8000, 48000) }),
+      v.object({ type: v.literal("audio/pcmu") }),
+      v.object({ type: v.literal("audio/pcma") }),
+    ],
+    "must be audio/pcm, audio/pcmu or audio/pcma",
+  ),
+  v.transform((format): LiveAudioFormat => {
+    if (format.type === "audio/pcmu") return { encoding: "pcm_mulaw", sampleRate: G711_RATE };
+    if (format.type === "audio/pcma") return { encoding: "pcm_alaw", sampleRate: G711_RATE };
+    return { encoding: "pcm_s16le", sampleRate: format.rate ?? 24000 };
+  }),
+  v.check(
+    (format) => liveFormatProblem(format) === null,
+    (issue) => liveFormatProblem(issue.input) ?? "",
+  ),
+);
 
-/** GA `session.audio.input.format`. */
-function gaFormat(value: unknown, param: string): LiveAudioFormat {
-  if (!isObject(value)) throw new ParamError(param, "must be an object");
-  switch (value.type) {
-    case "audio/pcm":
-      return checkedFormat(
+/** A GA `session.update`'s `session`. */
+const GaSessionSchema = jsonObject(
+  {
+    type: v.optional(
+      v.literal("transcription", "only transcription sessions are served here (use ?intent=transcription)"),
+    ),
+    audio: v.optional(
+      jsonObject(
         {
-          encoding: "pcm_s16le",
-          sampleRate: value.rate === undefined ? 24000 : numberIn(value.rate, `${param}.rate`, 8000, 48000),
+          input: v.optional(
+            jsonObject(
+              {
+                format: v.optional(GaFormatSchema),
+                turn_detection: TurnDetectionSchema,
+                transcription: TranscriptionSchema,
+              },
+              OBJECT,
+            ),
+          ),
         },
-        param,
-      );
-    case "audio/pcmu":
-      return { encoding: "pcm_mulaw", sampleRate: G711_RATE };
-    case "audio/pcma":
-      return { encoding: "pcm_alaw", sampleRate: G711_RATE };
-    default:
-      throw new ParamError(`${param}.type`, "must be audio/pcm, audio/pcmu or audio/pcma");
-  }
-}
+        OBJECT,
+      ),
+    ),
+  },
+  OBJECT,
+);
 
-const BETA_FORMATS: Readonly<Record<string, LiveAudioFormat>> = {
+const BETA_FORMATS = {
   pcm16: { encoding: "pcm_s16le", sampleRate: 24000 },
   g711_ulaw: { encoding: "pcm_mulaw", sampleRate: G711_RATE },
   g711_alaw: { encoding: "pcm_alaw", sampleRate: G711_RATE },
-};
+} as const satisfies Record<string, LiveAudioFormat>;
+const BETA_FORMAT_NAMES = Object.keys(BETA_FORMATS) as [keyof typeof BETA_FORMATS];
+
+/** A beta `transcription_session.update`'s `session`. */
+const BetaSessionSchema = jsonObject(
+  {
+    input_audio_format: v.optional(v.picklist(BETA_FORMAT_NAMES, "must be pcm16, g711_ulaw or g711_alaw")),
+    turn_detection: TurnDetectionSchema,
+    input_audio_transcription: TranscriptionSchema,
+  },
+  OBJECT,
+);
+
+/** `session` checked by `schema`; the first problem becomes a {@link ParamError} naming its dotted path. */
+function parsed<S extends v.GenericSchema>(schema: S, session: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, session);
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  throw new ParamError(["session", ...(issue.path ?? []).map((item) => String(item.key))].join("."), issue.message);
+}
+
+/** A turn-detection update applied to `current`: fields left out keep their value (or OpenAI's default). */
+function mergedTurnDetection(
+  update: v.InferOutput<typeof TurnDetectionSchema>,
+  current: TurnDetection | null,
+): TurnDetection | null {
+  if (update === undefined) return current;
+  if (update === null) return null;
+  const base = current ?? DEFAULT_TURN_DETECTION;
+  return {
+    threshold: update.threshold ?? base.threshold,
+    prefixPaddingMs: update.prefix_padding_ms ?? base.prefixPaddingMs,
+    silenceDurationMs: update.silence_duration_ms ?? base.silenceDurationMs,
+  };
+}
+
+/** A transcription update applied to `current`; an empty language means Arabic. */
+function mergedTranscription(
+  update: v.InferOutput<typeof TranscriptionSchema>,
+  current: RealtimeSettings["transcription"],
+): RealtimeSettings["transcription"] {
+  if (!update) return current;
+  return {
+    model: update.model ?? current.model,
+    language: (update.language ?? current.language.trim()) || "ar",
+    prompt: update.prompt ?? current.prompt,
+  };
+}
 
 /** Applies a GA `session.update`'s `session` to `current`. */
 export function applyGaUpdate(session: unknown, current: RealtimeSettings): RealtimeSettings {
-  if (!isObject(session)) throw new ParamError("session", "must be an object");
-  if (session.type !== undefined && session.type !== "transcription") {
-    throw new ParamError("session.type", "only transcription sessions are served here (use ?intent=transcription)");
-  }
-  const input = objectAt(objectAt(session, "audio", "session") ?? {}, "input", "session.audio") ?? {};
+  const input = parsed(GaSessionSchema, session).audio?.input ?? {};
   return {
-    format: input.format === undefined ? current.format : gaFormat(input.format, "session.audio.input.format"),
-    turnDetection:
-      "turn_detection" in input
-        ? turnDetection(input.turn_detection, current.turnDetection, "session.audio.input.turn_detection")
-        : current.turnDetection,
-    transcription: transcription(
-      objectAt(input, "transcription", "session.audio.input"),
-      current.transcription,
-      "session.audio.input.transcription",
-    ),
+    format: input.format ?? current.format,
+    turnDetection: mergedTurnDetection(input.turn_detection, current.turnDetection),
+    transcription: mergedTranscription(input.transcription, current.transcription),
   };
 }
 
 /** Applies a beta `transcription_session.update`'s `session` to `current`. */
 export function applyBetaUpdate(session: unknown, current: RealtimeSettings): RealtimeSettings {
-  if (!isObject(session)) throw new ParamError("session", "must be an object");
-  let format = current.format;
-  if (session.input_audio_format !== undefined) {
-    const named = typeof session.input_audio_format === "string" ? BETA_FORMATS[session.input_audio_format] : undefined;
-    if (!named) throw new ParamError("session.input_audio_format", "must be pcm16, g711_ulaw or g711_alaw");
-    format = named;
-  }
+  const update = parsed(BetaSessionSchema, session);
   return {
-    format,
-    turnDetection:
-      "turn_detection" in session
-        ? turnDetection(session.turn_detection, current.turnDetection, "session.turn_detection")
-        : current.turnDetection,
-    transcription: transcription(
-      objectAt(session, "input_audio_transcription", "session"),
-      current.transcription,
-      "session.input_audio_transcription",
-    ),
+    format: update.input_audio_format ? BETA_FORMATS[update.input_audio_format] : current.format,
+    turnDetection: mergedTurnDetection(update.turn_detection, current.turnDetection),
+    transcription: mergedTranscription(update.input_audio_transcription, current.transcription),
   };
 }
 

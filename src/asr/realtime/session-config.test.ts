@@ -1,0 +1,104 @@
+import { describe, expect, test } from "bun:test";
+import { applyBetaUpdate, applyGaUpdate, DEFAULT_SETTINGS, ParamError } from "./session-config.ts";
+
+function problem(apply: () => unknown): [string, string] | undefined {
+  try {
+    apply();
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ParamError)) throw error;
+    return [error.param, error.fields?.[0]?.message ?? ""];
+  }
+}
+
+describe("realtime session settings", () => {
+  const invalid: Array<[string, unknown, string, string]> = [
+    ["a session that is a list", [], "session", "must be an object"],
+    ["another session type", { type: "realtime" }, "session.type", "only transcription sessions are served here"],
+    ["audio that is not an object", { audio: 5 }, "session.audio", "must be an object"],
+    [
+      "a format that is a list",
+      { audio: { input: { format: [] } } },
+      "session.audio.input.format",
+      "must be an object",
+    ],
+    [
+      "an unknown format",
+      { audio: { input: { format: { type: "opus" } } } },
+      "session.audio.input.format.type",
+      "must be audio/pcm",
+    ],
+    [
+      "a PCM rate out of range",
+      { audio: { input: { format: { type: "audio/pcm", rate: 4000 } } } },
+      "session.audio.input.format.rate",
+      "must be a number between 8000 and 48000",
+    ],
+    [
+      "a fractional PCM rate",
+      { audio: { input: { format: { type: "audio/pcm", rate: 16000.5 } } } },
+      "session.audio.input.format",
+      "linear PCM needs a sample rate between",
+    ],
+    [
+      "semantic_vad",
+      { audio: { input: { turn_detection: { type: "semantic_vad" } } } },
+      "session.audio.input.turn_detection.type",
+      "only server_vad is supported",
+    ],
+    [
+      "a threshold above 1",
+      { audio: { input: { turn_detection: { threshold: 2 } } } },
+      "session.audio.input.turn_detection.threshold",
+      "must be a number between 0 and 1",
+    ],
+    [
+      "a language other than Arabic",
+      { audio: { input: { transcription: { language: "en" } } } },
+      "session.audio.input.transcription.language",
+      "Only ar is supported",
+    ],
+    [
+      "a model that is not text",
+      { audio: { input: { transcription: { model: 5 } } } },
+      "session.audio.input.transcription.model",
+      "must be a string",
+    ],
+  ];
+  for (const [what, session, param, message] of invalid) {
+    test(`does name the field and the reason when a GA update has ${what}`, () => {
+      const found = problem(() => applyGaUpdate(session, DEFAULT_SETTINGS));
+      expect(found?.[0]).toBe(param);
+      expect(found?.[1]).toStartWith(message);
+    });
+  }
+
+  test("does report the first problem in field order when an update has several", () => {
+    const session = { audio: { input: { format: { type: "x" }, turn_detection: 5, transcription: 5 } } };
+    expect(problem(() => applyGaUpdate(session, DEFAULT_SETTINGS))?.[0]).toBe("session.audio.input.format.type");
+  });
+
+  test("does refuse a beta format name that is only an object property", () => {
+    expect(problem(() => applyBetaUpdate({ input_audio_format: "toString" }, DEFAULT_SETTINGS))).toEqual([
+      "session.input_audio_format",
+      "must be pcm16, g711_ulaw or g711_alaw",
+    ]);
+  });
+
+  test("does merge an update field by field and read an empty language as Arabic", () => {
+    const first = applyGaUpdate(
+      { audio: { input: { format: { type: "audio/pcmu" }, turn_detection: { threshold: 0.3 } } } },
+      DEFAULT_SETTINGS,
+    );
+    expect(first.format).toEqual({ encoding: "pcm_mulaw", sampleRate: 8000 });
+    expect(first.turnDetection).toEqual({ threshold: 0.3, prefixPaddingMs: 300, silenceDurationMs: 500 });
+    const second = applyBetaUpdate(
+      { turn_detection: { silence_duration_ms: 800 }, input_audio_transcription: { language: " ", prompt: "p" } },
+      first,
+    );
+    expect(second.format).toEqual(first.format);
+    expect(second.turnDetection).toEqual({ threshold: 0.3, prefixPaddingMs: 300, silenceDurationMs: 800 });
+    expect(second.transcription).toEqual({ model: "sawt", language: "ar", prompt: "p" });
+    expect(applyBetaUpdate({ turn_detection: null }, second).turnDetection).toBeNull();
+  });
+});

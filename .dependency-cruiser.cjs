@@ -25,8 +25,9 @@
  * - shared transport folders: src/http/** (the HTTP server: Elysia app, OpenAPI, docs, metrics)
  *   and src/grpc/** (the gRPC server);
  * - a feature's transport adapter is a FILE `<protocol>.ts` or a FOLDER `<protocol>/` anywhere
- *   inside a feature folder, where <protocol> is one of PROTOCOLS below: src/tts/http.ts,
- *   src/tts/ws/**, src/asr/http.ts, src/voices/http.ts, src/asr/realtime/**, src/asr/jambonz/**.
+ *   inside a feature folder, where <protocol> is one of PROTOCOLS below: src/tts/http/**,
+ *   src/tts/grpc/**, src/tts/ws/**, src/asr/http/**, src/asr/grpc/**, src/voices/http/**,
+ *   src/asr/realtime/**, src/asr/jambonz/**.
  *   A new front door takes a new protocol name here (one line) and its adapters follow the same
  *   naming; until then its files count as engine code and importing src/http or src/grpc fails.
  * - The protocols served by the HTTP server (http, ws, realtime, jambonz) may use the shared
@@ -106,7 +107,7 @@ module.exports = {
       name: "adapter-not-to-other-adapter",
       severity: "error",
       comment:
-        "A transport adapter never imports another adapter (e.g. src/tts/ws.ts ↛ src/tts/http.ts); " +
+        "A transport adapter never imports another adapter (e.g. src/tts/ws.ts ↛ src/tts/http/); " +
         "what both need belongs to the feature's engine, src/core or src/edge.",
       from: { path: ADAPTER },
       to: { path: ADAPTER, pathNot: "^$1(?:\\.ts$|/)" },

@@ -1,6 +1,6 @@
 /**
  * The Elysia application: request ids, error mapping, request logging and the feature plugins.
- * Each feature contributes a plugin (`src/<feature>/http.ts`, listed in ./http-plugins.ts); this file composes them and
+ * Each feature contributes a plugin (`src/<feature>/http/`, listed in ./http-plugins.ts); this file composes them and
  * owns what is shared by every route: an `X-Request-ID` on every response (D9), errors rendered
  * once in the spec's shapes (404 and 405 included, D12), and one log line per request that names
  * the key by id only (D18).

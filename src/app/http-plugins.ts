@@ -1,16 +1,17 @@
 /** The feature plugins mounted on the HTTP app, in order. */
-import { asrRoutes } from "../asr/http.ts";
+import { asrLegacyRoutes } from "../asr/http/legacy.ts";
+import { asrRoutes } from "../asr/http/routes.ts";
 import { ttsAnalyzeRoutes } from "../tts/http/analyze.ts";
 import { jambonzRoutes } from "../asr/jambonz/routes.ts";
 import { realtimeRoutes } from "../asr/realtime/routes.ts";
-import { ttsRoutes } from "../tts/http.ts";
-import { lexiconRoutes } from "../tts/lexicon/http.ts";
+import { ttsLegacyRoutes } from "../tts/http/legacy.ts";
+import { ttsRoutes } from "../tts/http/routes.ts";
+import { lexiconRoutes } from "../tts/http/lexicon.ts";
 import { ttsWebSocketRoutes } from "../tts/ws/routes.ts";
-import { voicesRoutes } from "../voices/http.ts";
+import { voicesRoutes } from "../voices/http/routes.ts";
 import { adminRoutes } from "./admin-routes.ts";
 import { docsRoutes } from "./docs.ts";
 import type { FeaturePlugin } from "./http-app.ts";
-import { legacyRoutes } from "./legacy.ts";
 import { metricsRoutes } from "./metrics-route.ts";
 
 /** Every feature's HTTP plugin. */
@@ -23,7 +24,8 @@ export const httpPlugins: readonly FeaturePlugin[] = [
   realtimeRoutes,
   jambonzRoutes,
   voicesRoutes,
-  legacyRoutes,
+  ttsLegacyRoutes,
+  asrLegacyRoutes,
   docsRoutes,
   metricsRoutes,
   adminRoutes,

@@ -28,6 +28,14 @@ export interface SentenceReading {
   readonly phonemes: readonly string[];
 }
 
+/** The characters a character-level voice speaks (built by ./characters.ts). */
+export interface CharacterSet {
+  /** What it reads, for the error detail: "Arabic script", "Arabic and Latin script". */
+  readonly reads: string;
+  /** Whether the sentence holds at least one letter, mark or digit the voice has an id for. */
+  speaks(sentence: Sentence): boolean;
+}
+
 /** One engine speaking one voice. */
 export interface VoiceRenderer {
   readonly engine: TtsEngineName;
@@ -37,6 +45,11 @@ export interface VoiceRenderer {
   sentences(text: string, dialect?: Dialect | "en"): Sentence[];
   /** One sentence → mono float PCM at {@link sampleRate}; empty when there is nothing to say. */
   render(sentence: Sentence, options: RenderOptions): Promise<Float32Array>;
+  /**
+   * What a character-level voice can read; absent for voices that read any text (espeak-ng
+   * phonemes). Synthesis refuses an input with no character it speaks (./characters.ts).
+   */
+  readonly characters?: CharacterSet;
   /** How a sentence will be read; voices without it read the sentence's text as it is. */
   read?(sentence: Sentence): Promise<SentenceReading>;
   /** Frees sessions. */

@@ -6,7 +6,7 @@
 import { concatSamples } from "../audio/concat.ts";
 import { describeEncoding, encodeAudio, encodeAudioStream } from "../audio/encode.ts";
 import { clampSpeed, type VoicePackServing } from "../core/tts.ts";
-import { AppError, Detail } from "../errors/taxonomy.ts";
+import { AppError } from "../errors/taxonomy.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
 import { EspeakVoice } from "./embedded.ts";
@@ -18,8 +18,8 @@ import type { LexiconEntry } from "./lexicon/store.ts";
 import { planSpeech, type PlanSpeaker, type PlanStep } from "./plan.ts";
 import { isSsml } from "./ssml/parse.ts";
 import type { Tashkeel } from "./tashkeel/model.ts";
-import { levelSentence, PcmBuffer, sentenceSilenceSamples } from "./pcm.ts";
-import { resampleAll } from "../audio/resampler.ts";
+import { PcmBuffer, sentenceSilenceSamples } from "./pcm.ts";
+import { pcmFrom, runSynthesis, type RunReport, type Synthesis } from "./synthesis.ts";
 import {
   DEFAULT_VOICE,
   VOICES,
@@ -36,6 +36,7 @@ import {
   type VoiceInfo,
 } from "./types.ts";
 import { CLONED_VOICE_PREFIX } from "../core/voices.ts";
+import { assertSpeakable } from "./characters.ts";
 import { builtinVoiceInfo, INVALID_VOICE_DETAIL, resolveVoice, VOICE_SPECS, type VoiceResolution } from "./voices.ts";
 
 /** What the service is built from. */
@@ -58,20 +59,6 @@ export interface TtsServiceDeps {
   readonly clonedEmbedding?: (keyId: string, voiceId: string) => Float32Array | undefined;
 }
 
-/** One sentence's audio as the core loop produces it (levelled, no trailing silence). */
-interface SentenceAudio {
-  readonly pcm: Float32Array;
-  readonly index: number;
-  readonly last: boolean;
-  readonly sentenceChars: number;
-  /** Time spent rendering it (front-end, phonemes, model), for metrics. */
-  readonly seconds: number;
-  /** How many sentences the whole text has. */
-  readonly total: number;
-  /** No sentence silence after it: a `<break>` (silence already), or a sentence a break follows. */
-  readonly pause?: boolean;
-}
-
 /** The TTS service over loaded packs and the embedded espeak-ng engine. */
 export class SawtTtsService implements TtsService {
   private readonly espeak = new Map<BuiltinVoice, EspeakVoice>();
@@ -79,53 +66,38 @@ export class SawtTtsService implements TtsService {
   constructor(private readonly deps: TtsServiceDeps) {}
 
   async synthesize(request: SpeechRequest, options: CallOptions = {}): Promise<SpeechResult> {
-    const resolution = this.resolveInternal(request, options.keyId);
-    const renderer = this.renderer(resolution);
-    const steps = this.plan(request, resolution, options.keyId);
-    let synthSeconds = 0;
-    const pcm = await this.deps.admission.run(
-      async () => {
-        const buffer = new PcmBuffer();
-        const silence = sentenceSilenceSamples(renderer.sampleRate);
-        const totalChars = codePointLength(request.input);
-        let charsDone = 0;
-        let estimated = false;
-        for await (const sentence of this.sentences(renderer, steps, resolution, options.signal)) {
-          buffer.append(sentence.pcm);
-          if (!sentence.last && sentence.pcm.length > 0 && !sentence.pause) buffer.appendSilence(silence);
-          charsDone += sentence.sentenceChars;
-          synthSeconds += sentence.seconds;
-          // Size the buffer once from the first sentences' samples per character: an hour of audio
-          // then grows in place instead of being copied at every ×1.5 step.
-          if (!estimated && buffer.length > 0 && charsDone > 0) {
-            buffer.reserve((buffer.length / charsDone) * totalChars * 1.1);
-            estimated = true;
-          }
-        }
-        return buffer.view();
-      },
-      { signal: options.signal, timeoutMs: options.timeoutMs },
-    );
-    this.deps.observeInference?.(synthSeconds, pcm.length / renderer.sampleRate);
-    const encoded = await encodeAudio(pcm, renderer.sampleRate, request.responseFormat, {
+    const synthesis = this.begin(request, options.keyId);
+    const rate = synthesis.renderer.sampleRate;
+    const buffer = new PcmBuffer();
+    const totalChars = codePointLength(request.input);
+    let charsDone = 0;
+    let estimated = false;
+    let run: RunReport | undefined;
+    for await (const sentence of runSynthesis(this.deps.admission, synthesis, options, (report) => (run = report))) {
+      buffer.append(sentence.pcm);
+      buffer.appendSilence(sentence.silenceAfter);
+      charsDone += sentence.sentenceChars;
+      // Size the buffer once from the first sentences' samples per character: an hour of audio
+      // then grows in place instead of being copied at every ×1.5 step.
+      if (!estimated && buffer.length > 0 && charsDone > 0) {
+        buffer.reserve((buffer.length / charsDone) * totalChars * 1.1);
+        estimated = true;
+      }
+    }
+    const pcm = buffer.view();
+    const synthSeconds = run?.seconds ?? 0;
+    this.deps.observeInference?.(synthSeconds, pcm.length / rate);
+    const encoded = await encodeAudio(pcm, rate, request.responseFormat, {
       targetSampleRate: request.sampleRate,
       encoding: request.encoding,
       signal: options.signal,
     });
-    const durationSeconds = pcm.length / renderer.sampleRate;
-    this.deps.log.info("speech synthesized", {
-      voice: resolution.voice,
-      dialect: resolution.dialect,
-      engine: resolution.engine,
-      fallback: resolution.fallback,
-      key_id: options.keyId,
-      chars: codePointLength(request.input),
-      format: request.responseFormat,
-      audio_seconds: Number(durationSeconds.toFixed(3)),
-      synth_seconds: Number(synthSeconds.toFixed(3)),
-    });
+    const durationSeconds = pcm.length / rate;
+    const { dialect, fallback } = synthesis.resolution;
+    const fields = { dialect, fallback, chars: totalChars, format: request.responseFormat };
+    this.logSpeech("speech synthesized", synthesis, options.keyId, durationSeconds, synthSeconds, fields);
     return {
-      ...publicResolution(resolution, steps),
+      ...synthesis.public,
       audio: encoded.bytes,
       format: request.responseFormat,
       contentType: encoded.contentType,
@@ -138,51 +110,63 @@ export class SawtTtsService implements TtsService {
     request: SpeechRequest,
     options: CallOptions = {},
   ): { resolution: SpeechResolution; chunks: AsyncIterable<SpeechChunk> } {
-    const resolution = this.resolveInternal(request, options.keyId);
-    const renderer = this.renderer(resolution);
-    // Planned before any audio: a bad SSML document is refused before the first byte.
-    const steps = this.plan(request, resolution, options.keyId);
-    const self = this;
+    const synthesis = this.begin(request, options.keyId);
+    const { renderer } = synthesis;
+    // One line per stream, whatever its outcome, so an operator sees a client that left stop it.
+    const finish = (run: RunReport) => {
+      const audioSeconds = run.samples / renderer.sampleRate;
+      this.deps.observeInference?.(run.seconds, audioSeconds);
+      const fields = {
+        outcome: run.outcome,
+        sentences: run.rendered,
+        sentences_total: Math.max(run.total, run.rendered),
+      };
+      this.logSpeech("speech streamed", synthesis, options.keyId, audioSeconds, run.seconds, fields);
+    };
+    const sentences = runSynthesis(this.deps.admission, synthesis, options, finish);
     async function* chunks(): AsyncGenerator<SpeechChunk> {
-      const slot = await holdSlot(self.deps.admission, options);
-      let seconds = 0;
-      let samples = 0;
-      let rendered = 0;
-      let total = 0;
-      let outcome: "completed" | "cancelled" | "failed" = "cancelled";
-      try {
-        const silence = new Float32Array(sentenceSilenceSamples(renderer.sampleRate));
-        for await (const sentence of self.sentences(renderer, steps, resolution, options.signal)) {
-          seconds += sentence.seconds;
-          rendered++;
-          total = sentence.total;
-          if (!sentence.last && sentence.pcm.length === 0) continue;
-          const pcm = sentence.last || sentence.pause ? sentence.pcm : concatSamples([sentence.pcm, silence]);
-          samples += pcm.length;
-          yield { pcm, sampleRate: renderer.sampleRate, index: sentence.index, last: sentence.last };
-        }
-        outcome = "completed";
-      } catch (error) {
-        if (!options.signal?.aborted) outcome = "failed";
-        throw error;
-      } finally {
-        self.deps.observeInference?.(seconds, samples / renderer.sampleRate);
-        slot.release();
-        // One line per stream, so an operator sees a client that left stop the synthesis (D18: no text).
-        self.deps.log.info("speech streamed", {
-          voice: resolution.voice,
-          engine: resolution.engine,
-          key_id: options.keyId,
-          outcome,
-          sentences: rendered,
-          sentences_total: Math.max(total, rendered),
-          audio_seconds: Number((samples / renderer.sampleRate).toFixed(3)),
-          synth_seconds: Number(seconds.toFixed(3)),
-        });
-        await slot.done;
+      const silence = new Float32Array(sentenceSilenceSamples(renderer.sampleRate));
+      for await (const { pcm, silenceAfter, index, last } of sentences) {
+        if (!last && pcm.length === 0) continue;
+        const audio = silenceAfter > 0 ? concatSamples([pcm, silence]) : pcm;
+        yield { pcm: audio, sampleRate: renderer.sampleRate, index, last };
       }
     }
-    return { resolution: publicResolution(resolution, steps), chunks: chunks() };
+    return { resolution: synthesis.public, chunks: chunks() };
+  }
+
+  /**
+   * Everything decided before any audio, so every door refuses before its first byte: voice ×
+   * dialect resolution (D1–D5), the renderer, the plan (a bad SSML document) and an input the
+   * voice has no character of (400, ./characters.ts).
+   */
+  private begin(request: SpeechRequest, keyId: string | undefined): Synthesis {
+    const resolution = this.resolveInternal(request, keyId);
+    const renderer = this.renderer(resolution);
+    const steps = this.plan(request, resolution, keyId);
+    const cloned = resolution.cloned;
+    assertSpeakable(steps, (voice) => (cloned && voice === resolution.voice ? cloned.id : voice));
+    return { resolution, renderer, steps, public: publicResolution(resolution, steps) };
+  }
+
+  /** A call's one log line (D18: never the text): who spoke, for which key, how much, how fast. */
+  private logSpeech(
+    message: string,
+    synthesis: Synthesis,
+    keyId: string | undefined,
+    audioSeconds: number,
+    synthSeconds: number,
+    fields: Record<string, unknown>,
+  ): void {
+    const { voice, engine } = synthesis.resolution;
+    this.deps.log.info(message, {
+      voice,
+      engine,
+      key_id: keyId,
+      ...fields,
+      audio_seconds: Number(audioSeconds.toFixed(3)),
+      synth_seconds: Number(synthSeconds.toFixed(3)),
+    });
   }
 
   async synthesizeEncodedStream(request: SpeechRequest, options: CallOptions = {}): Promise<EncodedSpeechStream> {
@@ -339,38 +323,6 @@ export class SawtTtsService implements TtsService {
     const tashkeel = this.deps.tashkeelSource ?? "off";
     return { ...publicResolution(resolution, steps), ssml: isSsml(request.input), tashkeel, sentences: items };
   }
-
-  /** The core loop: sentences rendered one at a time, levelled; stops when the caller goes away. */
-  private async *sentences(
-    renderer: VoiceRenderer,
-    steps: readonly PlanStep[],
-    resolution: VoiceResolution,
-    signal: AbortSignal | undefined,
-  ): AsyncGenerator<SentenceAudio> {
-    for (let index = 0; index < steps.length; index++) {
-      signal?.throwIfAborted();
-      const step = steps[index]!;
-      const last = index === steps.length - 1;
-      const started = performance.now();
-      if (step.kind === "pause") {
-        const pcm = new Float32Array(Math.round(step.seconds * renderer.sampleRate));
-        yield { pcm, index, last, sentenceChars: 0, seconds: 0, total: steps.length, pause: true };
-        continue;
-      }
-      const { speaker, sentence } = step;
-      const options = {
-        speed: step.speed,
-        voice: speaker.voice,
-        dialect: speaker.dialect,
-        embedding: speaker.renderer === renderer ? resolution.cloned?.embedding : undefined,
-      };
-      const raw = levelSentence(await speaker.renderer.render(sentence, options));
-      const pcm = resampleAll(raw, speaker.renderer.sampleRate, renderer.sampleRate);
-      const seconds = (performance.now() - started) / 1000;
-      const pause = steps[index + 1]?.kind === "pause";
-      yield { pcm, index, last, sentenceChars: codePointLength(sentence.text), seconds, total: steps.length, pause };
-    }
-  }
 }
 
 function publicResolution(resolution: VoiceResolution, steps: readonly PlanStep[] = []): SpeechResolution {
@@ -384,35 +336,3 @@ function publicResolution(resolution: VoiceResolution, steps: readonly PlanStep[
 
 /** The detail every streaming door reports when a synthesis yields no audio at all. */
 export const NO_AUDIO_DETAIL = "Synthesis produced no audio";
-
-/** The PCM of `first` then of every later sentence; ending it early ends the synthesis (frees its slot). */
-async function* pcmFrom(first: SpeechChunk, rest: AsyncIterator<SpeechChunk>): AsyncGenerator<Float32Array> {
-  try {
-    yield first.pcm;
-    for (let step = await rest.next(); !step.done; step = await rest.next()) yield step.value.pcm;
-  } finally {
-    await rest.return?.();
-  }
-}
-
-/**
- * Takes an admission slot and keeps it until `release`: a stream holds its slot for as long as
- * it produces audio, however slowly the client reads. Rejects as `Admission.run` does (503/504,
- * or the caller's abort). An abort also frees the slot, even if the consumer never ends its loop.
- */
-async function holdSlot(admission: Admission, options: CallOptions): Promise<{ release(): void; done: Promise<void> }> {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let admitted!: () => void;
-  const started = new Promise<void>((resolve) => (admitted = resolve));
-  const done = admission.run(
-    async () => {
-      admitted();
-      await released;
-    },
-    { signal: options.signal, timeoutMs: options.timeoutMs },
-  );
-  await Promise.race([started, done]);
-  options.signal?.addEventListener("abort", release, { once: true });
-  return { release, done };
-}

@@ -13,7 +13,7 @@ import { authPlugin } from "../../http/auth.ts";
 import { readJsonBody } from "../../http/body.ts";
 import { textTooLong } from "../schema.ts";
 import { authedOperation, AUTHED_HEADERS, ref } from "../../http/openapi.ts";
-import { parseSpeechBody } from "../http.ts";
+import { parseSpeechBody } from "./routes.ts";
 
 const EXAMPLE = {
   voice: "Yara",

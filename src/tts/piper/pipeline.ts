@@ -5,7 +5,8 @@
  * scales [noise_scale, length_scale / speed, noise_w] and the speaker's sid.
  */
 import { log } from "../../log/logger.ts";
-import type { RenderOptions, SentenceReading } from "../engine.ts";
+import { characterSet } from "../characters.ts";
+import type { CharacterSet, RenderOptions, SentenceReading } from "../engine.ts";
 import { phonemize, phonemizeSentences } from "../espeak/phonemes.ts";
 import { hasPhonemeSpans, spanPieces, writtenForm } from "../frontend/phoneme-span.ts";
 import { prepareText, type Sentence } from "../frontend/index.ts";
@@ -71,6 +72,7 @@ export function speakerFor(
 export class PiperVoice implements LoadedVoice {
   readonly engine;
   readonly sampleRate: number;
+  readonly characters: CharacterSet | undefined;
   private readonly diacritize: ((text: string) => Promise<string>) | undefined;
 
   constructor(
@@ -83,6 +85,11 @@ export class PiperVoice implements LoadedVoice {
     // Piper diacritises only for its Arabic espeak voices: text voices read letters as written.
     const arabicEspeak = config.phonemeType === "espeak" && /^ar\b/i.test(config.espeakVoice);
     this.diacritize = tashkeel && arabicEspeak ? (text) => tashkeel.diacritize(text) : undefined;
+    // A text voice speaks only its vocabulary's characters; espeak phonemes read any script.
+    this.characters =
+      config.phonemeType === "text"
+        ? characterSet(config.phonemeIdMap.keys(), config.phonemeMap, (sentence) => textSymbols(sentence.text))
+        : undefined;
   }
 
   /** Size of the speaker embedding the model takes (cloned voices, D17); undefined when none. */
@@ -132,8 +139,7 @@ export class PiperVoice implements LoadedVoice {
       input = { ...sentence, clauses, text: clauses.map((c) => c.text).join(" ") };
     }
     const diacritized = input.text;
-    if (this.config.phonemeType === "text")
-      return { diacritized, phonemes: Array.from(writtenForm(diacritized).normalize("NFD")) };
+    if (this.config.phonemeType === "text") return { diacritized, phonemes: textSymbols(diacritized) };
     if (hasPhonemeSpans(diacritized)) return { diacritized, phonemes: await this.phonemesWithSpans(input) };
     return { diacritized, phonemes: (await phonemizeSentences([input], this.config.espeakVoice))[0] ?? [] };
   }
@@ -155,4 +161,9 @@ export class PiperVoice implements LoadedVoice {
   release(): Promise<void> {
     return this.model.release();
   }
+}
+
+/** A text voice's symbols: the written text's NFD code points. */
+function textSymbols(text: string): string[] {
+  return Array.from(writtenForm(text).normalize("NFD"));
 }

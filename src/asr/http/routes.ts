@@ -7,16 +7,16 @@
  */
 import { Elysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
-import type { AppContext } from "../core/context.ts";
-import { readyService } from "../edge/readiness.ts";
-import { authPlugin, type Caller } from "../http/auth.ts";
-import { authedOperation, AUTHED_HEADERS, ref } from "../http/openapi.ts";
-import { renderTranscript } from "./formats.ts";
-import { granularities, parseTranscriptionForm, transcriptionOptions } from "./schema.ts";
-import type { TranscriptFormat } from "./types.ts";
-import { receiveAudioUpload } from "../http/audio-upload.ts";
-import { sweepStaleUploads } from "../audio/upload.ts";
-import { streamTranscription } from "./http/sse.ts";
+import type { AppContext } from "../../core/context.ts";
+import { readyService } from "../../edge/readiness.ts";
+import { authPlugin, type Caller } from "../../http/auth.ts";
+import { authedOperation, AUTHED_HEADERS, ref } from "../../http/openapi.ts";
+import { renderTranscript } from "../formats.ts";
+import { granularities, parseTranscriptionForm, transcriptionOptions } from "../schema.ts";
+import type { TranscriptFormat } from "../types.ts";
+import { receiveAudioUpload } from "../../http/audio-upload.ts";
+import { sweepStaleUploads } from "../../audio/upload.ts";
+import { streamTranscription } from "./sse.ts";
 
 /** Response header naming the recogniser pack that answered (absent when no speech was recognised). */
 export const ASR_MODEL_HEADER = "X-ASR-Model";

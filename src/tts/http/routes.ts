@@ -5,15 +5,15 @@
  */
 import { Elysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
-import type { AppContext } from "../core/context.ts";
-import { readyService } from "../edge/readiness.ts";
-import { authPlugin, type Caller } from "../http/auth.ts";
-import { readJsonBody } from "../http/body.ts";
-import { authedOperation, AUTHED_HEADERS, ref } from "../http/openapi.ts";
-import { codePointLength } from "./frontend/length.ts";
-import { parseSpeechRestFields, type SpeechRestOptions, speechStreamResponse } from "./http/stream.ts";
-import { parseSpeechRequest, textTooLong } from "./schema.ts";
-import type { SpeechRequest } from "./types.ts";
+import type { AppContext } from "../../core/context.ts";
+import { readyService } from "../../edge/readiness.ts";
+import { authPlugin, type Caller } from "../../http/auth.ts";
+import { readJsonBody } from "../../http/body.ts";
+import { authedOperation, AUTHED_HEADERS, ref } from "../../http/openapi.ts";
+import { codePointLength } from "../frontend/length.ts";
+import { parseSpeechRestFields, type SpeechRestOptions, speechStreamResponse } from "./stream.ts";
+import { parseSpeechRequest, textTooLong } from "../schema.ts";
+import type { SpeechRequest } from "../types.ts";
 
 /** Validates a decoded JSON body plus the `X-TTS-Dialect` header; 422 fields are named `body.*`. */
 export function parseSpeechBody(ctx: AppContext, body: unknown, headerDialect: string | null): SpeechRequest {

@@ -7,15 +7,15 @@
  * ListVoices lists what GET /v1/tts/voices lists.
  */
 import type * as grpc from "@grpc/grpc-js";
-import type { AppContext } from "../core/context.ts";
-import { readyService } from "../edge/readiness.ts";
-import type { FieldNaming } from "../errors/fields.ts";
-import { parseSpeech } from "../tts/schema.ts";
-import type { SpeechRequest, SpeechResolution } from "../tts/types.ts";
-import { voicesFor } from "../voices/listing.ts";
-import { metadataHeaders, streamingMethod, unaryMethod, writeMessage } from "./call.ts";
-import { grpcService } from "./services.ts";
-import type { GrpcRegistrar } from "./server.ts";
+import type { AppContext } from "../../core/context.ts";
+import { readyService } from "../../edge/readiness.ts";
+import type { FieldNaming } from "../../errors/fields.ts";
+import { parseSpeech } from "../schema.ts";
+import type { SpeechRequest, SpeechResolution } from "../types.ts";
+import { voicesFor } from "../../edge/voice-listing.ts";
+import { metadataHeaders, streamingMethod, unaryMethod, writeMessage } from "../../grpc/call.ts";
+import { grpcService } from "../../grpc/services.ts";
+import type { GrpcRegistrar } from "../../grpc/server.ts";
 
 /** Largest audio payload of one SynthesizeOnline message. */
 export const MAX_STREAM_AUDIO_BYTES = 65536;

@@ -13,8 +13,8 @@ import { readJsonBody } from "../../http/body.ts";
 import type { OpenAPIV3 } from "openapi-types";
 import { authedOperation, AUTHED_HEADERS } from "../../http/openapi.ts";
 import { contentFilterFor } from "../schema.ts";
-import { LEXICON_FULL_DETAIL, parseLexiconPut } from "./schema.ts";
-import { LEXICON_LIMITS, LexiconStore } from "./store.ts";
+import { LEXICON_FULL_DETAIL, parseLexiconPut } from "../lexicon/schema.ts";
+import { LEXICON_LIMITS, LexiconStore } from "../lexicon/store.ts";
 
 const EXAMPLE = {
   entries: [

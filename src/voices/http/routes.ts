@@ -5,13 +5,13 @@
  */
 import { Elysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
-import { receiveAudioUpload } from "../http/audio-upload.ts";
-import type { AppContext } from "../core/context.ts";
-import { AppError } from "../errors/taxonomy.ts";
-import { authPlugin } from "../http/auth.ts";
-import { authedOperation, AUTHED_HEADERS } from "../http/openapi.ts";
-import { STATIC_BUILTINS, voicesFor } from "./listing.ts";
-import { CLONING_LIMITS } from "./service.ts";
+import { receiveAudioUpload } from "../../http/audio-upload.ts";
+import type { AppContext } from "../../core/context.ts";
+import { AppError } from "../../errors/taxonomy.ts";
+import { authPlugin } from "../../http/auth.ts";
+import { authedOperation, AUTHED_HEADERS } from "../../http/openapi.ts";
+import { STATIC_BUILTINS, voicesFor } from "../../edge/voice-listing.ts";
+import { CLONING_LIMITS } from "../service.ts";
 
 const VOICE_EXAMPLE = {
   voice_id: "voice_Q2x9bL0aZk1m",

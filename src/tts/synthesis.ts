@@ -1,0 +1,136 @@
+/**
+ * The one synthesis path behind every TTS call: a synthesis decided before any audio (voice,
+ * renderer, plan) runs sentence by sentence under an admission slot, and reports once how it
+ * ended. The buffered call (`synthesize`) collects it and the streamed calls hand it out as it
+ * comes (./service.ts), so admission, rendering, sentence silence, metrics and the log line's
+ * figures are computed in one place.
+ */
+import type { SpeechChunk, SpeechResolution } from "../core/tts.ts";
+import { resampleAll } from "../audio/resampler.ts";
+import type { Admission } from "../runtime/admission.ts";
+import type { CallOptions } from "./types.ts";
+import type { VoiceRenderer } from "./engine.ts";
+import { codePointLength } from "./frontend/index.ts";
+import { levelSentence, sentenceSilenceSamples } from "./pcm.ts";
+import type { PlanStep } from "./plan.ts";
+import type { VoiceResolution } from "./voices.ts";
+
+/** A synthesis decided before any audio: the voice, its renderer and the plan. */
+export interface Synthesis {
+  readonly resolution: VoiceResolution;
+  readonly renderer: VoiceRenderer;
+  readonly steps: readonly PlanStep[];
+  /** What the doors report (D2). */
+  readonly public: SpeechResolution;
+}
+
+/** One sentence's audio as a run hands it out: levelled, at the renderer's rate. */
+export interface RunSentence {
+  readonly pcm: Float32Array;
+  readonly index: number;
+  readonly last: boolean;
+  readonly sentenceChars: number;
+  /** Samples of sentence silence that follow it: none after the last sentence, a `<break>` or a sentence a break follows. */
+  readonly silenceAfter: number;
+}
+
+/** How a run ended and what it produced: the call's one log line and the inference metrics. */
+export interface RunReport {
+  outcome: "completed" | "cancelled" | "failed";
+  /** Seconds spent rendering (front-end, phonemes, model). */
+  seconds: number;
+  /** Samples handed out, sentence silence included. */
+  samples: number;
+  /** Sentences rendered, and how many the plan has. */
+  rendered: number;
+  total: number;
+}
+
+/**
+ * Runs a synthesis: holds an admission slot for as long as it produces audio (however slowly the
+ * consumer reads; 503/504 or the caller's abort before the first sentence), renders sentence by
+ * sentence, stops when the caller goes away, and hands `finish` the report once it ends.
+ */
+export async function* runSynthesis(
+  admission: Admission,
+  synthesis: Synthesis,
+  options: CallOptions,
+  finish: (report: RunReport) => void,
+): AsyncGenerator<RunSentence> {
+  const { renderer, steps, resolution } = synthesis;
+  const slot = await holdSlot(admission, options);
+  const report: RunReport = { outcome: "cancelled", seconds: 0, samples: 0, rendered: 0, total: 0 };
+  try {
+    const silence = sentenceSilenceSamples(renderer.sampleRate);
+    for (let index = 0; index < steps.length; index++) {
+      options.signal?.throwIfAborted();
+      const step = steps[index]!;
+      const last = index === steps.length - 1;
+      const started = performance.now();
+      let pcm: Float32Array;
+      let sentenceChars = 0;
+      // A `<break>` is silence already, and so is what precedes one: no sentence silence after either.
+      let pause = steps[index + 1]?.kind === "pause";
+      if (step.kind === "pause") {
+        pcm = new Float32Array(Math.round(step.seconds * renderer.sampleRate));
+        pause = true;
+      } else {
+        const { speaker, sentence } = step;
+        const raw = await speaker.renderer.render(sentence, {
+          speed: step.speed,
+          voice: speaker.voice,
+          dialect: speaker.dialect,
+          embedding: speaker.renderer === renderer ? resolution.cloned?.embedding : undefined,
+        });
+        pcm = resampleAll(levelSentence(raw), speaker.renderer.sampleRate, renderer.sampleRate);
+        sentenceChars = codePointLength(sentence.text);
+        report.seconds += (performance.now() - started) / 1000;
+      }
+      report.rendered++;
+      report.total = steps.length;
+      const silenceAfter = last || pause || pcm.length === 0 ? 0 : silence;
+      report.samples += pcm.length + silenceAfter;
+      yield { pcm, index, last, sentenceChars, silenceAfter };
+    }
+    report.outcome = "completed";
+  } catch (error) {
+    if (!options.signal?.aborted) report.outcome = "failed";
+    throw error;
+  } finally {
+    slot.release();
+    finish(report);
+    await slot.done;
+  }
+}
+
+/** The PCM of `first` then of every later sentence; ending it early ends the synthesis (frees its slot). */
+export async function* pcmFrom(first: SpeechChunk, rest: AsyncIterator<SpeechChunk>): AsyncGenerator<Float32Array> {
+  try {
+    yield first.pcm;
+    for (let step = await rest.next(); !step.done; step = await rest.next()) yield step.value.pcm;
+  } finally {
+    await rest.return?.();
+  }
+}
+
+/**
+ * Takes an admission slot and keeps it until `release`: a stream holds its slot for as long as
+ * it produces audio, however slowly the client reads. Rejects as `Admission.run` does (503/504,
+ * or the caller's abort). An abort also frees the slot, even if the consumer never ends its loop.
+ */
+async function holdSlot(admission: Admission, options: CallOptions): Promise<{ release(): void; done: Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let admitted!: () => void;
+  const started = new Promise<void>((resolve) => (admitted = resolve));
+  const done = admission.run(
+    async () => {
+      admitted();
+      await released;
+    },
+    { signal: options.signal, timeoutMs: options.timeoutMs },
+  );
+  await Promise.race([started, done]);
+  options.signal?.addEventListener("abort", release, { once: true });
+  return { release, done };
+}

@@ -3,8 +3,8 @@
  * contract). The TTS and ASR features register theirs here, e.g.
  * `export const engineLoaders: readonly AnyEngineLoader[] = [ttsEngineLoader, asrEngineLoader];`.
  */
-import { asrEngineLoader } from "../asr/engine.ts";
-import { ttsEngineLoader } from "../tts/start.ts";
+import { asrEngineLoader } from "../asr/loader.ts";
+import { ttsEngineLoader } from "../tts/loader.ts";
 import type { AnyEngineLoader } from "../core/engines.ts";
 
 /** Every engine loader started by `sawt serve`. */

@@ -35,7 +35,7 @@ import { reportPiece } from "./segmentation/report.ts";
 import { utteranceOf, type LiveEngine } from "./live/engine.ts";
 import { LiveTranscriber } from "./live/transcriber.ts";
 import { createEnergyDetector } from "./vad/energy.ts";
-import { segmentSpeech, SpeechTracker } from "./vad/pipeline.ts";
+import { segmentSpeech, SpeechTracker } from "./vad/endpointer.ts";
 import type { SegmenterOptions, SpeechSpan } from "./vad/segmenter.ts";
 
 /** Hears the inference time (seconds, queue wait excluded) and the audio seconds of each transcription. */

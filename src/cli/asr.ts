@@ -5,7 +5,7 @@
  */
 import { extname } from "node:path";
 import { existsSync } from "node:fs";
-import { buildAsrEngine } from "../asr/engine.ts";
+import { buildAsrEngine } from "../asr/loader.ts";
 import { renderTranscript } from "../asr/formats.ts";
 import { granularities, parseTranscriptionForm, transcriptionOptions, type TranscriptionForm } from "../asr/schema.ts";
 import { TRANSCRIPT_FORMATS, UPLOAD_EXTENSIONS, type TranscriptFormat } from "../asr/types.ts";

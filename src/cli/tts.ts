@@ -13,7 +13,7 @@ import { log, parseLevel, setLogLevel } from "../log/logger.ts";
 import { Admission } from "../runtime/admission.ts";
 import { chooseDevice } from "../runtime/devices.ts";
 import { useDevice } from "../runtime/sessions.ts";
-import { createTtsEngine } from "../tts/start.ts";
+import { createTtsEngine } from "../tts/loader.ts";
 import { parseArgs, stringFlag, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 import type { SpeechAnalysis } from "../tts/types.ts";

@@ -5,7 +5,7 @@
  * before any audio instead of answering "Synthesis produced no audio" (issue #32).
  */
 import { AppError } from "../errors/taxonomy.ts";
-import type { CharacterSet } from "./engine.ts";
+import type { CharacterSet } from "./renderer.ts";
 import type { Sentence } from "./frontend/index.ts";
 import type { PlanStep } from "./plan.ts";
 

@@ -5,14 +5,14 @@
  * sentences are diacritised first (the built-in libtashkeel model unless a pack replaces it),
  * because espeak-ng reads undiacritised Arabic poorly.
  */
-import type { RenderOptions, SentenceReading, VoiceRenderer } from "./engine.ts";
+import type { RenderOptions, SentenceReading, VoiceRenderer } from "./renderer.ts";
 import { phonemize } from "./espeak/phonemes.ts";
 import { ESPEAK_VOICE_PROFILES, synthesizeEspeak } from "./espeak/synth.ts";
 import { prepareText, type Sentence } from "./frontend/index.ts";
 import { writtenForm } from "./frontend/phoneme-span.ts";
 import type { Tashkeel } from "./tashkeel/model.ts";
 import type { BuiltinVoice, Dialect } from "./types.ts";
-import { VOICE_SPECS } from "./voices.ts";
+import { VOICE_SPECS } from "./voice-resolution.ts";
 
 /** espeak-ng 1.51's output rate, used until the library reports its own (probeEspeak). */
 export const ESPEAK_SAMPLE_RATE = 22050;

@@ -5,7 +5,7 @@
  * plan, so what analyze shows is what the voices are fed.
  */
 import { clampSpeed } from "../core/tts.ts";
-import type { VoiceRenderer } from "./engine.ts";
+import type { VoiceRenderer } from "./renderer.ts";
 import type { Sentence } from "./frontend/index.ts";
 import { stripSpanMarkers } from "./frontend/phoneme-span.ts";
 import { applyLexicon } from "./lexicon/apply.ts";
@@ -14,7 +14,7 @@ import { isSsml, parseSsml, SsmlError } from "./ssml/parse.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import { plainParts, type SpeechPart } from "./ssml/parts.ts";
 import type { BuiltinVoice, Dialect, TtsEngineName } from "./types.ts";
-import { VOICE_SPECS } from "./voices.ts";
+import { VOICE_SPECS } from "./voice-resolution.ts";
 
 /** Who speaks a part: the voice, its dialect, the engine and the renderer. */
 export interface PlanSpeaker {

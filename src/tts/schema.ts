@@ -27,7 +27,7 @@ import {
 import { codePointLength } from "./frontend/length.ts";
 import { writtenForm } from "./frontend/phoneme-span.ts";
 import { isSsml, parseSsml, SsmlError } from "./ssml/parse.ts";
-import { builtinVoice } from "./voices.ts";
+import { builtinVoice } from "./voice-resolution.ts";
 
 /** JSON body of POST /v1/tts/audio/speech (the API docs render it): the shared speech fields. */
 export const SpeechBodySchema = SpeechFieldsSchema;

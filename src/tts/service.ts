@@ -10,7 +10,7 @@ import { AppError } from "../errors/taxonomy.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
 import { EspeakVoice } from "./embedded.ts";
-import type { VoiceRenderer } from "./engine.ts";
+import type { VoiceRenderer } from "./renderer.ts";
 import { codePointLength } from "./frontend/index.ts";
 import type { TashkeelSource, TtsPacks } from "./packs.ts";
 import { writtenForm } from "./frontend/phoneme-span.ts";
@@ -37,7 +37,13 @@ import {
 } from "./types.ts";
 import { CLONED_VOICE_PREFIX } from "../core/voices.ts";
 import { assertSpeakable } from "./characters.ts";
-import { builtinVoiceInfo, INVALID_VOICE_DETAIL, resolveVoice, VOICE_SPECS, type VoiceResolution } from "./voices.ts";
+import {
+  builtinVoiceInfo,
+  INVALID_VOICE_DETAIL,
+  resolveVoice,
+  VOICE_SPECS,
+  type VoiceResolution,
+} from "./voice-resolution.ts";
 
 /** What the service is built from. */
 export interface TtsServiceDeps {
@@ -60,7 +66,7 @@ export interface TtsServiceDeps {
 }
 
 /** The TTS service over loaded packs and the embedded espeak-ng engine. */
-export class SawtTtsService implements TtsService {
+export class TtsEngineService implements TtsService {
   private readonly espeak = new Map<BuiltinVoice, EspeakVoice>();
 
   constructor(private readonly deps: TtsServiceDeps) {}

@@ -9,11 +9,11 @@ import type { SpeechChunk, SpeechResolution } from "../core/tts.ts";
 import { resampleAll } from "../audio/resampler.ts";
 import type { Admission } from "../runtime/admission.ts";
 import type { CallOptions } from "./types.ts";
-import type { VoiceRenderer } from "./engine.ts";
+import type { VoiceRenderer } from "./renderer.ts";
 import { codePointLength } from "./frontend/index.ts";
 import { levelSentence, sentenceSilenceSamples } from "./pcm.ts";
 import type { PlanStep } from "./plan.ts";
-import type { VoiceResolution } from "./voices.ts";
+import type { VoiceResolution } from "./voice-resolution.ts";
 
 /** A synthesis decided before any audio: the voice, its renderer and the plan. */
 export interface Synthesis {

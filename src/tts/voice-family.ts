@@ -6,9 +6,9 @@
 import { firstLine, PackError } from "../models/errors.ts";
 import type { Family } from "../models/family.ts";
 import type { PackFiles } from "../models/pack.ts";
-import type { VoiceRenderer } from "./engine.ts";
+import type { VoiceRenderer } from "./renderer.ts";
 import type { BuiltinVoice, TtsEngineName } from "./types.ts";
-import { builtinVoice, VOICE_SPECS } from "./voices.ts";
+import { builtinVoice, VOICE_SPECS } from "./voice-resolution.ts";
 
 /** What health details, doctor and `models list` say about a voice pack. */
 export interface VoiceFacts {

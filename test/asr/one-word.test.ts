@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI, { toFile } from "openai";
 import { createEnergyDetector } from "../../src/asr/vad/energy.ts";
-import { segmentSpeech } from "../../src/asr/vad/pipeline.ts";
+import { segmentSpeech } from "../../src/asr/vad/endpointer.ts";
 import { floatToInt16, int16ToBytes } from "../../src/audio/wav.ts";
 import { bearer, clients, unary, waitServing } from "../grpc/client.ts";
 import { uploadForm } from "../rest/support.ts";

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AsrEngineResult } from "../../src/asr/engine.ts";
+import type { AsrEngineResult } from "../../src/asr/loader.ts";
 import type { LiveEvent } from "../../src/asr/types.ts";
 import { UPLOAD_EXTENSIONS } from "../../src/asr/types.ts";
 import { ConfigError, loadConfig } from "../../src/config/config.ts";
@@ -17,7 +17,17 @@ import { GraphBuilder } from "../support/onnx/builder.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
 import { writeDialectPack } from "../support/models/dialect.ts";
 import { writeWhisperPack } from "../support/models/whisper.ts";
-import { buildEngine, concat, encodeFile, ENCODINGS, modelsDir, liveCall, readyEngine, silence, sine } from "./support.ts";
+import {
+  buildEngine,
+  concat,
+  encodeFile,
+  ENCODINGS,
+  modelsDir,
+  liveCall,
+  readyEngine,
+  silence,
+  sine,
+} from "./support.ts";
 
 const TEXT = "مرحبا بكم في خدمة العملاء";
 

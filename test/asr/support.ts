@@ -6,7 +6,7 @@ import { sharedFile } from "../support/sawt.ts";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildAsrEngine, type AsrEngineResult } from "../../src/asr/engine.ts";
+import { buildAsrEngine, type AsrEngineResult } from "../../src/asr/loader.ts";
 import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { log } from "../../src/log/logger.ts";

@@ -16,7 +16,7 @@ import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { piecesAhead, runAhead, speechPiecesAhead } from "../../src/asr/segmentation/ahead.ts";
 import { decodePieces, policyOptions, type DecodePiece } from "../../src/asr/segmentation/policy.ts";
 import { createEnergyDetector } from "../../src/asr/vad/energy.ts";
-import { segmentSpeech, SpeechTracker } from "../../src/asr/vad/pipeline.ts";
+import { segmentSpeech, SpeechTracker } from "../../src/asr/vad/endpointer.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { letterToneAudio } from "../support/models/ctc.ts";
 import { concat, modelsDir, realSpeechWithPauses, sileroModel, silence } from "./support.ts";

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { InferenceSession } from "onnxruntime-node";
-import { segmentSpeech } from "../../src/asr/vad/pipeline.ts";
+import { segmentSpeech } from "../../src/asr/vad/endpointer.ts";
 import { SpeechSegmenter } from "../../src/asr/vad/segmenter.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadAsrPacks } from "../../src/asr/packs.ts";
 import { createEnergyDetector } from "../../src/asr/vad/energy.ts";
-import { segmentSpeech, SpeechTracker } from "../../src/asr/vad/pipeline.ts";
+import { segmentSpeech, SpeechTracker } from "../../src/asr/vad/endpointer.ts";
 import { SpeechSegmenter, type SpeechSpan } from "../../src/asr/vad/segmenter.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { synthesizeEspeak } from "../../src/tts/espeak/synth.ts";

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import type { AsrEngineResult } from "../../src/asr/engine.ts";
+import type { AsrEngineResult } from "../../src/asr/loader.ts";
 import { processesStartedCount } from "../../src/audio/process.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
 import { concat, encodeFile, ENCODINGS, modelsDir, readyEngine, silence } from "./support.ts";

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nemoFbank } from "../../src/audio/features/fbank.ts";
 import { decodePieces, policyOptions } from "../../src/asr/segmentation/policy.ts";
-import { segmentSpeech } from "../../src/asr/vad/pipeline.ts";
+import { segmentSpeech } from "../../src/asr/vad/endpointer.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { encodeWav } from "../../src/audio/wav.ts";
 import { setLogSink } from "../../src/log/logger.ts";

@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { InferenceSession, Tensor } from "onnxruntime-node";
-import { buildAsrEngine } from "../../src/asr/engine.ts";
+import { buildAsrEngine } from "../../src/asr/loader.ts";
 import { configureMoonshine } from "../../src/asr/moonshine/config.ts";
 import { MoonshineRecognizer, moonshineTokenBudget } from "../../src/asr/moonshine/pipeline.ts";
 import { argmax } from "../../src/runtime/onnx-runner.ts";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DIALECTS, VOICES } from "../../src/tts/types.ts";
-import { DIALECT_VOICE, VOICE_SPECS } from "../../src/tts/voices.ts";
+import { DIALECT_VOICE, VOICE_SPECS } from "../../src/tts/voice-resolution.ts";
 import { tempDir } from "../support/sawt.ts";
 import { pcmToFloat, rms, startEngine, speechRequest } from "./support.ts";
 

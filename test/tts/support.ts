@@ -9,7 +9,7 @@ import { bytesToInt16, parseWavHeader } from "../../src/audio/wav.ts";
 import { loadConfig, type SawtConfig } from "../../src/config/config.ts";
 import { log } from "../../src/log/logger.ts";
 import { Admission } from "../../src/runtime/admission.ts";
-import { createTtsEngine, type TtsEngine } from "../../src/tts/start.ts";
+import { createTtsEngine, type TtsEngine } from "../../src/tts/loader.ts";
 import { decodeToneAudio, type DecodedTones } from "../support/models/tone-decoder.ts";
 import { PIPER_SPECIAL_IDS } from "../support/models/tone-voice.ts";
 

@@ -2,7 +2,7 @@
  * THE live transcriber: every live door (gRPC StreamingRecognize, the realtime WebSocket,
  * jambonz, and the doors to come) runs its calls on it, through the session (./session.ts) that
  * decodes their audio. 16 kHz audio goes in; utterances are cut by the one endpointer
- * (../vad/pipeline.ts `Endpointer`: the file's segmentation rule, or turn-detection settings) or by
+ * (../vad/endpointer.ts `Endpointer`: the file's segmentation rule, or turn-detection settings) or by
  * client commits; the open utterance is decoded again every `partialIntervalMs` (partials) and
  * each ended utterance once more (the final), by the decoder driver (./decoders.ts). The call's
  * dialect is decided by the file path's rule over the speech heard so far (./call-dialect.ts),
@@ -13,7 +13,7 @@ import { msOf, samplesOfMs, secondsOf, SPEECH_SAMPLE_RATE } from "../../audio/sp
 import type { LiveEvent, LiveTranscription, LiveTranscriptionOptions, TranscriptWord } from "../../core/asr.ts";
 import type { CallOptions } from "../../core/call.ts";
 import { AppError } from "../../errors/taxonomy.ts";
-import { Endpointer, SampleBuffer, type TurnChange } from "../vad/pipeline.ts";
+import { Endpointer, SampleBuffer, type TurnChange } from "../vad/endpointer.ts";
 import type { SegmenterOptions, SpeechSpan } from "../vad/segmenter.ts";
 import { VAD_WINDOW } from "../recognizer.ts";
 import { LiveCallDialect } from "./call-dialect.ts";

@@ -4,7 +4,7 @@
  * VAD time hides behind its decoding instead of adding to it (issue #19).
  */
 import { VAD_WINDOW, type VoiceActivityDetector } from "../recognizer.ts";
-import { SpeechTracker, type SpeechPiece } from "../vad/pipeline.ts";
+import { SpeechTracker, type SpeechPiece } from "../vad/endpointer.ts";
 import type { SegmenterOptions } from "../vad/segmenter.ts";
 import { UtterancePieces, type DecodePiece, type PolicyOptions } from "./policy.ts";
 

@@ -6,7 +6,7 @@
  */
 import { log } from "../../log/logger.ts";
 import { characterSet } from "../characters.ts";
-import type { CharacterSet, RenderOptions, SentenceReading } from "../engine.ts";
+import type { CharacterSet, RenderOptions, SentenceReading } from "../renderer.ts";
 import { phonemize, phonemizeSentences } from "../espeak/phonemes.ts";
 import { hasPhonemeSpans, spanPieces, writtenForm } from "../frontend/phoneme-span.ts";
 import { prepareText, type Sentence } from "../frontend/index.ts";

@@ -1,5 +1,5 @@
 /** The sine family's pipeline: front-end sentences → one tone per sentence, as long as its text. */
-import type { RenderOptions } from "../../../../src/tts/engine.ts";
+import type { RenderOptions } from "../../../../src/tts/renderer.ts";
 import { prepareText, type Sentence } from "../../../../src/tts/frontend/index.ts";
 import type { LoadedVoice, VoiceFacts } from "../../../../src/tts/voice-family.ts";
 import type { SineConfig } from "./config.ts";

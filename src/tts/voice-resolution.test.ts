@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { AppError } from "../errors/taxonomy.ts";
 import type { BuiltinVoice } from "./types.ts";
-import { builtinVoice, INVALID_VOICE_DETAIL, resolveVoice, type InstalledPacks } from "./voices.ts";
+import { builtinVoice, INVALID_VOICE_DETAIL, resolveVoice, type InstalledPacks } from "./voice-resolution.ts";
 
 const packs =
   (...voices: BuiltinVoice[]): InstalledPacks =>

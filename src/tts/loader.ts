@@ -1,6 +1,6 @@
 /**
  * Builds the TTS engine: probes libespeak-ng (the embedded engine and the phonemiser), loads the
- * packs, and wraps them in a {@link SawtTtsService}. {@link ttsEngineLoader} does this for a
+ * packs, and wraps them in a {@link TtsEngineService}. {@link ttsEngineLoader} does this for a
  * running server (start-up sets `ctx.tts`, details and state); `sawt tts` calls
  * {@link createTtsEngine}.
  */
@@ -13,7 +13,7 @@ import { ESPEAK_SAMPLE_RATE } from "./embedded.ts";
 import { probeEspeak, type EspeakStatus } from "./espeak/library.ts";
 import { LexiconStore, type LexiconEntry } from "./lexicon/store.ts";
 import { loadTtsPacks, type TtsPacks } from "./packs.ts";
-import { SawtTtsService } from "./service.ts";
+import { TtsEngineService } from "./service.ts";
 import { firstLine } from "../models/errors.ts";
 import { packsOfRole } from "../models/inspect.ts";
 import { loadPack } from "../models/load.ts";
@@ -21,7 +21,7 @@ import { ENCODER_MODEL_MISSING, type LoadedSpeakerEncoder as SpeakerEncoder } fr
 
 /** A built TTS engine. */
 export interface TtsEngine {
-  readonly service: SawtTtsService;
+  readonly service: TtsEngineService;
   readonly packs: TtsPacks;
   readonly espeak: EspeakStatus;
   /** Why it cannot speak at all; undefined when it can. */
@@ -53,7 +53,7 @@ export async function createTtsEngine(
     parallelRuns: config.tts.concurrency,
     packSessions: config.runtime.pack_sessions,
   });
-  const service = new SawtTtsService({
+  const service = new TtsEngineService({
     strictVoices: config.tts.strict_voices,
     admission: deps.admission,
     packs,

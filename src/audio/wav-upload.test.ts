@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ffmpegSync } from "../../test/support/audio.ts";
-import { sharedFile, tempDir } from "../../test/support/sawt.ts";
+import { englishSpeech } from "../../test/support/fixtures/speech.ts";
+import { tempDir } from "../../test/support/sawt.ts";
 import { setLogSink } from "../log/logger.ts";
 import { concatSamples } from "./concat.ts";
 import { decodeArgs, decodeAudioChunks, decodeAudioFile } from "./decode.ts";
@@ -12,7 +13,8 @@ import { inspectWavUpload } from "./wav-upload.ts";
 import { wavHeader } from "./wav.ts";
 
 const { path: dir, remove } = tempDir("sawt-wav-upload-");
-const speech = sharedFile("audio/en-speech-20s.wav");
+// Real speech: the shared recording where it is beside the checkout, else Sawt's own espeak-ng speech.
+const speech = englishSpeech().wav;
 
 let restoreSink: (line: string) => void = () => {};
 beforeAll(() => {

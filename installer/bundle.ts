@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { loadConfig } from "../src/config/config.ts";
+import "../src/app/families.ts"; // the built-in model families install recognises packs with
 import { PackError } from "../src/models/errors.ts";
 import { installPack } from "../src/models/install.ts";
 import { CUDA_PROVIDER_LIBRARIES } from "../src/runtime/devices.ts";

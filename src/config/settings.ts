@@ -138,7 +138,7 @@ export const SETTING_TABLE = {
       3600,
       1,
       86400,
-      "Longest live transcription session (realtime WebSocket, jambonz); longer is ended with an error.",
+      "Longest live transcription session on any live door (gRPC StreamingRecognize, realtime WebSocket, jambonz), in audio and in wall-clock time; longer is ended with an error.",
     ),
     idle_timeout_s: int(30, 1, 3600, "A live session that receives no audio or event this long is closed."),
     max_streams: int(
@@ -151,7 +151,7 @@ export const SETTING_TABLE = {
       1000,
       0,
       60000,
-      "Audio between two re-decodes of an open utterance (partial results); 0 sends finals only.",
+      "Audio between two re-decodes of an open utterance (partial results) on the realtime and jambonz doors (gRPC interim results come every second); 0 sends finals only.",
     ),
     max_buffer_s: int(
       20,

@@ -22,6 +22,8 @@ export interface GrammarLimits {
   readonly maxInputTokens: number;
   /** Most matcher steps per grammar and utterance; a grammar that needs more does not match. */
   readonly maxMatchSteps: number;
+  /** Deepest nesting of expansions while matching (rule references and recursion count; bounds the stack). */
+  readonly maxMatchDepth: number;
 }
 
 /** The caps a grammar gets when the caller names none. */
@@ -34,6 +36,7 @@ export const DEFAULT_LIMITS: GrammarLimits = {
   maxTagChars: 4096,
   maxInputTokens: 200,
   maxMatchSteps: 200_000,
+  maxMatchDepth: 2500,
 };
 
 /** The effective caps: the defaults with the caller's fields over them. */

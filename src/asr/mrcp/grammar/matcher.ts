@@ -3,7 +3,8 @@
  * positions (a chart parser in spirit). For each expansion and start position it finds, for every
  * reachable end position, the best parse: most grammar words (so the least swallowed by GARBAGE),
  * then the highest product of one-of weights, then the first in document order. Cost is bounded:
- * every call counts a step and a search over `maxMatchSteps` gives up (no match). Left-recursive
+ * every call counts a step and a search over `maxMatchSteps` steps, or nested deeper than
+ * `maxMatchDepth` (rules within rules: the stack), gives up (no match). Left-recursive
  * rules (a rule reaching itself without consuming a word) are cut at the repeated entry.
  */
 import type { Expansion, SrgsGrammar, TagExpansion } from "./types.ts";
@@ -43,10 +44,11 @@ function keep(ends: Ends, end: number, parse: Parse): void {
 }
 
 /** Flattens a concatenation tree into the events in order (iteratively: trees can be deep). */
-function flatten(events: Events): ParseEvent[] {
+function flatten(events: Events, step: () => void): ParseEvent[] {
   const out: ParseEvent[] = [];
   const stack: Events[] = [events];
   while (stack.length > 0) {
+    step();
     const node = stack.pop()!;
     if (node === null) continue;
     if ("left" in node) stack.push(node.right, node.left);
@@ -67,6 +69,8 @@ export interface ParseResult {
 
 class Matcher {
   private steps = 0;
+  /** Nested match calls now open: bounds the stack a deep or recursive grammar may take. */
+  private depth = 0;
   wantsMore = false;
   private readonly memo = new Map<Expansion, Map<number, Ends>>();
   private readonly ruleMemo = new Map<string, Map<number, Ends>>();
@@ -77,7 +81,8 @@ class Matcher {
     private readonly input: readonly string[],
   ) {}
 
-  private step(): void {
+  /** Counts one unit of work; past the bound the whole search gives up. */
+  step(): void {
     if (++this.steps > this.grammar.limits.maxMatchSteps) throw new TooManySteps();
   }
 
@@ -91,7 +96,7 @@ class Matcher {
     this.active.add(key);
     const ends: Ends = new Map();
     for (const [end, parse] of this.match(this.grammar.rules.get(name)!, pos)) {
-      const event: ParseEvent = { kind: "rule", rule: name, events: flatten(parse.events) };
+      const event: ParseEvent = { kind: "rule", rule: name, events: flatten(parse.events, () => this.step()) };
       ends.set(end, { events: event, words: parse.words, weight: parse.weight });
     }
     this.active.delete(key);
@@ -105,7 +110,9 @@ class Matcher {
     let byPos = this.memo.get(expansion);
     const known = byPos?.get(pos);
     if (known) return known;
+    if (++this.depth > this.grammar.limits.maxMatchDepth) throw new TooManySteps();
     const ends = this.compute(expansion, pos);
+    this.depth--;
     if (!byPos) this.memo.set(expansion, (byPos = new Map()));
     byPos.set(pos, ends);
     return ends;

@@ -8,7 +8,7 @@
  *
  * Any other `builtin:` grammar is a load failure (004) naming the two that exist.
  */
-import { compilationFailure, loadFailure } from "./errors.ts";
+import { compilationFailure, loadFailure, quote } from "./errors.ts";
 import type { GrammarLimits } from "./limits.ts";
 import type { DigitsGrammar, TranscribeGrammar } from "./types.ts";
 
@@ -18,10 +18,10 @@ export const TRANSCRIBE_URI = "builtin:speech/transcribe";
 export const DIGITS_URI = "builtin:dtmf/digits";
 
 function lengthParameter(uri: string, name: string, value: string, limits: GrammarLimits): number {
-  if (!/^\d+$/u.test(value)) compilationFailure(`${uri}: ${name}=${value} must be a whole number`);
+  if (!/^\d+$/u.test(value)) compilationFailure(`${quote(uri)}: ${name}=${quote(value)} must be a whole number`);
   const n = Number(value);
   if (n > limits.maxRepeat)
-    compilationFailure(`${uri}: ${name}=${value} is over the bound of ${limits.maxRepeat} digits`);
+    compilationFailure(`${quote(uri)}: ${name}=${value} is over the bound of ${limits.maxRepeat} digits`);
   return n;
 }
 
@@ -36,13 +36,13 @@ function digitsGrammar(uri: string, query: string, limits: GrammarLimits, weight
   const min = parameters.get("minlength");
   const max = parameters.get("maxlength");
   if (length !== undefined && (min !== undefined || max !== undefined))
-    compilationFailure(`${uri}: length cannot be combined with minlength or maxlength`);
+    compilationFailure(`${quote(uri)}: length cannot be combined with minlength or maxlength`);
   const exact = length === undefined ? undefined : lengthParameter(uri, "length", length, limits);
   const minLength = exact ?? (min === undefined ? 1 : lengthParameter(uri, "minlength", min, limits));
   const maxLength =
     exact ?? (max === undefined ? Number.POSITIVE_INFINITY : lengthParameter(uri, "maxlength", max, limits));
-  if (maxLength < minLength) compilationFailure(`${uri}: maxlength is below minlength`);
-  if (maxLength === 0) compilationFailure(`${uri}: a digits grammar must take at least one digit`);
+  if (maxLength < minLength) compilationFailure(`${quote(uri)}: maxlength is below minlength`);
+  if (maxLength === 0) compilationFailure(`${quote(uri)}: a digits grammar must take at least one digit`);
   return {
     kind: "digits",
     mode: "dtmf",
@@ -61,5 +61,5 @@ export function compileBuiltin(uri: string, limits: GrammarLimits, weight: numbe
   const query = question < 0 ? "" : uri.slice(question + 1);
   if (path === TRANSCRIBE_URI) return { kind: "transcribe", mode: "voice", uri, weight, language: undefined };
   if (path === DIGITS_URI) return digitsGrammar(uri, query, limits, weight);
-  return loadFailure(`${uri}: Sawt has no such builtin grammar (it has ${TRANSCRIBE_URI} and ${DIGITS_URI})`);
+  return loadFailure(`${quote(uri)}: Sawt has no such builtin grammar (it has ${TRANSCRIBE_URI} and ${DIGITS_URI})`);
 }

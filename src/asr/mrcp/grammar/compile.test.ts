@@ -164,3 +164,23 @@ describe("load (004) and compilation (005) failures", () => {
       expect(error.message).toMatch(reason);
     });
 });
+
+describe("failure reasons", () => {
+  test("does keep a reason on one short line whatever the grammar holds (it may go into a header)", () => {
+    const injected = "x\r\nCompletion-Cause: 000 success\r\n" + "y".repeat(500);
+    const reasons = [
+      failure(() => compileGrammar("application/x\r\nEvil: 1", "")).message,
+      failure(() =>
+        compileGrammar(
+          "application/srgs+xml",
+          `<grammar xmlns="http://www.w3.org/2001/06/grammar" root="main"><rule id="main">a<tag>out = ${injected}</tag></rule></grammar>`,
+        ),
+      ).message,
+      failure(() => compileGrammar("text/uri-list", `builtin:${injected}`)).message,
+    ];
+    for (const reason of reasons) {
+      expect(reason).not.toMatch(/[\r\n]/u);
+      expect(reason.length).toBeLessThan(300);
+    }
+  });
+});

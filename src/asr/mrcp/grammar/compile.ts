@@ -10,7 +10,7 @@
  * Everything else (the SRGS ABNF form `application/srgs`, JSGF, …) is a load failure (004).
  */
 import { compileBuiltin } from "./builtin.ts";
-import { compilationFailure, GrammarError, loadFailure } from "./errors.ts";
+import { compilationFailure, GrammarError, loadFailure, quote } from "./errors.ts";
 import { type GrammarLimits, resolveLimits } from "./limits.ts";
 import { compileSrgs } from "./srgs.ts";
 import type { CompiledGrammar } from "./types.ts";
@@ -49,10 +49,10 @@ function compileReference(
   const scheme = /^([a-z][a-z0-9+.-]*):/iu.exec(uri)?.[1]?.toLowerCase();
   if (scheme === "builtin") return compileBuiltin(uri, limits, weight);
   if (scheme === "session") {
-    const grammar = resolve?.(uri) ?? loadFailure(`${uri}: no grammar of that name was defined in this session`);
+    const grammar = resolve?.(uri) ?? loadFailure(`${quote(uri)}: no grammar of that name was defined in this session`);
     return { ...grammar, weight: grammar.weight * weight };
   }
-  return loadFailure(`${uri}: Sawt does not fetch grammars; send it inline or with DEFINE-GRAMMAR`);
+  return loadFailure(`${quote(uri)}: Sawt does not fetch grammars; send it inline or with DEFINE-GRAMMAR`);
 }
 
 /**
@@ -69,7 +69,9 @@ export function compileGrammars(
   const type = mediaType(contentType);
   if (XML_TYPES.has(type)) return [compileSrgs(body, bounds, options.uri ?? "", options.weight ?? 1)];
   if (!LIST_TYPES.has(type))
-    return loadFailure(`Content-Type "${contentType}": Sawt takes application/srgs+xml and text/uri-list grammars`);
+    return loadFailure(
+      `Content-Type "${quote(contentType)}": Sawt takes application/srgs+xml and text/uri-list grammars`,
+    );
   const bytes = Buffer.byteLength(body, "utf8");
   if (bytes > bounds.maxBytes)
     compilationFailure(`the grammar list is ${bytes} bytes, over the ${bounds.maxBytes} allowed`);

@@ -14,13 +14,26 @@
 /** Which failure the door reports; see the file comment. */
 export type GrammarFailure = "load" | "compilation";
 
-/** A grammar that cannot be used; `message` is the reason, safe to log and to show the IVR author. */
+/** Longest piece of grammar text a reason quotes. */
+const QUOTE_CHARS = 60;
+
+/**
+ * A piece of the grammar as a reason quotes it: on one line and short. Reasons may end up in a
+ * Completion-Reason header and in logs, so grammar text must never bring a line break (header
+ * injection) or a page of markup into them.
+ */
+export function quote(text: string): string {
+  const flat = text.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029\s]+/gu, " ").trim();
+  return flat.length > QUOTE_CHARS ? `${flat.slice(0, QUOTE_CHARS)}…` : flat;
+}
+
+/** A grammar that cannot be used; `message` is the reason (one line), safe to log and to show the IVR author. */
 export class GrammarError extends Error {
   override readonly name = "GrammarError";
   readonly failure: GrammarFailure;
 
   constructor(failure: GrammarFailure, reason: string) {
-    super(reason);
+    super(reason.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/gu, " "));
     this.failure = failure;
   }
 

@@ -5,7 +5,7 @@
  * `<lexicon>`, `<example>` and header `<tag>`s are accepted and ignored (they change nothing a
  * transcript match needs). In `mode="dtmf"` every token is a key: 0–9, *, #, A–D.
  */
-import { compilationFailure, loadFailure } from "./errors.ts";
+import { compilationFailure, loadFailure, quote } from "./errors.ts";
 import type { GrammarLimits } from "./limits.ts";
 import { matchWords } from "./normalize.ts";
 import { compileTag } from "./tags.ts";
@@ -43,7 +43,7 @@ function words(ctx: Context, text: string): TokenExpansion[] {
     if (ctx.dtmf) {
       for (const key of written.toUpperCase()) {
         if (!DTMF_KEY.test(key))
-          fail(`"${written}" is not a DTMF key sequence (0-9, *, #, A-D) in a mode="dtmf" grammar`);
+          fail(`"${quote(written)}" is not a DTMF key sequence (0-9, *, #, A-D) in a mode="dtmf" grammar`);
         tokens.push({ type: "token", word: key, text: key });
       }
       continue;
@@ -57,25 +57,26 @@ function words(ctx: Context, text: string): TokenExpansion[] {
 
 function textOnly(element: XmlElement): string {
   for (const child of element.children)
-    if (typeof child !== "string") fail(`<${element.name}> takes text only, not <${child.name}>`);
+    if (typeof child !== "string") fail(`<${quote(element.name)}> takes text only, not <${quote(child.name)}>`);
   return element.children.join("");
 }
 
 function repeatOf(ctx: Context, value: string): { min: number; max: number } {
   const m = /^\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?$/u.exec(value);
-  if (!m) return fail(`repeat="${value}" must be "n", "n-m" or "n-"`);
+  if (!m) return fail(`repeat="${quote(value)}" must be "n", "n-m" or "n-"`);
   const min = Number(m[1]);
   const max = m[2] === undefined ? min : m[3] === "" ? Number.POSITIVE_INFINITY : Number(m[3]);
   const { maxRepeat } = ctx.limits;
   if (min > maxRepeat || (Number.isFinite(max) && max > maxRepeat))
-    fail(`repeat="${value}" is over the bound of ${maxRepeat} repetitions`);
-  if (max < min) fail(`repeat="${value}" has its maximum below its minimum`);
+    fail(`repeat="${quote(value)}" is over the bound of ${maxRepeat} repetitions`);
+  if (max < min) fail(`repeat="${quote(value)}" has its maximum below its minimum`);
   return { min, max };
 }
 
 function weightOf(value: string | undefined): number {
   if (value === undefined) return 1;
-  if (!/^\s*(?:\d+\.?\d*|\.\d+)\s*$/u.test(value)) return fail(`weight="${value}" must be a non-negative number`);
+  if (!/^\s*(?:\d+\.?\d*|\.\d+)\s*$/u.test(value))
+    return fail(`weight="${quote(value)}" must be a non-negative number`);
   return Number(value);
 }
 
@@ -85,11 +86,13 @@ function ruleref(ctx: Context, element: XmlElement): Expansion {
   const { uri, special } = element.attributes;
   if ((uri === undefined) === (special === undefined)) fail("<ruleref> needs exactly one of uri and special");
   if (special !== undefined) {
-    if (!SPECIALS.has(special)) fail(`<ruleref special="${special}"> must be NULL, VOID or GARBAGE`);
+    if (!SPECIALS.has(special)) fail(`<ruleref special="${quote(special)}"> must be NULL, VOID or GARBAGE`);
     return { type: "special", name: special as "NULL" | "VOID" | "GARBAGE" };
   }
   if (!uri!.startsWith("#"))
-    loadFailure(`<ruleref uri="${uri}">: Sawt does not fetch external grammars; define the rule in this grammar`);
+    loadFailure(
+      `<ruleref uri="${quote(uri!)}">: Sawt does not fetch external grammars; define the rule in this grammar`,
+    );
   const rule = uri!.slice(1);
   ctx.references.add(rule);
   return { type: "ruleref", rule };
@@ -105,7 +108,7 @@ function content(ctx: Context, element: XmlElement): Expansion {
     else if (child.name === "ruleref") items.push(ruleref(ctx, child));
     else if (child.name === "token") items.push(...words(ctx, `"${textOnly(child).replace(/"/gu, " ")}"`));
     else if (child.name === "tag") items.push(tag(ctx, child));
-    else if (child.name !== "example") fail(`<${child.name}> is not allowed inside <${element.name}>`);
+    else if (child.name !== "example") fail(`<${quote(child.name)}> is not allowed inside <${quote(element.name)}>`);
   }
   return sequence(items);
 }
@@ -128,10 +131,10 @@ function oneOf(ctx: Context, element: XmlElement): Expansion {
   const choices: { expansion: Expansion; weight: number }[] = [];
   for (const child of element.children) {
     if (typeof child === "string") {
-      if (child.trim() !== "") fail(`<one-of> holds <item>s only, not the text "${child.trim()}"`);
+      if (child.trim() !== "") fail(`<one-of> holds <item>s only, not the text "${quote(child)}"`);
     } else if (child.name === "item")
       choices.push({ expansion: item(ctx, child), weight: weightOf(child.attributes.weight) });
-    else fail(`<one-of> holds <item>s only, not <${child.name}>`);
+    else fail(`<one-of> holds <item>s only, not <${quote(child.name)}>`);
   }
   if (choices.length === 0) fail("<one-of> without an <item>");
   return { type: "alternatives", choices };
@@ -140,13 +143,13 @@ function oneOf(ctx: Context, element: XmlElement): Expansion {
 function modeOf(value: string | undefined): "voice" | "dtmf" {
   if (value === undefined || value === "voice" || value === "speech") return "voice";
   if (value === "dtmf") return "dtmf";
-  return fail(`mode="${value}" must be voice or dtmf`);
+  return fail(`mode="${quote(value)}" must be voice or dtmf`);
 }
 
 /** Compiles an `application/srgs+xml` body; throws a {@link GrammarError}. */
 export function compileSrgs(body: string, limits: GrammarLimits, uri: string, weight: number): SrgsGrammar {
   const { root: grammar, elements } = parseXml(body, limits);
-  if (grammar.name !== "grammar") fail(`the root element must be <grammar>, not <${grammar.name}>`);
+  if (grammar.name !== "grammar") fail(`the root element must be <grammar>, not <${quote(grammar.name)}>`);
   const attributes = grammar.attributes;
   const mode = modeOf(attributes.mode);
   const tagFormat = attributes["tag-format"];
@@ -160,23 +163,24 @@ export function compileSrgs(body: string, limits: GrammarLimits, uri: string, we
   const rules = new Map<string, Expansion>();
   for (const child of grammar.children) {
     if (typeof child === "string") {
-      if (child.trim() !== "") fail(`text "${child.trim()}" outside a <rule>`);
+      if (child.trim() !== "") fail(`text "${quote(child)}" outside a <rule>`);
       continue;
     }
     if (child.name === "tag" || IGNORED.has(child.name)) continue;
-    if (child.name !== "rule") fail(`<${child.name}> is not allowed inside <grammar>`);
+    if (child.name !== "rule") fail(`<${quote(child.name)}> is not allowed inside <grammar>`);
     const id = child.attributes.id;
-    if (id === undefined || !RULE_ID.test(id) || SPECIALS.has(id)) fail(`<rule id="${id ?? ""}"> needs a valid id`);
-    if (rules.has(id!)) fail(`two rules named "${id}"`);
+    if (id === undefined || !RULE_ID.test(id) || SPECIALS.has(id))
+      fail(`<rule id="${quote(id ?? "")}"> needs a valid id`);
+    if (rules.has(id!)) fail(`two rules named "${quote(id!)}"`);
     const scope = child.attributes.scope ?? "private";
-    if (scope !== "public" && scope !== "private") fail(`<rule scope="${scope}"> must be public or private`);
+    if (scope !== "public" && scope !== "private") fail(`<rule scope="${quote(scope)}"> must be public or private`);
     if (rules.size >= limits.maxRules) fail(`more than ${limits.maxRules} rules`);
     rules.set(id!, content(ctx, child));
   }
   for (const reference of ctx.references)
-    if (!rules.has(reference)) fail(`<ruleref uri="#${reference}"> names a rule that is not defined`);
+    if (!rules.has(reference)) fail(`<ruleref uri="#${quote(reference)}"> names a rule that is not defined`);
   const root = attributes.root ?? rules.keys().next().value ?? fail("the grammar has no <rule>");
-  if (!rules.has(root)) fail(`root="${root}" names a rule that is not defined`);
+  if (!rules.has(root)) fail(`root="${quote(root)}" names a rule that is not defined`);
   const language = attributes["xml:lang"];
   return { kind: "srgs", uri, weight, language, mode, root, rules, tagFormat, limits };
 }

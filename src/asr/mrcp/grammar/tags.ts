@@ -11,7 +11,7 @@
  * (005) with the statement named: running ECMAScript from the network is out of the question, and
  * a silently wrong interpretation would send a caller down the wrong menu branch.
  */
-import { compilationFailure } from "./errors.ts";
+import { compilationFailure, quote } from "./errors.ts";
 import type { TagExpression, TagStatement } from "./types.ts";
 
 type Token = { readonly kind: "name" | "string" | "number" | "punct"; readonly text: string };
@@ -33,7 +33,7 @@ function lex(text: string): Token[] {
     if (/^\s*$/u.test(text.slice(LEXEME.lastIndex))) break;
     const at = LEXEME.lastIndex;
     const m = LEXEME.exec(text);
-    if (!m) return compilationFailure(`<tag> "${text.trim()}": cannot read it from "${text.slice(at).trim()}"`);
+    if (!m) return compilationFailure(`<tag> "${quote(text)}": cannot read it from "${quote(text.slice(at))}"`);
     if (m[1] !== undefined) tokens.push({ kind: "name", text: m[1] });
     else if (m[2] !== undefined) tokens.push({ kind: "string", text: unquote(m[2]) });
     else if (m[3] !== undefined) tokens.push({ kind: "number", text: m[3] });
@@ -55,7 +55,7 @@ class Reader {
   }
 
   fail(problem: string): never {
-    return compilationFailure(`<tag> "${this.tag.trim()}": ${problem} (Sawt evaluates out/$ = "literal" | rules.x)`);
+    return compilationFailure(`<tag> "${quote(this.tag)}": ${problem} (Sawt evaluates out/$ = "literal" | rules.x)`);
   }
 
   peek(): Token | undefined {
@@ -68,7 +68,7 @@ class Reader {
 
   expect(text: string): void {
     const token = this.next();
-    if (token.kind !== "punct" || token.text !== text) this.fail(`expected "${text}", found "${token.text}"`);
+    if (token.kind !== "punct" || token.text !== text) this.fail(`expected "${text}", found "${quote(token.text)}"`);
   }
 
   skip(text: string): boolean {
@@ -86,7 +86,7 @@ class Reader {
     while (this.skip(".")) {
       const name = this.next();
       if (name.kind !== "name" || name.text.includes("$"))
-        this.fail(`expected a property name after ".", found "${name.text}"`);
+        this.fail(`expected a property name after ".", found "${quote(name.text)}"`);
       path.push(name.text);
     }
     return path;
@@ -97,10 +97,11 @@ class Reader {
     if (token.kind === "string" || token.kind === "number") return { kind: "literal", value: token.text };
     if (token.kind === "name" && (token.text === "true" || token.text === "false"))
       return { kind: "literal", value: token.text };
-    if (token.kind !== "name" || token.text !== "rules") return this.fail(`"${token.text}" is not a value Sawt reads`);
+    if (token.kind !== "name" || token.text !== "rules")
+      return this.fail(`"${quote(token.text)}" is not a value Sawt reads`);
     this.expect(".");
     const rule = this.next();
-    if (rule.kind !== "name") return this.fail(`expected a rule name after "rules.", found "${rule.text}"`);
+    if (rule.kind !== "name") return this.fail(`expected a rule name after "rules.", found "${quote(rule.text)}"`);
     if (rule.text === "latest") {
       this.expect("(");
       this.expect(")");
@@ -112,7 +113,7 @@ class Reader {
   statement(): TagStatement {
     const target = this.next();
     if (target.kind !== "name" || (target.text !== "out" && target.text !== "$"))
-      this.fail(`a statement must assign to out or $, not start with "${target.text}"`);
+      this.fail(`a statement must assign to out or $, not start with "${quote(target.text)}"`);
     const path = this.path();
     this.expect("=");
     return { path, value: this.expression() };

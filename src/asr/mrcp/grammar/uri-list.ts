@@ -5,7 +5,7 @@
  * - `text/grammar-ref-list` (RFC 6787): `<uri>;weight="0.75"` entries, one per line or
  *   separated by commas, as UniMRCP's asrclient writes them.
  */
-import { compilationFailure } from "./errors.ts";
+import { compilationFailure, quote } from "./errors.ts";
 
 /** One referenced grammar and its weight (1 when none is given). */
 export interface GrammarReference {
@@ -23,15 +23,15 @@ export function parseGrammarReferences(body: string, maxEntries: number): Gramma
     if (entry === "" || entry.startsWith("#")) continue;
     if (references.length >= maxEntries) compilationFailure(`more than ${maxEntries} grammars in one list`);
     if (!entry.startsWith("<")) {
-      if (/\s/u.test(entry)) compilationFailure(`"${entry}" is not a URI`);
+      if (/\s/u.test(entry)) compilationFailure(`"${quote(entry)}" is not a URI`);
       references.push({ uri: entry, weight: 1 });
       continue;
     }
     const m = WEIGHTED.exec(entry);
-    if (!m || m[1]!.trim() === "") return compilationFailure(`"${entry}" is not a <uri>;weight="w" entry`);
+    if (!m || m[1]!.trim() === "") return compilationFailure(`"${quote(entry)}" is not a <uri>;weight="w" entry`);
     const weight = m[2] === undefined ? 1 : Number(m[2]);
     if (!Number.isFinite(weight) || weight < 0 || m[2] === "")
-      compilationFailure(`"${entry}": the weight must be a non-negative number`);
+      compilationFailure(`"${quote(entry)}": the weight must be a non-negative number`);
     references.push({ uri: m[1]!.trim(), weight });
   }
   if (references.length === 0) compilationFailure("the grammar list names no grammar");

@@ -22,7 +22,7 @@ describe("builtin:dtmf/digits", () => {
       confidence: 1,
     });
     expect(matchDigits(grammar, "7")?.instance).toBe("7");
-    expect(matchDigits(grammar, "")).toBeNull();
+    expect(digitsProgress(grammar, "")).toEqual({ match: null, canExtend: true });
     expect(digitsProgress(grammar, "12").canExtend).toBe(true);
   });
 

@@ -5,7 +5,7 @@
  * does not itself take it (the usual DTMF-Term-Char), so "1234#" matches a 4-digit grammar.
  */
 import { instanceText } from "./match.ts";
-import { parseInput } from "./matcher.ts";
+import { type ParseResult, parseInput } from "./matcher.ts";
 import { interpret } from "./semantics.ts";
 import type { CompiledGrammar, DigitsGrammar, GrammarMatch, SrgsGrammar } from "./types.ts";
 
@@ -32,26 +32,26 @@ function digitsMatch(grammar: DigitsGrammar, keys: string): DigitsProgress {
 
 function srgsMatch(grammar: SrgsGrammar, keys: string): DigitsProgress {
   if (keys.length > grammar.limits.maxInputTokens) return { match: null, canExtend: false };
-  const toMatch = (input: string): GrammarMatch | null => {
-    const result = parseInput(grammar, [...input]);
+  const toMatch = (result: ParseResult, input: string): GrammarMatch | null => {
     if (!result.root) return null;
     const interpretation = interpret(result.root);
     return { grammar, instance: instanceText(interpretation), interpretation, input, mode: "dtmf", confidence: 1 };
   };
   const whole = parseInput(grammar, [...keys]);
-  if (whole.root) return { match: toMatch(keys), canExtend: whole.wantsMore };
-  // "#" the grammar does not take: the caller's end-of-input key, so no more keys will come.
-  if (keys.endsWith("#")) return { match: toMatch(keys.slice(0, -1)), canExtend: false };
-  return { match: null, canExtend: whole.wantsMore };
+  if (whole.root || !keys.endsWith("#")) return { match: toMatch(whole, keys), canExtend: whole.wantsMore };
+  // A "#" the grammar does not take is the caller's end-of-input key: no more keys will come.
+  const keysBefore = keys.slice(0, -1);
+  return { match: toMatch(parseInput(grammar, [...keysBefore]), keysBefore), canExtend: false };
 }
 
 /**
  * Where `keys` (e.g. "1234#") stand against a DTMF grammar; a voice grammar takes no keys. Keys
- * other than 0–9, *, #, A–D never match.
+ * other than 0–9, *, #, A–D never match; no keys yet match nothing and can be extended.
  */
 export function digitsProgress(grammar: CompiledGrammar, keys: string): DigitsProgress {
   const normalized = keys.replace(/\s+/gu, "").toUpperCase();
-  if (grammar.mode !== "dtmf" || normalized === "" || !KEYS.test(normalized)) return { match: null, canExtend: false };
+  if (grammar.mode !== "dtmf" || !KEYS.test(normalized)) return { match: null, canExtend: false };
+  if (normalized === "") return { match: null, canExtend: true };
   return grammar.kind === "digits" ? digitsMatch(grammar, normalized) : srgsMatch(grammar as SrgsGrammar, normalized);
 }
 

@@ -6,6 +6,7 @@ describe("Arabic-aware normalisation", () => {
     ["harakat (fatha, damma, kasra, shadda, sukun, tanwin)", "مُحَمَّدٌ يَكْتُبْ كِتَابًا", "محمد يكتب كتابا"],
     ["superscript alef", "هٰذا", "هذا"],
     ["tatweel", "الرصـــيد", "الرصيد"],
+    ["Quranic and extended Arabic marks without splitting the word", "الرحمٰن\u0615ـيم \u08F0كتب", "الرحمنيم كتب"],
     ["alef with hamza above", "أحمد", "احمد"],
     ["alef with hamza below", "إلغاء", "الغاء"],
     ["alef with madda", "آخر", "اخر"],

@@ -6,11 +6,12 @@
  */
 
 /**
- * Harakat and other marks that do not change which word it is: fathatan … sukun and the extended
- * marks (U+064B–U+065F), superscript alef (U+0670), Quranic annotation marks (U+06D6–U+06ED), and
- * tatweel (U+0640), a typographic stretch.
+ * Marks that do not change which word it is: every combining mark left after NFKC (harakat,
+ * shadda, sukun, tanwin, superscript alef, Quranic annotation and small high letters; a Latin
+ * accent NFKC could not compose) and tatweel (U+0640), a typographic stretch. Removed rather than
+ * made separators, so that a stray mark never splits a word.
  */
-const MARKS = /[\u064B-\u065F\u0670\u06D6-\u06ED\u0640]/gu;
+const MARKS = /[\p{M}\u0640]/gu;
 
 /** Direction and zero-width marks copied along with Arabic text; they would split or glue words. */
 const INVISIBLE = /[\u200B-\u200F\u061C\u202A-\u202E\u2066-\u2069\uFEFF]/gu;

@@ -5,9 +5,11 @@
  * then the highest product of one-of weights, then the first in document order. Cost is bounded:
  * every call counts a step and a search over `maxMatchSteps` steps, or nested deeper than
  * `maxMatchDepth` (rules within rules: the stack), gives up (no match). Left-recursive
- * rules (a rule reaching itself without consuming a word) are cut at the repeated entry.
+ * rules (a rule reaching itself without consuming a word) are cut at the repeated entry. A one-of
+ * tries only the items that can start with the next word (first.ts), so big menus stay cheap.
  */
-import type { Expansion, SrgsGrammar, TagExpansion } from "./types.ts";
+import { choiceIndex } from "./first.ts";
+import type { AlternativesExpansion, Expansion, SrgsGrammar, TagExpansion } from "./types.ts";
 
 /** What a parse passed, in order: the grammar's words, tags, and the rules it entered. */
 export type ParseEvent =
@@ -129,6 +131,19 @@ class Matcher {
     return next;
   }
 
+  /** The choices of a one-of that can match at `pos`, in document order (first.ts). */
+  private candidates(expansion: AlternativesExpansion, pos: number): readonly number[] {
+    const index = choiceIndex(this.grammar, expansion);
+    if (pos >= this.input.length) {
+      if (index.wantsWord) this.wantsMore = true;
+      return index.always;
+    }
+    const starting = index.byWord.get(this.input[pos]!);
+    if (!starting) return index.always;
+    if (index.always.length === 0) return starting;
+    return [...starting, ...index.always].sort((a, b) => a - b);
+  }
+
   private compute(expansion: Expansion, pos: number): Ends {
     switch (expansion.type) {
       case "token":
@@ -156,9 +171,11 @@ class Matcher {
       }
       case "alternatives": {
         const ends: Ends = new Map();
-        for (const { expansion: choice, weight } of expansion.choices)
+        for (const i of this.candidates(expansion, pos)) {
+          const { expansion: choice, weight } = expansion.choices[i]!;
           for (const [end, parse] of this.match(choice, pos))
             keep(ends, end, { ...parse, weight: parse.weight * weight });
+        }
         return ends;
       }
       case "repeat":

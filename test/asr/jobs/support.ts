@@ -135,3 +135,48 @@ export async function expectResultsEqualRest(
     }
   }
 }
+
+/** One webhook the receiver took. */
+export interface Received {
+  readonly body: string;
+  readonly signature: string | null;
+  readonly key: string | null;
+  readonly event: string | null;
+}
+
+/**
+ * A local webhook receiver on `port` (0: a free one): records every POST, answers 200 (or what
+ * `answer` says); `stop()` takes it down (connections refused), `start()` brings it back on the
+ * same port.
+ */
+export function webhookReceiver(port = 0, answer: () => number = () => 200) {
+  const received: Received[] = [];
+  const serve = (at: number) =>
+    Bun.serve({
+      port: at,
+      hostname: "127.0.0.1",
+      fetch: async (request) => {
+        received.push({
+          body: await request.text(),
+          signature: request.headers.get("sawt-signature"),
+          key: request.headers.get("idempotency-key"),
+          event: request.headers.get("sawt-event"),
+        });
+        return new Response(null, { status: answer() });
+      },
+    });
+  let server: ReturnType<typeof Bun.serve> | undefined = serve(port);
+  const bound = server.port!;
+  return {
+    received,
+    port: bound,
+    url: `http://127.0.0.1:${bound}/hooks`,
+    stop: () => {
+      server?.stop(true);
+      server = undefined;
+    },
+    start: () => {
+      server ??= serve(bound);
+    },
+  };
+}

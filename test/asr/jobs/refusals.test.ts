@@ -23,7 +23,7 @@ beforeAll(async () => {
   models = await toneModels();
   root = tempDir("sawt-jobs-paths-");
   inside = join(root.path, "recordings");
-  [outsideFile] = writeCalls(join(root.path, "private"), 1);
+  outsideFile = writeCalls(join(root.path, "private"), 1)[0]!;
   writeCalls(join(inside, "ok"), 2);
   symlinkSync(outsideFile!, join(inside, "escape.wav"));
   mkdirSync(join(inside, "mixed"));
@@ -111,7 +111,11 @@ describe("job refusals", () => {
   test("does refuse a job without paths, and a body that is neither form nor JSON", async () => {
     expectValidation(await submitPaths(sawt, key, { paths: [] }), "body.paths");
     expectValidation(await submitPaths(sawt, key, {}), "body.paths");
-    const text = await api(sawt, key, "/v1/asr/jobs", { method: "POST", body: "x", headers: { "content-type": "text/plain" } });
+    const text = await api(sawt, key, "/v1/asr/jobs", {
+      method: "POST",
+      body: "x",
+      headers: { "content-type": "text/plain" },
+    });
     expectStandard(text, 400, /multipart\/form-data or application\/json/);
   });
 

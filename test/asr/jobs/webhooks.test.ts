@@ -10,7 +10,16 @@ import { createHmac } from "node:crypto";
 import { join } from "node:path";
 import { verifyWebhook } from "../../../src/asr/jobs/callbacks.ts";
 import { tempDir, until, type SawtProcess } from "../../support/sawt.ts";
-import { api, startJobsServer, submitPaths, textOf, toneModels, waitForJob, webhookReceiver, writeCalls } from "./support.ts";
+import {
+  api,
+  startJobsServer,
+  submitPaths,
+  textOf,
+  toneModels,
+  waitForJob,
+  webhookReceiver,
+  writeCalls,
+} from "./support.ts";
 
 const SECRET = "whsec-test-0123456789abcdef0123456789";
 const FILES = 6;
@@ -89,11 +98,15 @@ describe("job webhooks", () => {
     const created = await submitPaths(sawt, key, { paths: ["calls"], callback_url: receiver.url });
     const job = await waitForJob(sawt, key, created.json.id);
     await until(
-      async () => (await api(sawt, key, `/v1/asr/jobs/${job.id}/deliveries`)).json.data.every((d: any) => d.attempts >= 2),
+      async () =>
+        (await api(sawt, key, `/v1/asr/jobs/${job.id}/deliveries`)).json.data.every((d: any) => d.attempts >= 2),
       "a second failed attempt of every delivery",
     );
     receiver.start();
-    const hooks = await until(() => forJob(job.id).length >= FILES + 1 && forJob(job.id), "the deliveries after the outage");
+    const hooks = await until(
+      () => forJob(job.id).length >= FILES + 1 && forJob(job.id),
+      "the deliveries after the outage",
+    );
     expect(new Set(hooks.map((h) => h.key)).size).toBe(FILES + 1);
     for (const hook of hooks) expect(independentCheck(hook.signature!, hook.body)).toBe(true);
     const log = await until(async () => {

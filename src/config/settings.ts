@@ -185,7 +185,7 @@ export const SETTING_TABLE = {
       0,
       0,
       256,
-      "Transcriptions jobs may run at once, only in slots live work leaves free; 0 means all asr.concurrency slots but one (at least one).",
+      "Transcriptions that jobs may run at once, only in slots live work leaves free; 0 means all asr.concurrency slots but one (at least one).",
     ),
     max_files: int(1000, 1, 100000, "Files one job may hold; more is refused with 413."),
     max_upload_mb: int(

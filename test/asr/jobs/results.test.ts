@@ -67,7 +67,7 @@ describe("transcription jobs", () => {
     const first = await api(sawt, key, `/v1/asr/jobs/${job.id}/files/file_0001/result`);
     expect(first.json.task).toBe("transcribe");
     expect(readdirSync(join(sawt.dataDir, "jobs", job.id))).toEqual([]);
-  });
+  }, 300_000);
 
   test("does give every source-folder file the synchronous REST answer when the job names its folder", async () => {
     const created = await submitPaths(sawt, key, { paths: ["day"], response_format: "srt" });
@@ -77,7 +77,7 @@ describe("transcription jobs", () => {
     const job = await waitForJob(sawt, key, created.json.id);
     await expectResultsEqualRest(sawt, key, job, paths, ["json", "srt"]);
     expect(existsSync(paths[0]!)).toBe(true); // the operator's recordings are never deleted
-  });
+  }, 300_000);
 
   test("does page the list newest first and filter it by status", async () => {
     const made = [];

@@ -117,6 +117,12 @@ export class JobRunner {
     for (const { file, abort } of this.active.values()) if (file.job_id === jobId) abort.abort(new Error("cancelled"));
   }
 
+  /** Stops claiming new files; running ones finish (the shutdown drain waits for their slots). */
+  quiesce(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
   /** Stops claiming; running files are aborted and queued again (the next start redoes them). */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -88,6 +88,16 @@ export class JobsService {
     this.webhooks.wake();
   }
 
+  /**
+   * Shutdown began: no new file is claimed and the timers stop; files already running finish
+   * inside the drain. The store stays open for the requests still served until the ports close.
+   */
+  quiesce(): void {
+    clearInterval(this.sweepTimer);
+    this.runner.quiesce();
+    void this.webhooks.stop();
+  }
+
   /** Stops the runner (running files go back to the queue) and the sender, then closes the store. */
   async stop(): Promise<void> {
     clearInterval(this.sweepTimer);

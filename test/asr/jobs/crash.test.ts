@@ -105,4 +105,17 @@ describe("jobs across kill -9", () => {
     const log = (await api(sawt, key, `/v1/asr/jobs/${id}/deliveries`)).json.data;
     expect(log).toHaveLength(COUNT + 1);
   }, 240_000);
+
+  test("does stop cleanly on SIGTERM mid-job and finish the job after the restart", async () => {
+    const paths = writeCalls(join(source.path, "term"), COUNT);
+    const key = (await sawt.createKey({ name: "term", rpm: 1_000_000 })).key;
+    const id = (await submitUploads(sawt, key, paths)).json.id as string;
+    await Bun.sleep(100);
+    expect(await sawt.stop("SIGTERM")).toBe(0);
+    expect(completedInStore(id)).toBeLessThan(COUNT);
+    sawt = await startJobsServer(models.dir, env, data.path);
+    const job = await waitForJob(sawt, key, id);
+    expect(job.counts.completed).toBe(COUNT);
+    await expectResultsEqualRest(sawt, key, job, paths, ["json"]);
+  }, 240_000);
 });

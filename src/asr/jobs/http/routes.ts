@@ -59,6 +59,12 @@ export function jobsService(ctx: AppContext): JobsService {
   const store = service.store;
   ctx.metrics.watchJobFiles(() => store.totals().files);
   service.start();
+  const stopping = service;
+  const unsubscribe = ctx.engines.asr.onChange((snapshot) => {
+    if (snapshot.status !== "draining") return;
+    unsubscribe();
+    stopping.quiesce();
+  });
   return service;
 }
 

@@ -10,7 +10,8 @@
 #   --default-rpm N            limit of a key missing from the map (default 60, Sawt's auth.default_rpm)
 #   --foreground               no chroot/user/daemon, logs on stdout (tests, containers)
 # HOST is a name or an IPv4 address. Box ports default to Sawt's own, 8080, 9101 and 9102. Names:
-# letters, digits, - and _ (they are HAProxy's server names, used by installer/rolling-upgrade.sh).
+# letters, digits, - and _ (they are HAProxy's server names, used by installer/rolling-upgrade.sh);
+# a box's name must also be its jobs.box_id (lower case, no _) for its jobs' URLs to reach it.
 set -eu
 
 here=$(dirname "$0")
@@ -47,6 +48,7 @@ case "$default_rpm" in ''|*[!0-9]*) die "--default-rpm must be a positive intege
 SERVERS_HTTP=""
 SERVERS_GRPC_ASR=""
 SERVERS_GRPC_TTS=""
+JOB_BACKENDS=""
 nl='
 '
 for box in "$@"; do
@@ -68,6 +70,8 @@ SPEC
   # gRPC goes to the box over h2c; its health is still the HTTP port's /ready.
   SERVERS_GRPC_ASR="$SERVERS_GRPC_ASR    server $name $host:$asr proto h2 check port $http check-proto h1$nl"
   SERVERS_GRPC_TTS="$SERVERS_GRPC_TTS    server $name $host:$tts proto h2 check port $http check-proto h1$nl"
+  # A box's jobs are routed by its name, which must be its jobs.box_id.
+  JOB_BACKENDS="${JOB_BACKENDS}backend sawt_job_$name from sawt_boxes${nl}    option forwardfor${nl}    retry-on conn-failure${nl}    server $name $host:$http no-check${nl}${nl}"
 done
 
 if [ -n "$foreground" ]; then
@@ -81,7 +85,7 @@ else
     daemon"
 fi
 
-export SERVERS_HTTP SERVERS_GRPC_ASR SERVERS_GRPC_TTS GLOBAL
+export SERVERS_HTTP SERVERS_GRPC_ASR SERVERS_GRPC_TTS JOB_BACKENDS GLOBAL
 export HTTP_BIND="$http_bind" GRPC_ASR_BIND="$asr_bind" GRPC_TTS_BIND="$tts_bind"
 export STATS_SOCKET="$socket" RPM_MAP="$rpm_map" DEFAULT_RPM="$default_rpm"
 # Whole placeholder lines take a block (servers, global); inline ones take a value.

@@ -42,6 +42,7 @@ export function createAppContext(config: SawtConfig): AppContext {
       queueTimeoutMs: config.asr.queue_timeout_ms,
       busyDetail: Detail.asrBusy,
       timeoutDetail: Detail.asrTimeout,
+      batchSlots: config.jobs.max_slots,
     }),
   };
   return {

@@ -133,6 +133,11 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
         "applied to every speech request of the key (REST, WebSocket, gRPC) and to /v1/tts/analyze before numbers, diacritisation and phonemes.",
     },
     { name: "ASR", description: "Speech recognition with automatic dialect detection." },
+    {
+      name: "ASR jobs",
+      description:
+        "Durable transcription jobs: many files (uploads or source-folder paths) transcribed in slots live work leaves free, results kept for `jobs.retention_days`, signed webhooks.",
+    },
     { name: "Health", description: "Open (no key): for load balancers, systemd and monitoring." },
     { name: "Legacy v1", description: "Deprecated v1 endpoints, kept working until their sunset date." },
   ],

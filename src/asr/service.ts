@@ -147,7 +147,7 @@ export class AsrEngineService implements AsrService {
           hold.release();
         }
       },
-      { signal: options.signal, timeoutMs: options.timeoutMs },
+      { signal: options.signal, timeoutMs: options.timeoutMs, priority: options.priority },
     );
   }
 
@@ -162,7 +162,7 @@ export class AsrEngineService implements AsrService {
           this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
           return transcript;
         },
-        { signal: options.signal, timeoutMs: options.timeoutMs },
+        { signal: options.signal, timeoutMs: options.timeoutMs, priority: options.priority },
       );
     } finally {
       hold.release();
@@ -305,6 +305,8 @@ export class AsrEngineService implements AsrService {
     let timed = false;
     for await (const piece of pieces) {
       signal?.throwIfAborted();
+      // Batch work (jobs) offers its slot to waiting live work at every piece boundary.
+      if (options.priority === "batch") await this.options.admission.yieldToLive(signal);
       const result = await recognizer.recognize(samples.slice(piece.start, piece.end), signal, {
         ...recognizeOptions(options),
         ...wordBreaks(piece),

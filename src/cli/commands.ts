@@ -43,6 +43,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./asr.ts")).asrCommand,
   },
   {
+    name: "jobs",
+    summary: "submit, follow, fetch and cancel transcription jobs on a running service",
+    load: async () => (await import("./jobs.ts")).jobsCommand,
+  },
+  {
     name: "voices",
     summary: "export and import cloned voices (shared between boxes)",
     load: async () => (await import("./voices.ts")).voicesCommand,

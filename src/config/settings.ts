@@ -160,6 +160,55 @@ export const SETTING_TABLE = {
       "Audio a live session may hold unprocessed (a client sending faster than real time); more is refused.",
     ),
   },
+  jobs: {
+    box_id: text(
+      "",
+      "This box's name in job ids (`job_<box>_…`), which the load balancer routes a job's URLs by: lower-case letters, digits and `-`, at most 32; empty uses the host name.",
+      { see: { title: "jobs on many boxes", href: "docs/scale-out.md#transcription-jobs" } },
+    ),
+    source_dirs: list(
+      /^\/.*/,
+      "an absolute folder, e.g. /mnt/recordings",
+      "Folders a job may name files in (`paths`); paths are resolved (symlinks too) and must stay inside. Empty: jobs take uploads only.",
+      { see: { title: "transcription jobs", href: "docs/jobs.md" } },
+    ),
+    callback_hosts: list(
+      /^[A-Za-z0-9.-]+(:\d{1,5})?$/,
+      "host or host:port, e.g. qa.example.lan:8443",
+      "Hosts a job's `callback_url` may name (webhooks); empty refuses every callback URL, so nothing leaves the box.",
+    ),
+    webhook_secret: text(
+      "",
+      "Server-wide secret (at least 32 characters) that signs webhooks (`Sawt-Signature: t=…,v1=HMAC-SHA256`); empty refuses callback URLs.",
+    ),
+    max_slots: int(
+      0,
+      0,
+      256,
+      "Transcriptions that jobs may run at once, only in slots live work leaves free; 0 means all asr.concurrency slots but one (at least one).",
+    ),
+    max_files: int(1000, 1, 100000, "Files one job may hold; more is refused with 413."),
+    max_upload_mb: int(
+      2000,
+      1,
+      100000,
+      "Largest multipart upload of one job (all files), in MB; larger gets 413 while streaming.",
+    ),
+    retention_days: int(7, 1, 3650, "Days a finished job's results are kept; a sweeper then deletes them."),
+    webhook_retry_ms: int(
+      30000,
+      10,
+      3600000,
+      "Wait before the first webhook retry; each next one doubles it (at most an hour apart).",
+    ),
+    webhook_retry_hours: int(24, 1, 720, "How long a webhook is retried before it is given up (logged and counted)."),
+    webhook_inline_chars: int(
+      4096,
+      0,
+      1000000,
+      "A file webhook carries the transcript text when it is at most this long; 0 sends the result URL only.",
+    ),
+  },
   cluster: {
     secret: text(
       "",

@@ -82,12 +82,14 @@ function parsePartHeaders(block: Buffer): PartInfo {
 /**
  * Reads a multipart body, calling `openPart` for each part and feeding the returned sink. Resolves
  * after the closing boundary; throws AppError 400 on malformed input (including a truncated body),
- * or whatever a sink throws. The stream is cancelled on any failure.
+ * or whatever a sink throws. The stream is cancelled on any failure. `maxParts` bounds the parts
+ * (default 64; a transcription job takes many files).
  */
 export async function readMultipart(
   body: ReadableStream<Uint8Array>,
   boundary: string,
   openPart: (part: PartInfo) => PartSink | Promise<PartSink>,
+  maxParts = MAX_PARTS,
 ): Promise<void> {
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   const reader = body.getReader();
@@ -137,7 +139,7 @@ export async function readMultipart(
           // The cap holds however the bytes arrive: a whole oversized block in one chunk included.
           if ((end < 0 ? buf.length : end) > MAX_HEADER_BYTES) throw malformed("part headers too long");
           if (end < 0) break;
-          if (++parts > MAX_PARTS) throw malformed(`more than ${MAX_PARTS} parts`);
+          if (++parts > maxParts) throw malformed(`more than ${maxParts} parts`);
           const info = parsePartHeaders(buf.subarray(0, end));
           buf = buf.subarray(end === 0 ? 2 : end + HEADER_END.length);
           sink = await openPart(info);

@@ -55,6 +55,8 @@ export interface UploadOptions {
   readonly fileFields?: readonly string[];
   /** How many file parts are accepted (voice cloning takes several samples); default 1. The size limit is for all together. */
   readonly maxFiles?: number;
+  /** The error for a file part past `maxFiles` (default 400 `At most N files may be uploaded`). */
+  tooManyFiles?(): AppError;
 }
 
 /** Streams the request's multipart body to temp files. Throws AppError 400/413 (file removed). */
@@ -78,6 +80,7 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
   let fieldBytes = 0;
 
   const fileSink = async (filename: string): Promise<PartSink> => {
+    if (files.length >= maxFiles && options.tooManyFiles) throw options.tooManyFiles();
     if (files.length >= maxFiles)
       throw new AppError(
         "bad_request",
@@ -130,12 +133,18 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
   };
 
   try {
-    await readMultipart(request.body, boundary, (part) => {
-      if (fileFields.includes(part.name) && part.filename !== undefined) return fileSink(part.filename);
-      if (fileFields.includes(part.name)) throw new AppError("bad_request", Detail.noFile);
-      // Other parts (unknown fields, other files) are kept as fields; together they are capped small.
-      return fieldSink(part.name);
-    });
+    await readMultipart(
+      request.body,
+      boundary,
+      (part) => {
+        if (fileFields.includes(part.name) && part.filename !== undefined) return fileSink(part.filename);
+        if (fileFields.includes(part.name)) throw new AppError("bad_request", Detail.noFile);
+        // Other parts (unknown fields, other files) are kept as fields; together they are capped small.
+        return fieldSink(part.name);
+        // Parts beyond the files are the small form fields; many-file uploads (jobs) need room for their files.
+      },
+      Math.max(64, maxFiles + 32),
+    );
   } catch (error) {
     try {
       await writer?.end();

@@ -14,6 +14,13 @@
  * the engine over its concurrency. A waiter whose deadline passed is failed at hand-over time
  * even when its timer has not fired yet (a busy event loop fires timers late): expiry is decided
  * by the clock, not by timer order.
+ *
+ * Two classes (issue #28): `live` work (every live door and synchronous REST; the default) and
+ * `batch` work (transcription jobs). Batch work runs only in slots live work leaves free, at most
+ * `batchSlots` at once, never while a live request waits; it waits in its own unbounded queue
+ * without a deadline (a job has no client holding a connection). A running batch job offers its
+ * slot to waiting live work at each piece boundary ({@link Admission.yieldToLive}) and queues
+ * again behind it, so a night batch never holds a live request longer than one piece.
  */
 import { AppError } from "../errors/taxonomy.ts";
 
@@ -25,7 +32,12 @@ export interface AdmissionOptions {
   readonly queueTimeoutMs: number;
   readonly busyDetail: string;
   readonly timeoutDetail: string;
+  /** Batch jobs running at once at most; default all slots but one (at least one). */
+  readonly batchSlots?: number;
 }
+
+/** Admission class: live work always goes before batch work. */
+export type AdmissionPriority = "live" | "batch";
 
 /** Counters exposed to metrics (monotonic, except `running` and `queued`). */
 export interface AdmissionStats {
@@ -43,6 +55,10 @@ export interface AdmissionStats {
   readonly completed: number;
   /** Sum of queue waits of admitted jobs, seconds. */
   readonly queueWaitSecondsTotal: number;
+  /** Batch jobs running now (included in `running`). */
+  readonly batchRunning: number;
+  /** Batch jobs waiting now (not in `queued`, which is live work only). */
+  readonly batchQueued: number;
 }
 
 /** Per-call admission options. */
@@ -51,6 +67,8 @@ export interface AdmissionRequest {
   readonly signal?: AbortSignal;
   /** A shorter queue timeout than the engine's (ignored when longer or not a finite number). */
   readonly timeoutMs?: number;
+  /** `batch` runs only in free slots and after every live waiter; default `live`. */
+  readonly priority?: AdmissionPriority;
 }
 
 interface Waiter {
@@ -84,6 +102,8 @@ export class Admission {
     queueWaitSecondsTotal: 0,
   };
   private readonly queue: Waiter[] = [];
+  private readonly batchQueue: Waiter[] = [];
+  private batchRunning = 0;
   private readonly waitListeners = new Set<(seconds: number) => void>();
   private draining = false;
   private idleResolvers: Array<() => void> = [];
@@ -93,7 +113,12 @@ export class Admission {
 
   /** A snapshot of the counters. */
   get stats(): AdmissionStats {
-    return { ...this.counters, queued: this.queue.length };
+    return {
+      ...this.counters,
+      queued: this.queue.length,
+      batchRunning: this.batchRunning,
+      batchQueued: this.batchQueue.length,
+    };
   }
 
   /** True once {@link drain} was called. */
@@ -113,7 +138,9 @@ export class Admission {
    */
   async run<T>(job: () => Promise<T>, request: AdmissionRequest = {}): Promise<T> {
     request.signal?.throwIfAborted();
-    if (this.counters.running < this.options.concurrency && this.queue.length === 0) {
+    const batch = request.priority === "batch";
+    if (batch) await this.waitBatch(request.signal);
+    else if (this.counters.running < this.options.concurrency && this.queue.length === 0) {
       this.started();
       this.admit(0);
     } else {
@@ -125,6 +152,7 @@ export class Admission {
     } finally {
       this.recentRunMs = 0.8 * this.recentRunMs + 0.2 * (performance.now() - started);
       this.counters.running--;
+      if (batch) this.batchRunning--;
       runningEverywhere--; // the one place a job ends; started() is where it begins
       this.counters.completed++;
       this.next();
@@ -137,9 +165,40 @@ export class Admission {
     return Math.min(60, Math.max(1, Math.ceil((ahead * this.recentRunMs) / this.options.concurrency / 1000)));
   }
 
+  /** Batch slots: the option, else every slot but one (at least one). */
+  get batchSlots(): number {
+    return this.options.batchSlots && this.options.batchSlots > 0
+      ? this.options.batchSlots
+      : Math.max(1, this.options.concurrency - 1);
+  }
+
+  /**
+   * Called by a running batch job between two pieces: when live work waits, its slot goes to the
+   * oldest live waiter at once and the job queues again as batch work. Resolves when the job may
+   * go on (at once when nothing live waits); rejects when the signal aborts or the gate drains.
+   */
+  async yieldToLive(signal?: AbortSignal): Promise<void> {
+    while (this.queue.length > 0 && performance.now() >= this.queue[0]!.deadline) this.expire(this.queue[0]!);
+    const waiter = this.queue[0];
+    if (waiter === undefined) return;
+    // The slot changes hands without being freed: `running` stays, the batch count drops.
+    this.batchRunning--;
+    waiter.start();
+    try {
+      await this.waitBatch(signal);
+    } catch (error) {
+      // The caller's run() ends now and frees one slot: count back the one it gave away.
+      this.started();
+      this.batchRunning++;
+      throw error;
+    }
+  }
+
   /** Marks the gate draining; resolves when nothing runs or waits (queued work still runs). */
   drain(): Promise<void> {
     this.draining = true;
+    // Batch work has no client waiting: it leaves the queue (its job requeues it after a restart).
+    for (const waiter of this.batchQueue.slice()) waiter.fail(new AppError("unavailable", this.options.busyDetail));
     if (this.counters.running === 0 && this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleResolvers.push(resolve));
   }
@@ -195,6 +254,53 @@ export class Admission {
     });
   }
 
+  /** Whether a batch job may take a slot now. */
+  private batchMayStart(): boolean {
+    return (
+      this.counters.running < this.options.concurrency &&
+      this.batchRunning < this.batchSlots &&
+      this.queue.length === 0 &&
+      !this.draining
+    );
+  }
+
+  /** Waits (without deadline or bound) for a batch slot; the slot is counted before it resolves. */
+  private waitBatch(signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.draining) return Promise.reject(new AppError("unavailable", this.options.busyDetail));
+    if (this.batchQueue.length === 0 && this.batchMayStart()) {
+      this.started();
+      this.batchRunning++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const leave = () => {
+        signal?.removeEventListener("abort", onAbort);
+        const index = this.batchQueue.indexOf(waiter);
+        if (index >= 0) this.batchQueue.splice(index, 1);
+      };
+      const waiter: Waiter = {
+        enqueuedAt: performance.now(),
+        deadline: Number.POSITIVE_INFINITY,
+        start: () => {
+          leave();
+          resolve();
+        },
+        fail: (error) => {
+          leave();
+          reject(error);
+          this.checkIdle();
+        },
+      };
+      const onAbort = () => {
+        const reason: unknown = signal?.reason;
+        waiter.fail(reason instanceof Error ? reason : new Error("job cancelled"));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.batchQueue.push(waiter);
+    });
+  }
+
   private expire(waiter: Waiter): void {
     this.counters.timedOut++;
     waiter.fail(new AppError("timeout", this.options.timeoutDetail));
@@ -211,6 +317,11 @@ export class Admission {
       this.started();
       waiter.start();
     }
+    while (this.batchQueue.length > 0 && this.batchMayStart()) {
+      this.started();
+      this.batchRunning++;
+      this.batchQueue[0]!.start();
+    }
     this.checkIdle();
   }
 
@@ -221,7 +332,7 @@ export class Admission {
   }
 
   private checkIdle(): void {
-    if (this.counters.running === 0 && this.queue.length === 0) {
+    if (this.counters.running === 0 && this.queue.length === 0 && this.batchQueue.length === 0) {
       for (const resolve of this.idleResolvers.splice(0)) resolve();
     }
   }

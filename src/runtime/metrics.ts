@@ -63,6 +63,10 @@ export class Metrics {
   private readonly streamAudio: Counter;
   private readonly finalLatency: Histogram;
   private readonly openStreams = new Map<StreamDoor, number>(STREAM_DOORS.map((door) => [door, 0]));
+  private readonly jobFilesEnded: Counter;
+  private readonly jobAudio: Counter;
+  private readonly webhookAttempts: Counter;
+  private jobFiles: () => Readonly<Record<string, number>> = () => ({});
 
   constructor(sources: MetricsSources) {
     const r = this.registry;
@@ -159,6 +163,26 @@ export class Metrics {
       ["door"],
       FINAL_LATENCY_BUCKETS,
     );
+    r.gauge(
+      "sawt_job_files",
+      "Files of transcription jobs by state (queued, running, completed, failed, cancelled).",
+      () => Object.entries(this.jobFiles()).map(([state, value]) => ({ labels: { state }, value })),
+    );
+    this.jobFilesEnded = r.counter(
+      "sawt_job_files_ended_total",
+      "Job files this process finished, by outcome (completed, failed).",
+      ["outcome"],
+    );
+    this.jobAudio = r.counter(
+      "sawt_job_audio_seconds_total",
+      "Seconds of audio transcribed by jobs (÷ 3600: hours).",
+      [],
+    );
+    this.webhookAttempts = r.counter(
+      "sawt_job_webhook_attempts_total",
+      "Job webhook delivery attempts, by outcome (delivered, failed: the receiver did not answer 2xx).",
+      ["outcome"],
+    );
     r.gauge("process_resident_memory_bytes", "Resident memory of the process, including inference workers.", () => [
       { labels: {}, value: process.memoryUsage.rss() },
     ]);
@@ -215,6 +239,22 @@ export class Metrics {
   /** Seconds from the end of an utterance to its final result. */
   observeFinalLatency(door: StreamDoor, seconds: number): void {
     this.finalLatency.observe({ door }, seconds);
+  }
+
+  /** Where the job files gauge reads its counts by state (the jobs feature sets it). */
+  watchJobFiles(read: () => Readonly<Record<string, number>>): void {
+    this.jobFiles = read;
+  }
+
+  /** A job file ended: its outcome and the audio seconds it held. */
+  observeJobFile(outcome: "completed" | "failed", audioSeconds: number): void {
+    this.jobFilesEnded.inc({ outcome });
+    if (audioSeconds > 0) this.jobAudio.inc({}, audioSeconds);
+  }
+
+  /** One webhook delivery attempt. */
+  observeWebhook(delivered: boolean): void {
+    this.webhookAttempts.inc({ outcome: delivered ? "delivered" : "failed" });
   }
 
   /** Requests counted for a method, route and status (tests, diagnostics). */

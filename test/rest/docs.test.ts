@@ -26,6 +26,11 @@ const ROUTES: Record<string, string> = {
   "/v1/tts/voices/{voice_id}": "get,delete",
   "/v1/tts/analyze": "post",
   "/v1/tts/lexicon": "get,put,delete",
+  "/v1/asr/jobs": "get,post",
+  "/v1/asr/jobs/{id}": "get,delete",
+  "/v1/asr/jobs/{id}/cancel": "post",
+  "/v1/asr/jobs/{id}/deliveries": "get",
+  "/v1/asr/jobs/{id}/files/{file_id}/result": "get",
 };
 const OPEN = new Set(["/health", "/ready", "/v1/tts/health", "/v1/asr/health"]);
 
@@ -68,6 +73,17 @@ describe("OpenAPI document", () => {
           if (method === "put")
             for (const status of ["400", "413", "422"])
               expect(op.responses[status], `${path} put ${status}`).toBeDefined();
+          continue;
+        }
+        if (path.startsWith("/v1/asr/jobs")) {
+          // Jobs are stored work, not a call waiting on the engine: no 503/504; 404 for another key's job.
+          for (const status of ["401", "429", "500"])
+            expect(op.responses[status], `${path} ${method} ${status}`).toBeDefined();
+          if (path.includes("{id}")) expect(op.responses["404"]).toBeDefined();
+          if (method === "post" && path === "/v1/asr/jobs") {
+            for (const status of ["202", "400", "413", "422"]) expect(op.responses[status]).toBeDefined();
+            expect(Object.keys(op.requestBody.content).sort()).toEqual(["application/json", "multipart/form-data"]);
+          }
           continue;
         }
         if (path.startsWith("/v1/tts/voices")) {

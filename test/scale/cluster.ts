@@ -172,7 +172,8 @@ export async function startCluster(
     const boxPorts = { http: ports[3 + i * 3]!, grpc_asr: ports[4 + i * 3]!, grpc_tts: ports[5 + i * 3]! };
     const dataDir = join(temp.path, `box${i + 1}`);
     mkdirSync(dataDir, { recursive: true });
-    const env = boxEnv(boxPorts, dataDir, options.boxEnv);
+    // The box's name is its jobs.box_id, which the balancer routes a job's URLs by.
+    const env = boxEnv(boxPorts, dataDir, { SAWT_JOBS_BOX_ID: `box${i + 1}`, ...options.boxEnv });
     boxes.push({
       name: `box${i + 1}`,
       ports: boxPorts,

@@ -43,7 +43,10 @@ describe("cluster scripts", () => {
       ]);
       expect(rendered.code).toBe(0);
       expect(rendered.stdout).not.toMatch(/@[A-Z_]+@/);
-      expect(rendered.stdout.match(/^ {4}server box\d /gm)).toHaveLength(15);
+      // Three backends per box, plus one for the box's jobs (routed by job id).
+      expect(rendered.stdout.match(/^ {4}server box\d /gm)).toHaveLength(20);
+      expect(rendered.stdout).toContain("backend sawt_job_box5 from sawt_boxes");
+      expect(rendered.stdout).toContain("server box5 10.0.0.15:8080 no-check");
       expect(rendered.stdout).toContain("server box5 10.0.0.15:9102 proto h2 check port 8080 check-proto h1");
       const cfg = join(temp.path, `haproxy${mode.length}.cfg`);
       writeFileSync(cfg, rendered.stdout);

@@ -1,0 +1,123 @@
+/**
+ * Delivers the webhooks the job store queued: one POST per delivery (JSON body as stored,
+ * signed, with its idempotency key), retried with exponential backoff — `jobs.webhook_retry_ms`,
+ * doubling, at most an hour apart, given up after `jobs.webhook_retry_hours` — and every attempt
+ * recorded (the job's delivery log). Deliveries live in SQLite, so a restart resumes them where
+ * they were; a delivery that was in flight at a crash is sent again with the same key.
+ */
+import type { Logger } from "../../log/logger.ts";
+import { EVENT_HEADER, IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signWebhook } from "./callbacks.ts";
+import type { JobStore } from "./store.ts";
+
+/** How deliveries are sent. */
+export interface WebhookOptions {
+  readonly secret: string;
+  readonly retryMs: number;
+  readonly retryHours: number;
+  readonly log: Logger;
+  /** Hears each attempt's outcome (metrics). */
+  readonly onAttempt?: (delivered: boolean) => void;
+}
+
+/** Longest a receiver may take to answer one delivery. */
+const ATTEMPT_TIMEOUT_MS = 10_000;
+/** Longest gap between two retries. */
+const MAX_BACKOFF_MS = 3_600_000;
+/** Deliveries sent at once. */
+const BATCH = 8;
+
+/** The delay before retry number `attempt` (1 = first retry), with ±10 % jitter. */
+export function backoffMs(retryMs: number, attempt: number): number {
+  const base = Math.min(MAX_BACKOFF_MS, retryMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(base * (0.9 + Math.random() * 0.2));
+}
+
+/** The delivery loop of one process. */
+export class WebhookSender {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private again = false;
+
+  constructor(
+    private readonly store: JobStore,
+    private readonly options: WebhookOptions,
+  ) {}
+
+  /** Sends what is due now, then sleeps until the next delivery is due. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.running = this.pass()
+      .catch((error) => this.options.log.error("webhook pass failed", { error: String(error) }))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else this.schedule();
+      });
+  }
+
+  /** Stops sending; an attempt in flight finishes (a crash instead resends it later). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const next = this.store.nextDeliveryAt();
+    if (next === undefined) return;
+    this.timer = setTimeout(() => this.wake(), Math.min(60_000, Math.max(0, next - Date.now())));
+    this.timer.unref?.();
+  }
+
+  private async pass(): Promise<void> {
+    for (;;) {
+      const due = this.store.dueDeliveries(Date.now(), BATCH);
+      if (due.length === 0 || this.stopped) return;
+      await Promise.all(due.map((delivery) => this.attempt(delivery)));
+    }
+  }
+
+  private async attempt(delivery: ReturnType<JobStore["dueDeliveries"]>[number]): Promise<void> {
+    let error: string | undefined;
+    try {
+      const response = await fetch(delivery.callback_url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "sawt-webhooks",
+          [SIGNATURE_HEADER]: signWebhook(this.options.secret, delivery.body),
+          [IDEMPOTENCY_HEADER]: delivery.id,
+          [EVENT_HEADER]: delivery.event,
+        },
+        body: delivery.body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      });
+      await response.body?.cancel().catch(() => undefined);
+      if (response.status >= 200 && response.status < 300) {
+        this.store.recordAttempt(delivery.id, { status: "delivered" });
+        this.options.onAttempt?.(true);
+        return;
+      }
+      error = `HTTP ${response.status}`;
+    } catch (cause) {
+      error = cause instanceof Error ? cause.name : "request failed";
+    }
+    this.options.onAttempt?.(false);
+    const giveUpAt = delivery.created_at + this.options.retryHours * 3_600_000;
+    const nextAt = Date.now() + backoffMs(this.options.retryMs, delivery.attempts + 1);
+    if (nextAt > giveUpAt) {
+      this.store.recordAttempt(delivery.id, { status: "failed", error });
+      this.options.log.warn("webhook given up", { job: delivery.job_id, delivery: delivery.id, error });
+    } else this.store.recordAttempt(delivery.id, { status: "pending", nextAt, error });
+  }
+}

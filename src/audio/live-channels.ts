@@ -56,21 +56,27 @@ export class LiveChannelsInput {
     const frame = this.sampleBytes * this.inputs.length;
     const whole = joined.length - (joined.length % frame);
     this.carry = joined.slice(whole);
-    return this.inputs.map((input, channel) => input.push(this.channelBytes(joined.subarray(0, whole), channel)));
+    const frames = joined.subarray(0, whole);
+    return this.inputs.map((input, channel) =>
+      input.push(channelBytes(frames, this.inputs.length, channel, this.sampleBytes)),
+    );
   }
 
   /** Ends the stream: what each channel's resampler still owes. */
   flush(): Float32Array[] {
     return this.inputs.map((input) => input.flush());
   }
+}
 
-  /** One channel's samples of whole interleaved frames. */
-  private channelBytes(frames: Uint8Array, channel: number): Uint8Array {
-    const width = this.sampleBytes;
-    const stride = width * this.inputs.length;
-    const out = new Uint8Array((frames.length / stride) * width);
-    for (let from = channel * width, to = 0; from < frames.length; from += stride, to += width)
-      for (let b = 0; b < width; b++) out[to + b] = frames[from + b]!;
-    return out;
-  }
+/**
+ * One channel's encoded samples from whole interleaved frames of `channels` channels, each sample
+ * `sampleBytes` wide (2 for s16le, 1 for G.711); a trailing partial frame is ignored.
+ */
+export function channelBytes(frames: Uint8Array, channels: number, channel: number, sampleBytes: number): Uint8Array {
+  const stride = sampleBytes * channels;
+  const count = Math.floor(frames.length / stride);
+  const out = new Uint8Array(count * sampleBytes);
+  for (let from = channel * sampleBytes, to = 0; to < out.length; from += stride, to += sampleBytes)
+    for (let b = 0; b < sampleBytes; b++) out[to + b] = frames[from + b]!;
+  return out;
 }

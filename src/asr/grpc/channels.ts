@@ -1,13 +1,14 @@
 /**
  * The channel fields of sawt.asr.v1 (issue #27): RecognitionConfig `channels` and `speakers`,
  * checked as REST checks `channels`/`speakers`, and a raw interleaved recording transcribed per
- * channel for Recognize (de-interleaved and decoded as a live stream is, src/audio/live-channels.ts;
- * each channel a transcription of its own, merged in time order by ../channels/merge.ts).
+ * channel for Recognize: one channel at a time is picked out of the frames
+ * (src/audio/live-channels.ts) and decoded as a mono recording is, so only that channel's samples
+ * are held (and reserved) while it is transcribed; the channels are merged in time order by
+ * ../channels/merge.ts.
  */
 import * as v from "valibot";
-import { LiveChannelsInput } from "../../audio/live-channels.ts";
-import type { LiveAudioFormat } from "../../audio/live-input.ts";
-import { concatSamples } from "../../audio/concat.ts";
+import { channelBytes } from "../../audio/live-channels.ts";
+import { decodeLiveRecording, type LiveAudioFormat } from "../../audio/live-input.ts";
 import { fieldErrors } from "../../errors/fields.ts";
 import { AppError, Detail } from "../../errors/taxonomy.ts";
 import { speakersOf, SpeakersSchema } from "../channels/labels.ts";
@@ -54,13 +55,12 @@ export async function transcribeInterleaved(
   serverSpeakers: readonly string[],
   options: TranscriptionOptions,
 ): Promise<Transcript> {
-  const input = new LiveChannelsInput({ ...format, channels: config.channels ?? 1 });
-  const heads = input.push(audio);
-  const tails = input.flush();
-  const speakers = speakersOf(input.channels, config.speakers, serverSpeakers);
+  const channels = config.channels ?? 1;
+  const sampleBytes = format.encoding === "pcm_s16le" ? 2 : 1;
+  const speakers = speakersOf(channels, config.speakers, serverSpeakers);
   const parts = [];
   for (const [channel, speaker] of speakers.entries()) {
-    const samples = concatSamples([heads[channel]!, tails[channel]!]);
+    const samples = decodeLiveRecording(channelBytes(audio, channels, channel, sampleBytes), format);
     parts.push({ channel, speaker, transcript: await asr.transcribeSamples(samples, options) });
   }
   return mergeChannels(parts);

@@ -95,6 +95,16 @@ describe("two-channel uploads", () => {
     for (const segment of body.segments) expect(segment.end as number).toBeGreaterThan(segment.start as number);
   });
 
+  test("does read speakers given as a JSON array too", async () => {
+    const response = await transcribe("call.wav", wav, {
+      response_format: "diarized_json",
+      channels: "split",
+      speakers: '["agent","customer"]',
+    });
+    const body = (await response.json()) as { segments: Array<{ speaker: string }> };
+    expect(body.segments.map((s) => s.speaker)).toEqual(["agent", "customer", "agent"]);
+  });
+
   test("does label channels ch0 and ch1 when no speakers are named", async () => {
     const response = await transcribe("call.wav", wav, { response_format: "diarized_json", channels: "split" });
     const body = (await response.json()) as { segments: Array<{ speaker: string }> };

@@ -22,9 +22,21 @@ export const SpeakersSchema = v.pipe(
   v.check((labels) => new Set(labels).size === labels.length, "Speaker labels must differ"),
 );
 
-/** `agent, customer` → `["agent", "customer"]` (items trimmed; empty items kept, so the schema refuses them). */
+/**
+ * `agent, customer` → `["agent", "customer"]` (items trimmed; empty items kept, so the schema
+ * refuses them); a JSON array of strings (`["agent","customer"]`) is read as one too.
+ */
 export function speakerList(text: string): string[] {
-  return text.split(",").map((label) => label.trim());
+  const trimmed = text.trim();
+  if (trimmed.startsWith("[")) {
+    try {
+      const parsed: unknown = JSON.parse(trimmed);
+      if (Array.isArray(parsed) && parsed.every((item) => typeof item === "string")) return parsed;
+    } catch {
+      // Not JSON: read as a comma list, whose labels the schema then refuses.
+    }
+  }
+  return trimmed.split(",").map((label) => label.trim());
 }
 
 /** The label of `channel`: the request's, else the server's, else `ch<n>`. */

@@ -118,6 +118,7 @@ describe("realtime channel settings (Sawt extension)", () => {
     );
     expect(ga.channels).toBe(2);
     expect(ga.format).toEqual({ encoding: "pcm_s16le", sampleRate: 16000 });
+    expect(applyGaUpdate({ audio: { input: { channels: 2 } } }, DEFAULT_SETTINGS).channels).toBe(2);
   });
 
   test("does keep channels and speakers across updates that do not name them, and drop speakers for null", () => {

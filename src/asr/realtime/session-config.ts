@@ -7,7 +7,7 @@
  * `input_audio_transcription`). An update merges into the current settings, field by field.
  *
  * Sawt extensions: `audio/pcm` accepts any `rate` from 8000 to 48000 (OpenAI: 24000 only);
- * `session.channels` (1 to {@link MAX_CHANNELS}, also accepted inside the GA `format` object) says
+ * `session.channels` (1 to {@link MAX_CHANNELS}; GA also `session.audio.input.channels` or inside its `format`) says
  * the appended audio is interleaved frames of that many channels, each transcribed apart, and
  * `session.speakers` labels them (issue #27).
  */
@@ -161,6 +161,7 @@ const GaSessionSchema = jsonObject(
             jsonObject(
               {
                 format: v.optional(GaFormatSchema),
+                channels: ChannelsSchema,
                 turn_detection: TurnDetectionSchema,
                 transcription: TranscriptionSchema,
               },
@@ -237,7 +238,7 @@ export function applyGaUpdate(session: unknown, current: RealtimeSettings): Real
   const { channels, ...format }: LiveAudioFormat & { channels?: number } = input.format ?? current.format;
   return {
     format,
-    channels: channels ?? update.channels ?? current.channels,
+    channels: channels ?? input.channels ?? update.channels ?? current.channels,
     speakers: update.speakers === undefined ? current.speakers : update.speakers,
     turnDetection: mergedTurnDetection(input.turn_detection, current.turnDetection),
     transcription: mergedTranscription(input.transcription, current.transcription),

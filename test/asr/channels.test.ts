@@ -206,3 +206,42 @@ describe("bad channel requests", () => {
     expect(mixed.status).toBe(200);
   });
 });
+
+describe("asr.split_channels = auto with asr.speakers", () => {
+  let auto: SawtProcess;
+  let autoKey: string;
+
+  beforeAll(async () => {
+    auto = await startSawt({
+      env: { SAWT_MODELS_DIR: models.dir, SAWT_ASR_SPLIT_CHANNELS: "auto", SAWT_ASR_SPEAKERS: "agent\ncustomer" },
+    });
+    autoKey = (await auto.createKey({ name: "auto", rpm: 10_000 })).key;
+  });
+
+  afterAll(async () => {
+    await auto?.stop("SIGKILL");
+  });
+
+  const post = (fields: Record<string, string>) =>
+    fetch(`${auto.baseUrl}/v1/asr/audio/transcriptions`, {
+      method: "POST",
+      headers: { "x-api-key": autoKey },
+      body: uploadForm({ name: "call.ogg", data: ogg }, fields),
+    });
+
+  test("does split a 2-channel upload without a channels field, labelled by the server's speakers", async () => {
+    const body = (await (await post({ response_format: "diarized_json" })).json()) as {
+      segments: Array<{ speaker: string; text: string }>;
+    };
+    expect(body.segments.map((s) => [s.speaker, s.text])).toEqual(expected.map((e) => [e.speaker, e.text]));
+  });
+
+  test("does mix when the request asks for channels=mix", async () => {
+    const body = (await (await post({ response_format: "verbose_json", channels: "mix" })).json()) as {
+      channels?: unknown;
+      segments: Segment[];
+    };
+    expect(body.channels).toBeUndefined();
+    expect(body.segments.every((s) => s.speaker === undefined)).toBe(true);
+  });
+});

@@ -9,7 +9,12 @@
 import { Elysia, type AnyElysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
 import type { AppContext } from "../core/context.ts";
-import { TranscriptionFormSchema, TranscriptionJsonSchema, VerboseTranscriptionJsonSchema } from "../asr/schema.ts";
+import {
+  DiarizedTranscriptionJsonSchema,
+  TranscriptionFormSchema,
+  TranscriptionJsonSchema,
+  VerboseTranscriptionJsonSchema,
+} from "../asr/schema.ts";
 import { Detail } from "../errors/taxonomy.ts";
 import { SpeechRestBodySchema } from "../tts/http/stream.ts";
 import { VERSION } from "../version.ts";
@@ -231,6 +236,7 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
       },
       Transcription: toOpenApiSchema(TranscriptionJsonSchema),
       VerboseTranscription: toOpenApiSchema(VerboseTranscriptionJsonSchema),
+      DiarizedTranscription: toOpenApiSchema(DiarizedTranscriptionJsonSchema),
       Health: {
         type: "object",
         required: ["status"],

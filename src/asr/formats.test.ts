@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { renderSrt, renderTranscript, renderVtt, subtitleTime } from "./formats.ts";
-import { TranscriptionJsonSchema, VerboseTranscriptionJsonSchema } from "./schema.ts";
+import { DiarizedTranscriptionJsonSchema, TranscriptionJsonSchema, VerboseTranscriptionJsonSchema } from "./schema.ts";
 import type { Transcript } from "./types.ts";
 
 const TRANSCRIPT: Transcript = {
@@ -103,5 +103,41 @@ describe("json bodies and their documented schemas", () => {
     expect(JSON.parse(renderTranscript(FULL, "verbose_json").body).segments[0]).toEqual(
       expect.objectContaining({ avg_logprob: -0.3, compression_ratio: 1.4, dialect: "ar-najdi", seek: 150 }),
     );
+  });
+});
+
+describe("speakers of split channels", () => {
+  const SPLIT: Transcript = {
+    ...TRANSCRIPT,
+    segments: [
+      { id: 0, start: 0, end: 1.5, text: "السلام عليكم", channel: 0, speaker: "agent" },
+      { id: 1, start: 1.6, end: 3, text: "هلا <والله>", channel: 1, speaker: "customer" },
+    ],
+  };
+
+  test("does start SRT cues with the speaker and put VTT cues in voice spans", () => {
+    expect(renderSrt(SPLIT)).toContain("00:00:00,000 --> 00:00:01,500\nagent: السلام عليكم\n");
+    expect(renderVtt(SPLIT)).toContain("00:00:01.600 --> 00:00:03.000\n<v customer>هلا &lt;والله&gt;\n");
+  });
+
+  test("does answer diarized_json in OpenAI's shape, labelling a mono transcript with the first speaker", () => {
+    const split = JSON.parse(renderTranscript(SPLIT, "diarized_json").body);
+    expect(v.parse(DiarizedTranscriptionJsonSchema, split)).toEqual(split);
+    expect(split.segments.map((s: { speaker: string }) => s.speaker)).toEqual(["agent", "customer"]);
+    const mono = JSON.parse(renderTranscript(TRANSCRIPT, "diarized_json", { speakers: ["caller"] }).body);
+    expect(mono.segments.map((s: { speaker: string; id: string }) => [s.id, s.speaker])).toEqual([
+      ["seg_0", "caller"],
+      ["seg_1", "caller"],
+    ]);
+    expect(JSON.parse(renderTranscript(TRANSCRIPT, "diarized_json").body).segments[0].speaker).toBe("ch0");
+  });
+
+  test("does leave verbose_json segments of a mono transcript without channel or speaker", () => {
+    const verbose = JSON.parse(renderTranscript(TRANSCRIPT, "verbose_json").body);
+    expect(verbose.segments[0]).not.toHaveProperty("speaker");
+    expect(verbose.segments[0]).not.toHaveProperty("channel");
+    const split = JSON.parse(renderTranscript(SPLIT, "verbose_json").body);
+    expect(v.parse(VerboseTranscriptionJsonSchema, split)).toEqual(split);
+    expect(split.segments[1]).toMatchObject({ channel: 1, speaker: "customer" });
   });
 });

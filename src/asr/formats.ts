@@ -1,9 +1,12 @@
 /**
  * Renders a {@link Transcript} in the response formats of D14: json, text, verbose_json, srt and
- * vtt. Transport-free, so REST and the CLI render alike. Subtitle cues come from the transcript's
- * segments; a transcript without segments becomes one cue over the whole audio.
+ * vtt, and OpenAI's diarized_json (issue #27). Transport-free, so REST and the CLI render alike.
+ * Subtitle cues come from the transcript's segments; a transcript without segments becomes one cue
+ * over the whole audio. Segments of split channels carry their speaker: `agent: …` in SRT, a
+ * `<v agent>` voice span in VTT, `speaker`/`channel` in the JSON bodies.
  */
-import type { TranscriptionJson, VerboseTranscriptionJson } from "./schema.ts";
+import { speakerOf } from "./channels/labels.ts";
+import type { DiarizedTranscriptionJson, TranscriptionJson, VerboseTranscriptionJson } from "./schema.ts";
 import type { Transcript, TranscriptFormat, TranscriptSegment, TranscriptWord } from "./types.ts";
 
 /** A rendered transcript. */
@@ -32,7 +35,7 @@ function cueText(text: string): string {
     .join("\n");
 }
 
-function cues(transcript: Transcript): TranscriptSegment[] {
+function cues(transcript: Transcript): readonly TranscriptSegment[] {
   const segments =
     transcript.segments.length > 0
       ? transcript.segments
@@ -45,7 +48,7 @@ export function renderSrt(transcript: Transcript): string {
   return cues(transcript)
     .map(
       (cue, index) =>
-        `${index + 1}\n${subtitleTime(cue.start, ",")} --> ${subtitleTime(Math.max(cue.start, cue.end), ",")}\n${cueText(cue.text)}\n`,
+        `${index + 1}\n${subtitleTime(cue.start, ",")} --> ${subtitleTime(Math.max(cue.start, cue.end), ",")}\n${cue.speaker !== undefined ? `${cue.speaker}: ` : ""}${cueText(cue.text)}\n`,
     )
     .join("\n");
 }
@@ -56,7 +59,7 @@ export function renderVtt(transcript: Transcript): string {
   const body = cues(transcript)
     .map(
       (cue) =>
-        `${subtitleTime(cue.start, ".")} --> ${subtitleTime(Math.max(cue.start, cue.end), ".")}\n${escape(cueText(cue.text))}\n`,
+        `${subtitleTime(cue.start, ".")} --> ${subtitleTime(Math.max(cue.start, cue.end), ".")}\n${cue.speaker !== undefined ? `<v ${cue.speaker}>` : ""}${escape(cueText(cue.text))}\n`,
     )
     .join("\n");
   return body.length > 0 ? `WEBVTT\n\n${body}` : "WEBVTT\n";
@@ -77,7 +80,13 @@ export function transcriptJson(transcript: Transcript): TranscriptionJson {
   };
 }
 
-const timedWord = (w: TranscriptWord) => ({ word: w.word, start: w.start, end: w.end });
+/** A split channel's label as JSON fields (none for a mono transcript). */
+const label = (item: TranscriptWord | TranscriptSegment) => ({
+  ...(item.channel !== undefined ? { channel: item.channel } : {}),
+  ...(item.speaker !== undefined ? { speaker: item.speaker } : {}),
+});
+
+const timedWord = (w: TranscriptWord) => ({ word: w.word, start: w.start, end: w.end, ...label(w) });
 
 /** A segment as OpenAI's verbose_json names it, with Sawt's extensions (words, dialect). */
 function verboseSegment(segment: TranscriptSegment): NonNullable<VerboseTranscriptionJson["segments"]>[number] {
@@ -92,6 +101,7 @@ function verboseSegment(segment: TranscriptSegment): NonNullable<VerboseTranscri
     ...(segment.avgLogprob !== undefined ? { avg_logprob: segment.avgLogprob } : {}),
     ...(segment.compressionRatio !== undefined ? { compression_ratio: segment.compressionRatio } : {}),
     ...(segment.dialect !== undefined ? { dialect: segment.dialect } : {}),
+    ...label(segment),
     ...(segment.words ? { words: segment.words.map(timedWord) } : {}),
   };
 }
@@ -113,6 +123,47 @@ export function transcriptVerboseJson(
     ...(transcript.model !== undefined ? { model: transcript.model } : {}),
     ...(segments ? { segments: transcript.segments.map(verboseSegment) } : {}),
     ...(words ? { words: (transcript.words ?? []).map(timedWord) } : {}),
+    ...(transcript.channels ? { channels: transcript.channels.map(channelJson) } : {}),
+  };
+}
+
+/** A split channel's own facts as verbose_json `channels` items. */
+function channelJson(channel: NonNullable<Transcript["channels"]>[number]) {
+  return {
+    channel: channel.channel,
+    speaker: channel.speaker,
+    text: channel.text,
+    dialect: channel.dialect,
+    ...(channel.dialectConfidence !== undefined ? { dialect_confidence: channel.dialectConfidence } : {}),
+    ...(channel.model !== undefined ? { model: channel.model } : {}),
+  };
+}
+
+/**
+ * OpenAI's diarized_json body: `task`, `duration`, `text`, and `segments` of type
+ * `transcript.text.segment` with a string `id`, `start`, `end`, `text` and `speaker`, plus
+ * `usage` by duration. Speakers are channels: a split transcript's labels, and for a mono one
+ * (Sawt does not diarize one channel) the first label (`speakers[0]`, else `ch0`) on every
+ * segment. Extension: `channel` on each segment.
+ */
+export function transcriptDiarizedJson(
+  transcript: Transcript,
+  speakers: readonly string[] = [],
+): DiarizedTranscriptionJson {
+  return {
+    task: "transcribe",
+    duration: transcript.duration,
+    text: transcript.text,
+    segments: transcript.segments.map((segment) => ({
+      type: "transcript.text.segment",
+      id: `seg_${segment.id}`,
+      start: segment.start,
+      end: segment.end,
+      text: segment.text,
+      speaker: segment.speaker ?? speakerOf(segment.channel ?? 0, speakers),
+      channel: segment.channel ?? 0,
+    })),
+    usage: { type: "duration", seconds: transcript.duration },
   };
 }
 
@@ -120,6 +171,8 @@ export function transcriptVerboseJson(
 export interface RenderOptions {
   /** verbose_json timestamp granularities (`segment`, `word`); default segment. */
   readonly granularities?: readonly string[];
+  /** diarized_json speaker labels by channel, for a transcript whose channels were not split. */
+  readonly speakers?: readonly string[];
 }
 
 /** Renders `transcript` in `format`. */
@@ -142,5 +195,10 @@ export function renderTranscript(
       return { body: renderSrt(transcript), contentType: "application/x-subrip; charset=utf-8" };
     case "vtt":
       return { body: renderVtt(transcript), contentType: "text/vtt; charset=utf-8" };
+    case "diarized_json":
+      return {
+        body: JSON.stringify(transcriptDiarizedJson(transcript, options.speakers)),
+        contentType: "application/json",
+      };
   }
 }

@@ -121,6 +121,7 @@ export async function buildAsrEngine(
       spoolDir: spoolDir(config, log),
     },
     dialectSeconds: config.asr.dialect_seconds,
+    channels: { split: config.asr.split_channels, speakers: config.asr.speakers },
     memory: {
       budget: new PcmBudget({ totalBytes: config.asr.pcm_budget_mb * MB, busyDetail: Detail.asrBusy }),
       requestSeconds: config.asr.request_pcm_s,

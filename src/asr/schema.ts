@@ -8,7 +8,8 @@
 import * as v from "valibot";
 import { fieldErrors, FORM_FIELDS } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
-import { TRANSCRIPT_FORMATS, type TranscriptionOptions } from "./types.ts";
+import { MAX_CHANNELS, TRANSCRIPT_FORMATS, type TranscriptionOptions } from "./types.ts";
+import { speakerList, SpeakersSchema } from "./channels/labels.ts";
 
 /** Timestamp granularities of verbose_json (OpenAI). */
 export const TIMESTAMP_GRANULARITIES = ["segment", "word"] as const;
@@ -34,7 +35,8 @@ export const TranscriptionFormSchema = v.object({
     v.pipe(
       v.picklist(TRANSCRIPT_FORMATS, `Must be one of: ${TRANSCRIPT_FORMATS.join(", ")}`),
       v.description(
-        "json (default): {text, language, dialect, duration}; text; verbose_json (adds segments); srt; vtt.",
+        "json (default): {text, language, dialect, duration}; text; verbose_json (adds segments); srt; vtt; " +
+          "diarized_json (OpenAI's: segments with `speaker`; speakers are channels, see `channels`).",
       ),
       v.examples(["json"]),
     ),
@@ -83,6 +85,27 @@ export const TranscriptionFormSchema = v.object({
       ),
     ),
   ),
+  channels: v.optional(
+    v.pipe(
+      v.picklist(["split", "mix"], "Must be one of: split, mix"),
+      v.description(
+        `\`split\`: each channel of a 2- to ${MAX_CHANNELS}-channel recording is transcribed apart; segments and words ` +
+          "carry `channel` and `speaker`, merged in time order (a mono file, or more channels, is 400). `mix`: one " +
+          'mono mix, as OpenAI answers. Omitted: the server\'s asr.split_channels ("off" mixes; "auto" splits 2-channel files).',
+      ),
+      v.examples(["split"]),
+    ),
+  ),
+  speakers: v.optional(
+    v.pipe(
+      SpeakersSchema,
+      v.description(
+        "Speaker labels by channel, comma-separated (`agent,customer`) or repeated; default asr.speakers, then " +
+          "`ch0`, `ch1`, …. Labels: 1-32 letters, digits, `_`, `-`, `.`; distinct.",
+      ),
+      v.examples([["agent", "customer"]]),
+    ),
+  ),
 });
 
 /** The validated form fields, defaults applied (`response_format` json). */
@@ -110,6 +133,9 @@ function formInput(
   delete present.timestamp_granularities;
   if (listed.length > 0) present[GRANULARITIES_FIELD] = listed;
   else delete present[GRANULARITIES_FIELD];
+  // `speakers=agent,customer`, or the field once per label; a blank item is kept for the schema to refuse.
+  const speakers = all("speakers").filter((value) => value.trim().length > 0);
+  if (speakers.length > 0) present.speakers = speakers.flatMap(speakerList);
   return present;
 }
 
@@ -133,11 +159,13 @@ export function granularities(form: TranscriptionForm): readonly TimestampGranul
   return asked && asked.length > 0 ? [...new Set(asked)] : ["segment"];
 }
 
-/** The service options a form asks for (`model`, `prompt`, `temperature`). */
+/** The service options a form asks for (`model`, `prompt`, `temperature`, `channels`, `speakers`). */
 export function transcriptionOptions(
   form: TranscriptionForm,
-): Pick<TranscriptionOptions, "model" | "prompt" | "temperature"> {
+): Pick<TranscriptionOptions, "model" | "prompt" | "temperature" | "channels" | "speakers"> {
   return {
+    ...(form.channels !== undefined ? { channels: form.channels } : {}),
+    ...(form.speakers !== undefined ? { speakers: form.speakers } : {}),
     ...(form.model !== undefined ? { model: form.model } : {}),
     ...(form.prompt !== undefined ? { prompt: form.prompt } : {}),
     ...(form.temperature !== undefined ? { temperature: form.temperature } : {}),
@@ -146,11 +174,22 @@ export function transcriptionOptions(
 
 const seconds = (description: string) => v.pipe(v.number(), v.description(description));
 
+/** A split channel's label on a segment or word (issue #27). */
+const CHANNEL_LABEL = {
+  channel: v.optional(
+    v.pipe(v.number(), v.integer(), v.description("Extension, with split channels: the channel (0-based).")),
+  ),
+  speaker: v.optional(
+    v.pipe(v.string(), v.description("Extension, with split channels: the channel's speaker label.")),
+  ),
+};
+
 /** A timed word as the JSON bodies carry it. */
 const TimedWordJsonSchema = v.strictObject({
   word: v.string(),
   start: seconds("Seconds from the start of the audio."),
   end: seconds("Seconds from the start of the audio."),
+  ...CHANNEL_LABEL,
 });
 
 /**
@@ -200,6 +239,7 @@ const SegmentJsonSchema = v.strictObject({
   dialect: v.optional(
     v.pipe(v.string(), v.description("Extension: the segment's own dialect, with a dialect-id pack.")),
   ),
+  ...CHANNEL_LABEL,
   words: v.optional(
     v.pipe(
       v.array(TimedWordJsonSchema),
@@ -225,7 +265,45 @@ export const VerboseTranscriptionJsonSchema = v.strictObject({
       v.description("With `timestamp_granularities[]=word`: every timed word (empty for Whisper packs)."),
     ),
   ),
+  channels: v.optional(
+    v.pipe(
+      v.array(
+        v.strictObject({
+          channel: v.pipe(v.number(), v.integer()),
+          speaker: v.string(),
+          text: v.string(),
+          dialect: v.nullable(v.string()),
+          dialect_confidence: v.optional(v.number()),
+          model: v.optional(v.string()),
+        }),
+      ),
+      v.description("Extension, with split channels: each channel's own text, dialect and pack."),
+    ),
+  ),
 });
+
+/** A diarized_json segment: OpenAI's `transcript.text.segment` (speakers are channels in Sawt). */
+const DiarizedSegmentJsonSchema = v.strictObject({
+  type: v.picklist(["transcript.text.segment"]),
+  id: v.pipe(v.string(), v.description("`seg_<n>`, n the segment's position.")),
+  start: seconds("Seconds from the start of the audio."),
+  end: seconds("Seconds from the start of the audio."),
+  text: v.string(),
+  speaker: v.pipe(v.string(), v.description("The channel's speaker label (`speakers`, asr.speakers, `ch<n>`).")),
+  channel: v.pipe(v.number(), v.integer(), v.description("Extension: the channel (0-based).")),
+});
+
+/** The `diarized_json` transcription body (OpenAI's shape). */
+export const DiarizedTranscriptionJsonSchema = v.strictObject({
+  task: v.picklist(["transcribe"]),
+  duration: seconds("Seconds of audio."),
+  text: v.pipe(v.string(), v.description("Every segment's text in time order.")),
+  segments: v.array(DiarizedSegmentJsonSchema),
+  usage: v.strictObject({ type: v.picklist(["duration"]), seconds: v.number() }),
+});
+
+/** The `diarized_json` transcription body. */
+export type DiarizedTranscriptionJson = v.InferOutput<typeof DiarizedTranscriptionJsonSchema>;
 
 /** The `verbose_json` transcription body. */
 export type VerboseTranscriptionJson = v.InferOutput<typeof VerboseTranscriptionJsonSchema>;

@@ -32,6 +32,7 @@ import { appendWords, joinPieceTexts, type JoinablePiece } from "./segmentation/
 import { piecesAhead, speechPiecesAhead } from "./segmentation/ahead.ts";
 import { decodePieces, DEFAULT_WINDOW_SECONDS, policyOptions, type DecodePiece } from "./segmentation/policy.ts";
 import { reportPiece } from "./segmentation/report.ts";
+import { channelsToSplit, DEFAULT_CHANNEL_POLICY, transcribeChannels, type ChannelPolicy } from "./channels/split.ts";
 import { utteranceOf, type LiveEngine } from "./live/engine.ts";
 import { LiveTranscriber } from "./live/transcriber.ts";
 import { createEnergyDetector } from "./vad/energy.ts";
@@ -59,6 +60,8 @@ export interface AsrServiceOptions {
   readonly memory: { readonly budget: PcmBudget; readonly requestSeconds: number };
   /** Seconds of speech the call's dialect is decided over. */
   readonly dialectSeconds?: number;
+  /** `asr.split_channels` and `asr.speakers` (default: the mono mix, `ch<n>` labels). */
+  readonly channels?: ChannelPolicy;
   readonly observe?: InferenceObserver;
 }
 
@@ -119,36 +122,46 @@ export class AsrEngineService implements AsrService {
    * chunks from a disk spool. A recording that fits the request's reservation
    * (`asr.request_pcm_s`, at least a recogniser window) is transcribed whole by the segmentation
    * policy; a longer one is cut into speech pieces as it is decoded, so a running request never
-   * holds more than its reservation (issue #16).
+   * holds more than its reservation (issue #16); split channels: one after another (./channels/).
    */
   transcribeFile(path: string, options: TranscriptionOptions = {}): Promise<Transcript> {
     return this.options.admission.run(
       async () => {
-        const hold = this.reserve(this.options.memory.requestSeconds * PCM_BYTES_PER_SECOND);
-        try {
-          const started = performance.now();
-          const decode = { ...this.options.decode, signal: options.signal, chunkSamples: SPEECH_SAMPLE_RATE };
-          const chunks = decodeAudioChunks(path, decode)[Symbol.asyncIterator]();
-          const limit = this.options.memory.requestSeconds * SPEECH_SAMPLE_RATE;
-          const head: Float32Array[] = [];
-          let held = 0;
-          let next = await chunks.next();
-          while (!next.done && held + next.value.length <= limit) {
-            head.push(next.value);
-            held += next.value.length;
-            next = await chunks.next();
-          }
-          const transcript = next.done
-            ? await this.transcribe(concatSamples(head), options)
-            : await this.transcribeLong(resumed(head, next.value, chunks), options);
-          this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
-          return transcript;
-        } finally {
-          hold.release();
-        }
+        const started = performance.now();
+        const policy = this.options.channels ?? DEFAULT_CHANNEL_POLICY;
+        const split = await channelsToSplit(path, options, policy, { ...this.options.decode, signal: options.signal });
+        const transcript =
+          split === null
+            ? await this.transcribeDecoded(path, options)
+            : await transcribeChannels(split, options, policy, (ch, one) => this.transcribeDecoded(path, one, ch));
+        this.options.observe?.((performance.now() - started) / 1000, transcript.duration * (split ?? 1));
+        return transcript;
       },
       { signal: options.signal, timeoutMs: options.timeoutMs, priority: options.priority },
     );
+  }
+
+  /** One decode of the upload (its mono mix, or one `channel`) transcribed within the request's reservation. */
+  private async transcribeDecoded(path: string, options: TranscriptionOptions, channel?: number): Promise<Transcript> {
+    const hold = this.reserve(this.options.memory.requestSeconds * PCM_BYTES_PER_SECOND);
+    try {
+      const decode = { ...this.options.decode, signal: options.signal, chunkSamples: SPEECH_SAMPLE_RATE, channel };
+      const chunks = decodeAudioChunks(path, decode)[Symbol.asyncIterator]();
+      const limit = this.options.memory.requestSeconds * SPEECH_SAMPLE_RATE;
+      const head: Float32Array[] = [];
+      let held = 0;
+      let next = await chunks.next();
+      while (!next.done && held + next.value.length <= limit) {
+        head.push(next.value);
+        held += next.value.length;
+        next = await chunks.next();
+      }
+      return next.done
+        ? await this.transcribe(concatSamples(head), options)
+        : await this.transcribeLong(resumed(head, next.value, chunks), options);
+    } finally {
+      hold.release();
+    }
   }
 
   async transcribeSamples(samples: Float32Array, options: TranscriptionOptions = {}): Promise<Transcript> {

@@ -73,6 +73,11 @@ export interface DecodeOptions {
   /** Wall-clock limit of the ffmpeg run. Default 120 s. */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /**
+   * One channel (0-based) of a multi-channel file instead of the mono mix: how a recording whose
+   * channels are transcribed apart is read (./channel-count.ts says how many there are).
+   */
+  readonly channel?: number;
 }
 
 /** Decoded upload. */
@@ -90,8 +95,8 @@ export const DecodeReason = {
   timeout: "decoding timed out",
 } as const;
 
-/** ffmpeg arguments decoding `path` (hardened prefix excluded). */
-export function decodeArgs(path: string, maxDurationSeconds: number): string[] {
+/** ffmpeg arguments decoding `path` (hardened prefix excluded): the mono mix, or one `channel`. */
+export function decodeArgs(path: string, maxDurationSeconds: number, channel?: number): string[] {
   return [
     "-protocol_whitelist",
     "file,pipe",
@@ -115,8 +120,8 @@ export function decodeArgs(path: string, maxDurationSeconds: number): string[] {
     "-dn",
     "-threads",
     "1",
-    "-ac",
-    "1",
+    // One channel is picked by the pan filter (unity gain, no mixing); otherwise ffmpeg's mix.
+    ...(channel === undefined ? ["-ac", "1"] : ["-af", `pan=mono|c0=c${Math.trunc(channel)}`]),
     "-ar",
     String(SPEECH_SAMPLE_RATE),
     "-f",
@@ -142,7 +147,7 @@ export async function decodeAudioFile(path: string, options: DecodeOptions = {})
     if (samples.length === 0) throw cannotTranscribe(DecodeReason.empty);
     return { samples, sampleRate: SPEECH_SAMPLE_RATE, durationSeconds: samples.length / SPEECH_SAMPLE_RATE };
   }
-  const outcome = await runFfmpeg(decodeArgs(path, maxDurationSeconds), {
+  const outcome = await runFfmpeg(decodeArgs(path, maxDurationSeconds, options.channel), {
     timeoutMs: options.timeoutMs ?? 120_000,
     // `-t` already bounds the output; the slack covers resampler flush and encoder padding.
     maxOutputBytes: (maxSamples + SPEECH_SAMPLE_RATE) * 4,
@@ -168,6 +173,7 @@ async function* wavChunks(
     timeoutMs: options.timeoutMs ?? 120_000,
     chunkSamples,
     signal: options.signal,
+    ...(options.channel !== undefined ? { channel: options.channel } : {}),
   };
   try {
     yield* readWavUpload(path, wav, limits);
@@ -178,7 +184,7 @@ async function* wavChunks(
 }
 
 /** Fails with the internal error when the stored upload vanished, `audio is empty` when it is empty. */
-async function assertReadableUpload(path: string): Promise<void> {
+export async function assertReadableUpload(path: string): Promise<void> {
   let size: number;
   try {
     size = (await stat(path)).size;
@@ -191,7 +197,7 @@ async function assertReadableUpload(path: string): Promise<void> {
 }
 
 /** The client-facing error of a failed ffmpeg run; ffmpeg's own reason goes to the log only. */
-function decodeFailure(failure: FfmpegFailure, reason: string, signal: AbortSignal | undefined): unknown {
+export function decodeFailure(failure: FfmpegFailure, reason: string, signal: AbortSignal | undefined): unknown {
   logger.info("audio decode failed", { failure, reason });
   if (failure === "aborted") return signal?.reason ?? new AppError("internal", Detail.internal);
   if (failure === "spawn") {
@@ -262,7 +268,7 @@ export async function* decodeAudioChunks(path: string, options: ChunkedDecodeOpt
 async function decodeToSpool(path: string, spool: string, options: ChunkedDecodeOptions): Promise<number> {
   const maxDurationSeconds = options.maxDurationSeconds ?? 3 * 3600;
   const maxBytes = Math.ceil(maxDurationSeconds * SPEECH_SAMPLE_RATE) * 4;
-  const stream = streamFfmpeg(decodeArgs(path, maxDurationSeconds), {
+  const stream = streamFfmpeg(decodeArgs(path, maxDurationSeconds, options.channel), {
     timeoutMs: options.timeoutMs ?? 120_000,
     maxOutputBytes: maxBytes + SPEECH_SAMPLE_RATE * 4,
     signal: options.signal,

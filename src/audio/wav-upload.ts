@@ -92,6 +92,8 @@ export interface WavReadOptions {
    */
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
+  /** One channel (0-based) instead of the mono mix. */
+  readonly channel?: number;
 }
 
 /** Reading the upload took longer than its `timeoutMs`. */
@@ -122,7 +124,7 @@ export async function* readWavUpload(
       const started = performance.now();
       const bytes = buffer.subarray(0, Math.min(BLOCK_FRAMES, frames - at) * blockAlign);
       await readFully(file, bytes, wav.dataOffset + at * blockAlign);
-      out.add(resampler.push(toMono(bytes, wav)));
+      out.add(resampler.push(toMono(bytes, wav, options.channel)));
       busy += performance.now() - started;
       if (busy > options.timeoutMs) throw new WavReadTimeout();
       yield* out.take(false);
@@ -134,8 +136,8 @@ export async function* readWavUpload(
   yield* out.take(true);
 }
 
-/** One block of frames as mono float, the way ffmpeg's decoder and mixer produce it. */
-function toMono(bytes: Uint8Array, wav: WavUpload): Float32Array {
+/** One block of frames as mono float, the way ffmpeg's decoder and mixer (or its pan filter, for one `channel`) produce it. */
+function toMono(bytes: Uint8Array, wav: WavUpload, channel?: number): Float32Array {
   let samples: Float32Array;
   if (wav.formatTag === 3) samples = floats(bytes);
   else {
@@ -144,6 +146,7 @@ function toMono(bytes: Uint8Array, wav: WavUpload): Float32Array {
     samples = int16ToFloat(ints);
   }
   if (wav.channels === 1) return samples;
+  if (channel !== undefined) return samples.filter((_, i) => i % 2 === channel);
   const mono = new Float32Array(samples.length >> 1);
   for (let i = 0; i < mono.length; i++)
     mono[i] = Math.fround(samples[2 * i]! * MIX) + Math.fround(samples[2 * i + 1]! * MIX);

@@ -132,6 +132,16 @@ export const SETTING_TABLE = {
       600,
       "Seconds of speech (across segments) the call's dialect is decided over (mean of the dialect-id logits).",
     ),
+    split_channels: choice(
+      ["off", "auto"] as const,
+      "off",
+      "Uploads without a `channels` field: `off` transcribes the mono mix (OpenAI's answer); `auto` transcribes each channel of a 2-channel file apart, labelled by speaker (docs/transcripts.md).",
+    ),
+    speakers: list(
+      /^[\p{L}\p{N}_.-]{1,32}$/u,
+      "a label such as agent",
+      'Default speaker labels by channel (e.g. `["agent", "customer"]`) when a request names none; unnamed channels are `ch0`, `ch1`, ….',
+    ),
   },
   streaming: {
     max_session_s: int(

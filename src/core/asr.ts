@@ -8,19 +8,31 @@ import type { CallOptions } from "./call.ts";
 export const UPLOAD_EXTENSIONS = ["flac", "mp3", "mp4", "mpeg", "mpga", "m4a", "ogg", "wav", "webm"] as const;
 
 /** Response formats (D14). */
-export const TRANSCRIPT_FORMATS = ["json", "text", "verbose_json", "srt", "vtt"] as const;
+export const TRANSCRIPT_FORMATS = ["json", "text", "verbose_json", "srt", "vtt", "diarized_json"] as const;
 /** One response format. */
 export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
 
+/** Most channels one upload or stream may be split into (`channels=split`); more is refused. */
+export const MAX_CHANNELS = 4;
+
+/**
+ * Who said it, when a recording's channels are transcribed apart (`channels=split`): the channel
+ * (0-based) and its speaker label (the request's `speakers`, `asr.speakers`, or `ch0`, `ch1`, …).
+ */
+export interface ChannelLabel {
+  readonly channel?: number;
+  readonly speaker?: string;
+}
+
 /** A word with times, when the model gives timestamps. */
-export interface TranscriptWord {
+export interface TranscriptWord extends ChannelLabel {
   readonly word: string;
   readonly start: number;
   readonly end: number;
 }
 
 /** A segment of a transcript (VAD segment or model segment). */
-export interface TranscriptSegment {
+export interface TranscriptSegment extends ChannelLabel {
   readonly id: number;
   readonly start: number;
   readonly end: number;
@@ -49,6 +61,18 @@ export interface Transcript {
   readonly dialectConfidence?: number;
   /** Every timed word of the call, in order, when the recogniser times words. */
   readonly words?: readonly TranscriptWord[];
+  /** With split channels: each channel's own transcript facts (its text, dialect, pack), in channel order. */
+  readonly channels?: readonly ChannelTranscript[];
+}
+
+/** One channel of a split transcript: its own text and its own dialect (the agent and the caller may differ). */
+export interface ChannelTranscript {
+  readonly channel: number;
+  readonly speaker: string;
+  readonly text: string;
+  readonly dialect: string | null;
+  readonly dialectConfidence?: number;
+  readonly model?: string;
 }
 
 /** What a transcription call may ask beyond {@link CallOptions}. */
@@ -63,7 +87,15 @@ export interface TranscriptionOptions extends CallOptions {
    * Called after each decoded piece with the transcript's text so far (joined by the same rule as
    * the final text, so each call's text extends the last): what streamed REST transcription sends.
    */
-  readonly onText?: (textSoFar: string) => void;
+  readonly onText?: (textSoFar: string, label?: Required<ChannelLabel>) => void;
+  /**
+   * `split`: each channel of a multi-channel recording is transcribed apart and labelled
+   * (at most {@link MAX_CHANNELS}; a mono recording is refused); `mix`: one mono mix (OpenAI's
+   * answer). Absent: the server's `asr.split_channels` (`auto` splits 2-channel files only).
+   */
+  readonly channels?: "split" | "mix";
+  /** Speaker labels by channel (`agent,customer`); channels without one are `ch<n>`. */
+  readonly speakers?: readonly string[];
 }
 
 /** Server-side turn detection of a live transcription (OpenAI's server_vad settings). */
@@ -91,6 +123,11 @@ export interface LiveTranscriptionOptions {
   readonly turnDetection: TurnDetection | null;
   /** Audio between two re-decodes of the open utterance (partial results); 0 turns partials off. */
   readonly partialIntervalMs: number;
+  /**
+   * Speaker labels by channel of an interleaved multi-channel stream (the live session runs one
+   * transcription per channel and labels their events); channels without one are `ch<n>`.
+   */
+  readonly speakers?: readonly string[];
 }
 
 /**
@@ -99,18 +136,18 @@ export interface LiveTranscriptionOptions {
  * start of the call, `start`/`end` seconds.
  */
 export type LiveEvent =
-  | { readonly type: "speech_started"; readonly audioStartMs: number }
-  | { readonly type: "speech_stopped"; readonly audioEndMs: number }
-  | { readonly type: "committed"; readonly audioStartMs: number; readonly audioEndMs: number }
-  | {
+  | (ChannelLabel & { readonly type: "speech_started"; readonly audioStartMs: number })
+  | (ChannelLabel & { readonly type: "speech_stopped"; readonly audioEndMs: number })
+  | (ChannelLabel & { readonly type: "committed"; readonly audioStartMs: number; readonly audioEndMs: number })
+  | (ChannelLabel & {
       readonly type: "partial";
       readonly text: string;
       readonly start: number;
       readonly end: number;
       /** The call's dialect decided so far. */
       readonly dialect: string | null;
-    }
-  | {
+    })
+  | (ChannelLabel & {
       readonly type: "final";
       readonly text: string;
       readonly start: number;
@@ -125,7 +162,7 @@ export type LiveEvent =
       readonly confidence?: number;
       /** Compute time of the decode that produced this final (seconds). */
       readonly computeSeconds: number;
-    }
+    })
   /** The call failed and ends (the session then reports its end). */
   | { readonly type: "error"; readonly error: AppError };
 

@@ -3,7 +3,8 @@
  * REST calls. Container bytes go through a private temporary file and `transcribeFile` (the
  * hardened decoder), raw PCM or G.711 is converted to 16 kHz float and given to `transcribeSamples`;
  * StreamingRecognize is a live door: its call runs on the live core (../live/) with the file's
- * segmentation rule, and its events become StreamingRecognizeResponses.
+ * segmentation rule, and its events become StreamingRecognizeResponses. The channel fields
+ * (`channels`, `speakers`; results' `channel` and `speaker`) are ./channels.ts.
  */
 import type * as grpc from "@grpc/grpc-js";
 import { randomBytes } from "node:crypto";
@@ -23,12 +24,13 @@ import { rawFormat, rawToAsrRate } from "../../grpc/pcm.ts";
 import { grpcService } from "../../grpc/services.ts";
 import type { GrpcRegistrar } from "../../grpc/server.ts";
 import { openLiveSession } from "../live/session.ts";
+import { channelOptions, checkChannels, transcribeInterleaved, type ChannelConfig } from "./channels.ts";
 
 /** Largest `audio_content` of one StreamingRecognize message. */
 export const MAX_STREAM_CHUNK_BYTES = 131072;
 
 /** RecognitionConfig as proto-loader decodes it. */
-export interface RecognitionConfigMessage {
+export interface RecognitionConfigMessage extends ChannelConfig {
   encoding: "ENCODING_UNSPECIFIED" | "LINEAR_PCM" | "MULAW" | "ALAW";
   sample_rate_hz: number;
   container: string;
@@ -86,6 +88,7 @@ function checkConfig(config: RecognitionConfigMessage, location: string): void {
   if (format && format.encoding !== "pcm_s16le" && format.sampleRate !== G711_RATE) {
     throw invalid(`${location}.sample_rate_hz`, `${config.encoding} audio is 8000 Hz (send 8000 or 0)`);
   }
+  checkChannels(config, location, format !== undefined);
 }
 
 /** The transcription options a Recognize config carries (the REST form's model, prompt, temperature). */
@@ -113,6 +116,8 @@ export function recognizeResponse(transcript: Transcript) {
       text: s.text,
       words: s.words ? [...s.words] : [],
       dialect: s.dialect ?? "",
+      channel: s.channel ?? 0,
+      speaker: s.speaker ?? "",
     })),
     model: transcript.model ?? "",
     dialect_confidence: transcript.dialectConfidence ?? 0,
@@ -229,6 +234,8 @@ function streamingResult(event: LiveEvent) {
     start_time: event.start,
     end_time: event.end,
     dialect: event.dialect ?? "",
+    channel: event.channel ?? 0,
+    speaker: event.speaker ?? "",
   };
 }
 
@@ -245,15 +252,20 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       const format = rawFormat(config.encoding, config.sample_rate_hz);
       if (!format) {
         const extension = containerExtension(config.container);
-        const options = { ...scope.options, ...recognizeOptions(config) };
+        const options = { ...scope.options, ...recognizeOptions(config), ...channelOptions(config) };
         return recognizeResponse(
           await transcribeContainer(ctx, readyService(ctx, "asr"), message.audio, extension, options),
         );
       }
       if (config.container !== "") throw invalid("config.container", `${config.encoding} audio has no container`);
       const asr = readyService(ctx, "asr");
+      const options = { ...scope.options, ...recognizeOptions(config) };
+      if ((config.channels ?? 0) > 1) {
+        const speakers = ctx.config.asr.speakers;
+        return recognizeResponse(await transcribeInterleaved(asr, message.audio, format, config, speakers, options));
+      }
       const audio = rawToAsrRate(message.audio, format);
-      return recognizeResponse(await asr.transcribeSamples(audio, { ...scope.options, ...recognizeOptions(config) }));
+      return recognizeResponse(await asr.transcribeSamples(audio, options));
     }),
 
     StreamingRecognize: streamingMethod<grpc.ServerDuplexStream<StreamingRequestMessage, unknown>>(
@@ -269,9 +281,11 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
         if (!streaming) throw new AppError("bad_request", "The first message must carry streaming_config");
         const config = streaming.config ?? EMPTY_CONFIG;
         checkConfig(config, "streaming_config.config");
-        const format = rawFormat(config.encoding, config.sample_rate_hz);
-        if (!format)
+        const raw = rawFormat(config.encoding, config.sample_rate_hz);
+        if (!raw)
           throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM, MULAW or ALAW only");
+        const format = { ...raw, channels: Math.max(1, config.channels ?? 0) };
+        const speakers = config.speakers && config.speakers.length > 0 ? { speakers: config.speakers } : {};
         let failure: AppError | undefined;
         let writing = Promise.resolve();
         const session = openLiveSession(
@@ -296,7 +310,7 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
         signal.addEventListener("abort", abandon, { once: true });
         try {
           const partialIntervalMs = streaming.interim_results ? INTERIM_MS : 0;
-          session.configure({ endpointing: "segments", turnDetection: null, partialIntervalMs }, format);
+          session.configure({ endpointing: "segments", turnDetection: null, partialIntervalMs, ...speakers }, format);
           for await (const bytes of streamAudio(messages)) {
             // Read the next message only once this one is transcribed and its results written:
             // HTTP/2 flow control then holds a client that sends faster than real time.

@@ -52,11 +52,16 @@ export async function transcribeRequest(
     if (options.format === undefined && stream?.trim().toLowerCase() === "true") {
       const asr = readyService(ctx, "asr");
       handedOver = true;
-      return streamTranscription(asr, upload, callOptions);
+      const speakers = form.speakers ?? ctx.config.asr.speakers;
+      return streamTranscription(asr, upload, callOptions, {
+        diarized: form.response_format === "diarized_json",
+        speakers,
+      });
     }
     const transcript = await readyService(ctx, "asr").transcribeFile(upload.path, callOptions);
     const rendered = renderTranscript(transcript, options.format ?? form.response_format, {
       granularities: granularities(form),
+      speakers: form.speakers ?? ctx.config.asr.speakers,
     });
     const headers: Record<string, string> = { "content-type": rendered.contentType, "cache-control": "no-store" };
     if (transcript.model !== undefined) headers[ASR_MODEL_HEADER] = transcript.model;
@@ -95,7 +100,13 @@ const TRANSCRIPTION_SUCCESS: OpenAPIV3.ResponseObject = {
   },
   content: {
     "application/json": {
-      schema: { oneOf: [ref("schemas", "Transcription"), ref("schemas", "VerboseTranscription")] },
+      schema: {
+        oneOf: [
+          ref("schemas", "Transcription"),
+          ref("schemas", "VerboseTranscription"),
+          ref("schemas", "DiarizedTranscription"),
+        ],
+      },
       example: EXAMPLE_TRANSCRIPT,
     },
     "text/plain": { schema: { type: "string" }, example: `${EXAMPLE_TRANSCRIPT.text}\n` },
@@ -111,7 +122,9 @@ const TRANSCRIPTION_SUCCESS: OpenAPIV3.ResponseObject = {
       schema: {
         type: "string",
         description:
-          "With `stream=true`: Server-Sent Events, `transcript.text.delta` per segment, then `transcript.text.done`.",
+          "With `stream=true`: Server-Sent Events, `transcript.text.delta` per segment, then `transcript.text.done`. " +
+          "Split channels: each delta carries `channel` and `speaker` (deltas add up per channel), and with " +
+          "response_format=diarized_json a `transcript.text.segment` event per segment, in time order, precedes the done event.",
       },
       example: `data: {"type":"transcript.text.delta","delta":"السلام عليكم"}\n\ndata: {"type":"transcript.text.done","text":"السلام عليكم","usage":{"type":"duration","seconds":3.2}}\n\n`,
     },

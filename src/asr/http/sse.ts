@@ -5,11 +5,23 @@
  * `{"type":"transcript.text.done","text":…}` (the whole text, as the non-streamed `text`). A
  * failure after the stream started is an `error` event with Sawt's REST error body. The official
  * `openai` SDK's `stream: true` iterates these events.
+ *
+ * Split channels (issue #27) are transcribed one after another: each delta carries the extra
+ * fields `channel` and `speaker`, and the deltas of one channel add up to that channel's text.
+ * With `response_format=diarized_json`, OpenAI's `transcript.text.segment` events (one per
+ * segment, in time order, as diarized_json's segments) come before the done event.
  */
 import { errorBody } from "../../edge/error-body.ts";
 import { toAppError } from "../../errors/taxonomy.ts";
 import type { Upload } from "../../http/audio-upload.ts";
-import type { AsrService, TranscriptionOptions } from "../types.ts";
+import { transcriptDiarizedJson } from "../formats.ts";
+import type { AsrService, ChannelLabel, TranscriptionOptions } from "../types.ts";
+
+/** What the stream renders besides deltas: diarized_json's segment events, and their labels for a mono file. */
+export interface StreamRendering {
+  readonly diarized: boolean;
+  readonly speakers: readonly string[];
+}
 
 const encoder = new TextEncoder();
 const event = (body: Record<string, unknown>) => encoder.encode(`data: ${JSON.stringify(body)}\n\n`);
@@ -25,6 +37,7 @@ export async function streamTranscription(
   asr: AsrService,
   upload: Upload,
   options: TranscriptionOptions & { signal: AbortSignal },
+  rendering: StreamRendering = { diarized: false, speakers: [] },
 ): Promise<Response> {
   const file = upload.files[0];
   if (!file) {
@@ -38,16 +51,23 @@ export async function streamTranscription(
   // rule), as each piece is decoded, so they add up to exactly the text the non-streamed answer has.
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      let sent = "";
-      const send = (text: string) => {
-        if (text.length <= sent.length || !text.startsWith(sent)) return;
-        controller.enqueue(event({ type: "transcript.text.delta", delta: text.slice(sent.length) }));
-        sent = text;
+      // Text sent so far, per channel (one entry for a mono file).
+      const sent = new Map<number, string>();
+      const send = (text: string, label?: Required<ChannelLabel>) => {
+        const before = sent.get(label?.channel ?? 0) ?? "";
+        if (text.length <= before.length || !text.startsWith(before)) return;
+        controller.enqueue(event({ type: "transcript.text.delta", delta: text.slice(before.length), ...label }));
+        sent.set(label?.channel ?? 0, text);
         begun();
       };
       try {
         const transcript = await asr.transcribeFile(file.path, { ...options, onText: send });
-        send(transcript.text);
+        if (transcript.channels)
+          for (const c of transcript.channels) send(c.text, { channel: c.channel, speaker: c.speaker });
+        else send(transcript.text);
+        if (rendering.diarized)
+          for (const segment of transcriptDiarizedJson(transcript, rendering.speakers).segments)
+            controller.enqueue(event(segment));
         controller.enqueue(
           event({
             type: "transcript.text.done",
@@ -56,7 +76,7 @@ export async function streamTranscription(
           }),
         );
       } catch (thrown) {
-        if (sent === "") early = thrown;
+        if (sent.size === 0) early = thrown;
         else if (!options.signal.aborted) {
           const error = toAppError(thrown);
           controller.enqueue(event({ type: "error", status: error.status, ...errorBody(error) }));

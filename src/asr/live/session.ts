@@ -8,8 +8,14 @@
  * buffering (`streaming.max_buffer_s` of audio waiting to be processed). A limit, a failure or
  * the client going away ends the session once: an `error` event (for a failure or a limit), slot
  * released, work aborted, `onEnd` called. A door adapts the events (`onEvent`) to its wire.
+ *
+ * An interleaved multi-channel stream (`format.channels`, issue #27) is de-interleaved and each
+ * channel decoded to 16 kHz on its own (src/audio/live-channels.ts); each channel runs its own live
+ * transcription (its own endpointer, call dialect and memory reservation), and their events carry
+ * `channel` and `speaker` (`speakers`, `asr.speakers`, `ch<n>`). Commit, clear and finish apply to
+ * every channel; a mono stream's events stay unlabelled.
  */
-import { LiveAudioInput, type LiveAudioFormat } from "../../audio/live-input.ts";
+import { LiveChannelsInput, type LiveChannelsFormat } from "../../audio/live-channels.ts";
 import type { LiveEvent, LiveTranscription, LiveTranscriptionOptions } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
@@ -18,6 +24,7 @@ import type { ApiKeyRecord } from "../../store/keys.ts";
 import { readyService } from "../../edge/readiness.ts";
 import { openScope, type CallScope } from "../../edge/scope.ts";
 import { acquireStreamSlot, type StreamSlot } from "../../edge/stream-slots.ts";
+import { speakerOf } from "../channels/labels.ts";
 
 /** How a door opens a session. */
 export interface LiveSessionInit {
@@ -42,8 +49,9 @@ export class LiveSession {
   private readonly ownScope: boolean;
   private readonly slot: StreamSlot;
   private readonly limits: AppContext["config"]["streaming"];
-  private input: LiveAudioInput;
-  private live: LiveTranscription | null = null;
+  private input: LiveChannelsInput;
+  /** One live transcription per channel; empty until configured. */
+  private lives: LiveTranscription[] = [];
   private queue: Promise<void> = Promise.resolve();
   private queuedBytes = 0;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -55,7 +63,7 @@ export class LiveSession {
   constructor(
     private readonly ctx: AppContext,
     private readonly init: LiveSessionInit,
-    format: LiveAudioFormat,
+    format: LiveChannelsFormat,
   ) {
     this.limits = ctx.config.streaming;
     const { caller } = init;
@@ -72,7 +80,7 @@ export class LiveSession {
       if (this.ownScope) this.scope.finish(String(toAppError(error).status), error);
       throw error;
     }
-    this.input = new LiveAudioInput(format);
+    this.input = new LiveChannelsInput(format);
     this.sessionTimer = setTimeout(() => this.fail(this.tooLong()), this.limits.max_session_s * 1000);
     this.touch();
   }
@@ -82,15 +90,26 @@ export class LiveSession {
     return this.scope.signal;
   }
 
-  /** Starts (or restarts, after a configuration change) the engine's live transcription. */
-  configure(options: LiveTranscriptionOptions, format: LiveAudioFormat): void {
+  /** Starts (or restarts, after a configuration change) the engine's live transcription of each channel. */
+  configure(options: LiveTranscriptionOptions, format: LiveChannelsFormat): void {
     this.enqueue(0, async () => {
-      await this.live?.finish();
-      if (format.encoding !== this.input.format.encoding || format.sampleRate !== this.input.format.sampleRate) {
-        this.input = new LiveAudioInput(format);
+      for (const live of this.lives) await live.finish();
+      const current = this.input.format;
+      if (
+        format.encoding !== current.encoding ||
+        format.sampleRate !== current.sampleRate ||
+        (format.channels ?? 1) !== this.input.channels
+      ) {
+        this.input = new LiveChannelsInput(format);
       }
       const asr = readyService(this.ctx, "asr");
-      this.live = asr.openLive(options, (event) => this.forward(event), this.scope.options);
+      const count = this.input.channels;
+      this.lives = Array.from({ length: count }, (_, channel) => {
+        const label = { channel, speaker: speakerOf(channel, options.speakers, this.ctx.config.asr.speakers) };
+        const emit = (event: LiveEvent) =>
+          this.forward(count > 1 && event.type !== "error" ? { ...event, ...label } : event);
+        return asr.openLive(options, emit, this.scope.options);
+      });
     });
   }
 
@@ -117,23 +136,31 @@ export class LiveSession {
       return this.queue;
     }
     return this.enqueue(bytes.length, async () => {
-      const samples = this.input.push(bytes);
+      const channels = this.input.push(bytes);
       this.ctx.metrics.observeStreamAudio(this.init.door, bytes.length / perSecond);
-      if (samples.length > 0) await this.requireLive().push(samples);
+      const lives = this.requireLive();
+      for (const [channel, samples] of channels.entries()) if (samples.length > 0) await lives[channel]!.push(samples);
     });
   }
 
   /** Ends the open utterance now (a client commit). Errors go to `onError` and leave the session open. */
   commit(onError: (error: AppError) => void): void {
     this.touch();
-    this.enqueue(0, () => this.requireLive().commit(), onError);
+    this.enqueue(
+      0,
+      async () => {
+        // Interleaved channels hold the same audio, so they commit (or refuse a short buffer) alike.
+        for (const live of this.requireLive()) await live.commit();
+      },
+      onError,
+    );
   }
 
   /** Drops uncommitted audio. */
   clear(then: () => void): void {
     this.touch();
     this.enqueue(0, async () => {
-      this.requireLive().clear();
+      for (const live of this.requireLive()) live.clear();
       then();
     });
   }
@@ -152,10 +179,10 @@ export class LiveSession {
   finish(): Promise<void> {
     this.touch();
     return this.enqueue(0, async () => {
-      const tail = this.input.flush();
-      const live = this.requireLive();
-      if (tail.length > 0) await live.push(tail);
-      await live.finish();
+      const tails = this.input.flush();
+      const lives = this.requireLive();
+      for (const [channel, tail] of tails.entries()) if (tail.length > 0) await lives[channel]!.push(tail);
+      for (const live of lives) await live.finish();
       this.end(undefined, "200");
     });
   }
@@ -167,9 +194,9 @@ export class LiveSession {
     this.end(undefined, "499");
   }
 
-  private requireLive(): LiveTranscription {
-    if (!this.live) throw new AppError("bad_request", "The session is not configured");
-    return this.live;
+  private requireLive(): readonly LiveTranscription[] {
+    if (this.lives.length === 0) throw new AppError("bad_request", "The session is not configured");
+    return this.lives;
   }
 
   private forward(event: LiveEvent): void {
@@ -226,6 +253,6 @@ export class LiveSession {
 }
 
 /** Opens a live session: key admitted (rate limit), engine ready, a slot free; throws the AppError otherwise. */
-export function openLiveSession(ctx: AppContext, init: LiveSessionInit, format: LiveAudioFormat): LiveSession {
+export function openLiveSession(ctx: AppContext, init: LiveSessionInit, format: LiveChannelsFormat): LiveSession {
   return new LiveSession(ctx, init, format);
 }

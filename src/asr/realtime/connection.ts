@@ -4,7 +4,9 @@
  * (GA and the older beta `transcription_session.*` shape). Sawt extensions, always as EXTRA
  * fields: `dialect`, `start`, `end` (seconds) on `…transcription.completed`; `transcript` (the whole
  * current hypothesis, which may revise earlier deltas) on `…transcription.delta`; `error.sawt`
- * (Sawt's REST error body) on `error` events.
+ * (Sawt's REST error body) on `error` events. With `session.channels` > 1 (interleaved frames,
+ * issue #27) every speech, commit, delta and completed event also carries `channel` and
+ * `speaker`, and each channel has its own items.
  */
 import { randomBytes } from "node:crypto";
 import type { LiveEvent } from "../../core/asr.ts";
@@ -32,6 +34,13 @@ export interface RealtimeSocket {
 }
 
 const id = (prefix: string) => `${prefix}_${randomBytes(10).toString("hex")}`;
+
+/** One channel's conversation items. */
+interface ChannelItems {
+  item: string | null;
+  previousItem: string | null;
+  sentText: string;
+}
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const CLIENT_EVENTS = new Set([
   "session.update",
@@ -46,10 +55,8 @@ export class RealtimeConnection {
   private readonly sessionId = id("sess");
   private settings: RealtimeSettings = DEFAULT_SETTINGS;
   private readonly session: LiveSession;
-  /** The item the current utterance becomes, created at speech start or the first delta. */
-  private item: string | null = null;
-  private previousItem: string | null = null;
-  private sentText = "";
+  /** Per channel: the item the current utterance becomes (created at speech start or the first delta), the last one, the text sent. */
+  private readonly items = new Map<number, ChannelItems>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -69,9 +76,9 @@ export class RealtimeConnection {
           this.socket.close(closeCodeFor(error), error ? error.detail.slice(0, 120) : "session ended");
         },
       },
-      this.settings.format,
+      this.format(),
     );
-    this.session.configure(this.live(), this.settings.format);
+    this.session.configure(this.live(), this.format());
     this.send(this.beta ? "transcription_session.created" : "session.created", { session: this.sessionJson() });
   }
 
@@ -127,7 +134,7 @@ export class RealtimeConnection {
         this.settings = beta
           ? applyBetaUpdate(event.session, this.settings)
           : applyGaUpdate(event.session, this.settings);
-        this.session.configure(this.live(), this.settings.format);
+        this.session.configure(this.live(), this.format());
         this.send(beta ? "transcription_session.updated" : "session.updated", {
           session: beta ? betaSessionJson(this.sessionId, this.settings) : gaSessionJson(this.sessionId, this.settings),
         });
@@ -145,8 +152,10 @@ export class RealtimeConnection {
         return;
       case "input_audio_buffer.clear":
         this.session.clear(() => {
-          this.item = null;
-          this.sentText = "";
+          for (const items of this.items.values()) {
+            items.item = null;
+            items.sentText = "";
+          }
           this.send("input_audio_buffer.cleared", {});
         });
         return;
@@ -157,45 +166,77 @@ export class RealtimeConnection {
     return {
       turnDetection: this.settings.turnDetection,
       partialIntervalMs: this.ctx.config.streaming.partial_interval_ms,
+      ...(this.settings.speakers !== null ? { speakers: this.settings.speakers } : {}),
     };
+  }
+
+  /** The session's audio format with its interleaved channels. */
+  private format() {
+    return { ...this.settings.format, channels: this.settings.channels };
   }
 
   private sessionJson() {
     return this.beta ? betaSessionJson(this.sessionId, this.settings) : gaSessionJson(this.sessionId, this.settings);
   }
 
-  private currentItem(): string {
-    this.item ??= id("item");
-    return this.item;
+  private channelItems(channel: number): ChannelItems {
+    let items = this.items.get(channel);
+    if (!items) {
+      items = { item: null, previousItem: null, sentText: "" };
+      this.items.set(channel, items);
+    }
+    return items;
+  }
+
+  private currentItem(items: ChannelItems): string {
+    items.item ??= id("item");
+    return items.item;
   }
 
   private forward(event: LiveEvent): void {
+    const items = this.channelItems(event.type === "error" ? 0 : (event.channel ?? 0));
+    // A split channel's label, as extra fields (none for OpenAI's mono session).
+    const label =
+      event.type !== "error" && event.channel !== undefined ? { channel: event.channel, speaker: event.speaker } : {};
     switch (event.type) {
       case "speech_started":
-        this.item = id("item");
-        this.sentText = "";
-        this.send("input_audio_buffer.speech_started", { audio_start_ms: event.audioStartMs, item_id: this.item });
+        items.item = id("item");
+        items.sentText = "";
+        this.send("input_audio_buffer.speech_started", {
+          audio_start_ms: event.audioStartMs,
+          item_id: items.item,
+          ...label,
+        });
         return;
       case "speech_stopped":
-        this.send("input_audio_buffer.speech_stopped", { audio_end_ms: event.audioEndMs, item_id: this.currentItem() });
+        this.send("input_audio_buffer.speech_stopped", {
+          audio_end_ms: event.audioEndMs,
+          item_id: this.currentItem(items),
+          ...label,
+        });
         return;
       case "committed":
-        this.send("input_audio_buffer.committed", { previous_item_id: this.previousItem, item_id: this.currentItem() });
+        this.send("input_audio_buffer.committed", {
+          previous_item_id: items.previousItem,
+          item_id: this.currentItem(items),
+          ...label,
+        });
         return;
       case "partial": {
         // OpenAI's deltas only append; a revised hypothesis sends an empty delta and the whole text.
-        const delta = event.text.startsWith(this.sentText) ? event.text.slice(this.sentText.length) : "";
-        if (delta !== "") this.sentText = event.text;
+        const delta = event.text.startsWith(items.sentText) ? event.text.slice(items.sentText.length) : "";
+        if (delta !== "") items.sentText = event.text;
         this.send("conversation.item.input_audio_transcription.delta", {
-          item_id: this.currentItem(),
+          item_id: this.currentItem(items),
           content_index: 0,
           delta,
           transcript: event.text,
+          ...label,
         });
         return;
       }
       case "final": {
-        const item = this.currentItem();
+        const item = this.currentItem(items);
         this.send("conversation.item.input_audio_transcription.completed", {
           item_id: item,
           content_index: 0,
@@ -204,10 +245,11 @@ export class RealtimeConnection {
           dialect: event.dialect,
           start: event.start,
           end: event.end,
+          ...label,
         });
-        this.previousItem = item;
-        this.item = null;
-        this.sentText = "";
+        items.previousItem = item;
+        items.item = null;
+        items.sentText = "";
       }
     }
   }

@@ -102,3 +102,40 @@ describe("realtime session settings", () => {
     expect(applyBetaUpdate({ turn_detection: null }, second).turnDetection).toBeNull();
   });
 });
+
+describe("realtime channel settings (Sawt extension)", () => {
+  test("does take channels and speakers at the session's top level, in both shapes", () => {
+    const ga = applyGaUpdate({ type: "transcription", channels: 2, speakers: ["agent", "customer"] }, DEFAULT_SETTINGS);
+    expect([ga.channels, ga.speakers]).toEqual([2, ["agent", "customer"]]);
+    const beta = applyBetaUpdate({ input_audio_format: "g711_ulaw", channels: 2 }, DEFAULT_SETTINGS);
+    expect([beta.channels, beta.speakers, beta.format.encoding]).toEqual([2, null, "pcm_mulaw"]);
+  });
+
+  test("does take channels inside the GA format object and keep them off the audio format", () => {
+    const ga = applyGaUpdate(
+      { audio: { input: { format: { type: "audio/pcm", rate: 16000, channels: 2 } } } },
+      DEFAULT_SETTINGS,
+    );
+    expect(ga.channels).toBe(2);
+    expect(ga.format).toEqual({ encoding: "pcm_s16le", sampleRate: 16000 });
+    expect(applyGaUpdate({ audio: { input: { channels: 2 } } }, DEFAULT_SETTINGS).channels).toBe(2);
+  });
+
+  test("does keep channels and speakers across updates that do not name them, and drop speakers for null", () => {
+    const first = applyGaUpdate({ channels: 2, speakers: ["agent"] }, DEFAULT_SETTINGS);
+    const kept = applyGaUpdate({ audio: { input: { turn_detection: null } } }, first);
+    expect([kept.channels, kept.speakers]).toEqual([2, ["agent"]]);
+    expect(applyGaUpdate({ speakers: null }, kept).speakers).toBeNull();
+  });
+
+  test.each([
+    [{ channels: 0 }, "session.channels"],
+    [{ channels: 5 }, "session.channels"],
+    [{ channels: 1.5 }, "session.channels"],
+    [{ speakers: ["agent", "agent"] }, "session.speakers"],
+    [{ speakers: ["<v>"] }, "session.speakers"],
+    [{ speakers: "agent" }, "session.speakers"],
+  ])("does refuse %j naming the field", (session, param) => {
+    expect(problem(() => applyGaUpdate(session, DEFAULT_SETTINGS))?.[0]).toBe(param);
+  });
+});

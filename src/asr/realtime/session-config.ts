@@ -6,20 +6,28 @@
  * (`input_audio_format` pcm16 / g711_ulaw / g711_alaw, `turn_detection`,
  * `input_audio_transcription`). An update merges into the current settings, field by field.
  *
- * Sawt extension: `audio/pcm` accepts any `rate` from 8000 to 48000 (OpenAI: 24000 only).
+ * Sawt extensions: `audio/pcm` accepts any `rate` from 8000 to 48000 (OpenAI: 24000 only);
+ * `session.channels` (1 to {@link MAX_CHANNELS}; GA also `session.audio.input.channels` or inside its `format`) says
+ * the appended audio is interleaved frames of that many channels, each transcribed apart, and
+ * `session.speakers` labels them (issue #27).
  */
-import { DEFAULT_TURN_DETECTION } from "../../core/asr.ts";
+import { DEFAULT_TURN_DETECTION, MAX_CHANNELS } from "../../core/asr.ts";
 import * as v from "valibot";
 import { G711_RATE, liveFormatProblem, type LiveAudioFormat } from "../../audio/live-input.ts";
 import type { TurnDetection } from "../../core/asr.ts";
 import { AppError, Detail } from "../../errors/taxonomy.ts";
 import { TranscriptionFormSchema } from "../schema.ts";
+import { SpeakersSchema } from "../channels/labels.ts";
 
 /** The session's settings. */
 export interface RealtimeSettings {
   readonly format: LiveAudioFormat;
   readonly turnDetection: TurnDetection | null;
   readonly transcription: { readonly model: string; readonly language: string; readonly prompt: string };
+  /** Interleaved channels of the appended audio (Sawt extension); 1 is OpenAI's mono. */
+  readonly channels: number;
+  /** Speaker labels by channel (Sawt extension); null: `asr.speakers`, then `ch<n>`. */
+  readonly speakers: readonly string[] | null;
 }
 
 /** A new session's settings: pcm16 at 24 kHz, server VAD, Arabic. */
@@ -27,7 +35,22 @@ export const DEFAULT_SETTINGS: RealtimeSettings = {
   format: { encoding: "pcm_s16le", sampleRate: 24000 },
   turnDetection: DEFAULT_TURN_DETECTION,
   transcription: { model: "sawt", language: "ar", prompt: "" },
+  channels: 1,
+  speakers: null,
 };
+
+/** `channels`: a whole number from 1 to MAX_CHANNELS. */
+const ChannelsSchema = v.optional(
+  v.pipe(
+    v.number(`must be a whole number from 1 to ${MAX_CHANNELS}`),
+    v.integer(`must be a whole number from 1 to ${MAX_CHANNELS}`),
+    v.minValue(1, `must be a whole number from 1 to ${MAX_CHANNELS}`),
+    v.maxValue(MAX_CHANNELS, `must be a whole number from 1 to ${MAX_CHANNELS}`),
+  ),
+);
+
+/** `speakers`: labels by channel, or null for the server's. */
+const SessionSpeakersSchema = v.optional(v.nullable(SpeakersSchema));
 
 /** A client field that cannot be used: `param` is its dotted path, as OpenAI's error events name it. */
 export class ParamError extends AppError {
@@ -105,16 +128,17 @@ const GaFormatSchema = v.pipe(
   v.variant(
     "type",
     [
-      v.object({ type: v.literal("audio/pcm"), rate: numberIn(8000, 48000) }),
-      v.object({ type: v.literal("audio/pcmu") }),
-      v.object({ type: v.literal("audio/pcma") }),
+      v.object({ type: v.literal("audio/pcm"), rate: numberIn(8000, 48000), channels: ChannelsSchema }),
+      v.object({ type: v.literal("audio/pcmu"), channels: ChannelsSchema }),
+      v.object({ type: v.literal("audio/pcma"), channels: ChannelsSchema }),
     ],
     "must be audio/pcm, audio/pcmu or audio/pcma",
   ),
-  v.transform((format): LiveAudioFormat => {
-    if (format.type === "audio/pcmu") return { encoding: "pcm_mulaw", sampleRate: G711_RATE };
-    if (format.type === "audio/pcma") return { encoding: "pcm_alaw", sampleRate: G711_RATE };
-    return { encoding: "pcm_s16le", sampleRate: format.rate ?? 24000 };
+  v.transform((format): LiveAudioFormat & { channels?: number } => {
+    const channels = format.channels !== undefined ? { channels: format.channels } : {};
+    if (format.type === "audio/pcmu") return { encoding: "pcm_mulaw", sampleRate: G711_RATE, ...channels };
+    if (format.type === "audio/pcma") return { encoding: "pcm_alaw", sampleRate: G711_RATE, ...channels };
+    return { encoding: "pcm_s16le", sampleRate: format.rate ?? 24000, ...channels };
   }),
   v.check(
     (format) => liveFormatProblem(format) === null,
@@ -128,6 +152,8 @@ const GaSessionSchema = jsonObject(
     type: v.optional(
       v.literal("transcription", "only transcription sessions are served here (use ?intent=transcription)"),
     ),
+    channels: ChannelsSchema,
+    speakers: SessionSpeakersSchema,
     audio: v.optional(
       jsonObject(
         {
@@ -135,6 +161,7 @@ const GaSessionSchema = jsonObject(
             jsonObject(
               {
                 format: v.optional(GaFormatSchema),
+                channels: ChannelsSchema,
                 turn_detection: TurnDetectionSchema,
                 transcription: TranscriptionSchema,
               },
@@ -162,6 +189,8 @@ const BetaSessionSchema = jsonObject(
     input_audio_format: v.optional(v.picklist(BETA_FORMAT_NAMES, "must be pcm16, g711_ulaw or g711_alaw")),
     turn_detection: TurnDetectionSchema,
     input_audio_transcription: TranscriptionSchema,
+    channels: ChannelsSchema,
+    speakers: SessionSpeakersSchema,
   },
   OBJECT,
 );
@@ -204,9 +233,13 @@ function mergedTranscription(
 
 /** Applies a GA `session.update`'s `session` to `current`. */
 export function applyGaUpdate(session: unknown, current: RealtimeSettings): RealtimeSettings {
-  const input = parsed(GaSessionSchema, session).audio?.input ?? {};
+  const update = parsed(GaSessionSchema, session);
+  const input = update.audio?.input ?? {};
+  const { channels, ...format }: LiveAudioFormat & { channels?: number } = input.format ?? current.format;
   return {
-    format: input.format ?? current.format,
+    format,
+    channels: channels ?? input.channels ?? update.channels ?? current.channels,
+    speakers: update.speakers === undefined ? current.speakers : update.speakers,
     turnDetection: mergedTurnDetection(input.turn_detection, current.turnDetection),
     transcription: mergedTranscription(input.transcription, current.transcription),
   };
@@ -217,6 +250,8 @@ export function applyBetaUpdate(session: unknown, current: RealtimeSettings): Re
   const update = parsed(BetaSessionSchema, session);
   return {
     format: update.input_audio_format ? BETA_FORMATS[update.input_audio_format] : current.format,
+    channels: update.channels ?? current.channels,
+    speakers: update.speakers === undefined ? current.speakers : update.speakers,
     turnDetection: mergedTurnDetection(update.turn_detection, current.turnDetection),
     transcription: mergedTranscription(update.input_audio_transcription, current.transcription),
   };
@@ -259,6 +294,15 @@ export function gaSessionJson(id: string, settings: RealtimeSettings) {
       },
     },
     include: [],
+    ...channelsJson(settings),
+  };
+}
+
+/** The Sawt extensions, echoed only when set (an OpenAI client's session object is unchanged). */
+function channelsJson(settings: RealtimeSettings) {
+  return {
+    ...(settings.channels !== 1 ? { channels: settings.channels } : {}),
+    ...(settings.speakers !== null ? { speakers: [...settings.speakers] } : {}),
   };
 }
 
@@ -275,5 +319,6 @@ export function betaSessionJson(id: string, settings: RealtimeSettings) {
     turn_detection: turnDetectionJson(settings.turnDetection),
     input_audio_noise_reduction: null,
     include: [],
+    ...channelsJson(settings),
   };
 }

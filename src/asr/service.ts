@@ -32,6 +32,7 @@ import { appendWords, joinPieceTexts, type JoinablePiece } from "./segmentation/
 import { piecesAhead, speechPiecesAhead } from "./segmentation/ahead.ts";
 import { decodePieces, DEFAULT_WINDOW_SECONDS, policyOptions, type DecodePiece } from "./segmentation/policy.ts";
 import { reportPiece } from "./segmentation/report.ts";
+import { decodingFacts, recognizeOptions, wordBreaks } from "./segmentation/piece-options.ts";
 import { channelsToSplit, DEFAULT_CHANNEL_POLICY, transcribeChannels, type ChannelPolicy } from "./channels/split.ts";
 import { utteranceOf, type LiveEngine } from "./live/engine.ts";
 import { LiveTranscriber } from "./live/transcriber.ts";
@@ -63,32 +64,6 @@ export interface AsrServiceOptions {
   /** `asr.split_channels` and `asr.speakers` (default: the mono mix, `ch<n>` labels). */
   readonly channels?: ChannelPolicy;
   readonly observe?: InferenceObserver;
-}
-
-/** The decoding options a call passes to its recogniser. */
-function recognizeOptions(options: TranscriptionOptions): RecognizeOptions {
-  return {
-    ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
-    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-  };
-}
-
-/** Middles of the pauses between a piece's utterances, in seconds from the piece's start. */
-function wordBreaks(piece: DecodePiece): RecognizeOptions {
-  const breaks = piece.utterances.slice(1).map((u, i) => (piece.utterances[i]!.end + u.start) / 2 - piece.start);
-  return breaks.length > 0 ? { wordBreaks: breaks.map((at) => at / SPEECH_SAMPLE_RATE) } : {};
-}
-
-/** A searching recogniser's decoding facts as segment fields. */
-function decodingFacts(result: RecognizedText): Partial<TranscriptSegment> {
-  const facts = result.decoding;
-  if (facts === undefined) return {};
-  const round = (x: number) => Math.round(x * 1000) / 1000;
-  return {
-    temperature: round(facts.temperature),
-    avgLogprob: round(facts.avgLogprob),
-    compressionRatio: round(facts.compressionRatio),
-  };
 }
 
 /** The chunks already read, then the one that overflowed, then the rest of the decode. */

@@ -44,7 +44,7 @@ function transcribe(name: string, data: Uint8Array, fields: Record<string, strin
 }
 
 const SPEAKERS = ["agent", "customer"];
-const expected = TURNS.map((turn) => ({ speaker: SPEAKERS[turn.channel], channel: turn.channel, text: turn.text }));
+const expected = TURNS.map((turn) => ({ speaker: SPEAKERS[turn.channel]!, channel: turn.channel, text: turn.text }));
 
 interface Segment {
   start: number;

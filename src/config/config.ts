@@ -50,6 +50,7 @@ export interface SawtConfig {
     pack: string;
     dialect_packs: string[];
     dialect_seconds: number;
+    digits: "western" | "arabic-indic";
   };
   readonly streaming: {
     max_session_s: number;

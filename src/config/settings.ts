@@ -306,6 +306,14 @@ export const SETTINGS: readonly SettingSpec[] = [
     doc: "Seconds of speech (across segments) the call's dialect is decided over (mean of the dialect-id logits).",
   },
   {
+    section: "asr",
+    key: "digits",
+    type: "string",
+    default: "western",
+    oneOf: ["western", "arabic-indic"],
+    doc: "Digits Arabic written forms use (inverse text normalisation, `POST /v1/asr/format`): `western` (0-9) or `arabic-indic` (٠-٩, with ٫ ٬ ٪).",
+  },
+  {
     section: "streaming",
     key: "max_session_s",
     type: "int",

@@ -1,5 +1,6 @@
 /** The feature plugins mounted on the HTTP app, in order. */
 import { asrRoutes } from "../asr/http.ts";
+import { asrFormatRoutes } from "../asr/http/format.ts";
 import { ttsAnalyzeRoutes } from "../tts/http/analyze.ts";
 import { jambonzRoutes } from "../asr/jambonz/routes.ts";
 import { realtimeRoutes } from "../asr/realtime/routes.ts";
@@ -20,6 +21,7 @@ export const httpPlugins: readonly FeaturePlugin[] = [
   lexiconRoutes,
   ttsWebSocketRoutes,
   asrRoutes,
+  asrFormatRoutes,
   realtimeRoutes,
   jambonzRoutes,
   voicesRoutes,

@@ -19,6 +19,7 @@ const ROUTES: Record<string, string> = {
   "/v1/audio/speech": "post",
   "/v1/asr/audio/transcriptions": "post",
   "/v1/asr/transcribe": "post",
+  "/v1/asr/format": "post",
   "/v1/audio/transcriptions": "post",
   "/synthesize": "post",
   "/transcribe": "post",

@@ -81,7 +81,8 @@ function mask(tokens: readonly FormattedToken[], spans: readonly WordRedaction[]
     while (s < spans.length && spans[s]!.to <= token.from) s++;
     const span = spans[s];
     if (span && token.from >= span.from && token.to <= span.to) {
-      if (token.from === span.from) out.push({ text: redactionMarker(span.type), from: span.from, to: span.to, redacted: span.type });
+      if (token.from === span.from)
+        out.push({ text: redactionMarker(span.type), from: span.from, to: span.to, redacted: span.type });
       continue;
     }
     out.push(token);

@@ -85,7 +85,8 @@ export function arabicAmountPhrase(words: readonly Word[], i: number): Match | u
   const next = words[a.end]!.key;
   const currency = arabicCurrency(next);
   if (currency && currency.n !== 2) {
-    if (a.frac !== undefined) return { text: `${writeDecimal(a)} ${currency.of.written}`, end: a.end + 1, kind: "money" };
+    if (a.frac !== undefined)
+      return { text: `${writeDecimal(a)} ${currency.of.written}`, end: a.end + 1, kind: "money" };
     const m = afterCurrency(words, a.units, a.end + 1, currency.of);
     return { ...m, text: a.clitic + m.text };
   }

@@ -45,7 +45,8 @@ export function arabicOrdinal(words: readonly Word[], i: number): { value: numbe
 function counted(words: readonly Word[], pos: number, nouns: ReadonlySet<string>, singular: string[], dual: string[]) {
   const key = words[pos]?.key ?? "";
   if (dual.includes(key)) return { n: 2, end: pos + 1 };
-  if (singular.includes(key) && joinable(words, pos) && /^واحد/.test(words[pos + 1]!.key)) return { n: 1, end: pos + 2 };
+  if (singular.includes(key) && joinable(words, pos) && /^واحد/.test(words[pos + 1]!.key))
+    return { n: 1, end: pos + 2 };
   const c = arabicCardinal(words, pos, true);
   if (!c) return undefined;
   const noun = joinable(words, c.end - 1) && nouns.has(words[c.end]?.key ?? "");

@@ -13,7 +13,17 @@ import {
   ordinalWordValue,
   type Value,
 } from "./english-numbers.ts";
-import { joinable, type Match, pad2, type Rule, rewriteWords, type Word, type WrittenToken, writeAmount, writeInteger } from "./words.ts";
+import {
+  joinable,
+  type Match,
+  pad2,
+  type Rule,
+  rewriteWords,
+  type Word,
+  type WrittenToken,
+  writeAmount,
+  writeInteger,
+} from "./words.ts";
 
 const MONTHS = [
   "january",
@@ -80,7 +90,11 @@ function amount(words: readonly Word[], i: number): { units: number; frac?: stri
   if (joinable(words, n.end - 1) && words[n.end]!.key === "point") {
     let frac = "";
     let pos = n.end + 1;
-    for (let d = digitValue(words[pos]?.key); d !== undefined && joinable(words, pos - 1); d = digitValue(words[pos]?.key)) {
+    for (
+      let d = digitValue(words[pos]?.key);
+      d !== undefined && joinable(words, pos - 1);
+      d = digitValue(words[pos]?.key)
+    ) {
       frac += String(d);
       pos++;
     }
@@ -174,7 +188,7 @@ function date(words: readonly Word[], i: number): Match | undefined {
   } else {
     const start = words[i]!.key === "the" && joinable(words, i) ? i + 1 : i;
     day = dayAt(words, start);
-    if (!day || ordinalWordValue(words[start]!.key) === undefined && start === i) return undefined;
+    if (!day || (ordinalWordValue(words[start]!.key) === undefined && start === i)) return undefined;
     if (!joinable(words, day.end - 1) || words[day.end]?.key !== "of" || !joinable(words, day.end)) return undefined;
     month = MONTHS.indexOf(words[day.end + 1]?.key ?? "");
     if (month < 0) return undefined;
@@ -211,7 +225,8 @@ function quantity(words: readonly Word[], i: number): Match | undefined {
     if (a.frac === undefined && joinable(words, end - 1) && words[end]?.key === "and") {
       const s = englishCardinal(words, end + 1);
       const noun = s && joinable(words, s.end - 1) ? words[s.end]!.key : "";
-      if (s && s.value > 0 && s.value < currency.subunits && currency.sub.includes(noun)) [subs, end] = [s.value, s.end + 1];
+      if (s && s.value > 0 && s.value < currency.subunits && currency.sub.includes(noun))
+        [subs, end] = [s.value, s.end + 1];
     }
     const value = a.frac === undefined ? writeAmount(a.units, subs, currency.subunits) : written(a);
     return { text: `${sign}${currency.prefix}${value}`, end, kind: "money" };

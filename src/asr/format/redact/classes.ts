@@ -23,13 +23,19 @@ export const REDACTION_CLASSES: Readonly<Record<string, readonly RedactionType[]
 export function parseRedactClasses(value: unknown, field: string): ReadonlySet<RedactionType> {
   if (value === undefined || value === null || value === false) return new Set();
   const names =
-    typeof value === "string" ? value.split(",") : Array.isArray(value) && value.every((v) => typeof v === "string") ? value : undefined;
+    typeof value === "string"
+      ? value.split(",")
+      : Array.isArray(value) && value.every((v) => typeof v === "string")
+        ? value
+        : undefined;
   if (names === undefined) throw invalid(field, "Expected a comma-separated string or an array of strings");
   const types = new Set<RedactionType>();
   for (const raw of names as string[]) {
     const name = raw.trim().toLowerCase();
     if (name === "") continue;
-    const expanded = REDACTION_CLASSES[name] ?? (REDACTION_TYPES.includes(name as RedactionType) ? [name as RedactionType] : undefined);
+    const expanded =
+      REDACTION_CLASSES[name] ??
+      (REDACTION_TYPES.includes(name as RedactionType) ? [name as RedactionType] : undefined);
     if (!expanded) {
       const known = [...Object.keys(REDACTION_CLASSES), ...REDACTION_TYPES].join(", ");
       throw invalid(field, `Unknown redaction class; expected one of ${known}`);

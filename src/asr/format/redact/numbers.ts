@@ -151,8 +151,38 @@ export function ibanSpans(tokens: readonly WrittenToken[]): TokenSpan[] {
   return spans;
 }
 
-const CVV_WORDS = ["cvv", "cvc", "cvv2", "cvc2", "cid", "security code", "verification code", "رمز التحقق", "الرمز السري", "رمز الامان", "الرقم السري", "سي في في", "الكود السري"];
-const EXPIRY_WORDS = ["expiry", "expires", "expiration", "exp", "valid thru", "valid through", "valid until", "تاريخ الانتهاء", "الانتهاء", "ينتهي", "تنتهي", "انتهاء", "الصلاحيه", "صلاحيه", "صالحه لغايه"];
+const CVV_WORDS = [
+  "cvv",
+  "cvc",
+  "cvv2",
+  "cvc2",
+  "cid",
+  "security code",
+  "verification code",
+  "رمز التحقق",
+  "الرمز السري",
+  "رمز الامان",
+  "الرقم السري",
+  "سي في في",
+  "الكود السري",
+];
+const EXPIRY_WORDS = [
+  "expiry",
+  "expires",
+  "expiration",
+  "exp",
+  "valid thru",
+  "valid through",
+  "valid until",
+  "تاريخ الانتهاء",
+  "الانتهاء",
+  "ينتهي",
+  "تنتهي",
+  "انتهاء",
+  "الصلاحيه",
+  "صلاحيه",
+  "صالحه لغايه",
+];
 
 /** Index after an announcing phrase that starts at token `i`, if one does. */
 function announced(keys: readonly string[], i: number, phrases: readonly string[]): number | undefined {
@@ -195,7 +225,8 @@ export function announcedSpans(tokens: readonly WrittenToken[]): TokenSpan[] {
         last = j;
         digits += d;
       }
-      if (first !== undefined && digits.length >= 3 && digits.length <= 8) spans.push({ type: "expiry", from: first, to: last + 1 });
+      if (first !== undefined && digits.length >= 3 && digits.length <= 8)
+        spans.push({ type: "expiry", from: first, to: last + 1 });
     }
   }
   return spans;

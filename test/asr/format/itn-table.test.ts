@@ -30,7 +30,7 @@ describe("written forms table", () => {
   test("does write every English row as the table says", () => check(ENGLISH, "en"));
 
   test("does write Arabic-Indic digits with the Arabic separators when asked", () => {
-    const options = { language: "ar", itn: true, redact: new Set(), digits: "arabic-indic" } as const;
+    const options = { language: "ar", itn: true, redact: new Set<never>(), digits: "arabic-indic" } as const;
     expect(formatText("مليون وخمسمئة ألف", options).text).toBe("١٬٥٠٠٬٠٠٠");
     expect(formatText("اثنا عشر ريالًا وخمسون هللة", options).text).toBe("١٢٫٥٠ ريال");
     expect(formatText("خمسة عشر بالمئة", options).text).toBe("١٥٪");

@@ -50,7 +50,12 @@ function subunitsAt(words: readonly Word[], pos: number, currency: ArabicCurrenc
   const n = arabicCardinal(words, pos, true);
   if (!n || !joinable(words, n.end - 1)) return undefined;
   const form = arabicSubunit(words[n.end]?.key ?? "");
-  return form?.of === currency.sub && form.n !== 2 ? { subs: n.value, end: n.end + 1 } : undefined;
+  if (form?.of !== currency.sub || form.n === 2) return undefined;
+  // «ستمئة فلس وفلس» (601 fils), «وفلسان» (602): the subunit said again after a round hundred.
+  const next = joinable(words, n.end) ? (words[n.end + 1]?.key ?? "") : "";
+  const again = n.value % 100 === 0 && next.startsWith("و") ? arabicSubunit(next.slice(1)) : undefined;
+  if (again?.of === currency.sub && again.n !== undefined) return { subs: n.value + again.n, end: n.end + 2 };
+  return { subs: n.value, end: n.end + 1 };
 }
 
 /** The money written form, or undefined when `subs` does not fit the currency. */
@@ -65,9 +70,17 @@ function afterCurrency(words: readonly Word[], units: number, pos: number, curre
   let total = units;
   if (units >= 100 && units % 100 === 0 && joinable(words, end - 1) && words[end]?.key.startsWith("و")) {
     const again = arabicCurrency(words[end]!.key.slice(1));
+    // «وريال», «وريالان»; the euro has no dual: «واثنان يورو».
+    const count = arabicCardinal(words, end, true);
     if (again?.of === currency && again.n !== undefined) {
       total += again.n;
       end++;
+    } else if (count && count.value <= 2 && joinable(words, count.end - 1)) {
+      const noun = arabicCurrency(words[count.end]?.key ?? "");
+      if (noun?.of === currency) {
+        total += count.value;
+        end = count.end + 1;
+      }
     }
   }
   if (joinable(words, end - 1)) {

@@ -118,12 +118,17 @@ export function numberWordWithClitic(key: string): { word: NumberWord; clitic: s
   const word = table.get(key);
   if (word) return { word, clitic: "" };
   for (const c of PROCLITICS) {
-    if (key.length > c.length + 2 && key.startsWith(c)) {
+    if (key.length > c.length + 1 && key.startsWith(c)) {
       const rest = table.get(key.slice(c.length));
       if (rest) return { word: rest, clitic: c };
     }
   }
   return undefined;
+}
+
+/** The number word after a leading «و» («وأحد» folds to «واحد», so this is asked apart). */
+export function numberWordAfterAnd(key: string): NumberWord | undefined {
+  return key.length > 2 && key.startsWith("و") ? table.get(key.slice(1)) : undefined;
 }
 
 /** Masculine and feminine ordinals 1–10 as a date or a clock hour names them. */

@@ -113,8 +113,8 @@ month(
   true,
 );
 
-/** The month named at word keys[i] (one or two words), if any. */
-export function monthAt(keys: readonly string[], i: number): Month | undefined {
-  const two = i + 1 < keys.length ? months.get(`${keys[i]} ${keys[i + 1]}`) : undefined;
-  return two ?? months.get(keys[i]!);
+/** The month named at word `i` (one or two words), if any. */
+export function monthAt(words: readonly { readonly key: string }[], i: number): Month | undefined {
+  const two = i + 1 < words.length ? months.get(`${words[i]!.key} ${words[i + 1]!.key}`) : undefined;
+  return two ?? (words[i] ? months.get(words[i]!.key) : undefined);
 }

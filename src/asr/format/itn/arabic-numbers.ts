@@ -5,7 +5,7 @@
  * in the dialects («ثلاث مية»). Two number words side by side without «و» are two numbers (or
  * digits of a phone number): that is what keeps «خمسة خمسة» from being read as ten.
  */
-import { type NumberWord, numberWordWithClitic } from "./arabic-lexicon.ts";
+import { type NumberWord, numberWordAfterAnd, numberWordWithClitic } from "./arabic-lexicon.ts";
 import { joinable, type Word, commaAfter } from "./words.ts";
 
 /** A parsed number: its value, the index after its last word, and the proclitic before it. */
@@ -19,10 +19,9 @@ export interface Parsed {
 function at(words: readonly Word[], i: number, conj: boolean): NumberWord | undefined {
   const w = words[i];
   if (!w) return undefined;
+  if (conj) return numberWordAfterAnd(w.key);
   const hit = numberWordWithClitic(w.key);
-  if (!hit) return undefined;
-  if (conj ? hit.clitic !== "و" : hit.clitic !== "") return undefined;
-  return hit.word;
+  return hit?.clitic === "" ? hit.word : undefined;
 }
 
 /** Below 100: a teen, a tens word, a unit (+ «عشر» or «و» + tens). */
@@ -71,9 +70,15 @@ function scaleAt(words: readonly Word[], i: number, conj: boolean) {
  */
 export function arabicCardinal(words: readonly Word[], i: number, lead = false): Parsed | undefined {
   const first = words[i] ? numberWordWithClitic(words[i]!.key) : undefined;
-  if (!first) return undefined;
-  const clitic = lead ? "" : first.clitic;
-  if (lead && first.clitic !== "و") return undefined;
+  if (lead ? numberWordAfterAnd(words[i]?.key ?? "") === undefined : !first) return undefined;
+  if (!lead && first!.clitic !== "") {
+    // Parse with the proclitic off the first word, in a window (no number is 64 words long).
+    const w = words[i]!;
+    const view = words.slice(i, i + 64);
+    view[0] = { ...w, key: w.key.slice(first!.clitic.length), core: w.core.slice(first!.clitic.length) };
+    const bare = arabicCardinal(view, 0);
+    return bare && { value: bare.value, end: bare.end + i, clitic: first!.clitic };
+  }
   let total = 0;
   let pos = i;
   let lastScale = Infinity;
@@ -82,11 +87,9 @@ export function arabicCardinal(words: readonly Word[], i: number, lead = false):
   for (;;) {
     if (started && !joinable(words, pos - 1)) break;
     const conj = started || lead;
-    // The first word's own proclitic was checked above; parse it as if bare.
-    const view = !started && clitic !== "" ? stripClitic(words, i, clitic) : words;
-    const g = below1000(view, pos, conj);
+    const g = below1000(words, pos, conj);
     if (g) {
-      const s = joinable(view, g.end - 1) ? scaleAt(view, g.end, false) : undefined;
+      const s = joinable(words, g.end - 1) ? scaleAt(words, g.end, false) : undefined;
       if (s && s.v < lastScale && s.n !== 2 && g.value >= 1) {
         total += g.value * s.v;
         lastScale = s.v;
@@ -101,7 +104,7 @@ export function arabicCardinal(words: readonly Word[], i: number, lead = false):
       started = true;
       break;
     }
-    const s = scaleAt(view, pos, conj);
+    const s = scaleAt(words, pos, conj);
     if (!s || s.n === "pl") break;
     const count = s.n === 1 ? 1 : 2;
     const again = s.v === lastScale && lastCount >= 100 && lastCount % 100 === 0;
@@ -112,15 +115,7 @@ export function arabicCardinal(words: readonly Word[], i: number, lead = false):
     pos += 1;
     started = true;
   }
-  return started ? { value: total, end: pos, clitic } : undefined;
-}
-
-/** The words with word `i`'s proclitic removed (so the grammar sees «خمسين», not «بخمسين»). */
-function stripClitic(words: readonly Word[], i: number, clitic: string): readonly Word[] {
-  const copy = words.slice();
-  const w = words[i]!;
-  copy[i] = { ...w, key: w.key.slice(clitic.length), core: w.core.slice(clitic.length) };
-  return copy;
+  return started ? { value: total, end: pos, clitic: "" } : undefined;
 }
 
 /** A digit word (0–9, as read one by one) at `i`, bare. */

@@ -60,9 +60,11 @@ function hourAt(words: readonly Word[], pos: number): { value: number; end: numb
   const c = arabicCardinal(words, pos);
   if (!c || c.clitic !== "") return undefined;
   // «ثلاثة وعشرون دقيقة» is 3:20, not 23 o'clock: a noun after the tens makes them minutes.
-  const minutesFollow = c.end > pos + 1 && joinable(words, c.end - 1) && MINUTE_NOUNS.has(words[c.end]?.key ?? "");
-  if (c.value <= 24 && !minutesFollow) return { value: c.value, end: c.end };
-  const one = arabicCardinal(words.slice(0, pos + 1), pos);
+  const noun = words[c.end]?.key ?? "";
+  const countsFollow =
+    c.end > pos + 1 && joinable(words, c.end - 1) && (MINUTE_NOUNS.has(noun) || SECOND_NOUNS.has(noun));
+  if (c.value <= 24 && !countsFollow) return { value: c.value, end: c.end };
+  const one = arabicCardinal(words.slice(pos, pos + 1), 0);
   return one && one.value <= 24 ? { value: one.value, end: pos + 1 } : undefined;
 }
 
@@ -94,16 +96,18 @@ export function arabicTime(words: readonly Word[], i: number): Match | undefined
       }
     } else {
       const m = counted(words, end, MINUTE_NOUNS, ["ودقيقه"], ["ودقيقتان", "ودقيقتين"]);
-      if (m && m.n <= 59) {
+      // «الساعة ثلاثة وسبع ثوان» (3:00:07): a count that ends in a seconds noun is no minutes.
+      const isSeconds = m !== undefined && m.noun === false && SECOND_NOUNS.has(words[m.end]?.key ?? "");
+      if (m && m.n <= 59 && !isSeconds) {
         minutes = m.n;
         end = m.end;
-        const s = joinable(words, end - 1)
-          ? counted(words, end, SECOND_NOUNS, ["وثانيه", "وتانيه"], ["وثانيتان", "وثانيتين", "وتانيتين"])
-          : undefined;
-        if (s && s.n <= 59 && s.noun !== false) {
-          seconds = s.n;
-          end = s.end;
-        }
+      }
+      const s = joinable(words, end - 1)
+        ? counted(words, end, SECOND_NOUNS, ["وثانيه", "وتانيه"], ["وثانيتان", "وثانيتين", "وتانيتين"])
+        : undefined;
+      if (s && s.n <= 59 && s.noun !== false) {
+        seconds = s.n;
+        end = s.end;
       }
     }
   }
@@ -133,9 +137,8 @@ export function arabicDate(words: readonly Word[], i: number): Match | undefined
   if (from) pos++;
   const shahr = words[pos]!.key === "شهر" && joinable(words, pos);
   if (shahr) pos++;
-  const keys = words.map((w) => w.key);
-  let month = monthAt(keys, pos);
-  if (month && keys[pos] === "صفر" && month.words === 1 && !ordinal && !from && !shahr) return undefined;
+  let month = monthAt(words, pos);
+  if (month && words[pos]!.key === "صفر" && month.words === 1 && !ordinal && !from && !shahr) return undefined;
   let spoken: string | undefined;
   if (month) {
     spoken = words

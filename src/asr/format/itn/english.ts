@@ -134,7 +134,7 @@ function time(words: readonly Word[], i: number): Match | undefined {
     const m = below100Word(next);
     if (m !== undefined && m >= 10 && m <= 59) [minutes, end] = [m, end + 1];
   }
-  const mer = meridiemAt(words, minutes === undefined ? i + 1 : end);
+  let mer = meridiemAt(words, minutes === undefined ? i + 1 : end);
   if (minutes === undefined && !mer) return undefined;
   let text = `${hour}:${pad2(minutes ?? 0)}`;
   if (mer) end = mer.end;
@@ -144,6 +144,9 @@ function time(words: readonly Word[], i: number): Match | undefined {
     if (s && s.value <= 59 && (noun === "second" || noun === "seconds")) {
       text += `:${pad2(s.value)}`;
       end = s.end + 1;
+      // The reader says the marker after the seconds: "three oh five and seven seconds p m".
+      mer = meridiemAt(words, end);
+      if (mer) end = mer.end;
     }
   }
   return { text: mer ? `${text} ${mer.text}` : text, end, kind: "time" };

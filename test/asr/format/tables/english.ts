@@ -108,7 +108,10 @@ export const ENGLISH: readonly (readonly [string, string])[] = [
   ["twentieth", "20th"],
   ["first of all", "first of all"],
   ["wait a second", "wait a second"],
-  ["S A zero three, eight zero zero zero, zero zero zero zero, six zero eight zero, one zero one six, seven five one nine", "SA03 8000 0000 6080 1016 7519"],
+  [
+    "S A zero three, eight zero zero zero, zero zero zero zero, six zero eight zero, one zero one six, seven five one nine",
+    "SA03 8000 0000 6080 1016 7519",
+  ],
   ["thank you for calling", "thank you for calling"],
   ["one of our agents", "1 of our agents"],
 ];

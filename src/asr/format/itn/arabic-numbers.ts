@@ -6,7 +6,7 @@
  * digits of a phone number): that is what keeps «خمسة خمسة» from being read as ten.
  */
 import { type NumberWord, numberWordAfterAnd, numberWordWithClitic } from "./arabic-lexicon.ts";
-import { joinable, type Word, commaAfter } from "./words.ts";
+import { commaAfter, type DigitRun, joinable, settleGroups, type Word } from "./words.ts";
 
 /** A parsed number: its value, the index after its last word, and the proclitic before it. */
 export interface Parsed {
@@ -124,12 +124,6 @@ export function digitAt(words: readonly Word[], i: number): number | undefined {
   return w?.t === "unit" && w.digit && !w.head ? w.v : undefined;
 }
 
-/** A digit sequence: its digits in groups (split where the reader paused with a comma). */
-export interface DigitRun {
-  readonly groups: readonly string[];
-  readonly end: number;
-}
-
 /** Whether word `i` starts a bigger number (so a run's last digit belongs to it, not the run). */
 function multiplies(words: readonly Word[], i: number): boolean {
   if (!joinable(words, i)) return false;
@@ -169,18 +163,6 @@ export function digitRun(words: readonly Word[], i: number): DigitRun | undefine
   }
   ends.push(pos);
   return settleGroups(groups, ends);
-}
-
-/**
- * Keeps comma-separated digit groups together only when they form a phone-like number (7+ digits,
- * every later group 2+ digits), else just the first group; one digit alone is no run.
- */
-export function settleGroups(groups: string[], ends: readonly number[]): DigitRun | undefined {
-  const total = groups.join("").length;
-  if (groups.length > 1 && (total < 7 || groups.slice(1).some((g) => g.length < 2))) {
-    return groups[0]!.length >= 2 ? { groups: [groups[0]!], end: ends[0]! } : undefined;
-  }
-  return total >= 2 ? { groups, end: ends.at(-1)! } : undefined;
 }
 
 /** The fraction after «فاصلة»: zeros then a cardinal or a digit run ("05", "50", "005"). */

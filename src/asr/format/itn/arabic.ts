@@ -32,6 +32,7 @@ function negative(words: readonly Word[], i: number): Match | undefined {
   return m && !/^[وب]/.test(m.text) ? { ...m, text: `-${m.text}` } : undefined;
 }
 
+/** A number that is not the start of a digit run («سالب خمسة خمسة» is no negative number). */
 function digitsFree(words: readonly Word[], i: number): Match | undefined {
   return digitRun(words, i) ? undefined : number(words, i);
 }

@@ -4,8 +4,7 @@
  * ordinals ("twenty-second"), years in pairs ("twenty twenty-six", "nineteen oh five"), and
  * digit runs ("zero five oh, double five"). Hyphenated compounds are one word.
  */
-import { commaAfter, joinable, type Word } from "./words.ts";
-import { type DigitRun, settleGroups } from "./arabic-numbers.ts";
+import { commaAfter, type DigitRun, joinable, settleGroups, type Word } from "./words.ts";
 
 const ONES = [
   "zero",

@@ -109,5 +109,23 @@ export function writeAmount(units: number, subs: number | undefined, subunits: n
   return subs === undefined ? writeInteger(units) : `${writeInteger(units)}.${String(subs).padStart(width, "0")}`;
 }
 
+/** A digit sequence: its digits in groups (split where the reader paused with a comma). */
+export interface DigitRun {
+  readonly groups: readonly string[];
+  readonly end: number;
+}
+
+/**
+ * Keeps comma-separated digit groups together only when they form a phone-like number (7+ digits,
+ * every later group 2+ digits), else just the first group; one digit alone is no run.
+ */
+export function settleGroups(groups: string[], ends: readonly number[]): DigitRun | undefined {
+  const total = groups.join("").length;
+  if (groups.length > 1 && (total < 7 || groups.slice(1).some((g) => g.length < 2))) {
+    return groups[0]!.length >= 2 ? { groups: [groups[0]!], end: ends[0]! } : undefined;
+  }
+  return total >= 2 ? { groups, end: ends.at(-1)! } : undefined;
+}
+
 /** Two-digit minutes or seconds. */
 export const pad2 = (n: number): string => String(n).padStart(2, "0");

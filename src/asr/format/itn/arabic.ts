@@ -22,6 +22,9 @@ function digits(words: readonly Word[], i: number): Match | undefined {
 function number(words: readonly Word[], i: number): Match | undefined {
   const a = arabicAmount(words, i);
   if (!a) return undefined;
+  // «واحد من العملاء», «ولا واحد»: someone, not the number one.
+  const one = a.end === i + 1 && a.units === 1 && a.frac === undefined;
+  if (one && (words[i + 1]?.key === "من" || words[i - 1]?.key === "ولا")) return undefined;
   return { text: a.clitic + writeDecimal(a), end: a.end, kind: a.frac === undefined ? "cardinal" : "decimal" };
 }
 

@@ -237,7 +237,33 @@ function quantity(words: readonly Word[], i: number): Match | undefined {
   if (next === "percent") return { text: `${sign}${written(a)}%`, end: a.end + 1, kind: "percent" };
   if (next === "per" && joinable(words, a.end) && words[a.end + 1]?.key === "cent")
     return { text: `${sign}${written(a)}%`, end: a.end + 2, kind: "percent" };
+  if (!minus && a.end === i + 1 && words[i]!.key === "one" && pronounOne(words, i)) return undefined;
   return { text: sign + written(a), end: a.end, kind: a.frac === undefined ? "cardinal" : "decimal" };
+}
+
+const BEFORE_PRONOUN_ONE = new Set([
+  "no",
+  "any",
+  "every",
+  "some",
+  "each",
+  "the",
+  "this",
+  "that",
+  "which",
+  "another",
+  "a",
+]);
+
+/** "one of them", "no one", "the red one": the pronoun, not the number. */
+function pronounOne(words: readonly Word[], i: number): boolean {
+  const next = joinable(words, i) ? words[i + 1]!.key : "";
+  return (
+    next === "of" ||
+    next === "another" ||
+    BEFORE_PRONOUN_ONE.has(words[i - 1]?.key ?? "") ||
+    words[i - 2]?.key === "the"
+  );
 }
 
 /** "plus nine six six, …": a "+" before a digit run. */

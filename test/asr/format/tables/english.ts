@@ -113,5 +113,8 @@ export const ENGLISH: readonly (readonly [string, string])[] = [
     "SA03 8000 0000 6080 1016 7519",
   ],
   ["thank you for calling", "thank you for calling"],
-  ["one of our agents", "1 of our agents"],
+  ["one of our agents", "one of our agents"],
+  ["no one answered", "no one answered"],
+  ["the red one", "the red one"],
+  ["one more time", "1 more time"],
 ];

@@ -2,6 +2,7 @@
 import { asrLegacyRoutes } from "../asr/http/legacy.ts";
 import { asrRoutes } from "../asr/http/routes.ts";
 import { jobsRoutes } from "../asr/jobs/http/routes.ts";
+import { asrFormatRoutes } from "../asr/http/format.ts";
 import { ttsAnalyzeRoutes } from "../tts/http/analyze.ts";
 import { jambonzRoutes } from "../asr/jambonz/routes.ts";
 import { realtimeRoutes } from "../asr/realtime/routes.ts";
@@ -23,6 +24,7 @@ export const httpPlugins: readonly FeaturePlugin[] = [
   ttsWebSocketRoutes,
   asrRoutes,
   jobsRoutes,
+  asrFormatRoutes,
   realtimeRoutes,
   jambonzRoutes,
   voicesRoutes,

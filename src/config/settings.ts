@@ -142,6 +142,11 @@ export const SETTING_TABLE = {
       "a label such as agent",
       'Default speaker labels by channel (e.g. `["agent", "customer"]`) when a request names none; unnamed channels are `ch0`, `ch1`, ….',
     ),
+    digits: choice(
+      ["western", "arabic-indic"] as const,
+      "western",
+      "Digits Arabic written forms use (inverse text normalisation, `POST /v1/asr/format`): `western` (0-9) or `arabic-indic` (٠-٩, with ٫ ٬ ٪).",
+    ),
   },
   streaming: {
     max_session_s: int(

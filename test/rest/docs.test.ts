@@ -19,6 +19,7 @@ const ROUTES: Record<string, string> = {
   "/v1/audio/speech": "post",
   "/v1/asr/audio/transcriptions": "post",
   "/v1/asr/transcribe": "post",
+  "/v1/asr/format": "post",
   "/v1/audio/transcriptions": "post",
   "/synthesize": "post",
   "/transcribe": "post",
@@ -84,6 +85,13 @@ describe("OpenAPI document", () => {
             for (const status of ["202", "400", "413", "422"]) expect(op.responses[status]).toBeDefined();
             expect(Object.keys(op.requestBody.content).sort()).toEqual(["application/json", "multipart/form-data"]);
           }
+          continue;
+        }
+        if (path === "/v1/asr/format") {
+          // Text in, text out: no model, so no engine gate (503/504); the body is validated.
+          for (const status of ["200", "400", "401", "413", "422", "429", "500"])
+            expect(op.responses[status], `${path} ${status}`).toBeDefined();
+          expect(op.requestBody).toBeDefined();
           continue;
         }
         if (path.startsWith("/v1/tts/voices")) {

@@ -96,6 +96,8 @@ export function studioPage(page: HTMLElement): () => void {
       objectUrl = URL.createObjectURL(new Blob([bytes], { type }));
       audio.dataset.bytes = String(bytes.byteLength);
       audio.dataset.digest = await digest(bytes);
+      // How many answers the element has had: tests and screen readers can tell a new one from the last.
+      audio.dataset.count = String(Number(audio.dataset.count ?? 0) + 1);
       audio.src = objectUrl;
       downloadLink.href = objectUrl;
       downloadLink.download = `sawt-${response.headers.get("x-tts-voice") ?? "speech"}.${format.value}`;
@@ -107,6 +109,8 @@ export function studioPage(page: HTMLElement): () => void {
         ` · ${t("engine")}: `,
         bdi(response.headers.get("x-tts-engine") ?? ""),
         ` · ${num(bytes.byteLength)} B`,
+        response.headers.has("x-tts-fallback") ? h("br") : null,
+        response.headers.has("x-tts-fallback") ? bdi(response.headers.get("x-tts-fallback")!) : null,
       );
       status.textContent = "";
       await audio.play().catch(() => undefined);

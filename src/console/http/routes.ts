@@ -44,6 +44,7 @@ function page(lang: (typeof LANGS)[number]): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${title}</title>
 <link rel="stylesheet" href="/console/app.css">
 <script type="module" src="/console/app.js"></script>

@@ -60,7 +60,8 @@ export function table(caption: string, head: readonly string[], rows: readonly C
     h(
       "table",
       {},
-      h("caption", {}, caption),
+      // The card's heading says it on screen; the caption names the table for screen readers.
+      h("caption", { class: "visually-hidden" }, caption),
       h("thead", {}, h("tr", {}, ...head.map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, ...rows.map((r) => h("tr", {}, ...r.map((c) => h("td", {}, c))))),
     ),

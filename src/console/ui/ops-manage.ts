@@ -39,12 +39,12 @@ export function packsCard(): HTMLElement {
       list,
       table(
         t("packs"),
-        [t("name"), t("family"), t("serves"), t("size"), ""],
+        [t("name"), t("family"), t("serves"), t("size"), t("remove")],
         packs.map((p) => [
           bdi(p.name),
           bdi(p.family ?? "—"),
           bdi(p.serves ?? p.problems.join("; ")),
-          num(p.size_bytes / 1e6, 1),
+          p.size_bytes >= 1e6 ? `${num(p.size_bytes / 1e6, 1)} MB` : `${num(p.size_bytes / 1e3, 1)} kB`,
           h(
             "button",
             {
@@ -116,7 +116,7 @@ export function keysCard(): HTMLElement {
       list,
       table(
         t("keys"),
-        [t("keyId"), t("name"), t("limit"), t("admin"), t("status"), ""],
+        [t("keyId"), t("name"), t("limit"), t("admin"), t("status"), t("revoke")],
         keys.map((k) => {
           const rpm = h("input", {
             type: "number",

@@ -22,6 +22,24 @@ interface Overview {
 
 const POLL_MS = 2000;
 
+/** An engine's details in one line: plain values as they are, a map as its keys and values, a list by its length. */
+function summary(details: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(details)) {
+    if (value === null || value === undefined || key.endsWith("_reason")) continue;
+    if (Array.isArray(value)) parts.push(`${key}: ${value.length}`);
+    else if (typeof value === "object")
+      parts.push(
+        `${key}: ${Object.entries(value as Record<string, unknown>)
+          .filter(([, v]) => typeof v !== "object")
+          .map(([k, v]) => `${k}=${String(v)}`)
+          .join(" ")}`,
+      );
+    else parts.push(`${key}: ${String(value)}`);
+  }
+  return parts.join(" · ");
+}
+
 /** Mounts the operations page in `page`; returns its clean-up (stops polling). */
 export function opsPage(page: HTMLElement): () => void {
   const rate = lineChart("chart-rate", t("requestRate"), 30, 2);
@@ -64,14 +82,7 @@ export function opsPage(page: HTMLElement): () => void {
         o.engines.map((e) => [
           h("bdi", {}, e.name),
           h("span", { class: `state state-${e.status}` }, e.status),
-          h(
-            "bdi",
-            { dir: "ltr" },
-            e.reason ??
-              Object.entries(e.details)
-                .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
-                .join(", "),
-          ),
+          h("bdi", { dir: "ltr", class: "details" }, e.reason ?? summary(e.details)),
         ]),
       ),
     );

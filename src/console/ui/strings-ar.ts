@@ -65,7 +65,7 @@ export const AR: Record<keyof typeof EN, string> = {
   name: "الاسم",
   family: "العائلة",
   serves: "تخدم",
-  size: "الحجم (م.ب)",
+  size: "الحجم",
   installPack: "تثبيت حزمة",
   packFile: "أرشيف الحزمة",
   packName: "اسم الحزمة (اختياري)",

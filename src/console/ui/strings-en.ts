@@ -62,7 +62,7 @@ export const EN = {
   name: "Name",
   family: "Family",
   serves: "Serves",
-  size: "Size (MB)",
+  size: "Size",
   installPack: "Install a pack",
   packFile: "Pack archive",
   packName: "Pack name (optional)",

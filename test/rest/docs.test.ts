@@ -26,6 +26,11 @@ const ROUTES: Record<string, string> = {
   "/v1/tts/voices/{voice_id}": "get,delete",
   "/v1/tts/analyze": "post",
   "/v1/tts/lexicon": "get,put,delete",
+  "/v1/admin/keys": "get,post",
+  "/v1/admin/keys/{id}": "patch,delete",
+  "/v1/admin/packs": "get,post",
+  "/v1/admin/packs/{name}": "delete",
+  "/v1/admin/overview": "get",
 };
 const OPEN = new Set(["/health", "/ready", "/v1/tts/health", "/v1/asr/health"]);
 
@@ -68,6 +73,14 @@ describe("OpenAPI document", () => {
           if (method === "put")
             for (const status of ["400", "413", "422"])
               expect(op.responses[status], `${path} put ${status}`).toBeDefined();
+          continue;
+        }
+        if (path.startsWith("/v1/admin/")) {
+          // Operator routes: an admin key (403 for another key), never rate limited (no 429), no engine gate.
+          for (const status of ["401", "403", "500"])
+            expect(op.responses[status], `${path} ${method} ${status}`).toBeDefined();
+          expect(op.responses["429"], `${path} ${method} 429`).toBeUndefined();
+          expect(op.tags).toEqual(["Admin"]);
           continue;
         }
         if (path.startsWith("/v1/tts/voices")) {

@@ -155,6 +155,22 @@ describe("console: languages and layout", () => {
     expect(await s.page.locator("#nav-studio").textContent()).toBe("Prompt studio");
   });
 
+  test("does sign in and change page with the keyboard alone", async () => {
+    await openPage("studio", "en");
+    await s.page.locator("#sign-out").click();
+    // The key field has the focus when the page opens; Enter submits.
+    await s.page.keyboard.type(s.adminKey);
+    await s.page.keyboard.press("Enter");
+    await s.page.locator("#nav-transcribe").waitFor();
+    await s.page.locator("#nav-transcribe").focus();
+    await s.page.keyboard.press("Enter");
+    await s.page.locator(".page-transcribe").waitFor();
+    // The focus lands on the new page's heading, then moves on into the page.
+    expect(await s.page.evaluate(() => document.activeElement?.textContent)).toBe("Transcription");
+    await s.page.keyboard.press("Tab");
+    expect(await s.page.evaluate(() => document.activeElement?.id)).toBe("asr-file");
+  });
+
   test("does fit every page in both languages at 1280×800 and 390×844", async () => {
     const shots = process.env.SAWT_CONSOLE_SCREENSHOTS === "1" ? join(ROOT, "docs", "console") : undefined;
     if (shots) mkdirSync(shots, { recursive: true });

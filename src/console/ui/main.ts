@@ -53,7 +53,7 @@ function header(active: PageName): HTMLElement {
           type: "button",
           id: "lang-switch",
           lang: lang() === "ar" ? "en" : "ar",
-          "aria-label": t("languageName"),
+          title: t("languageName"),
           onclick: () => {
             setLang(lang() === "ar" ? "en" : "ar");
             render();
@@ -117,7 +117,15 @@ function render(): void {
   leave = mount(page);
 }
 
-window.addEventListener("hashchange", render);
+/** A page change by link: render, then move the focus to the new page's heading (keyboard and screen-reader users land there). */
+function navigate(): void {
+  render();
+  const heading = root.querySelector<HTMLElement>("#page h1");
+  heading?.setAttribute("tabindex", "-1");
+  heading?.focus();
+}
+
+window.addEventListener("hashchange", navigate);
 initLang();
 if (apiKey()) probeKey().then(render, () => (signOut(), render()));
 else render();

@@ -144,6 +144,10 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
         "Durable transcription jobs: many files (uploads or source-folder paths) transcribed in slots live work leaves free, results kept for `jobs.retention_days`, signed webhooks.",
     },
     { name: "Health", description: "Open (no key): for load balancers, systemd and monitoring." },
+    {
+      name: "Admin",
+      description: "Operator API for admin keys (the console's Operations page): keys, model packs, the box's state.",
+    },
     { name: "Legacy v1", description: "Deprecated v1 endpoints, kept working until their sunset date." },
   ],
   components: {
@@ -269,6 +273,12 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
         "AuthError",
         [Detail.apiKeyMissing, Detail.apiKeyInvalid],
         ["WWW-Authenticate"],
+      ),
+      Forbidden: errorResponse(
+        "403 The key is valid but not an admin key.",
+        "StandardError",
+        ["Admin API key required"],
+        [],
       ),
       NotFound: errorResponse("404 No such route.", "StandardError", ["Not Found"], []),
       MethodNotAllowed: errorResponse(

@@ -11,6 +11,7 @@ import { grpcRegistrars } from "../grpc/registrars.ts";
 import { startGrpcServer, stopGrpcServer, type BoundGrpcServer, type GrpcRegistrar } from "../grpc/server.ts";
 import { createHttpApp, httpListenOptions, type FeaturePlugin, type RequestObserver } from "./http-app.ts";
 import { httpPlugins } from "./http-plugins.ts";
+import { recentErrorObserver } from "./recent-errors.ts";
 
 export { stopGrpcServer } from "../grpc/server.ts";
 export { settleRequestLogs } from "./http-app.ts";
@@ -31,7 +32,11 @@ export async function openDoors(
   options: { httpPlugins?: readonly FeaturePlugin[]; grpcRegistrars?: readonly GrpcRegistrar[] },
 ): Promise<OpenDoors> {
   const { config } = ctx;
-  const observe: RequestObserver = (request) => ctx.metrics.observeRequest(request);
+  const recordError = recentErrorObserver(ctx);
+  const observe: RequestObserver = (request) => {
+    ctx.metrics.observeRequest(request);
+    recordError(request);
+  };
   const app = createHttpApp(ctx, options.httpPlugins ?? httpPlugins, observe);
   app.listen(httpListenOptions(config));
   const http = app.server as Server<unknown>;

@@ -11,6 +11,9 @@ import { ttsRoutes } from "../tts/http/routes.ts";
 import { lexiconRoutes } from "../tts/http/lexicon.ts";
 import { ttsWebSocketRoutes } from "../tts/ws/routes.ts";
 import { voicesRoutes } from "../voices/http/routes.ts";
+import { consoleRoutes } from "../console/http/routes.ts";
+import { adminKeyRoutes } from "./admin-keys.ts";
+import { adminPackRoutes } from "./admin-packs.ts";
 import { adminRoutes } from "./admin-routes.ts";
 import { docsRoutes } from "./docs.ts";
 import type { FeaturePlugin } from "./http-app.ts";
@@ -33,4 +36,7 @@ export const httpPlugins: readonly FeaturePlugin[] = [
   docsRoutes,
   metricsRoutes,
   adminRoutes,
+  adminKeyRoutes,
+  adminPackRoutes,
+  consoleRoutes,
 ];

@@ -59,6 +59,7 @@ export function ref(kind: "schemas" | "responses" | "headers" | "parameters", na
 export const ERROR_RESPONSES: Readonly<Record<number, string>> = {
   400: "BadRequest",
   401: "Unauthorized",
+  403: "Forbidden",
   404: "NotFound",
   405: "MethodNotAllowed",
   413: "PayloadTooLarge",

@@ -102,6 +102,12 @@ export class KeyStore {
     return row ? toRecord(row) : undefined;
   }
 
+  /** Sets a key's per-minute limit; false when no such key exists. */
+  setRpm(id: string, rpm: number): boolean {
+    if (!Number.isInteger(rpm) || rpm < 1) throw new RangeError("rpm must be a positive integer");
+    return this.db.query("UPDATE api_keys SET rpm = ? WHERE id = ?").run(rpm, id).changes === 1;
+  }
+
   /** Revokes a key; false when no such active key exists. */
   revoke(id: string): boolean {
     return (

@@ -32,6 +32,11 @@ const ROUTES: Record<string, string> = {
   "/v1/asr/jobs/{id}/cancel": "post",
   "/v1/asr/jobs/{id}/deliveries": "get",
   "/v1/asr/jobs/{id}/files/{file_id}/result": "get",
+  "/v1/admin/keys": "get,post",
+  "/v1/admin/keys/{id}": "patch,delete",
+  "/v1/admin/packs": "get,post",
+  "/v1/admin/packs/{name}": "delete",
+  "/v1/admin/overview": "get",
 };
 const OPEN = new Set(["/health", "/ready", "/v1/tts/health", "/v1/asr/health"]);
 
@@ -92,6 +97,14 @@ describe("OpenAPI document", () => {
           for (const status of ["200", "400", "401", "413", "422", "429", "500"])
             expect(op.responses[status], `${path} ${status}`).toBeDefined();
           expect(op.requestBody).toBeDefined();
+          continue;
+        }
+        if (path.startsWith("/v1/admin/")) {
+          // Operator routes: an admin key (403 for another key), never rate limited (no 429), no engine gate.
+          for (const status of ["401", "403", "500"])
+            expect(op.responses[status], `${path} ${method} ${status}`).toBeDefined();
+          expect(op.responses["429"], `${path} ${method} 429`).toBeUndefined();
+          expect(op.tags).toEqual(["Admin"]);
           continue;
         }
         if (path.startsWith("/v1/tts/voices")) {

@@ -1,6 +1,7 @@
 /** The feature plugins mounted on the HTTP app, in order. */
 import { asrLegacyRoutes } from "../asr/http/legacy.ts";
 import { asrRoutes } from "../asr/http/routes.ts";
+import { phraseRoutes } from "../asr/http/phrases.ts";
 import { ttsAnalyzeRoutes } from "../tts/http/analyze.ts";
 import { jambonzRoutes } from "../asr/jambonz/routes.ts";
 import { realtimeRoutes } from "../asr/realtime/routes.ts";
@@ -21,6 +22,7 @@ export const httpPlugins: readonly FeaturePlugin[] = [
   lexiconRoutes,
   ttsWebSocketRoutes,
   asrRoutes,
+  phraseRoutes,
   realtimeRoutes,
   jambonzRoutes,
   voicesRoutes,

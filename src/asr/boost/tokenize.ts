@@ -36,7 +36,10 @@ export class PhraseTokenizer {
 
   /** Token ids of `phrase`, or null when the vocabulary cannot spell it. */
   encode(phrase: string): number[] | null {
-    const words = phrase.normalize("NFC").split(/\s+/).filter((w) => w.length > 0);
+    const words = phrase
+      .normalize("NFC")
+      .split(/\s+/)
+      .filter((w) => w.length > 0);
     if (words.length === 0) return null;
     const out: number[] = [];
     const mark = this.ids.get(WORD_MARK);

@@ -111,7 +111,8 @@ export async function biasedRnnt(
     for (const [sequence, logProb] of hyps) {
       const lp = logSoftmax(await joint.join(frame, sequence.predicted!.out), vocab);
       add(sequence, logProb + lp[blankId]!);
-      for (const id of best(lp, beam, blankId)) add(child(sequence, { id, frame: t, duration: 1 }, graph), logProb + lp[id]!);
+      for (const id of best(lp, beam, blankId))
+        add(child(sequence, { id, frame: t, duration: 1 }, graph), logProb + lp[id]!);
     }
     const kept = [...next].sort(([a, pa], [b, pb]) => pb + b.bonus - (pa + a.bonus)).slice(0, beam);
     for (const [sequence] of kept)

@@ -184,7 +184,11 @@ export class TransducerRecognizer implements Recognizer {
     return this.encoder.run(features.data, config.featDim, features.nFrames, features.validFrames);
   }
 
-  async recognize(samples: Float32Array, signal?: AbortSignal, options: RecognizeOptions = {}): Promise<RecognizedText> {
+  async recognize(
+    samples: Float32Array,
+    signal?: AbortSignal,
+    options: RecognizeOptions = {},
+  ): Promise<RecognizedText> {
     const frames = await this.encode(samples);
     signal?.throwIfAborted();
     const tokens = await this.search(frames, options, signal);

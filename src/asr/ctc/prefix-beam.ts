@@ -18,6 +18,9 @@ interface CtcToken {
 /** Hypotheses kept per frame (sherpa-onnx's default for modified beam search). */
 export const CTC_BEAM = 4;
 
+/** Log-probability of blank above which a frame is taken as blank only (probability 0.995). */
+const BLANK_FRAME_LP = Math.log(0.995);
+
 interface Prefix {
   readonly id: number;
   frame: number;
@@ -71,6 +74,14 @@ export function biasedCtc(output: CtcOutput, blankId: number, graph: ContextGrap
   for (let t = 0; t < output.frames; t++) {
     const from = t * vocab;
     const blankLp = logprobs[from + blankId]!;
+    if (blankLp > BLANK_FRAME_LP) {
+      // A frame that is all but surely blank extends no prefix: only its blank path is kept.
+      for (const hyp of hyps) {
+        hyp.blank = logAdd(hyp.blank, hyp.token) + blankLp;
+        hyp.token = -Infinity;
+      }
+      continue;
+    }
     const candidates = topTokens(logprobs, from, from + vocab, beam, blankId);
     const next = new Map<Prefix, Hyp>();
     const previous = new Set(hyps.map((h) => h.prefix));

@@ -3,8 +3,9 @@
  * (greedy stays the search otherwise):
  * - RNNT: modified beam search (one symbol per frame at most, as sherpa-onnx's
  *   modified_beam_search): per encoder frame every hypothesis is joined once, each may stay
- *   (blank) or take one of its best tokens, and the best {@link TRANSDUCER_BEAM} token sequences
- *   are kept (two paths to one sequence add up);
+ *   (blank) or take one of its best tokens, and at most {@link TRANSDUCER_BEAM} token sequences
+ *   are kept (two paths to one sequence add up): the best outside a phrase and the best spelling
+ *   one (see {@link pruned});
  * - TDT: greedy search whose token choice adds the context graph's bonus (durations as the
  *   greedy search reads them), as TDT's skipping frames leaves no common frame to beam over.
  * The context graph (../boost/) adds a phrase's boost per token and takes it back when the
@@ -114,7 +115,7 @@ export async function biasedRnnt(
       for (const id of best(lp, beam, blankId))
         add(child(sequence, { id, frame: t, duration: 1 }, graph), logProb + lp[id]!);
     }
-    const kept = [...next].sort(([a, pa], [b, pb]) => pb + b.bonus - (pa + a.bonus)).slice(0, beam);
+    const kept = pruned([...next], beam);
     for (const [sequence] of kept)
       sequence.predicted ??= await joint.predict(sequence.token!.id, sequence.parent!.predicted!.states);
     hyps = new Map(kept);
@@ -126,6 +127,30 @@ export async function biasedRnnt(
     if (total > topScore) [top, topScore] = [sequence, total];
   }
   return { tokens: tokensOf(top), matched: top.bonus + graph.finish(top.context) > 0 };
+}
+
+/**
+ * Log-probability (bonus included) below the best hypothesis at which a phrase-walking one is
+ * dropped: a phrase token the model finds this much less likely than the best choice, even with
+ * its boost, is not what was said (Kaldi's decoding beam, in nats).
+ */
+const SCORE_BEAM = 3;
+
+/**
+ * The hypotheses kept after a frame: the best one outside any phrase, and up to `beam − 1` of
+ * the best still spelling a phrase. Only a phrase's bonus can change which text wins over greedy
+ * (a search that completes no phrase is discarded for greedy's text), so alternatives outside
+ * phrases are not worth a joiner run each: while no phrase is in reach the search joins once per
+ * frame, as greedy does.
+ */
+function pruned(candidates: Array<[Sequence, number]>, beam: number): Array<[Sequence, number]> {
+  candidates.sort(([a, pa], [b, pb]) => pb + b.bonus - (pa + a.bonus));
+  const floor = candidates[0]![1] + candidates[0]![0].bonus - SCORE_BEAM;
+  const free = candidates.find(([s]) => s.context.pending === 0);
+  const walking = candidates
+    .filter(([s, p]) => s.context.pending > 0 && p + s.bonus >= floor)
+    .slice(0, free ? beam - 1 : beam);
+  return free ? [free, ...walking] : walking;
 }
 
 /** sherpa-onnx's token limit per frame for TDT (as the greedy search). */

@@ -1,11 +1,8 @@
 /**
  * Transducer searches biased towards boosted phrases, used only when a request boosts phrases
  * (greedy stays the search otherwise):
- * - RNNT: modified beam search (one symbol per frame at most, as sherpa-onnx's
- *   modified_beam_search): per encoder frame every hypothesis is joined once, each may stay
- *   (blank) or take one of its best tokens, and at most {@link TRANSDUCER_BEAM} token sequences
- *   are kept (two paths to one sequence add up): the best outside a phrase and the best spelling
- *   one (see {@link pruned});
+ * - RNNT: greedy search with branches carried by modified beam search (one symbol per frame, as
+ *   sherpa-onnx's modified_beam_search) wherever a phrase is within reach (see {@link biasedRnnt});
  * - TDT: greedy search whose token choice adds the context graph's bonus (durations as the
  *   greedy search reads them), as TDT's skipping frames leaves no common frame to beam over.
  * The context graph (../boost/) adds a phrase's boost per token and takes it back when the
@@ -92,66 +89,118 @@ function rootOf(graph: ContextGraph): Sequence {
   return { token: null, parent: null, children: new Map(), context: graph.root, bonus: 0 };
 }
 
-/** Modified beam search (RNNT, one symbol per frame) biased by `graph`. */
+/** A hypothesis: its token sequence and log-probability. */
+interface Hyp {
+  seq: Sequence;
+  logProb: number;
+}
+
+const scoreOf = (h: Hyp) => h.logProb + h.seq.bonus;
+
+/**
+ * RNNT search biased by `graph`, anchored on greedy: one hypothesis follows the greedy search
+ * exactly (up to `maxSymbols` per frame, the greedy choice each time); where a token that starts
+ * or continues a phrase has at least {@link MIN_BRANCH_LP} and is within {@link SCORE_BEAM} of the
+ * best choice (boost included), a hypothesis spelling it branches off and is carried by modified beam search (one symbol per frame, at most `beam − 1`
+ * of them, two paths to one sequence adding up). A branch that completes a phrase and then scores
+ * above the greedy one takes its place and is continued greedily. So while no phrase is in reach
+ * the search costs what greedy costs, and when no phrase is completed its text is greedy's.
+ */
 export async function biasedRnnt(
   frames: readonly Float32Array[],
   joint: TransducerJoint,
   blankId: number,
   graph: ContextGraph,
+  maxSymbols: number,
   signal?: AbortSignal,
   beam = TRANSDUCER_BEAM,
 ): Promise<BiasedTokens> {
   const vocab = blankId + 1;
   const root = rootOf(graph);
   root.predicted = await joint.predict(blankId, joint.initialStates());
-  let hyps = new Map<Sequence, number>([[root, 0]]);
+  const predicted = async (seq: Sequence) =>
+    (seq.predicted ??= await joint.predict(seq.token!.id, seq.parent!.predicted!.states));
+  let free: Hyp = { seq: root, logProb: 0 };
+  let branches = new Map<Sequence, number>();
   for (const [t, frame] of frames.entries()) {
     signal?.throwIfAborted();
     const next = new Map<Sequence, number>();
-    const add = (s: Sequence, logProb: number) => next.set(s, logAdd(next.get(s) ?? -Infinity, logProb));
-    for (const [sequence, logProb] of hyps) {
-      const lp = logSoftmax(await joint.join(frame, sequence.predicted!.out), vocab);
-      add(sequence, logProb + lp[blankId]!);
-      for (const id of best(lp, beam, blankId))
-        add(child(sequence, { id, frame: t, duration: 1 }, graph), logProb + lp[id]!);
+    const add = (seq: Sequence, logProb: number) => next.set(seq, logAdd(next.get(seq) ?? -Infinity, logProb));
+    const before = free.logProb;
+    for (let symbol = 0; symbol < maxSymbols; symbol++) {
+      const logits = await joint.join(frame, free.seq.predicted!.out);
+      const lp = logSoftmax(logits, vocab);
+      const y = argmax(logits, 0, vocab);
+      if (symbol === 0) {
+        for (const id of best(lp, beam, blankId)) {
+          if (id === y || lp[id]! < MIN_BRANCH_LP) continue;
+          const branch = child(free.seq, { id, frame: t, duration: 1 }, graph);
+          if (branch.context.pending > 0) add(branch, before + lp[id]!);
+        }
+      }
+      free.logProb += lp[y]!;
+      if (y === blankId) break;
+      free.seq = child(free.seq, { id: y, frame: t, duration: 1 }, graph);
+      await predicted(free.seq);
     }
-    const kept = pruned([...next], beam);
-    for (const [sequence] of kept)
-      sequence.predicted ??= await joint.predict(sequence.token!.id, sequence.parent!.predicted!.states);
-    hyps = new Map(kept);
+    for (const [seq, logProb] of branches) {
+      const lp = logSoftmax(await joint.join(frame, seq.predicted!.out), vocab);
+      add(seq, logProb + lp[blankId]!);
+      for (const id of best(lp, beam, blankId))
+        add(child(seq, { id, frame: t, duration: 1 }, graph), logProb + lp[id]!);
+    }
+    next.delete(free.seq);
+    [free, branches] = await select(free, next, beam, predicted);
   }
-  let top = root;
-  let topScore = -Infinity;
-  for (const [sequence, logProb] of hyps) {
-    const total = logProb + sequence.bonus + graph.finish(sequence.context);
-    if (total > topScore) [top, topScore] = [sequence, total];
-  }
-  return { tokens: tokensOf(top), matched: top.bonus + graph.finish(top.context) > 0 };
+  // A branch ends with what it kept: only one holding a completed phrase may beat greedy's text.
+  const total = (h: Hyp) => scoreOf(h) + graph.finish(h.seq.context);
+  const done = [...branches]
+    .map(([seq, logProb]) => ({ seq, logProb }))
+    .filter((h) => h.seq.bonus + graph.finish(h.seq.context) > 0);
+  const top = done.reduce((a, b) => (total(b) > total(a) ? b : a), free);
+  return { tokens: tokensOf(top.seq), matched: top.seq.bonus + graph.finish(top.seq.context) > 0 };
 }
 
 /**
- * Log-probability (bonus included) below the best hypothesis at which a phrase-walking one is
+ * After a frame: a branch that completed a phrase (no tentative bonus left, some kept) and
+ * scores above the greedy hypothesis replaces it; branches still spelling a phrase within
+ * {@link SCORE_BEAM} of the best are kept, `beam − 1` at most; the rest are dropped.
+ */
+async function select(
+  free: Hyp,
+  candidates: Map<Sequence, number>,
+  beam: number,
+  predicted: (seq: Sequence) => Promise<PredictorOutput>,
+): Promise<[Hyp, Map<Sequence, number>]> {
+  const sorted = [...candidates].map(([seq, logProb]) => ({ seq, logProb })).sort((a, b) => scoreOf(b) - scoreOf(a));
+  const completed = sorted.find((h) => h.seq.context.pending === 0 && h.seq.bonus > 0);
+  if (completed && scoreOf(completed) > scoreOf(free)) {
+    free = completed;
+    await predicted(free.seq);
+  }
+  const floor = Math.max(scoreOf(free), sorted[0] ? scoreOf(sorted[0]) : -Infinity) - SCORE_BEAM;
+  const kept = sorted.filter((h) => h.seq !== free.seq && h.seq.context.pending > 0 && scoreOf(h) >= floor);
+  const branches = new Map<Sequence, number>();
+  for (const h of kept.slice(0, beam - 1)) {
+    await predicted(h.seq);
+    branches.set(h.seq, h.logProb);
+  }
+  return [free, branches];
+}
+
+/**
+ * Log-probability (bonus included) below the best hypothesis at which a phrase branch is
  * dropped: a phrase token the model finds this much less likely than the best choice, even with
- * its boost, is not what was said (Kaldi's decoding beam, in nats).
+ * its boost, is not what was said (a decoding beam, in nats).
  */
 const SCORE_BEAM = 3;
 
 /**
- * The hypotheses kept after a frame: the best one outside any phrase, and up to `beam − 1` of
- * the best still spelling a phrase. Only a phrase's bonus can change which text wins over greedy
- * (a search that completes no phrase is discarded for greedy's text), so alternatives outside
- * phrases are not worth a joiner run each: while no phrase is in reach the search joins once per
- * frame, as greedy does.
+ * Least log-probability (5 %) of the token a phrase branch starts with: below it the model has
+ * not heard the phrase begin, whatever the boost. Without it a model unsure of every frame (blank
+ * barely likelier than each token) would branch on every frame.
  */
-function pruned(candidates: Array<[Sequence, number]>, beam: number): Array<[Sequence, number]> {
-  candidates.sort(([a, pa], [b, pb]) => pb + b.bonus - (pa + a.bonus));
-  const floor = candidates[0]![1] + candidates[0]![0].bonus - SCORE_BEAM;
-  const free = candidates.find(([s]) => s.context.pending === 0);
-  const walking = candidates
-    .filter(([s, p]) => s.context.pending > 0 && p + s.bonus >= floor)
-    .slice(0, free ? beam - 1 : beam);
-  return free ? [free, ...walking] : walking;
-}
+const MIN_BRANCH_LP = Math.log(0.05);
 
 /** sherpa-onnx's token limit per frame for TDT (as the greedy search). */
 const TDT_MAX_TOKENS_PER_FRAME = 5;

@@ -196,15 +196,17 @@ export class TransducerRecognizer implements Recognizer {
   }
 
   /**
-   * Greedy search; with boosted phrases the biased search (./beam.ts), whose text is kept only
-   * when it spells one of them, so a list that matches nothing leaves the greedy text as it was.
+   * Greedy search; with boosted phrases the biased search (./beam.ts). Its text differs from
+   * greedy's only when it spells one of them (RNNT: by construction; TDT: greedy's text is taken
+   * when it does not), so a list that matches nothing leaves the text as it was.
    */
   private async search(frames: readonly Float32Array[], options: RecognizeOptions, signal?: AbortSignal) {
     const { tdt, blankId } = this.config;
     const greedy = () => (tdt ? greedyTdt : greedyRnnt)(frames, this.joint, blankId, signal);
     const graph = this.phrases.graph(options.hotwords);
     if (graph === null) return greedy();
-    const biased = await (tdt ? biasedTdt : biasedRnnt)(frames, this.joint, blankId, graph, signal);
+    if (!tdt) return (await biasedRnnt(frames, this.joint, blankId, graph, RNNT_MAX_SYMBOLS_PER_FRAME, signal)).tokens;
+    const biased = await biasedTdt(frames, this.joint, blankId, graph, signal);
     return biased.matched ? biased.tokens : greedy();
   }
 

@@ -1,11 +1,17 @@
 /**
- * CTC prefix beam search with contextual biasing, used only when a request boosts phrases (greedy
- * stays the search otherwise). Each hypothesis is a collapsed token prefix with the probability
- * of its alignments ending in blank and in its last token; per frame the most probable tokens
- * extend it (a repeat extends only after a blank); the context graph (../boost/) adds a phrase's
- * boost per token as a prefix spells it and takes it back when the spelling breaks off. Prefixes
- * are nodes of a tree, so two alignments of the same text meet in the same object.
+ * CTC search with contextual biasing, used only when a request boosts phrases (greedy stays the
+ * search otherwise), anchored on greedy as the transducer's is (../transducer/beam.ts): one
+ * hypothesis follows greedy CTC exactly (the likeliest class per frame, repeats collapsed); where
+ * a token that starts a phrase has at least {@link MIN_TOKEN_LP} and, with its boost, comes within
+ * {@link SCORE_BEAM} of greedy, a prefix spelling it branches off and is carried by prefix beam
+ * search (the probability of its alignments ending in blank and in its last token; a repeat
+ * extends only after a blank). The context graph (../boost/) adds a phrase's boost per token as a
+ * prefix spells it and takes it back when the spelling breaks off. A branch that completes its
+ * phrase and scores above greedy takes its place and is continued greedily, so the text differs
+ * from greedy's only where a phrase won. Prefixes are nodes of a tree, so two alignments of the
+ * same text meet in the same object.
  */
+import { argmax } from "../../runtime/onnx-runner.ts";
 import type { ContextGraph, ContextState } from "../boost/context-graph.ts";
 import type { CtcOutput } from "./model.ts";
 
@@ -15,11 +21,14 @@ interface CtcToken {
   readonly frame: number;
 }
 
-/** Hypotheses kept per frame (sherpa-onnx's default for modified beam search). */
+/** Hypotheses kept per frame, greedy's included (sherpa-onnx's default beam). */
 export const CTC_BEAM = 4;
 
-/** Log-probability of blank above which a frame is taken as blank only (probability 0.995). */
-const BLANK_FRAME_LP = Math.log(0.995);
+/** Least log-probability (5 %) of a token a branch takes (pyctcdecode's `token_min_logp` idea). */
+const MIN_TOKEN_LP = Math.log(0.05);
+
+/** Nats (bonus included) below the best at which a branch is dropped (a decoding beam). */
+const SCORE_BEAM = 3;
 
 interface Prefix {
   readonly id: number;
@@ -31,10 +40,18 @@ interface Prefix {
   readonly bonus: number;
 }
 
-interface Hyp {
+/** A branch: its prefix and the log-probabilities of its alignments ending in blank / in its last token. */
+interface Branch {
   readonly prefix: Prefix;
   blank: number;
   token: number;
+}
+
+/** The greedy hypothesis: its prefix, the class of its last frame and its path's log-probability. */
+interface Greedy {
+  prefix: Prefix;
+  last: number;
+  logProb: number;
 }
 
 function logAdd(a: number, b: number): number {
@@ -62,73 +79,96 @@ function topTokens(row: Float32Array, from: number, to: number, count: number, s
 /** The search's result: tokens with frames, and whether the text spells a boosted phrase. */
 export interface BiasedCtc {
   readonly tokens: CtcToken[];
-  /** True when the kept hypothesis earned a completed phrase's boost. */
+  /** True when the kept hypothesis holds a completed phrase (else the tokens are greedy's). */
   readonly matched: boolean;
 }
 
-/** Prefix beam search over `[frames, vocab]` log-probabilities, biased by `graph`. */
+const branchScore = (b: Branch) => logAdd(b.blank, b.token) + b.prefix.bonus;
+
+/** The biased search over `[frames, vocab]` log-probabilities. */
 export function biasedCtc(output: CtcOutput, blankId: number, graph: ContextGraph, beam = CTC_BEAM): BiasedCtc {
   const root: Prefix = { id: -1, frame: -1, parent: null, children: new Map(), context: graph.root, bonus: 0 };
-  let hyps: Hyp[] = [{ prefix: root, blank: 0, token: -Infinity }];
+  let greedy: Greedy = { prefix: root, last: -1, logProb: 0 };
+  let branches: Branch[] = [];
   const { logprobs, vocab } = output;
   for (let t = 0; t < output.frames; t++) {
     const from = t * vocab;
-    const blankLp = logprobs[from + blankId]!;
-    if (blankLp > BLANK_FRAME_LP) {
-      // A frame that is all but surely blank extends no prefix: only its blank path is kept.
-      for (const hyp of hyps) {
-        hyp.blank = logAdd(hyp.blank, hyp.token) + blankLp;
-        hyp.token = -Infinity;
-      }
-      continue;
-    }
-    const candidates = topTokens(logprobs, from, from + vocab, beam, blankId);
-    const next = new Map<Prefix, Hyp>();
-    const previous = new Set(hyps.map((h) => h.prefix));
+    const lp = (id: number) => logprobs[from + id]!;
+    const live = new Set([greedy.prefix, ...branches.map((b) => b.prefix)]);
+    const next = new Map<Prefix, Branch>();
     const at = (prefix: Prefix) => {
-      let hyp = next.get(prefix);
-      if (hyp === undefined) next.set(prefix, (hyp = { prefix, blank: -Infinity, token: -Infinity }));
-      return hyp;
+      let branch = next.get(prefix);
+      if (branch === undefined) next.set(prefix, (branch = { prefix, blank: -Infinity, token: -Infinity }));
+      return branch;
     };
-    for (const hyp of hyps) {
-      const total = logAdd(hyp.blank, hyp.token);
-      const stay = at(hyp.prefix);
-      stay.blank = logAdd(stay.blank, total + blankLp);
+    const candidates = topTokens(logprobs, from, from + vocab, beam, blankId).filter((c) => lp(c) >= MIN_TOKEN_LP);
+    const y = argmax(logprobs, from, from + vocab);
+    // Branches off greedy: a phrase token in place of greedy's class on this frame.
+    for (const c of candidates) {
+      if (c === y || c === greedy.last) continue;
+      const prefix = extend(greedy.prefix, c, t, graph, live);
+      if (prefix.context.pending > 0) at(prefix).token = logAdd(at(prefix).token, greedy.logProb + lp(c));
+    }
+    // Greedy itself.
+    if (y !== blankId && y !== greedy.last) {
+      greedy.prefix = extend(greedy.prefix, y, t, graph, live);
+      greedy.prefix.frame = t; // greedy's emission frame is the one its text is timed by
+    }
+    greedy.last = y;
+    greedy.logProb += lp(y);
+    // The branches, by prefix beam search.
+    for (const branch of branches) {
+      const total = logAdd(branch.blank, branch.token);
+      const stay = at(branch.prefix);
+      stay.blank = logAdd(stay.blank, total + lp(blankId));
       for (const c of candidates) {
-        const lp = logprobs[from + c]!;
-        const child = extend(hyp.prefix, c, t, graph, previous);
-        const extended = at(child);
-        if (c === hyp.prefix.id) {
-          stay.token = logAdd(stay.token, hyp.token + lp);
-          extended.token = logAdd(extended.token, hyp.blank + lp);
-        } else extended.token = logAdd(extended.token, total + lp);
+        const extended = at(extend(branch.prefix, c, t, graph, live));
+        if (c === branch.prefix.id) {
+          stay.token = logAdd(stay.token, branch.token + lp(c));
+          extended.token = logAdd(extended.token, branch.blank + lp(c));
+        } else extended.token = logAdd(extended.token, total + lp(c));
       }
     }
-    hyps = [...next.values()]
-      .filter((h) => logAdd(h.blank, h.token) > -Infinity)
-      .sort((a, b) => score(b) - score(a))
-      .slice(0, beam);
+    next.delete(greedy.prefix);
+    [greedy, branches] = select(greedy, [...next.values()], beam);
   }
-  const best = hyps.reduce((a, b) => (final(b, graph) > final(a, graph) ? b : a));
-  return { tokens: tokensOf(best.prefix), matched: best.prefix.bonus + graph.finish(best.prefix.context) > 0 };
+  const finish = (prefix: Prefix) => prefix.bonus + graph.finish(prefix.context);
+  let top: { prefix: Prefix; score: number } = { prefix: greedy.prefix, score: greedy.logProb + finish(greedy.prefix) };
+  for (const branch of branches) {
+    const score = logAdd(branch.blank, branch.token) + finish(branch.prefix);
+    if (finish(branch.prefix) > 0 && score > top.score) top = { prefix: branch.prefix, score };
+  }
+  return { tokens: tokensOf(top.prefix), matched: finish(top.prefix) > 0 };
 }
 
-function score(h: Hyp): number {
-  return logAdd(h.blank, h.token) + h.prefix.bonus;
+/**
+ * After a frame: a branch that completed a phrase (no tentative bonus left, some kept) and scores
+ * above greedy replaces it (continued greedily from its likelier ending); branches still spelling
+ * a phrase within {@link SCORE_BEAM} of the best are kept, `beam − 1` at most.
+ */
+function select(greedy: Greedy, candidates: Branch[], beam: number): [Greedy, Branch[]] {
+  candidates.sort((a, b) => branchScore(b) - branchScore(a));
+  const greedyScore = greedy.logProb + greedy.prefix.bonus;
+  const completed = candidates.find((b) => b.prefix.context.pending === 0 && b.prefix.bonus > 0);
+  if (completed && branchScore(completed) > greedyScore) {
+    const last = completed.token > completed.blank ? completed.prefix.id : -1;
+    greedy = { prefix: completed.prefix, last, logProb: logAdd(completed.blank, completed.token) };
+  }
+  const floor = Math.max(greedy.logProb + greedy.prefix.bonus, candidates[0] ? branchScore(candidates[0]) : -Infinity);
+  const kept = candidates.filter(
+    (b) => b.prefix !== greedy.prefix && b.prefix.context.pending > 0 && branchScore(b) >= floor - SCORE_BEAM,
+  );
+  return [greedy, kept.slice(0, beam - 1)];
 }
 
-function final(h: Hyp, graph: ContextGraph): number {
-  return score(h) + graph.finish(h.prefix.context);
-}
-
-/** The prefix `parent` + `id`; a prefix new to the beam is timed at this frame. */
-function extend(parent: Prefix, id: number, frame: number, graph: ContextGraph, beam: Set<Prefix>): Prefix {
+/** The prefix `parent` + `id`; a prefix no hypothesis held before this frame is timed at it. */
+function extend(parent: Prefix, id: number, frame: number, graph: ContextGraph, live: Set<Prefix>): Prefix {
   let child = parent.children.get(id);
   if (child === undefined) {
     const step = graph.step(parent.context, id);
     child = { id, frame, parent, children: new Map(), context: step.state, bonus: parent.bonus + step.bonus };
     parent.children.set(id, child);
-  } else if (!beam.has(child)) child.frame = frame;
+  } else if (!live.has(child)) child.frame = frame;
   return child;
 }
 

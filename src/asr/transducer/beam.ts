@@ -100,12 +100,88 @@ const scoreOf = (h: Hyp) => h.logProb + h.seq.bonus;
 /**
  * RNNT search biased by `graph`, anchored on greedy: one hypothesis follows the greedy search
  * exactly (up to `maxSymbols` per frame, the greedy choice each time); where a token that starts
- * or continues a phrase has at least {@link MIN_BRANCH_LP} and is within {@link SCORE_BEAM} of the
- * best choice (boost included), a hypothesis spelling it branches off and is carried by modified beam search (one symbol per frame, at most `beam − 1`
- * of them, two paths to one sequence adding up). A branch that completes a phrase and then scores
- * above the greedy one takes its place and is continued greedily. So while no phrase is in reach
- * the search costs what greedy costs, and when no phrase is completed its text is greedy's.
+ * or continues a phrase has at least {@link MIN_BRANCH_LP} and is within {@link SCORE_BEAM} of
+ * the best choice (boost included), a hypothesis spelling it branches off and is carried by
+ * modified beam search (one symbol per frame, at most `beam − 1` of them, two paths to one
+ * sequence adding up). A branch that completes a phrase and then scores above the greedy one takes
+ * its place and is continued greedily. So while no phrase is in reach the search costs what greedy
+ * costs, and when no phrase is completed its text is greedy's. Frames may come in pieces (the
+ * streaming transducer feeds it chunk by chunk).
  */
+export class BiasedRnntSearch {
+  private readonly root: Sequence;
+  private free: Hyp;
+  private branches = new Map<Sequence, number>();
+
+  constructor(
+    private readonly joint: TransducerJoint,
+    private readonly blankId: number,
+    private readonly graph: ContextGraph,
+    private readonly maxSymbols: number,
+    private readonly beam = TRANSDUCER_BEAM,
+  ) {
+    this.root = rootOf(graph);
+    this.free = { seq: this.root, logProb: 0 };
+  }
+
+  private readonly predicted = async (seq: Sequence): Promise<PredictorOutput> =>
+    (seq.predicted ??= await (seq.parent === null
+      ? this.joint.predict(this.blankId, this.joint.initialStates())
+      : this.joint.predict(seq.token!.id, seq.parent.predicted!.states)));
+
+  /** Searches `frames`, the first of which is frame `offset` of the stream. */
+  async push(frames: readonly Float32Array[], offset: number, signal?: AbortSignal): Promise<void> {
+    const { joint, blankId, graph, beam } = this;
+    const vocab = blankId + 1;
+    await this.predicted(this.root);
+    for (const [i, frame] of frames.entries()) {
+      signal?.throwIfAborted();
+      const t = offset + i;
+      const next = new Map<Sequence, number>();
+      const add = (seq: Sequence, logProb: number) => next.set(seq, logAdd(next.get(seq) ?? -Infinity, logProb));
+      const free = this.free;
+      const before = free.logProb;
+      for (let symbol = 0; symbol < this.maxSymbols; symbol++) {
+        const logits = await joint.join(frame, free.seq.predicted!.out);
+        const lp = logSoftmax(logits, vocab);
+        const y = argmax(logits, 0, vocab);
+        if (symbol === 0) {
+          for (const id of best(lp, beam, blankId)) {
+            if (id === y || lp[id]! < MIN_BRANCH_LP) continue;
+            const branch = child(free.seq, { id, frame: t, duration: 1 }, graph);
+            if (branch.context.pending > 0) add(branch, before + lp[id]!);
+          }
+        }
+        free.logProb += lp[y]!;
+        if (y === blankId) break;
+        free.seq = child(free.seq, { id: y, frame: t, duration: 1 }, graph);
+        await this.predicted(free.seq);
+      }
+      for (const [seq, logProb] of this.branches) {
+        const lp = logSoftmax(await joint.join(frame, seq.predicted!.out), vocab);
+        add(seq, logProb + lp[blankId]!);
+        for (const id of best(lp, beam, blankId))
+          add(child(seq, { id, frame: t, duration: 1 }, graph), logProb + lp[id]!);
+      }
+      next.delete(free.seq);
+      [this.free, this.branches] = await select(free, next, beam, this.predicted);
+    }
+  }
+
+  /** The tokens so far: greedy's, or a branch's that completed a phrase and scores above them. */
+  result(): BiasedTokens {
+    const { graph } = this;
+    // A branch ends with what it kept: only one holding a completed phrase may beat greedy's text.
+    const total = (h: Hyp) => scoreOf(h) + graph.finish(h.seq.context);
+    const done = [...this.branches]
+      .map(([seq, logProb]) => ({ seq, logProb }))
+      .filter((h) => h.seq.bonus + graph.finish(h.seq.context) > 0);
+    const top = done.reduce((a, b) => (total(b) > total(a) ? b : a), this.free);
+    return { tokens: tokensOf(top.seq), matched: top.seq.bonus + graph.finish(top.seq.context) > 0 };
+  }
+}
+
+/** {@link BiasedRnntSearch} over a whole segment's frames. */
 export async function biasedRnnt(
   frames: readonly Float32Array[],
   joint: TransducerJoint,
@@ -113,52 +189,10 @@ export async function biasedRnnt(
   graph: ContextGraph,
   maxSymbols: number,
   signal?: AbortSignal,
-  beam = TRANSDUCER_BEAM,
 ): Promise<BiasedTokens> {
-  const vocab = blankId + 1;
-  const root = rootOf(graph);
-  root.predicted = await joint.predict(blankId, joint.initialStates());
-  const predicted = async (seq: Sequence) =>
-    (seq.predicted ??= await joint.predict(seq.token!.id, seq.parent!.predicted!.states));
-  let free: Hyp = { seq: root, logProb: 0 };
-  let branches = new Map<Sequence, number>();
-  for (const [t, frame] of frames.entries()) {
-    signal?.throwIfAborted();
-    const next = new Map<Sequence, number>();
-    const add = (seq: Sequence, logProb: number) => next.set(seq, logAdd(next.get(seq) ?? -Infinity, logProb));
-    const before = free.logProb;
-    for (let symbol = 0; symbol < maxSymbols; symbol++) {
-      const logits = await joint.join(frame, free.seq.predicted!.out);
-      const lp = logSoftmax(logits, vocab);
-      const y = argmax(logits, 0, vocab);
-      if (symbol === 0) {
-        for (const id of best(lp, beam, blankId)) {
-          if (id === y || lp[id]! < MIN_BRANCH_LP) continue;
-          const branch = child(free.seq, { id, frame: t, duration: 1 }, graph);
-          if (branch.context.pending > 0) add(branch, before + lp[id]!);
-        }
-      }
-      free.logProb += lp[y]!;
-      if (y === blankId) break;
-      free.seq = child(free.seq, { id: y, frame: t, duration: 1 }, graph);
-      await predicted(free.seq);
-    }
-    for (const [seq, logProb] of branches) {
-      const lp = logSoftmax(await joint.join(frame, seq.predicted!.out), vocab);
-      add(seq, logProb + lp[blankId]!);
-      for (const id of best(lp, beam, blankId))
-        add(child(seq, { id, frame: t, duration: 1 }, graph), logProb + lp[id]!);
-    }
-    next.delete(free.seq);
-    [free, branches] = await select(free, next, beam, predicted);
-  }
-  // A branch ends with what it kept: only one holding a completed phrase may beat greedy's text.
-  const total = (h: Hyp) => scoreOf(h) + graph.finish(h.seq.context);
-  const done = [...branches]
-    .map(([seq, logProb]) => ({ seq, logProb }))
-    .filter((h) => h.seq.bonus + graph.finish(h.seq.context) > 0);
-  const top = done.reduce((a, b) => (total(b) > total(a) ? b : a), free);
-  return { tokens: tokensOf(top.seq), matched: top.seq.bonus + graph.finish(top.seq.context) > 0 };
+  const search = new BiasedRnntSearch(joint, blankId, graph, maxSymbols);
+  await search.push(frames, 0, signal);
+  return search.result();
 }
 
 /**

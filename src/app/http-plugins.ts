@@ -3,6 +3,7 @@ import { asrLegacyRoutes } from "../asr/http/legacy.ts";
 import { asrRoutes } from "../asr/http/routes.ts";
 import { jobsRoutes } from "../asr/jobs/http/routes.ts";
 import { asrFormatRoutes } from "../asr/http/format.ts";
+import { phraseRoutes } from "../asr/http/phrases.ts";
 import { ttsAnalyzeRoutes } from "../tts/http/analyze.ts";
 import { jambonzRoutes } from "../asr/jambonz/routes.ts";
 import { realtimeRoutes } from "../asr/realtime/routes.ts";
@@ -28,6 +29,7 @@ export const httpPlugins: readonly FeaturePlugin[] = [
   asrRoutes,
   jobsRoutes,
   asrFormatRoutes,
+  phraseRoutes,
   realtimeRoutes,
   jambonzRoutes,
   voicesRoutes,

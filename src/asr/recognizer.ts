@@ -4,6 +4,7 @@
  * dialect identifier names the dialect of a stretch of speech. The registry (packs.ts) builds
  * them from installed packs; the service never asks which family it holds.
  */
+import type { Hotword } from "../core/asr.ts";
 
 /** A word with times in seconds relative to the recognised segment. */
 export interface RecognizedWord {
@@ -50,6 +51,11 @@ export interface RecognizeOptions {
    * CTC). Others ignore them.
    */
   readonly wordBreaks?: readonly number[];
+  /**
+   * Phrases to favour: CTC and transducer recognisers search with a context graph of them
+   * (./boost/), Whisper prompts with them; none (or all boosts 0) keeps the greedy search.
+   */
+  readonly hotwords?: readonly Hotword[];
 }
 
 /** A loaded speech recogniser. */

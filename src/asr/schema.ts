@@ -10,6 +10,7 @@ import { fieldErrors, FORM_FIELDS } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { MAX_CHANNELS, TRANSCRIPT_FORMATS, type TranscriptionOptions } from "./types.ts";
 import { speakerList, SpeakersSchema } from "./channels/labels.ts";
+import { DEFAULT_BOOST, HOTWORD_LIMITS, parseHotwords } from "./boost/hotwords.ts";
 
 /** Timestamp granularities of verbose_json (OpenAI). */
 export const TIMESTAMP_GRANULARITIES = ["segment", "word"] as const;
@@ -18,6 +19,9 @@ export type TimestampGranularity = (typeof TIMESTAMP_GRANULARITIES)[number];
 
 /** Longest `prompt` accepted, in characters (Whisper keeps only its last 223 tokens anyway). */
 export const MAX_PROMPT_CHARS = 4096;
+
+/** The repeated form of `hotwords`, one entry per field. */
+const HOTWORDS_FIELD = "hotwords[]";
 
 /** The form field OpenAI clients repeat for each granularity. */
 const GRANULARITIES_FIELD = "timestamp_granularities[]";
@@ -76,6 +80,26 @@ export const TranscriptionFormSchema = v.object({
       v.examples([0]),
     ),
   ),
+  hotwords: v.optional(
+    v.pipe(
+      v.array(v.string()),
+      v.description(
+        "Phrase boosting (extension): phrases to favour, `phrase` or `phrase:boost`, separated by commas or " +
+          `new lines, or one per repeated \`hotwords[]\` field; at most ${HOTWORD_LIMITS.maxPhrases} (with the key's ` +
+          `list, /v1/asr/phrases), ${HOTWORD_LIMITS.maxPhraseChars} characters each. CTC and transducer packs ` +
+          "bias their search towards them; Whisper packs read them as prompt context.",
+      ),
+      v.examples([["مصرف الراجحي:3", "بطاقة مدى"]]),
+    ),
+  ),
+  boost: v.optional(
+    v.pipe(
+      v.number(`Must be a number from ${HOTWORD_LIMITS.minBoost} to ${HOTWORD_LIMITS.maxBoost}`),
+      v.minValue(HOTWORD_LIMITS.minBoost, `Must be from ${HOTWORD_LIMITS.minBoost} to ${HOTWORD_LIMITS.maxBoost}`),
+      v.maxValue(HOTWORD_LIMITS.maxBoost, `Must be from ${HOTWORD_LIMITS.minBoost} to ${HOTWORD_LIMITS.maxBoost}`),
+      v.description(`Per-token boost of the \`hotwords\` that give none (default ${DEFAULT_BOOST}).`),
+    ),
+  ),
   [GRANULARITIES_FIELD]: v.optional(
     v.pipe(
       v.array(v.picklist(TIMESTAMP_GRANULARITIES, `Must be one of: ${TIMESTAMP_GRANULARITIES.join(", ")}`)),
@@ -130,6 +154,11 @@ function formInput(
     .flatMap((value) => value.split(","))
     .map((value) => value.trim())
     .filter((value) => value.length > 0);
+  const hotwords = [...all(HOTWORDS_FIELD), ...all("hotwords")];
+  delete present[HOTWORDS_FIELD];
+  if (hotwords.length > 0) present.hotwords = hotwords;
+  if (typeof present.boost === "string" && /^[+-]?(\d+\.?\d*|\.\d+)$/.test(present.boost))
+    present.boost = Number(present.boost);
   delete present.timestamp_granularities;
   if (listed.length > 0) present[GRANULARITIES_FIELD] = listed;
   else delete present[GRANULARITIES_FIELD];
@@ -159,11 +188,13 @@ export function granularities(form: TranscriptionForm): readonly TimestampGranul
   return asked && asked.length > 0 ? [...new Set(asked)] : ["segment"];
 }
 
-/** The service options a form asks for (`model`, `prompt`, `temperature`, `channels`, `speakers`). */
+/** The service options a form asks for (`model`, `prompt`, `temperature`, `channels`, `speakers`, `hotwords`). Throws 422 for ill-formed hotwords. */
 export function transcriptionOptions(
   form: TranscriptionForm,
-): Pick<TranscriptionOptions, "model" | "prompt" | "temperature" | "channels" | "speakers"> {
+): Pick<TranscriptionOptions, "model" | "prompt" | "temperature" | "channels" | "speakers" | "hotwords"> {
+  const hotwords = form.hotwords ? parseHotwords(form.hotwords, "form.hotwords", form.boost) : [];
   return {
+    ...(hotwords.length > 0 ? { hotwords } : {}),
     ...(form.channels !== undefined ? { channels: form.channels } : {}),
     ...(form.speakers !== undefined ? { speakers: form.speakers } : {}),
     ...(form.model !== undefined ? { model: form.model } : {}),

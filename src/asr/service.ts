@@ -228,11 +228,12 @@ export class AsrEngineService implements AsrService {
     };
     if (call.signal?.aborted) release();
     else call.signal?.addEventListener("abort", release, { once: true });
-    return new LiveTranscriber(this.liveEngine, live, emit, call, release);
+    const engine = live.hotwords?.length ? this.buildLiveEngine(live.hotwords) : this.liveEngine;
+    return new LiveTranscriber(engine, live, emit, call, release);
   }
 
-  /** The engine pieces the live core runs on (./live/engine.ts). */
-  private buildLiveEngine(): LiveEngine {
+  /** The engine pieces the live core runs on (./live/engine.ts); a call's hotwords go to each final. */
+  private buildLiveEngine(hotwords?: TranscriptionOptions["hotwords"]): LiveEngine {
     return {
       detector: this.detector,
       dialectIdentifier: this.options.packs.dialect,
@@ -244,7 +245,7 @@ export class AsrEngineService implements AsrService {
           const started = performance.now();
           const spans = wholeSpan ? [{ start: 0, end: samples.length }] : undefined;
           // The call's dialect was decided (and the recogniser routed) by the live core.
-          const transcript = await this.transcribe(samples, { signal: call.signal }, spans, recognizer);
+          const transcript = await this.transcribe(samples, { signal: call.signal, hotwords }, spans, recognizer);
           this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
           return utteranceOf(transcript);
         }, call),

@@ -75,6 +75,17 @@ export interface ChannelTranscript {
   readonly model?: string;
 }
 
+/**
+ * A phrase to favour in recognition (phrase boosting): CTC and transducer recognisers add `boost`
+ * (log-probability, per token of the phrase) to hypotheses that spell it; Whisper reads the
+ * phrases as prompt context. Bounds and the request syntax are in src/asr/boost/hotwords.ts.
+ */
+export interface Hotword {
+  readonly phrase: string;
+  /** Per-token bonus in [0, 10]; 0 keeps the phrase listed but neutral. */
+  readonly boost: number;
+}
+
 /** What a transcription call may ask beyond {@link CallOptions}. */
 export interface TranscriptionOptions extends CallOptions {
   /** Recogniser pack by folder name; a name that is not installed means the default (`whisper-1`). */
@@ -83,6 +94,8 @@ export interface TranscriptionOptions extends CallOptions {
   readonly prompt?: string;
   /** First sampling temperature in [0, 1] (Whisper; 0 = greedy with temperature fallback). */
   readonly temperature?: number;
+  /** Phrases to favour (the request's merged with the key's list); none keeps greedy decoding. */
+  readonly hotwords?: readonly Hotword[];
   /**
    * Called after each decoded piece with the transcript's text so far (joined by the same rule as
    * the final text, so each call's text extends the last): what streamed REST transcription sends.
@@ -128,6 +141,8 @@ export interface LiveTranscriptionOptions {
    * transcription per channel and labels their events); channels without one are `ch<n>`.
    */
   readonly speakers?: readonly string[];
+  /** Phrases to favour in every final of the call (the door merges the key's list in). */
+  readonly hotwords?: readonly Hotword[];
 }
 
 /**

@@ -17,6 +17,8 @@ export interface AudioUploadOptions {
   readonly fileFields?: readonly string[];
   /** How many audio files are accepted (voice cloning takes several samples); default 1. */
   readonly maxFiles?: number;
+  /** Form fields holding lists, allowed the whole form allowance (see ./upload.ts). */
+  readonly listFields?: readonly string[];
 }
 
 /** Streams the request's audio upload to staged temp files. Throws AppError 400/413 (files removed). */
@@ -29,5 +31,6 @@ export function receiveAudioUpload(request: Request, options: AudioUploadOptions
     extensionOf: allowedExtension,
     fileFields: options.fileFields,
     maxFiles: options.maxFiles,
+    listFields: options.listFields,
   });
 }

@@ -57,12 +57,18 @@ export interface UploadOptions {
   readonly maxFiles?: number;
   /** The error for a file part past `maxFiles` (default 400 `At most N files may be uploaded`). */
   tooManyFiles?(): AppError;
+  /**
+   * Fields that carry lists (ASR `hotwords`) and may use the whole form allowance rather than one
+   * field's cap, so an over-long list reaches its route's validation (422 naming the field).
+   */
+  readonly listFields?: readonly string[];
 }
 
 /** Streams the request's multipart body to temp files. Throws AppError 400/413 (file removed). */
 export async function receiveUpload(request: Request, options: UploadOptions): Promise<Upload> {
   const maxFileBytes = options.maxBytes;
   const fileFields = options.fileFields ?? ["file"];
+  const listFields = options.listFields ?? [];
   const boundary = multipartBoundary(request.headers.get("content-type"));
   if (boundary === undefined) throw new AppError("bad_request", "Content-Type must be multipart/form-data");
   const declared = declaredLength(request);
@@ -120,7 +126,7 @@ export async function receiveUpload(request: Request, options: UploadOptions): P
       write: (chunk) => {
         size += chunk.byteLength;
         fieldBytes += chunk.byteLength;
-        if (size > MAX_FIELD_BYTES || fieldBytes > FORM_OVERHEAD_BYTES)
+        if ((size > MAX_FIELD_BYTES && !listFields.includes(name)) || fieldBytes > FORM_OVERHEAD_BYTES)
           throw new AppError("payload_too_large", "A form field is too large");
         chunks.push(new Uint8Array(chunk)); // copy: the parser reuses its buffer
       },

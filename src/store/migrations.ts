@@ -50,4 +50,12 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (key_id, grapheme, dialect),
      CHECK ((alias IS NULL) <> (ipa IS NULL))
    ) STRICT;`,
+  // 5: ASR phrase lists (phrase boosting), private to their key (issue #27).
+  `CREATE TABLE asr_phrases (
+     key_id TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+     phrase TEXT NOT NULL,
+     boost REAL NOT NULL CHECK (boost >= 0 AND boost <= 10),
+     updated_at INTEGER NOT NULL,
+     PRIMARY KEY (key_id, phrase)
+   ) STRICT;`,
 ];

@@ -37,6 +37,7 @@ const ROUTES: Record<string, string> = {
   "/v1/admin/packs": "get,post",
   "/v1/admin/packs/{name}": "delete",
   "/v1/admin/overview": "get",
+  "/v1/asr/phrases": "get,put,delete",
 };
 const OPEN = new Set(["/health", "/ready", "/v1/tts/health", "/v1/asr/health"]);
 
@@ -72,8 +73,8 @@ describe("OpenAPI document", () => {
           continue;
         }
         expect(op.security).toEqual([{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
-        if (path === "/v1/tts/lexicon") {
-          // The lexicon is stored data, not synthesis: no engine gate (503/504); PUT validates a body.
+        if (path === "/v1/tts/lexicon" || path === "/v1/asr/phrases") {
+          // The lexicon and the phrase list are stored data, not synthesis: no engine gate (503/504); PUT validates a body.
           for (const status of ["200", "401", "429", "500"])
             expect(op.responses[status], `${path} ${method} ${status}`).toBeDefined();
           if (method === "put")

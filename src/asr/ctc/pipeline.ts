@@ -14,8 +14,10 @@ import {
 } from "../recognizer.ts";
 import { marksWordStarts } from "../segmentation/join.ts";
 import { isControlPiece, timedPiecesText, WORD_MARK } from "../timed-pieces.ts";
+import { PhraseTokenizer } from "../boost/tokenize.ts";
 import type { CtcConfig } from "./config.ts";
 import { CtcModel, type CtcOutput } from "./model.ts";
+import { biasedCtc } from "./prefix-beam.ts";
 
 /** Seconds between feature frames (hop 160 at 16 kHz). */
 const FRAME_SECONDS = 160 / SPEECH_SAMPLE_RATE;
@@ -66,12 +68,15 @@ export class CtcRecognizer implements Recognizer {
 
   /** Whether the vocabulary marks word starts (word pieces), so a segment can say it continues a word. */
   private readonly marksStarts: boolean;
+  /** Spells boosted phrases in the pack's vocabulary. */
+  private readonly phrases: PhraseTokenizer;
 
   private constructor(
     readonly name: string,
     private readonly model: CtcModel,
   ) {
     this.marksStarts = marksWordStarts(model.config.tokens);
+    this.phrases = new PhraseTokenizer(model.config.tokens);
   }
 
   /** Loads the pack's session. */
@@ -95,11 +100,23 @@ export class CtcRecognizer implements Recognizer {
     signal?.throwIfAborted();
     const output = await this.model.run(features.data, features.nFrames, features.validFrames);
     const factor = config.subsamplingFactor ?? Math.max(1, Math.round(features.nFrames / Math.max(1, output.frames)));
-    const tokens = greedyCtc(output, config.blankId);
+    const tokens = this.search(output, options);
     const text = ctcText(tokens, config.tokens, factor * FRAME_SECONDS, options.wordBreaks);
     const first = tokens.map((t) => config.tokens[t.id] ?? "").find((piece) => piece !== "" && !isControlPiece(piece));
     const continuesWord = this.marksStarts && first !== undefined && !first.startsWith(WORD_MARK);
     return continuesWord ? { ...text, continuesWord } : text;
+  }
+
+  /**
+   * Greedy CTC; with boosted phrases the biased prefix beam search, whose text is kept only when
+   * it spells one of them, so a list that matches nothing leaves the greedy text as it was.
+   */
+  private search(output: CtcOutput, options: RecognizeOptions): CtcToken[] {
+    const greedy = greedyCtc(output, this.model.config.blankId);
+    const graph = this.phrases.graph(options.hotwords);
+    if (graph === null) return greedy;
+    const biased = biasedCtc(output, this.model.config.blankId, graph);
+    return biased.matched ? biased.tokens : greedy;
   }
 
   release(): Promise<void> {

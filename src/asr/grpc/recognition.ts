@@ -13,6 +13,8 @@ import { join } from "node:path";
 import * as v from "valibot";
 import type { AppContext } from "../../core/context.ts";
 import { TranscriptionFormSchema } from "../schema.ts";
+import { parseBoost, parseHotwords } from "../boost/hotwords.ts";
+import { callHotwords } from "../boost/store.ts";
 import type { AsrService, LiveEvent, Transcript, TranscriptionOptions } from "../types.ts";
 import { allowedExtension, uploadDir, uploadTooLarge, UPLOAD_PREFIX } from "../../audio/upload.ts";
 import { readyService } from "../../edge/readiness.ts";
@@ -38,6 +40,8 @@ export interface RecognitionConfigMessage extends ChannelConfig {
   model?: string;
   prompt?: string;
   temperature?: number;
+  hotwords?: string[];
+  boost?: number;
 }
 
 interface RecognizeRequestMessage {
@@ -91,11 +95,20 @@ function checkConfig(config: RecognitionConfigMessage, location: string): void {
   checkChannels(config, location, format !== undefined);
 }
 
-/** The transcription options a Recognize config carries (the REST form's model, prompt, temperature). */
-function recognizeOptions(config: RecognitionConfigMessage): TranscriptionOptions {
+/** The config's hotwords merged with the key's phrase list; 422 naming the proto field. */
+function configHotwords(ctx: AppContext, config: RecognitionConfigMessage, location: string, keyId?: string) {
+  const boost = parseBoost(config.boost || undefined, `${location}.boost`);
+  const asked = parseHotwords(config.hotwords ?? [], `${location}.hotwords`, boost);
+  return callHotwords(ctx.db, keyId, asked, `${location}.hotwords`);
+}
+
+/** The transcription options a Recognize config carries (the REST form's model, prompt, temperature, hotwords). */
+function recognizeOptions(ctx: AppContext, config: RecognitionConfigMessage, keyId?: string): TranscriptionOptions {
   const model = config.model?.trim() ?? "";
   const prompt = config.prompt ?? "";
+  const hotwords = configHotwords(ctx, config, "config", keyId);
   return {
+    ...(hotwords.length > 0 ? { hotwords } : {}),
     ...(model !== "" ? { model } : {}),
     ...(prompt.trim() !== "" ? { prompt } : {}),
     ...(config.temperature ? { temperature: config.temperature } : {}),
@@ -252,14 +265,18 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       const format = rawFormat(config.encoding, config.sample_rate_hz);
       if (!format) {
         const extension = containerExtension(config.container);
-        const options = { ...scope.options, ...recognizeOptions(config), ...channelOptions(config) };
+        const options = {
+          ...scope.options,
+          ...recognizeOptions(ctx, config, scope.options.keyId),
+          ...channelOptions(config),
+        };
         return recognizeResponse(
           await transcribeContainer(ctx, readyService(ctx, "asr"), message.audio, extension, options),
         );
       }
       if (config.container !== "") throw invalid("config.container", `${config.encoding} audio has no container`);
       const asr = readyService(ctx, "asr");
-      const options = { ...scope.options, ...recognizeOptions(config) };
+      const options = { ...scope.options, ...recognizeOptions(ctx, config, scope.options.keyId) };
       if ((config.channels ?? 0) > 1) {
         const speakers = ctx.config.asr.speakers;
         return recognizeResponse(await transcribeInterleaved(asr, message.audio, format, config, speakers, options));
@@ -286,6 +303,8 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
           throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM, MULAW or ALAW only");
         const format = { ...raw, channels: Math.max(1, config.channels ?? 0) };
         const speakers = config.speakers && config.speakers.length > 0 ? { speakers: config.speakers } : {};
+        const hotwords = configHotwords(ctx, config, "streaming_config.config", scope.options.keyId);
+        const boost = hotwords.length > 0 ? { hotwords } : {};
         let failure: AppError | undefined;
         let writing = Promise.resolve();
         const session = openLiveSession(
@@ -310,7 +329,8 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
         signal.addEventListener("abort", abandon, { once: true });
         try {
           const partialIntervalMs = streaming.interim_results ? INTERIM_MS : 0;
-          session.configure({ endpointing: "segments", turnDetection: null, partialIntervalMs, ...speakers }, format);
+          const live = { endpointing: "segments" as const, turnDetection: null, partialIntervalMs };
+          session.configure({ ...live, ...speakers, ...boost }, format);
           for await (const bytes of streamAudio(messages)) {
             // Read the next message only once this one is transcribed and its results written:
             // HTTP/2 flow control then holds a client that sends faster than real time.

@@ -17,6 +17,10 @@ import type { TranscriptFormat } from "../types.ts";
 import { receiveAudioUpload } from "../../http/audio-upload.ts";
 import { sweepStaleUploads } from "../../audio/upload.ts";
 import { streamTranscription } from "./sse.ts";
+import { callHotwords } from "../boost/store.ts";
+
+/** Form fields holding hotword lists, which may be longer than other fields. */
+const HOTWORD_FIELDS = ["hotwords", "hotwords[]"];
 
 /** Response header naming the recogniser pack that answered (absent when no speech was recognised). */
 export const ASR_MODEL_HEADER = "X-ASR-Model";
@@ -43,12 +47,15 @@ export async function transcribeRequest(
     dataDir: ctx.config.paths.data_dir,
     maxUploadMb: ctx.config.asr.max_upload_mb,
     fileFields: options.fileFields,
+    listFields: HOTWORD_FIELDS,
   });
   let handedOver = false;
   try {
     const { stream, ...fields } = upload.fields;
     const form = parseTranscriptionForm(fields, upload.fieldValues);
-    const callOptions = { signal: request.signal, keyId: caller.key.id, ...transcriptionOptions(form) };
+    const asked = transcriptionOptions(form);
+    const hotwords = callHotwords(ctx.db, caller.key.id, asked.hotwords ?? [], "form.hotwords");
+    const callOptions = { signal: request.signal, keyId: caller.key.id, ...asked, hotwords };
     if (options.format === undefined && stream?.trim().toLowerCase() === "true") {
       const asr = readyService(ctx, "asr");
       handedOver = true;

@@ -16,6 +16,7 @@ import { liveFormatProblem } from "../../audio/live-input.ts";
 import { DEFAULT_TURN_DETECTION, type LiveEvent } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
 import { openLiveSession, type LiveSession } from "../live/session.ts";
+import { callHotwords } from "../boost/store.ts";
 import { AppError } from "../../errors/taxonomy.ts";
 import {
   type DoorConnection,
@@ -123,8 +124,14 @@ class JambonzConnection implements DoorConnection {
       format,
     );
     this.session = session;
+    // The key's phrase list (/v1/asr/phrases) boosts every final of the call.
+    const hotwords = callHotwords(this.ctx.db, this.upgrade.key.id, [], "hotwords");
     session.configure(
-      { turnDetection: DEFAULT_TURN_DETECTION, partialIntervalMs: this.ctx.config.streaming.partial_interval_ms },
+      {
+        turnDetection: DEFAULT_TURN_DETECTION,
+        partialIntervalMs: this.ctx.config.streaming.partial_interval_ms,
+        ...(hotwords.length > 0 ? { hotwords } : {}),
+      },
       format,
     );
   }

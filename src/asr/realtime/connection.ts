@@ -17,6 +17,7 @@ import { realtimeErrorEvent } from "./error-event.ts";
 import { openLiveSession, type LiveSession } from "../live/session.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../../store/keys.ts";
+import { callHotwords } from "../boost/store.ts";
 import {
   applyBetaUpdate,
   applyGaUpdate,
@@ -64,6 +65,7 @@ export class RealtimeConnection {
     init: { key: ApiKeyRecord; requestId: string; beta: boolean },
   ) {
     this.beta = init.beta;
+    this.keyId = init.key.id;
     this.session = openLiveSession(
       ctx,
       {
@@ -78,11 +80,12 @@ export class RealtimeConnection {
       },
       this.format(),
     );
-    this.session.configure(this.live(), this.format());
+    this.session.configure(this.live(this.settings), this.format());
     this.send(this.beta ? "transcription_session.created" : "session.created", { session: this.sessionJson() });
   }
 
   private readonly beta: boolean;
+  private readonly keyId: string;
 
   /** One client frame: `text` is the parsed JSON (or the raw string), `binary` a binary frame. */
   receive(message: unknown): void {
@@ -131,10 +134,12 @@ export class RealtimeConnection {
       case "session.update":
       case "transcription_session.update": {
         const beta = type === "transcription_session.update";
-        this.settings = beta
+        const settings = beta
           ? applyBetaUpdate(event.session, this.settings)
           : applyGaUpdate(event.session, this.settings);
-        this.session.configure(this.live(), this.format());
+        const live = this.live(settings);
+        this.settings = settings;
+        this.session.configure(live, this.format());
         this.send(beta ? "transcription_session.updated" : "session.updated", {
           session: beta ? betaSessionJson(this.sessionId, this.settings) : gaSessionJson(this.sessionId, this.settings),
         });
@@ -162,11 +167,18 @@ export class RealtimeConnection {
     }
   }
 
-  private live() {
+  /** The live options of the session's settings; the key's phrase list is merged into the hotwords. */
+  private live(settings: RealtimeSettings) {
+    const asked = settings.transcription.hotwords ?? [];
+    const field = this.beta
+      ? "session.input_audio_transcription.hotwords"
+      : "session.audio.input.transcription.hotwords";
+    const hotwords = callHotwords(this.ctx.db, this.keyId, asked, field);
     return {
-      turnDetection: this.settings.turnDetection,
+      turnDetection: settings.turnDetection,
       partialIntervalMs: this.ctx.config.streaming.partial_interval_ms,
-      ...(this.settings.speakers !== null ? { speakers: this.settings.speakers } : {}),
+      ...(settings.speakers !== null ? { speakers: settings.speakers } : {}),
+      ...(hotwords.length > 0 ? { hotwords } : {}),
     };
   }
 

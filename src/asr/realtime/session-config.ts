@@ -18,12 +18,20 @@ import type { TurnDetection } from "../../core/asr.ts";
 import { AppError, Detail } from "../../errors/taxonomy.ts";
 import { TranscriptionFormSchema } from "../schema.ts";
 import { SpeakersSchema } from "../channels/labels.ts";
+import type { Hotword } from "../../core/asr.ts";
+import { HOTWORD_LIMITS, parseHotwords } from "../boost/hotwords.ts";
 
 /** The session's settings. */
 export interface RealtimeSettings {
   readonly format: LiveAudioFormat;
   readonly turnDetection: TurnDetection | null;
-  readonly transcription: { readonly model: string; readonly language: string; readonly prompt: string };
+  readonly transcription: {
+    readonly model: string;
+    readonly language: string;
+    readonly prompt: string;
+    /** Sawt extension: phrases to favour (the key's list is merged in when the call is configured). */
+    readonly hotwords?: readonly Hotword[];
+  };
   /** Interleaved channels of the appended audio (Sawt extension); 1 is OpenAI's mono. */
   readonly channels: number;
   /** Speaker labels by channel (Sawt extension); null: `asr.speakers`, then `ch<n>`. */
@@ -117,6 +125,9 @@ const TranscriptionSchema = v.optional(
       ),
       model: v.nullish(v.string(STRING)),
       prompt: v.nullish(v.string(STRING)),
+      // Sawt extension (phrase boosting): entries as REST's `hotwords`, and their default boost.
+      hotwords: v.nullish(v.array(v.string(STRING), "must be an array of strings")),
+      boost: v.nullish(numberIn(HOTWORD_LIMITS.minBoost, HOTWORD_LIMITS.maxBoost)),
     },
     OBJECT,
   ),
@@ -222,13 +233,27 @@ function mergedTurnDetection(
 function mergedTranscription(
   update: v.InferOutput<typeof TranscriptionSchema>,
   current: RealtimeSettings["transcription"],
+  path: string,
 ): RealtimeSettings["transcription"] {
   if (!update) return current;
+  const hotwords = update.hotwords === undefined ? current.hotwords : sessionHotwords(update, path);
   return {
     model: update.model ?? current.model,
     language: (update.language ?? current.language.trim()) || "ar",
     prompt: update.prompt ?? current.prompt,
+    ...(hotwords && hotwords.length > 0 ? { hotwords } : {}),
   };
+}
+
+/** A transcription update's hotwords (null clears them); a bad entry is a {@link ParamError} naming the field. */
+function sessionHotwords(update: NonNullable<v.InferOutput<typeof TranscriptionSchema>>, path: string): Hotword[] {
+  try {
+    return parseHotwords(update.hotwords ?? [], `${path}.hotwords`, update.boost ?? undefined);
+  } catch (error) {
+    const field = error instanceof AppError ? error.fields?.[0] : undefined;
+    if (field) throw new ParamError(field.field, field.message);
+    throw error;
+  }
 }
 
 /** Applies a GA `session.update`'s `session` to `current`. */
@@ -241,7 +266,7 @@ export function applyGaUpdate(session: unknown, current: RealtimeSettings): Real
     channels: channels ?? input.channels ?? update.channels ?? current.channels,
     speakers: update.speakers === undefined ? current.speakers : update.speakers,
     turnDetection: mergedTurnDetection(input.turn_detection, current.turnDetection),
-    transcription: mergedTranscription(input.transcription, current.transcription),
+    transcription: mergedTranscription(input.transcription, current.transcription, "session.audio.input.transcription"),
   };
 }
 
@@ -253,7 +278,11 @@ export function applyBetaUpdate(session: unknown, current: RealtimeSettings): Re
     channels: update.channels ?? current.channels,
     speakers: update.speakers === undefined ? current.speakers : update.speakers,
     turnDetection: mergedTurnDetection(update.turn_detection, current.turnDetection),
-    transcription: mergedTranscription(update.input_audio_transcription, current.transcription),
+    transcription: mergedTranscription(
+      update.input_audio_transcription,
+      current.transcription,
+      "session.input_audio_transcription",
+    ),
   };
 }
 

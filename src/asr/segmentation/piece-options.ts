@@ -13,6 +13,7 @@ export function recognizeOptions(options: TranscriptionOptions): RecognizeOption
   return {
     ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    ...(options.hotwords !== undefined && options.hotwords.length > 0 ? { hotwords: options.hotwords } : {}),
   };
 }
 

@@ -14,8 +14,15 @@
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { nemoFbank } from "../../audio/features/fbank.ts";
 import { argmax, openSession, packLabel } from "../../runtime/onnx-runner.ts";
-import { OFFLINE_CONFORMER_SECONDS, type RecognizedText, type Recognizer } from "../recognizer.ts";
+import { PhraseTokenizer } from "../boost/tokenize.ts";
+import {
+  OFFLINE_CONFORMER_SECONDS,
+  type RecognizedText,
+  type RecognizeOptions,
+  type Recognizer,
+} from "../recognizer.ts";
 import { timedPiecesText } from "../timed-pieces.ts";
+import { biasedRnnt, biasedTdt } from "./beam.ts";
 import type { TransducerConfig } from "./config.ts";
 import {
   openJoint,
@@ -132,6 +139,8 @@ export function transducerText(
 /** An offline NeMo transducer pack as a {@link Recognizer}. */
 export class TransducerRecognizer implements Recognizer {
   readonly maxSegmentSeconds = OFFLINE_CONFORMER_SECONDS;
+  /** Spells boosted phrases in the pack's vocabulary. */
+  private readonly phrases: PhraseTokenizer;
 
   private constructor(
     readonly name: string,
@@ -139,7 +148,9 @@ export class TransducerRecognizer implements Recognizer {
     readonly encoder: TransducerEncoder,
     readonly joint: PredictionJoint,
     readonly provider: "cpu" | "cuda",
-  ) {}
+  ) {
+    this.phrases = new PhraseTokenizer(config.tokens);
+  }
 
   /** `nemo-transducer` or `nemo-tdt`. */
   get family(): string {
@@ -173,12 +184,30 @@ export class TransducerRecognizer implements Recognizer {
     return this.encoder.run(features.data, config.featDim, features.nFrames, features.validFrames);
   }
 
-  async recognize(samples: Float32Array, signal?: AbortSignal): Promise<RecognizedText> {
+  async recognize(
+    samples: Float32Array,
+    signal?: AbortSignal,
+    options: RecognizeOptions = {},
+  ): Promise<RecognizedText> {
     const frames = await this.encode(samples);
     signal?.throwIfAborted();
-    const search = this.config.tdt ? greedyTdt : greedyRnnt;
-    const tokens = await search(frames, this.joint, this.config.blankId, signal);
+    const tokens = await this.search(frames, options, signal);
     return transducerText(tokens, this.config.tokens, this.config.subsamplingFactor * FEATURE_FRAME_SECONDS);
+  }
+
+  /**
+   * Greedy search; with boosted phrases the biased search (./beam.ts). Its text differs from
+   * greedy's only when it spells one of them (RNNT: by construction; TDT: greedy's text is taken
+   * when it does not), so a list that matches nothing leaves the text as it was.
+   */
+  private async search(frames: readonly Float32Array[], options: RecognizeOptions, signal?: AbortSignal) {
+    const { tdt, blankId } = this.config;
+    const greedy = () => (tdt ? greedyTdt : greedyRnnt)(frames, this.joint, blankId, signal);
+    const graph = this.phrases.graph(options.hotwords);
+    if (graph === null) return greedy();
+    if (!tdt) return (await biasedRnnt(frames, this.joint, blankId, graph, RNNT_MAX_SYMBOLS_PER_FRAME, signal)).tokens;
+    const biased = await biasedTdt(frames, this.joint, blankId, graph, signal);
+    return biased.matched ? biased.tokens : greedy();
   }
 
   async release(): Promise<void> {

@@ -126,6 +126,26 @@ export class WhisperRecognizer implements Recognizer {
   }
 
   /**
+   * The previous-text context: boosted phrases first (a glossary, as OpenAI advises prompting
+   * Whisper with names and terms; most boosted first), then the prompt's tail. The decoder keeps
+   * only the last `n_text_ctx / 2 − 1` tokens, so the prompt is cut to leave the phrases room.
+   */
+  private context(options: RecognizeOptions): number[] {
+    // Only the context's last tokens are kept, so only the prompt's tail is worth encoding.
+    const tail = options.prompt?.trim().slice(-PROMPT_TAIL_CHARS) ?? "";
+    const prompt = tail !== "" ? this.encoder.encode(` ${tail}`) : [];
+    const phrases = [...(options.hotwords ?? [])].filter((h) => h.boost > 0).sort((a, b) => b.boost - a.boost);
+    if (phrases.length === 0) return prompt;
+    const keep = Math.max(0, Math.floor(this.model.config.meta.nTextCtx / 2) - 1);
+    const listed = phrases
+      .map((h) => h.phrase)
+      .join(", ")
+      .slice(0, PROMPT_TAIL_CHARS);
+    const glossary = this.encoder.encode(` ${listed}.`).slice(0, keep);
+    return [...glossary, ...prompt.slice(Math.max(0, prompt.length - (keep - glossary.length)))];
+  }
+
+  /**
    * One window with temperature fallback (./fallback.ts); `prompt` becomes previous-text
    * context. The decode kept reports its temperature, mean log-probability and compression ratio.
    */
@@ -136,9 +156,7 @@ export class WhisperRecognizer implements Recognizer {
   ): Promise<RecognizedText> {
     if (samples.length === 0) return { text: "" };
     const { config } = this.model;
-    // Only the context's last tokens are kept, so only the prompt's tail is worth encoding.
-    const tail = options.prompt?.trim().slice(-PROMPT_TAIL_CHARS) ?? "";
-    const context = tail !== "" ? this.encoder.encode(` ${tail}`) : [];
+    const context = this.context(options);
     const prompt = promptWithContext(config.prompt, context, config.meta.sotPrev, config.meta.nTextCtx);
     const cross = await encodeWindow(this.model, samples);
     const seconds = samples.length / SPEECH_SAMPLE_RATE;

@@ -109,8 +109,12 @@ export function buildToneDecoder(): Uint8Array {
   return g.toModel({ producerName: "sawt-test-tone-transducer" });
 }
 
-/** The joiner; with `tdt` it also scores durations 0–4. */
-export function buildToneJoiner(tdt: boolean): Uint8Array {
+/**
+ * The joiner; with `tdt` it also scores durations 0–4. `scale` multiplies the token and blank
+ * logits (the greedy choice is unchanged): 1 leaves every choice close (blank 0.5 against 27
+ * tokens at 0), a larger scale makes the model as sure as a trained one is (phrase-boosting bench).
+ */
+export function buildToneJoiner(tdt: boolean, scale = 1): Uint8Array {
   const g = new GraphBuilder("tone_transducer_joiner");
   const encoder = g.input("encoder_outputs", "float32", [1, 3 * K + LOOKAHEAD, 1]);
   const decoder = g.input("decoder_outputs", "float32", [1, 2 * V, 1]);
@@ -129,7 +133,8 @@ export function buildToneJoiner(tdt: boolean): Uint8Array {
   const allowed = g.op("Mul", [rep, g.op("Sub", [one, prev])]);
   const sup = g.op("Mul", [g.op("Mul", [on, last]), g.op("Sub", [one, allowed])]);
   const tokens = g.op("Sub", [g.op("Mul", [score, g.float(2)]), g.op("Mul", [sup, g.float(20)])]);
-  const pieces = [tokens, g.float([0.5])];
+  const pieces =
+    scale === 1 ? [tokens, g.float([0.5])] : [g.op("Mul", [tokens, g.float(scale)]), g.float([0.5 * scale])];
   if (tdt) {
     const stay = g.op("Mul", [
       g.op("ReduceMax", [on], { keepdims: 1 }),
@@ -152,7 +157,10 @@ export function buildToneJoiner(tdt: boolean): Uint8Array {
 }
 
 /** Writes a transducer pack (RNNT, or TDT with `tdt`) into `dir`. */
-export async function writeToneTransducerPack(dir: string, options: { tdt?: boolean } = {}): Promise<void> {
+export async function writeToneTransducerPack(
+  dir: string,
+  options: { tdt?: boolean; joinerScale?: number } = {},
+): Promise<void> {
   const tdt = options.tdt ?? false;
   await mkdir(dir, { recursive: true });
   const metadata = {
@@ -169,7 +177,7 @@ export async function writeToneTransducerPack(dir: string, options: { tdt?: bool
   };
   await Bun.write(join(dir, "encoder.onnx"), buildToneEncoder(tdt, metadata));
   await Bun.write(join(dir, "decoder.onnx"), buildToneDecoder());
-  await Bun.write(join(dir, "joiner.onnx"), buildToneJoiner(tdt));
+  await Bun.write(join(dir, "joiner.onnx"), buildToneJoiner(tdt, options.joinerScale));
   await Bun.write(
     join(dir, "tokens.txt"),
     transducerTokens()

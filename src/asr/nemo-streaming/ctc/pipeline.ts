@@ -6,7 +6,11 @@
  */
 import type { Tensor } from "onnxruntime-node";
 import { argmax, floatData } from "../../../runtime/onnx-runner.ts";
-import type { RecognizedText, RecognizerStream, StreamingRecognizer } from "../../recognizer.ts";
+import type { RecognizedText, RecognizeOptions, RecognizerStream, StreamingRecognizer } from "../../recognizer.ts";
+import { concatSamples } from "../../../audio/concat.ts";
+import { PhraseTokenizer } from "../../boost/tokenize.ts";
+import type { CtcOutput } from "../../ctc/model.ts";
+import { biasedCtc } from "../../ctc/prefix-beam.ts";
 import { ctcText, type CtcToken } from "../../ctc/pipeline.ts";
 import { CacheAwareEncoder } from "../encoder.ts";
 import { ChunkedStream, chunkSeconds, type ChunkDecoder } from "../stream.ts";
@@ -19,18 +23,31 @@ export const STREAMING_SEGMENT_SECONDS = 60;
 export class StreamingCtcSearch implements ChunkDecoder {
   readonly tokens: CtcToken[] = [];
   private previous = -1;
+  /** Every chunk's log-probabilities, kept for a biased search over the whole segment. */
+  private readonly kept: Float32Array[] | null;
 
   constructor(
     private readonly config: StreamingCtcConfig,
     /** Carry the previous class across chunks (tests turn it off to show what breaks). */
     private readonly carry = true,
-  ) {}
+    keep = false,
+  ) {
+    this.kept = keep ? [] : null;
+  }
+
+  /** The kept log-probabilities as one `[frames, vocab]` output (empty unless constructed to keep). */
+  output(): CtcOutput {
+    const vocab = this.config.tokens.length;
+    const logprobs = concatSamples(this.kept ?? []);
+    return { logprobs, frames: logprobs.length / vocab, vocab };
+  }
 
   async decodeChunk(output: Tensor, frameOffset: number): Promise<number> {
     const data = floatData(output, "logprobs");
     const [, frames, vocab] = output.dims as number[];
     if (vocab !== this.config.tokens.length)
       throw new Error(`logprobs has ${vocab} classes, expected ${this.config.tokens.length}`);
+    this.kept?.push(data.slice(0, frames! * vocab));
     if (!this.carry) this.previous = -1;
     for (let t = 0; t < frames!; t++) {
       const id = argmax(data, t * vocab, (t + 1) * vocab);
@@ -55,7 +72,12 @@ export class StreamingCtcRecognizer implements StreamingRecognizer {
     readonly name: string,
     readonly config: StreamingCtcConfig,
     readonly encoder: CacheAwareEncoder,
-  ) {}
+  ) {
+    this.phrases = new PhraseTokenizer(config.tokens);
+  }
+
+  /** Spells boosted phrases in the pack's vocabulary. */
+  private readonly phrases: PhraseTokenizer;
 
   /** Opens the model. */
   static async load(config: StreamingCtcConfig, name: string, parallel = 1): Promise<StreamingCtcRecognizer> {
@@ -80,10 +102,25 @@ export class StreamingCtcRecognizer implements StreamingRecognizer {
     return new ChunkedStream(this.encoder, new StreamingCtcSearch(this.config));
   }
 
-  async recognize(samples: Float32Array, signal?: AbortSignal): Promise<RecognizedText> {
-    const stream = this.createStream();
+  /**
+   * One stream over the whole segment; with boosted phrases the biased prefix beam search runs over
+   * its log-probabilities and its text is kept when it spells a phrase (files, not live streams).
+   */
+  async recognize(
+    samples: Float32Array,
+    signal?: AbortSignal,
+    options: RecognizeOptions = {},
+  ): Promise<RecognizedText> {
+    const graph = this.phrases.graph(options.hotwords);
+    const search = new StreamingCtcSearch(this.config, true, graph !== null);
+    const stream = new ChunkedStream(this.encoder, search);
     stream.acceptWaveform(samples);
-    return stream.finalize(signal);
+    const greedy = await stream.finalize(signal);
+    if (graph === null) return greedy;
+    const biased = biasedCtc(search.output(), this.config.blankId, graph);
+    return biased.matched
+      ? ctcText(biased.tokens, this.config.tokens, this.config.meta.subsamplingFactor * 0.01)
+      : greedy;
   }
 
   release(): Promise<void> {

@@ -5,23 +5,38 @@
  */
 import type { Tensor } from "onnxruntime-node";
 import { floatData } from "../../../runtime/onnx-runner.ts";
-import type { RecognizedText, RecognizerStream, StreamingRecognizer } from "../../recognizer.ts";
+import type { RecognizedText, RecognizeOptions, RecognizerStream, StreamingRecognizer } from "../../recognizer.ts";
+import { PhraseTokenizer } from "../../boost/tokenize.ts";
+import { BiasedRnntSearch } from "../../transducer/beam.ts";
 import { encoderFrames, openJoint, type PredictionJoint, type TransducerJoint } from "../../transducer/model.ts";
-import { FEATURE_FRAME_SECONDS, RnntSearch, transducerText } from "../../transducer/pipeline.ts";
+import {
+  FEATURE_FRAME_SECONDS,
+  RNNT_MAX_SYMBOLS_PER_FRAME,
+  RnntSearch,
+  transducerText,
+} from "../../transducer/pipeline.ts";
 import { STREAMING_SEGMENT_SECONDS } from "../ctc/pipeline.ts";
+import type { ContextGraph } from "../../boost/context-graph.ts";
 import { CacheAwareEncoder } from "../encoder.ts";
 import { ChunkedStream, chunkSeconds, type ChunkDecoder } from "../stream.ts";
 import type { StreamingTransducerConfig } from "./config.ts";
 
-/** RNNT search over chunks of encoder output laid out [1, dim, T']. */
+/**
+ * RNNT search over chunks of encoder output laid out [1, dim, T']: greedy, or with boosted
+ * phrases the biased search (../../transducer/beam.ts), whose text is greedy's unless a phrase won.
+ */
 export class StreamingRnntDecoder implements ChunkDecoder {
-  private readonly search: RnntSearch;
+  private readonly search: RnntSearch | BiasedRnntSearch;
 
   constructor(
     private readonly config: StreamingTransducerConfig,
     joint: TransducerJoint,
+    graph: ContextGraph | null = null,
   ) {
-    this.search = new RnntSearch(joint, config.blankId);
+    this.search =
+      graph === null
+        ? new RnntSearch(joint, config.blankId)
+        : new BiasedRnntSearch(joint, config.blankId, graph, RNNT_MAX_SYMBOLS_PER_FRAME);
   }
 
   async decodeChunk(output: Tensor, frameOffset: number): Promise<number> {
@@ -31,11 +46,8 @@ export class StreamingRnntDecoder implements ChunkDecoder {
   }
 
   text(): RecognizedText {
-    return transducerText(
-      this.search.tokens,
-      this.config.tokens,
-      this.config.meta.subsamplingFactor * FEATURE_FRAME_SECONDS,
-    );
+    const tokens = this.search instanceof RnntSearch ? this.search.tokens : this.search.result().tokens;
+    return transducerText(tokens, this.config.tokens, this.config.meta.subsamplingFactor * FEATURE_FRAME_SECONDS);
   }
 }
 
@@ -50,7 +62,12 @@ export class StreamingTransducerRecognizer implements StreamingRecognizer {
     readonly encoder: CacheAwareEncoder,
     readonly joint: PredictionJoint,
     readonly provider: "cpu" | "cuda",
-  ) {}
+  ) {
+    this.phrases = new PhraseTokenizer(config.tokens);
+  }
+
+  /** Spells boosted phrases in the pack's vocabulary. */
+  private readonly phrases: PhraseTokenizer;
 
   /** Opens the three sessions. */
   static async load(
@@ -83,8 +100,14 @@ export class StreamingTransducerRecognizer implements StreamingRecognizer {
     return new ChunkedStream(this.encoder, new StreamingRnntDecoder(this.config, this.joint));
   }
 
-  async recognize(samples: Float32Array, signal?: AbortSignal): Promise<RecognizedText> {
-    const stream = this.createStream();
+  /** One stream over the whole segment; boosted phrases bias its search (files, not live streams). */
+  async recognize(
+    samples: Float32Array,
+    signal?: AbortSignal,
+    options: RecognizeOptions = {},
+  ): Promise<RecognizedText> {
+    const graph = this.phrases.graph(options.hotwords);
+    const stream = new ChunkedStream(this.encoder, new StreamingRnntDecoder(this.config, this.joint, graph));
     stream.acceptWaveform(samples);
     return stream.finalize(signal);
   }

@@ -4,9 +4,12 @@
  * and nothing that leaks: no API key or secret, no server path, no stack trace.
  */
 
-/** HTTP statuses the contract allows for any request. 500 is a server bug, so it is not here. */
+/**
+ * HTTP statuses the contract allows for any request (202: a transcription job accepted, issue
+ * #28). 500 is a server bug, so it is not here.
+ */
 export const ALLOWED_HTTP_STATUSES: ReadonlySet<number> = new Set([
-  200, 201, 204, 400, 401, 403, 404, 405, 413, 422, 426, 429, 501, 503, 504,
+  200, 201, 202, 204, 400, 401, 403, 404, 405, 413, 422, 426, 429, 501, 503, 504,
 ]);
 
 /** gRPC codes the contract allows: OK, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND,

@@ -12,6 +12,13 @@ export interface RecognizedWord {
   readonly end: number;
 }
 
+/** A stretch of text a decoder timed itself (Whisper's timestamp tokens), seconds relative to the segment. */
+export interface RecognizedSegment {
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+}
+
 /** How a decoder reached its text, when it searches (Whisper); verbose_json shows them per segment. */
 export interface DecodingFacts {
   /** Sampling temperature of the decode that was kept (0 is greedy). */
@@ -30,6 +37,11 @@ export interface RecognizedText {
    * on); absent for Whisper and Moonshine (attention decoders give no alignment).
    */
   readonly words?: readonly RecognizedWord[];
+  /**
+   * Present when the decoder times stretches of text itself (Whisper packs that decode timestamp
+   * tokens): verbose_json and subtitles report these segments with these times.
+   */
+  readonly segments?: readonly RecognizedSegment[];
   /**
    * True when the first token says the text continues the previous piece's last word (a word
    * piece without a word-start mark); see src/asr/segmentation/join.ts for who can tell.

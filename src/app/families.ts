@@ -28,6 +28,7 @@ import { transducerFamily } from "../asr/transducer/family.ts";
 import { sileroFamily } from "../asr/vad/family.ts";
 import { whisperFamily } from "../asr/whisper/family.ts";
 import { hfWhisperFamily } from "../asr/whisper-hf/family.ts";
+import { wav2vec2Family } from "../asr/wav2vec2/family.ts";
 import { type AnyFamily, useBuiltInFamilies } from "../models/registry.ts";
 import { piperFamily, vitsFamily } from "../tts/piper/family.ts";
 import { tashkeelFamily } from "../tts/tashkeel/family.ts";
@@ -47,6 +48,7 @@ export const BUILT_IN_FAMILIES: readonly AnyFamily[] = [
   streamingCtcFamily,
   ctcFamily,
   hfWhisperFamily,
+  wav2vec2Family,
   moonshineFamily,
   transducerFamily,
   streamingTransducerFamily,

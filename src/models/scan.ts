@@ -28,6 +28,11 @@ function filesOf(dir: string, prefix: string): string[] {
     .map((f) => `${prefix}${f}`);
 }
 
+/** The files of one pack folder as families see them: its own, then those of `onnx/`. */
+export function packFileNames(dir: string): string[] {
+  return [...filesOf(dir, ""), ...(isDir(join(dir, MODEL_SUBFOLDER)) ? filesOf(dir, `${MODEL_SUBFOLDER}/`) : [])];
+}
+
 /** Lists pack folders under `modelsDir` (missing dir → none). Hidden entries are ignored. */
 export function scanModelsDir(modelsDir: string): PackFolder[] {
   if (!existsSync(modelsDir)) return [];

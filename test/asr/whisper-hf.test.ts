@@ -18,23 +18,8 @@ import { decodeTokens, type WhisperWindow } from "../../src/asr/whisper/decode.t
 import type { WhisperBackend } from "../../src/asr/whisper/pipeline.ts";
 import { detokenize } from "../../src/asr/whisper/tokens.ts";
 import { packFiles } from "../../src/models/pack.ts";
-import { type HfWhisperScript, writeHfWhisperPack } from "../support/models/whisper-hf.ts";
+import { HF_WHISPER_SCRIPT, writeHfWhisperPack } from "../support/models/whisper-hf.ts";
 import { modelsDir, sine } from "./support.ts";
-
-/** Two rows: one segment, and two segments with a pause between. */
-export const HF_WHISPER_SCRIPT: HfWhisperScript = {
-  rows: [
-    [{ text: "السلام عليكم", start: 5, end: 60 }],
-    [
-      { text: "صباح الخير", start: 2, end: 40 },
-      { text: "يا أصدقاء", start: 50, end: 90 },
-    ],
-  ],
-  bands: [
-    [0, 1000],
-    [1000, 8000],
-  ],
-};
 
 let models: ReturnType<typeof modelsDir>;
 let packs: LoadedAsrPacks;

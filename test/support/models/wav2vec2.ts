@@ -6,7 +6,8 @@
  * `automatic-speech-recognition` export (file names `model.onnx`, `onnx/model_quantized.onnx`).
  *
  * Audio is spelled letter by letter ({@link spellAudio}): each character a 60 ms tone of its own
- * frequency (400 + 200·i Hz, an exact DFT bin of a 320-sample frame) and a 20 ms pause; the word
+ * frequency (400 + 200·i Hz, an exact DFT bin of a 320-sample frame) and a 40 ms pause (so a
+ * whole silent frame separates letters however the audio is cut); the word
  * delimiter `|` has a tone too. The graph cuts the input into 320-sample frames, names each
  * frame's letter by the DFT energy at the letter tones and emits it only when the frame's RMS
  * lies in the band the pack's normalisation implies (0.5–3 after zero-mean unit-variance; 0.02–0.1
@@ -36,7 +37,7 @@ export function spellAudio(text: string, lead = 0.1): Float32Array {
     if (index < 0) throw new Error(`no tone for ${char}`);
     for (let i = 0; i < 3 * FRAME; i++)
       parts.push(LETTER_AMPLITUDE * Math.sin((2 * Math.PI * frequency(index) * i) / RATE));
-    for (let i = 0; i < FRAME; i++) parts.push(0);
+    for (let i = 0; i < 2 * FRAME; i++) parts.push(0);
   }
   for (let i = 0; i < lead * RATE; i++) parts.push(0);
   return Float32Array.from(parts);
@@ -44,7 +45,7 @@ export function spellAudio(text: string, lead = 0.1): Float32Array {
 
 /** Seconds at which the `n`-th character's tone starts in {@link spellAudio}'s output. */
 export function letterStart(n: number, lead = 0.1): number {
-  return lead + (n * 4 * FRAME) / RATE;
+  return lead + (n * 5 * FRAME) / RATE;
 }
 
 /** Options of the constructed pack. */

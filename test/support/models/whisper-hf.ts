@@ -51,6 +51,21 @@ export interface HfWhisperScript {
   readonly suffix?: string;
 }
 
+/** Two rows: one segment, and two segments with a pause between. */
+export const HF_WHISPER_SCRIPT: HfWhisperScript = {
+  rows: [
+    [{ text: "السلام عليكم", start: 5, end: 60 }],
+    [
+      { text: "صباح الخير", start: 2, end: 40 },
+      { text: "يا أصدقاء", start: 50, end: 90 },
+    ],
+  ],
+  bands: [
+    [0, 1000],
+    [1000, 8000],
+  ],
+};
+
 const LAYERS = 2;
 const AUDIO_CTX = 4;
 const CTX = 64;

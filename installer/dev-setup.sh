@@ -7,6 +7,9 @@
 #   systemd-analyze (systemd: verifies the units), socat (fake NOTIFY_SOCKET, HAProxy runtime API),
 #   the installer's shellcheck, haproxy (the load balancer of the scale-out tests, test/scale/)
 # - bun (pinned in package.json, from the npm registry) and the locked dependencies.
+# - with --test, the real published models the tests run (Silero VAD, Moonshine tiny), one file of
+#   a pinned npm package version each, verified by SHA-256, into a cache outside the checkout
+#   (${XDG_CACHE_HOME:-~/.cache}/sawt/test-models; test/support/fixtures/).
 # trustedDependencies in package.json lists only "bun": ffmpeg-static's download and
 # onnxruntime-node's CUDA download never run (no outside network here, and none needed).
 set -eu
@@ -58,4 +61,10 @@ if [ ! -x node_modules/.bin/bun ] || [ "$(node_modules/.bin/bun --version 2>/dev
   echo "sawt setup: installing bun $BUN_VERSION and dependencies" >&2
   npx -y "bun@$BUN_VERSION" install --frozen-lockfile >&2
   echo "$stamp" > node_modules/.sawt-installed
+fi
+
+# The tests verify these again on every use and fetch what is missing; fetching here names a
+# registry problem once, before the suite starts.
+if [ "${1:-}" = "--test" ]; then
+  node_modules/.bin/bun test/support/fixtures/fetch.ts
 fi

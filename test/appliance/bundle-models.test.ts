@@ -6,10 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { LETTER_TONES, writeToneCtcPack } from "../support/models/ctc.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
-import { ROOT, tempDir } from "../support/sawt.ts";
+import { sileroPackDir } from "../support/fixtures/models.ts";
+import { tempDir } from "../support/sawt.ts";
 import { sh } from "../models/archives.ts";
 import { buildTestBundle, runInstaller } from "./bundle-support.ts";
 
@@ -27,7 +28,7 @@ beforeAll(async () => {
   });
   await writeToneCtcPack(join(models, "tone-ctc"));
   // The real Silero VAD as an operator carries it: a .tar.gz of its folder.
-  sh(["tar", "-czf", join(models, "silero-vad.tar.gz"), "-C", join(ROOT, "..", "shared", "models"), "silero-vad"]);
+  sh(["tar", "-czf", join(models, "silero-vad.tar.gz"), "-C", dirname(sileroPackDir()), "silero-vad"]);
   bundle = buildTestBundle(join(work.path, "out"), { models });
 }, 240_000);
 

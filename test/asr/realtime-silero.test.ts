@@ -1,6 +1,6 @@
 /**
  * Realtime server VAD over the real Silero VAD pack (installed beside the tone CTC recogniser) on
- * real speech (/work/shared/audio): speech_started / speech_stopped alternate, each utterance is
+ * real speech (the shared recording where it is, else Sawt's own espeak-ng speech): speech_started / speech_stopped alternate, each utterance is
  * committed and completed, and OpenAI's `threshold` is honoured (a near-1 threshold hears less).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -8,13 +8,13 @@ import { join } from "node:path";
 import { parseWavHeader } from "../../src/audio/wav.ts";
 import { writeToneCtcPack } from "../support/models/ctc.ts";
 import { startSawt, until, type SawtProcess } from "../support/sawt.ts";
-import { installSilero, modelsDir, sileroModel } from "./support.ts";
+import { englishSpeech } from "../support/fixtures/speech.ts";
+import { installSilero, modelsDir } from "./support.ts";
 import { connect } from "./ws-client.ts";
 
-/** The shared real speech recording (16 kHz mono s16le WAV), first 8 s. */
+/** The English speech of this run (16 kHz mono s16le WAV: the shared recording, else Sawt's own), first 8 s. */
 async function realSpeech(): Promise<Uint8Array> {
-  const path = join(sileroModel(), "..", "..", "..", "audio", "en-speech-20s.wav");
-  const bytes = await Bun.file(path).bytes();
+  const bytes = await Bun.file(englishSpeech().wav).bytes();
   const info = parseWavHeader(bytes);
   return bytes.subarray(info.dataOffset, info.dataOffset + 16000 * 2 * 8);
 }

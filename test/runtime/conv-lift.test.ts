@@ -18,7 +18,9 @@ import { loadOrt } from "../../src/runtime/ort.ts";
 import { createSession } from "../../src/runtime/sessions.ts";
 import { buildPiperMediumGraph } from "../support/models/piper-medium.ts";
 import { GraphBuilder, tensor } from "../support/onnx/builder.ts";
-import { sharedFile, tempDir } from "../support/sawt.ts";
+import { MOONSHINE_TINY_EN, sileroVadFile } from "../support/fixtures/models.ts";
+import { npmFile } from "../support/fixtures/cache.ts";
+import { tempDir } from "../support/sawt.ts";
 
 const ort = await loadOrt();
 
@@ -187,7 +189,7 @@ describe("liftConv1d", () => {
   });
 
   test("does lift the real Moonshine encoder's convolution stem to the same encoding", async () => {
-    const model = readFileSync(sharedFile("models/moonshine-tiny-en/encoder_model.onnx"));
+    const model = readFileSync(npmFile(MOONSHINE_TINY_EN["encoder_model.onnx"]!));
     // Its stem is conv1 → tanh → group norm → conv2 → gelu → conv3 → gelu: chains of one and two.
     expect(liftConv1d(model).pieces).toBeUndefined();
     const lifted = lift(model, { minChain: 1, upsamplingOnly: false });
@@ -204,7 +206,7 @@ describe("liftConv1d", () => {
   });
 
   test("does leave the real Silero VAD alone: its graph has subgraphs", () => {
-    const model = readFileSync(sharedFile("models/silero-vad/silero_vad.onnx"));
+    const model = readFileSync(sileroVadFile());
     expect(liftConv1d(model, { minChain: 1, upsamplingOnly: false })).toEqual({ reason: "node If has a subgraph" });
   });
 

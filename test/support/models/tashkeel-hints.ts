@@ -9,13 +9,13 @@
  * that hint's class: so a test sees from the text alone that hints reach the model, at the right
  * positions, with the right ids.
  */
-import { sharedFile } from "../sawt.ts";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { ROOT } from "../sawt.ts";
 import { GraphBuilder } from "../onnx/builder.ts";
 
-/** The published maps (shared/models/tashkeel, and hint_id_map.json of libtashkeel's current release). */
-const REAL = sharedFile("models/tashkeel");
+/** The published maps (as Sawt ships them, src/tts/tashkeel/builtin/; hint_id_map.json of libtashkeel's current release below). */
+const REAL = join(ROOT, "src", "tts", "tashkeel", "builtin");
 /** libtashkeel's hint_id_map.json: the target map plus a lone shadda. */
 export const HINT_ID_MAP: Readonly<Record<string, number>> = {
   _: 0,

@@ -43,6 +43,8 @@ export async function startInProcess(
       SAWT_GRPC_TTS_PORT: "0",
       SAWT_DATA_DIR: join(dir, "data"),
       SAWT_RUNTIME_INTRA_OP_THREADS: String(TEST_THREADS),
+      // As startSawt: the built-in recogniser only when the test asks for it.
+      SAWT_ASR_BUILTIN: "false",
       ...env,
     },
     cwd: dir,

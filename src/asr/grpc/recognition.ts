@@ -88,11 +88,14 @@ function checkConfig(config: RecognitionConfigMessage, location: string): void {
   }
 }
 
-/** The transcription options a Recognize config carries (the REST form's model, prompt, temperature). */
+/** The transcription options a Recognize config carries (the REST form's model, prompt, temperature, language). */
 function recognizeOptions(config: RecognitionConfigMessage): TranscriptionOptions {
   const model = config.model?.trim() ?? "";
   const prompt = config.prompt ?? "";
+  const language = config.language.trim();
   return {
+    // Checked against REST's schema by the config check above: "", "ar" or "en".
+    ...(language === "ar" || language === "en" ? { language } : {}),
     ...(model !== "" ? { model } : {}),
     ...(prompt.trim() !== "" ? { prompt } : {}),
     ...(config.temperature ? { temperature: config.temperature } : {}),
@@ -296,7 +299,11 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
         signal.addEventListener("abort", abandon, { once: true });
         try {
           const partialIntervalMs = streaming.interim_results ? INTERIM_MS : 0;
-          session.configure({ endpointing: "segments", turnDetection: null, partialIntervalMs }, format);
+          const { language } = recognizeOptions(config);
+          session.configure(
+            { endpointing: "segments", turnDetection: null, partialIntervalMs, ...(language ? { language } : {}) },
+            format,
+          );
           for await (const bytes of streamAudio(messages)) {
             // Read the next message only once this one is transcribed and its results written:
             // HTTP/2 flow control then holds a client that sends faster than real time.

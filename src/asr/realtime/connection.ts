@@ -7,7 +7,7 @@
  * (Sawt's REST error body) on `error` events.
  */
 import { randomBytes } from "node:crypto";
-import type { LiveEvent } from "../../core/asr.ts";
+import type { LiveEvent, LiveTranscriptionOptions } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
 import { errorBody } from "../../edge/error-body.ts";
 import { closeCodeFor } from "../../http/ws-route.ts";
@@ -127,6 +127,7 @@ export class RealtimeConnection {
         this.settings = beta
           ? applyBetaUpdate(event.session, this.settings)
           : applyGaUpdate(event.session, this.settings);
+        this.languageChosen ||= namesLanguage(event.session);
         this.session.configure(this.live(), this.settings.format);
         this.send(beta ? "transcription_session.updated" : "session.updated", {
           session: beta ? betaSessionJson(this.sessionId, this.settings) : gaSessionJson(this.sessionId, this.settings),
@@ -153,10 +154,17 @@ export class RealtimeConnection {
     }
   }
 
-  private live() {
+  /** Whether the client named a transcription language (until then the call takes the default recogniser). */
+  private languageChosen = false;
+
+  private live(): LiveTranscriptionOptions {
+    const { language } = this.settings.transcription;
     return {
       turnDetection: this.settings.turnDetection,
       partialIntervalMs: this.ctx.config.streaming.partial_interval_ms,
+      // A language the client named routes the call (English: the built-in recogniser; Arabic:
+      // the packs, or a 400 without one); before that the default recogniser serves it.
+      ...(this.languageChosen && (language === "en" || language === "ar") ? { language } : {}),
     };
   }
 
@@ -224,4 +232,18 @@ export class RealtimeConnection {
   ): void {
     this.socket.sendJson(realtimeErrorEvent(error, { eventId: id("event"), code, clientEventId, param }));
   }
+}
+
+/** Whether a session update names a transcription language (GA or beta shape). */
+function namesLanguage(session: unknown): boolean {
+  const at = (value: unknown, ...path: string[]) =>
+    path.reduce<unknown>(
+      (node, key) => (node !== null && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined),
+      value,
+    );
+  const named = (value: unknown) => typeof value === "string" && value.trim() !== "";
+  return (
+    named(at(session, "audio", "input", "transcription", "language")) ||
+    named(at(session, "input_audio_transcription", "language"))
+  );
 }

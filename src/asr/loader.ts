@@ -25,23 +25,32 @@ import { AsrEngineService, type InferenceObserver } from "./service.ts";
 
 const MB = 1024 * 1024;
 
-/** The detail of a disabled ASR engine: what is missing and where to find a recogniser. */
-export function noRecognizerReason(builtinOn: boolean): string {
-  const builtin = builtinOn
-    ? "this build carries no built-in recogniser (bun run build or npm start fetches it)"
-    : "the built-in English recogniser is off (asr.builtin = false)";
+/**
+ * The detail of a disabled ASR engine: what is missing and where to find a recogniser.
+ * `builtin`: off (asr.builtin = false), absent (not in this build) or why it failed to load.
+ */
+export function noRecognizerReason(builtinOn: boolean, builtinFailure?: string): string {
+  const builtin = !builtinOn
+    ? "the built-in English recogniser is off (asr.builtin = false)"
+    : builtinFailure !== undefined
+      ? `the built-in recogniser failed to load (${builtinFailure})`
+      : "this build carries no built-in recogniser (bun run build or npm start fetches it)";
   return `no recogniser is installed: ${builtin}; install a recogniser pack with sawt models install (see ${ARABIC_MODELS_DOC})`;
 }
 
-/** The built-in English recogniser when `asr.builtin` is on and this build has it; a load failure is logged, not fatal. */
-async function builtinRecognizer(config: SawtConfig, log: Logger): Promise<Recognizer | null> {
+/** The built-in English recogniser when `asr.builtin` is on and this build has it, or why it failed to load. */
+async function builtinRecognizer(
+  config: SawtConfig,
+  log: Logger,
+): Promise<{ recognizer: Recognizer | null; failure?: string }> {
   const dir = config.asr.builtin ? builtinAsrPackDir() : null;
-  if (dir === null) return null;
+  if (dir === null) return { recognizer: null };
   try {
-    return await loadBuiltinRecognizer(dir, config.asr.concurrency);
+    return { recognizer: await loadBuiltinRecognizer(dir, config.asr.concurrency) };
   } catch (error) {
-    log.error("built-in recogniser failed to load", { reason: firstLine(error) });
-    return null;
+    const failure = firstLine(error);
+    log.error("built-in recogniser failed to load", { reason: failure });
+    return { recognizer: null, failure };
   }
 }
 
@@ -101,7 +110,7 @@ export async function buildAsrEngine(
   });
   for (const broken of packs.broken)
     log.warn("asr pack unusable, skipped", { pack: broken.pack, family: broken.family, reason: broken.reason });
-  const builtin = await builtinRecognizer(config, log);
+  const { recognizer: builtin, failure: builtinFailure } = await builtinRecognizer(config, log);
   const details: Record<string, unknown> = {
     enabled: packs.recognizers.size > 0 || builtin !== null,
     builtin_recognizer: builtin ? { name: builtin.name, family: builtin.family, language: BUILTIN_ASR_LANGUAGE } : null,
@@ -114,7 +123,8 @@ export async function buildAsrEngine(
     await Promise.all([packs.release(), builtin?.release()]);
     return { ok: false, reason, details, disabled };
   };
-  if (packs.recognizers.size === 0 && builtin === null) return fail(noRecognizerReason(config.asr.builtin), true);
+  if (packs.recognizers.size === 0 && builtin === null)
+    return fail(noRecognizerReason(config.asr.builtin, builtinFailure), true);
   const wanted = config.asr.pack;
   const fallback = (packs.recognizers.values().next().value as Recognizer | undefined) ?? builtin!;
   const defaultRecognizer = wanted === "" ? fallback : packs.recognizers.get(wanted);

@@ -13,9 +13,9 @@ import { encodeWav, floatToInt16, int16ToBytes } from "../../src/audio/wav.ts";
 import { bearer, clients, unary, waitServing } from "../grpc/client.ts";
 import { call, uploadForm } from "../rest/support.ts";
 import { moonshineTinyPackDir } from "../support/fixtures/models.ts";
-import { englishSpeech, expectTranscript } from "../support/fixtures/speech.ts";
+import { englishSpeech, expectTranscript, MAX_WORD_ERROR_RATE, wordErrorRate } from "../support/fixtures/speech.ts";
 import { HF_WHISPER_SCRIPT, writeHfWhisperPack } from "../support/models/whisper-hf.ts";
-import { startSawt, tempDir, until, type SawtProcess } from "../support/sawt.ts";
+import { ROOT, startSawt, tempDir, until, type SawtProcess } from "../support/sawt.ts";
 import { concat, silence, sine } from "./support.ts";
 import { connect } from "./ws-client.ts";
 
@@ -154,4 +154,21 @@ describe("ASR out of the box", () => {
     expect(english.json.language).toBe("en");
     expectTranscript(speech, english.json.text);
   }, 120_000);
+
+  test("does answer the README's quick-start transcription example", async () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const body = /-d '(\{"input":"[^']*"voice":"Yara_en"[^']*\})' -o hello-en\.wav/.exec(readme)?.[1];
+    expect(body, "the README's English speech example").toBeDefined();
+    expect(readme).toContain('/v1/asr/audio/transcriptions -H "X-API-Key: $key" -F file=@hello-en.wav -F language=en');
+    const spoken = await fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, {
+      method: "POST",
+      headers: { "X-API-Key": key, "content-type": "application/json" },
+      body: body!,
+    });
+    expect(spoken.status).toBe(200);
+    const reply = await transcribe({ language: "en" }, Buffer.from(await spoken.arrayBuffer()));
+    expect(reply.status).toBe(200);
+    const said = (JSON.parse(body!) as { input: string }).input;
+    expect(wordErrorRate(said, reply.json.text)).toBeLessThanOrEqual(MAX_WORD_ERROR_RATE);
+  }, 60_000);
 });

@@ -114,6 +114,10 @@ export async function buildAsrEngine(
   const details: Record<string, unknown> = {
     enabled: packs.recognizers.size > 0 || builtin !== null,
     builtin_recognizer: builtin ? { name: builtin.name, family: builtin.family, language: BUILTIN_ASR_LANGUAGE } : null,
+    // Health says where the Arabic recognisers are while only the built-in English one serves.
+    ...(packs.recognizers.size === 0
+      ? { hint: `language=ar needs an Arabic recogniser pack: see ${ARABIC_MODELS_DOC}` }
+      : {}),
     packs: packs.packs.map((p) => ({ name: p.name, family: p.family, role: p.role })),
     vad: packs.vad ? `silero (${packs.vad.name})` : "energy",
     dialect_id: packs.dialect?.name ?? null,

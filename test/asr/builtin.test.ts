@@ -60,6 +60,7 @@ describe("ASR out of the box", () => {
   test("does report ASR ready with the built-in recogniser and no pack installed", async () => {
     const health = (await (await fetch(`${sawt.baseUrl}/v1/asr/health`)).json()) as Record<string, any>;
     expect(health).toMatchObject({ status: "healthy", enabled: true, packs: [] });
+    expect(health.hint).toContain("docs/arabic-models.md");
     expect(health.builtin_recognizer).toEqual({
       name: "builtin-moonshine-tiny-en",
       family: "moonshine",

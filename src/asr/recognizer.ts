@@ -151,6 +151,8 @@ export interface VoiceActivityDetector {
   readonly kind: string;
   /** Pack name, when it comes from one. */
   readonly name: string | null;
+  /** Where a pack's session runs (absent for the built-in energy detector). */
+  readonly provider?: "cpu" | "cuda";
   createStream(): VadStream;
   release(): Promise<void>;
 }
@@ -158,6 +160,8 @@ export interface VoiceActivityDetector {
 /** A loaded dialect identifier. */
 export interface DialectIdentifier {
   readonly name: string;
+  /** Where its session runs. */
+  readonly provider?: "cpu" | "cuda";
   /** Labels in logit order. */
   readonly labels: readonly string[];
   /** Longest audio (seconds) one call looks at. */

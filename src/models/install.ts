@@ -57,7 +57,8 @@ async function validate(
     throw error instanceof PackError ? error : new PackError(firstLine(error));
   }
   const warmUpMs = Math.round(performance.now() - started);
-  const provider = (result.model as { provider?: string }).provider ?? "cpu";
+  // The device the loaded model's sessions opened on; a model that cannot say is recorded so.
+  const provider = result.model.provider ?? "unknown";
   await result.model.release();
   return {
     family: family.name,

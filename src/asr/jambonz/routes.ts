@@ -123,8 +123,15 @@ class JambonzConnection implements DoorConnection {
       format,
     );
     this.session = session;
+    // jambonz sends BCP-47 tags (ar-SA, en-US): their language routes the call (../languages.ts);
+    // another language, or none, takes the default recogniser.
+    const spoken = /^(ar|en)(?:-|$)/i.exec(this.language)?.[1]?.toLowerCase() as "ar" | "en" | undefined;
     session.configure(
-      { turnDetection: DEFAULT_TURN_DETECTION, partialIntervalMs: this.ctx.config.streaming.partial_interval_ms },
+      {
+        turnDetection: DEFAULT_TURN_DETECTION,
+        partialIntervalMs: this.ctx.config.streaming.partial_interval_ms,
+        ...(spoken ? { language: spoken } : {}),
+      },
       format,
     );
   }

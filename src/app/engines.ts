@@ -121,8 +121,10 @@ class EngineSlot<K extends EngineName> {
       const old = this.current;
       this.current = undefined;
       this.setService(undefined);
-      if (first) state.fail(reason, details);
-      else state.renew({ ready: false, reason }, details);
+      const disabled = error instanceof EngineLoadError && error.disabled;
+      if (first && disabled) state.disable(reason, details);
+      else if (first) state.fail(reason, details);
+      else state.renew({ ready: false, reason, disabled }, details);
       if (old) this.retire(old);
       const packs = broken.map((b) => `${b.pack}: ${b.reason}`).join("; ") || undefined;
       ctx.log.error("engine failed", { engine: name, generation: number, reason, broken_packs: packs });

@@ -15,7 +15,8 @@
  *    a CTC pack (model.onnx + tokens.txt) never claim each other's files. A streaming CTC pack
  *    (the same files, but a model with NeMo's cache inputs) is asked before the offline CTC
  *    family, which would take it; offline and streaming transducers tell themselves apart by the
- *    encoder's cache inputs.
+ *    encoder's cache inputs. A Hugging Face layout Whisper (config.json model_type "whisper") is
+ *    asked before Moonshine, whose onnx-community export has the same file names.
  * Families registered from code (`registerFamily`, e.g. a test's) are asked first.
  */
 import { ctcFamily } from "../asr/ctc/family.ts";
@@ -26,6 +27,8 @@ import { streamingTransducerFamily } from "../asr/nemo-streaming/transducer/fami
 import { transducerFamily } from "../asr/transducer/family.ts";
 import { sileroFamily } from "../asr/vad/family.ts";
 import { whisperFamily } from "../asr/whisper/family.ts";
+import { hfWhisperFamily } from "../asr/whisper-hf/family.ts";
+import { wav2vec2Family } from "../asr/wav2vec2/family.ts";
 import { type AnyFamily, useBuiltInFamilies } from "../models/registry.ts";
 import { piperFamily, vitsFamily } from "../tts/piper/family.ts";
 import { tashkeelFamily } from "../tts/tashkeel/family.ts";
@@ -44,6 +47,8 @@ export const BUILT_IN_FAMILIES: readonly AnyFamily[] = [
   dialectFamily,
   streamingCtcFamily,
   ctcFamily,
+  hfWhisperFamily,
+  wav2vec2Family,
   moonshineFamily,
   transducerFamily,
   streamingTransducerFamily,

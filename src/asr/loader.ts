@@ -14,14 +14,45 @@ import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Admission } from "../runtime/admission.ts";
 import type { BrokenPack } from "../models/errors.ts";
+import { firstLine } from "../models/errors.ts";
+import { builtinAsrPackDir } from "./builtin/locate.ts";
+import { BUILTIN_ASR_LANGUAGE } from "./builtin/pins.ts";
+import { loadBuiltinRecognizer } from "./builtin/recognizer.ts";
+import { ARABIC_MODELS_DOC } from "./languages.ts";
 import { loadAsrPacks, type LoadedAsrPacks } from "./packs.ts";
 import type { Recognizer } from "./recognizer.ts";
 import { AsrEngineService, type InferenceObserver } from "./service.ts";
 
 const MB = 1024 * 1024;
 
-/** Why the engine is unavailable when no recogniser pack is installed. */
-export const NO_ASR_PACK = "no ASR model pack installed";
+/**
+ * The detail of a disabled ASR engine: what is missing and where to find a recogniser.
+ * `builtin`: off (asr.builtin = false), absent (not in this build) or why it failed to load.
+ */
+export function noRecognizerReason(builtinOn: boolean, builtinFailure?: string): string {
+  const builtin = !builtinOn
+    ? "the built-in English recogniser is off (asr.builtin = false)"
+    : builtinFailure !== undefined
+      ? `the built-in recogniser failed to load (${builtinFailure})`
+      : "this build carries no built-in recogniser (bun run build or npm start fetches it)";
+  return `no recogniser is installed: ${builtin}; install a recogniser pack with sawt models install (see ${ARABIC_MODELS_DOC})`;
+}
+
+/** The built-in English recogniser when `asr.builtin` is on and this build has it, or why it failed to load. */
+async function builtinRecognizer(
+  config: SawtConfig,
+  log: Logger,
+): Promise<{ recognizer: Recognizer | null; failure?: string }> {
+  const dir = config.asr.builtin ? builtinAsrPackDir() : null;
+  if (dir === null) return { recognizer: null };
+  try {
+    return { recognizer: await loadBuiltinRecognizer(dir, config.asr.concurrency) };
+  } catch (error) {
+    const failure = firstLine(error);
+    log.error("built-in recogniser failed to load", { reason: failure });
+    return { recognizer: null, failure };
+  }
+}
 
 /** A built engine, or why none could be built. */
 export type AsrEngineResult =
@@ -31,7 +62,13 @@ export type AsrEngineResult =
       readonly details: Record<string, unknown>;
       release(): Promise<void>;
     }
-  | { readonly ok: false; readonly reason: string; readonly details: Record<string, unknown> };
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      readonly details: Record<string, unknown>;
+      /** Nothing to serve by configuration (no recogniser at all): the engine is disabled, not failed. */
+      readonly disabled?: boolean;
+    };
 
 /** Parses `dialect=pack` entries of `asr.dialect_packs`. */
 export function parseDialectPacks(entries: readonly string[]): Map<string, string> {
@@ -73,20 +110,27 @@ export async function buildAsrEngine(
   });
   for (const broken of packs.broken)
     log.warn("asr pack unusable, skipped", { pack: broken.pack, family: broken.family, reason: broken.reason });
+  const { recognizer: builtin, failure: builtinFailure } = await builtinRecognizer(config, log);
   const details: Record<string, unknown> = {
-    enabled: packs.recognizers.size > 0,
+    enabled: packs.recognizers.size > 0 || builtin !== null,
+    builtin_recognizer: builtin ? { name: builtin.name, family: builtin.family, language: BUILTIN_ASR_LANGUAGE } : null,
+    // Health says where the Arabic recognisers are while only the built-in English one serves.
+    ...(packs.recognizers.size === 0
+      ? { hint: `language=ar needs an Arabic recogniser pack: see ${ARABIC_MODELS_DOC}` }
+      : {}),
     packs: packs.packs.map((p) => ({ name: p.name, family: p.family, role: p.role })),
     vad: packs.vad ? `silero (${packs.vad.name})` : "energy",
     dialect_id: packs.dialect?.name ?? null,
     broken_packs: packs.broken,
   };
-  const fail = async (reason: string): Promise<AsrEngineResult> => {
-    await packs.release();
-    return { ok: false, reason, details };
+  const fail = async (reason: string, disabled = false): Promise<AsrEngineResult> => {
+    await Promise.all([packs.release(), builtin?.release()]);
+    return { ok: false, reason, details, disabled };
   };
-  if (packs.recognizers.size === 0) return fail(NO_ASR_PACK);
+  if (packs.recognizers.size === 0 && builtin === null)
+    return fail(noRecognizerReason(config.asr.builtin, builtinFailure), true);
   const wanted = config.asr.pack;
-  const fallback = packs.recognizers.values().next().value as Recognizer;
+  const fallback = (packs.recognizers.values().next().value as Recognizer | undefined) ?? builtin!;
   const defaultRecognizer = wanted === "" ? fallback : packs.recognizers.get(wanted);
   if (defaultRecognizer === undefined)
     return fail(`asr.pack ${JSON.stringify(wanted)} is not an installed recogniser pack`);
@@ -113,6 +157,7 @@ export async function buildAsrEngine(
   const service = new AsrEngineService({
     packs,
     defaultRecognizer,
+    builtin,
     dialectRoutes,
     admission,
     decode: {
@@ -128,12 +173,19 @@ export async function buildAsrEngine(
     },
     ...(observe ? { observe } : {}),
   });
-  return { ok: true, service, details, release: () => packs.release() };
+  return {
+    ok: true,
+    service,
+    details,
+    release: async () => {
+      await Promise.all([packs.release(), builtin?.release()]);
+    },
+  };
 }
 
 /**
- * The ASR engine of a running server. Without any recogniser pack it fails with
- * {@link NO_ASR_PACK} and `enabled: false`, so readiness does not wait for it.
+ * The ASR engine of a running server. With no recogniser at all (no pack, no built-in one) it is
+ * disabled with {@link noRecognizerReason} and `enabled: false`, so readiness does not wait for it.
  */
 export const asrEngineLoader: EngineLoader<"asr"> = {
   engine: "asr",
@@ -146,7 +198,7 @@ export const asrEngineLoader: EngineLoader<"asr"> = {
     );
     const { broken_packs: broken, ...details } = result.details;
     const brokenPacks = broken as BrokenPack[];
-    if (!result.ok) throw new EngineLoadError(result.reason, brokenPacks, details);
+    if (!result.ok) throw new EngineLoadError(result.reason, brokenPacks, details, result.disabled === true);
     return { service: result.service, details, brokenPacks, close: result.release };
   },
 };

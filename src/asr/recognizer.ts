@@ -13,6 +13,13 @@ export interface RecognizedWord {
   readonly end: number;
 }
 
+/** A stretch of text a decoder timed itself (Whisper's timestamp tokens), seconds relative to the segment. */
+export interface RecognizedSegment {
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+}
+
 /** How a decoder reached its text, when it searches (Whisper); verbose_json shows them per segment. */
 export interface DecodingFacts {
   /** Sampling temperature of the decode that was kept (0 is greedy). */
@@ -31,6 +38,11 @@ export interface RecognizedText {
    * on); absent for Whisper and Moonshine (attention decoders give no alignment).
    */
   readonly words?: readonly RecognizedWord[];
+  /**
+   * Present when the decoder times stretches of text itself (Whisper packs that decode timestamp
+   * tokens): verbose_json and subtitles report these segments with these times.
+   */
+  readonly segments?: readonly RecognizedSegment[];
   /**
    * True when the first token says the text continues the previous piece's last word (a word
    * piece without a word-start mark); see src/asr/segmentation/join.ts for who can tell.
@@ -145,6 +157,8 @@ export interface VoiceActivityDetector {
   readonly kind: string;
   /** Pack name, when it comes from one. */
   readonly name: string | null;
+  /** Where a pack's session runs (absent for the built-in energy detector). */
+  readonly provider?: "cpu" | "cuda";
   createStream(): VadStream;
   release(): Promise<void>;
 }
@@ -152,6 +166,8 @@ export interface VoiceActivityDetector {
 /** A loaded dialect identifier. */
 export interface DialectIdentifier {
   readonly name: string;
+  /** Where its session runs. */
+  readonly provider?: "cpu" | "cuda";
   /** Labels in logit order. */
   readonly labels: readonly string[];
   /** Longest audio (seconds) one call looks at. */

@@ -1,14 +1,15 @@
 /**
  * The transcription request's form fields, declared once (valibot) and reused as the type, by the
  * REST routes and by the API docs. The `file` part itself is received by ./upload.ts; these are the
- * small fields beside it. D14: `language` is `ar` or omitted; `response_format` picks the rendering.
+ * small fields beside it. D14 (extended by issue #32): `language` is `ar`, `en` (the built-in
+ * recogniser) or omitted; `response_format` picks the rendering.
  * The OpenAI options: `model` names a recogniser pack, `prompt` and `temperature` steer Whisper,
  * `timestamp_granularities[]` asks verbose_json for `segment` and/or `word` times.
  */
 import * as v from "valibot";
 import { fieldErrors, FORM_FIELDS } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
-import { MAX_CHANNELS, TRANSCRIPT_FORMATS, type TranscriptionOptions } from "./types.ts";
+import { MAX_CHANNELS, TRANSCRIPT_FORMATS, TRANSCRIPTION_LANGUAGES, type TranscriptionOptions } from "./types.ts";
 import { speakerList, SpeakersSchema } from "./channels/labels.ts";
 import { DEFAULT_BOOST, HOTWORD_LIMITS, parseHotwords } from "./boost/hotwords.ts";
 
@@ -30,8 +31,10 @@ const GRANULARITIES_FIELD = "timestamp_granularities[]";
 export const TranscriptionFormSchema = v.object({
   language: v.optional(
     v.pipe(
-      v.picklist(["ar"], "Only ar is supported; the dialect is detected automatically"),
-      v.description("Language of the audio: `ar` or omitted. There is no dialect parameter; the dialect is detected."),
+      v.picklist(TRANSCRIPTION_LANGUAGES, "Must be ar or en (or omitted); the dialect is detected automatically"),
+      v.description(
+        "Language of the audio: `ar` (installed recogniser packs), `en` (the built-in English recogniser) or omitted (the default recogniser: an installed pack, else the built-in one). A language no installed recogniser serves is 400. There is no dialect parameter; the dialect is detected.",
+      ),
       v.examples(["ar"]),
     ),
   ),
@@ -188,12 +191,13 @@ export function granularities(form: TranscriptionForm): readonly TimestampGranul
   return asked && asked.length > 0 ? [...new Set(asked)] : ["segment"];
 }
 
-/** The service options a form asks for (`model`, `prompt`, `temperature`, `channels`, `speakers`, `hotwords`). Throws 422 for ill-formed hotwords. */
+/** The service options a form asks for (`model`, `prompt`, `temperature`, `language`, `channels`, `speakers`, `hotwords`). Throws 422 for ill-formed hotwords. */
 export function transcriptionOptions(
   form: TranscriptionForm,
-): Pick<TranscriptionOptions, "model" | "prompt" | "temperature" | "channels" | "speakers" | "hotwords"> {
+): Pick<TranscriptionOptions, "model" | "prompt" | "temperature" | "language" | "channels" | "speakers" | "hotwords"> {
   const hotwords = form.hotwords ? parseHotwords(form.hotwords, "form.hotwords", form.boost) : [];
   return {
+    ...(form.language !== undefined ? { language: form.language } : {}),
     ...(hotwords.length > 0 ? { hotwords } : {}),
     ...(form.channels !== undefined ? { channels: form.channels } : {}),
     ...(form.speakers !== undefined ? { speakers: form.speakers } : {}),
@@ -230,7 +234,7 @@ const TimedWordJsonSchema = v.strictObject({
 export const TranscriptionJsonSchema = v.pipe(
   v.strictObject({
     text: v.pipe(v.string(), v.description("The transcript, in dialectal spelling.")),
-    language: v.picklist(["ar"]),
+    language: v.picklist(TRANSCRIPTION_LANGUAGES),
     dialect: v.nullable(
       v.pipe(
         v.string(),

@@ -16,13 +16,14 @@ import { AppError } from "../errors/taxonomy.ts";
 import type { Admission } from "../runtime/admission.ts";
 import type { CallOptions } from "../core/call.ts";
 import type { LoadedAsrPacks } from "./packs.ts";
-import type { RecognizedText, RecognizeOptions, Recognizer, VoiceActivityDetector } from "./recognizer.ts";
+import type { Recognizer, VoiceActivityDetector } from "./recognizer.ts";
 import type {
   AsrService,
   LiveEvent,
   LiveTranscription,
   LiveTranscriptionOptions,
   Transcript,
+  TranscriptionLanguage,
   TranscriptionOptions,
   TranscriptSegment,
   TranscriptWord,
@@ -32,10 +33,12 @@ import { appendWords, joinPieceTexts, type JoinablePiece } from "./segmentation/
 import { piecesAhead, speechPiecesAhead } from "./segmentation/ahead.ts";
 import { decodePieces, DEFAULT_WINDOW_SECONDS, policyOptions, type DecodePiece } from "./segmentation/policy.ts";
 import { reportPiece } from "./segmentation/report.ts";
+import { joinPieceTranscripts, type PieceTranscript } from "./segmentation/long.ts";
 import { decodingFacts, recognizeOptions, wordBreaks } from "./segmentation/piece-options.ts";
 import { channelsToSplit, DEFAULT_CHANNEL_POLICY, transcribeChannels, type ChannelPolicy } from "./channels/split.ts";
 import { utteranceOf, type LiveEngine } from "./live/engine.ts";
 import { LiveTranscriber } from "./live/transcriber.ts";
+import { chooseByLanguage, type LanguageRoutes } from "./languages.ts";
 import { createEnergyDetector } from "./vad/energy.ts";
 import { segmentSpeech, SpeechTracker } from "./vad/endpointer.ts";
 import type { SegmenterOptions, SpeechSpan } from "./vad/segmenter.ts";
@@ -46,8 +49,10 @@ export type InferenceObserver = (seconds: number, audioSeconds: number) => void;
 /** What the service is built from. */
 export interface AsrServiceOptions {
   readonly packs: LoadedAsrPacks;
-  /** Recogniser used when no dialect route applies. */
+  /** Recogniser used when no dialect route applies: the packs' default, else the built-in one. */
   readonly defaultRecognizer: Recognizer;
+  /** The built-in English recogniser (./builtin/), or null when it is off or not in this build. */
+  readonly builtin?: Recognizer | null;
   /** Dialect → recogniser for dialect-specific packs. */
   readonly dialectRoutes: ReadonlyMap<string, Recognizer>;
   readonly admission: Admission;
@@ -89,8 +94,15 @@ export class AsrEngineService implements AsrService {
     this.detector = options.packs.vad ?? createEnergyDetector();
     const windows = [...options.packs.recognizers.values(), options.defaultRecognizer].map((r) => r.maxSegmentSeconds);
     this.spanWindow = { maxSegmentSeconds: Math.min(DEFAULT_WINDOW_SECONDS, ...windows) };
+    this.routes = {
+      arabic: options.packs.recognizers.size > 0 ? options.defaultRecognizer : null,
+      builtin: options.builtin ?? null,
+    };
     this.liveEngine = this.buildLiveEngine();
   }
+
+  /** Recognisers by language (./languages.ts). */
+  private readonly routes: LanguageRoutes;
 
   /**
    * Decodes inside the admission slot, so queued uploads hold no decoded audio, in one-second
@@ -169,7 +181,7 @@ export class AsrEngineService implements AsrService {
     options: TranscriptionOptions,
   ): Promise<Transcript> {
     const tracker = new SpeechTracker(this.detector, this.spanWindow);
-    const parts: Array<{ transcript: Transcript; offset: number }> = [];
+    const parts: PieceTranscript[] = [];
     const texts: string[] = [];
     // The tracker reads and scores ahead while a piece is transcribed, within the reservation.
     const limit = this.options.memory.requestSeconds * SPEECH_SAMPLE_RATE;
@@ -182,29 +194,7 @@ export class AsrEngineService implements AsrService {
       texts.push(transcript.text);
       options.onText?.(texts.join(" "));
     }
-    const shift = <T extends { start: number; end: number }>(item: T, by: number): T => ({
-      ...item,
-      start: Math.round((item.start + by) * 1000) / 1000,
-      end: Math.round((item.end + by) * 1000) / 1000,
-    });
-    const segments = parts.flatMap(({ transcript, offset }) =>
-      transcript.segments.map((segment) => ({
-        ...shift(segment, offset),
-        ...(segment.words ? { words: segment.words.map((w) => shift(w, offset)) } : {}),
-      })),
-    );
-    const first = parts[0]?.transcript;
-    const words = parts.flatMap(({ transcript, offset }) => (transcript.words ?? []).map((w) => shift(w, offset)));
-    return {
-      text: texts.join(" "),
-      language: "ar",
-      dialect: first?.dialect ?? null,
-      duration: secondsOf(tracker.received),
-      segments: segments.map((segment, id) => ({ ...segment, id })),
-      ...(first?.model !== undefined ? { model: first.model } : {}),
-      ...(first?.dialectConfidence !== undefined ? { dialectConfidence: first.dialectConfidence } : {}),
-      ...(parts.some((p) => p.transcript.words !== undefined) ? { words } : {}),
-    };
+    return joinPieceTranscripts(parts, this.pick(options).language, secondsOf(tracker.received));
   }
 
   private reserve(bytes: number): PcmHold {
@@ -238,14 +228,24 @@ export class AsrEngineService implements AsrService {
       detector: this.detector,
       dialectIdentifier: this.options.packs.dialect,
       dialectSeconds: this.options.dialectSeconds ?? DEFAULT_CALL_DIALECT_SECONDS,
-      recognizerFor: (dialect) =>
-        (dialect !== null && this.options.dialectRoutes.get(dialect)) || this.options.defaultRecognizer,
+      recognizerFor: (dialect, language) => {
+        const choice = chooseByLanguage(this.routes, language);
+        // Dialect routes are Arabic packs: an English call keeps the built-in recogniser.
+        if (choice.language === "en") return choice.recognizer;
+        return (dialect !== null && this.options.dialectRoutes.get(dialect)) || choice.recognizer;
+      },
       transcribeUtterance: (samples, recognizer, wholeSpan, call) =>
         this.admitted(async () => {
           const started = performance.now();
           const spans = wholeSpan ? [{ start: 0, end: samples.length }] : undefined;
           // The call's dialect was decided (and the recogniser routed) by the live core.
-          const transcript = await this.transcribe(samples, { signal: call.signal, hotwords }, spans, recognizer);
+          const language = recognizer === this.routes.builtin ? "en" : "ar";
+          const transcript = await this.transcribe(
+            samples,
+            { signal: call.signal, hotwords, language },
+            spans,
+            recognizer,
+          );
           this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
           return utteranceOf(transcript);
         }, call),
@@ -259,12 +259,20 @@ export class AsrEngineService implements AsrService {
     return this.options.admission.run(job, { signal: options.signal, timeoutMs: options.timeoutMs });
   }
 
-  /** Recogniser for `model` (a pack folder name); unknown or absent names get the default. */
-  private pick(model: string | undefined): { recognizer: Recognizer; explicit: boolean } {
-    const named = model === undefined ? undefined : this.options.packs.recognizers.get(model);
-    return named
-      ? { recognizer: named, explicit: true }
-      : { recognizer: this.options.defaultRecognizer, explicit: false };
+  /**
+   * Recogniser for a call: `model` (a pack folder name) when installed and the language is not
+   * English, else by language (./languages.ts; 400 for a language nothing loaded serves). Only the
+   * installed packs' default may be re-routed by the call's dialect.
+   */
+  private pick(options: TranscriptionOptions): {
+    recognizer: Recognizer;
+    explicit: boolean;
+    language: TranscriptionLanguage;
+  } {
+    const named = options.model === undefined ? undefined : this.options.packs.recognizers.get(options.model);
+    if (named && options.language !== "en") return { recognizer: named, explicit: true, language: "ar" };
+    const choice = chooseByLanguage(this.routes, options.language);
+    return { ...choice, explicit: choice.recognizer !== this.routes.arabic };
   }
 
   private plan(spans: readonly SpeechSpan[], total: number, recognizer: Recognizer): DecodePiece[] {
@@ -287,7 +295,13 @@ export class AsrEngineService implements AsrService {
     // A recogniser routed by the caller (a live call) means its dialect is decided already.
     const identifier = routed ? null : this.options.packs.dialect;
     const dialects = new CallDialects(identifier, samples, callSeconds);
-    const { recognizer, pieces, decision } = await this.planRecording(samples, options, dialects, knownSpans, routed);
+    const { recognizer, pieces, decision, language } = await this.planRecording(
+      samples,
+      options,
+      dialects,
+      knownSpans,
+      routed,
+    );
     const segments: TranscriptSegment[] = [];
     const texts: JoinablePiece[] = [];
     const words: TranscriptWord[] = [];
@@ -325,7 +339,7 @@ export class AsrEngineService implements AsrService {
     }
     return {
       text: joinPieceTexts(texts),
-      language: "ar",
+      language,
       dialect: decision?.dialect ?? null,
       duration: secondsOf(samples.length),
       segments,
@@ -352,13 +366,17 @@ export class AsrEngineService implements AsrService {
     recognizer: Recognizer;
     pieces: AsyncIterable<DecodePiece> | DecodePiece[];
     decision: DialectDecision | null;
+    language: TranscriptionLanguage;
   }> {
     const { signal } = options;
-    const chosen = routed ? { recognizer: routed, explicit: true } : this.pick(options.model);
+    const chosen = routed
+      ? { recognizer: routed, explicit: true, language: options.language ?? "ar" }
+      : this.pick(options);
+    const { language } = chosen;
     const policy = policyOptions(chosen.recognizer.maxSegmentSeconds);
     if (knownSpans === undefined && dialects.inert && samples.length > policy.windowSamples) {
       const pieces = piecesAhead(samples, this.detector, this.spanWindow, policy, signal);
-      return { recognizer: chosen.recognizer, pieces, decision: null };
+      return { recognizer: chosen.recognizer, pieces, decision: null, language };
     }
     const spans = knownSpans ?? (await segmentSpeech(samples, this.detector, this.spanWindow, signal));
     let recognizer = chosen.recognizer;
@@ -372,6 +390,6 @@ export class AsrEngineService implements AsrService {
       recognizer = route;
       pieces = this.plan(spans, samples.length, recognizer);
     }
-    return { recognizer, pieces, decision };
+    return { recognizer, pieces, decision, language };
   }
 }

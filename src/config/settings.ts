@@ -121,6 +121,10 @@ export const SETTING_TABLE = {
       "",
       "Recogniser pack (folder name) used unless a dialect route applies; empty picks the first recogniser pack by name.",
     ),
+    builtin: flag(
+      true,
+      "The built-in English recogniser (Moonshine tiny, embedded in the binary): serves `language=en`, and requests without a language while no recogniser pack is installed. Off: with no pack installed ASR is disabled.",
+    ),
     dialect_packs: list(
       /^[A-Za-z][A-Za-z0-9_-]*=[^=\s/]+$/,
       "dialect=pack, e.g. ar-egyptian=whisper-egy",

@@ -46,10 +46,20 @@ export interface TranscriptSegment extends ChannelLabel {
   readonly compressionRatio?: number;
 }
 
+/**
+ * Languages a transcription may ask for (D14, extended by issue #32): Arabic, which installed
+ * packs serve, and English, which the built-in recogniser serves.
+ */
+export const TRANSCRIPTION_LANGUAGES = ["ar", "en"] as const;
+
+/** A language a transcription may ask for. */
+export type TranscriptionLanguage = (typeof TRANSCRIPTION_LANGUAGES)[number];
+
 /** A finished transcription. */
 export interface Transcript {
   readonly text: string;
-  readonly language: "ar";
+  /** The language of the recogniser that transcribed it. */
+  readonly language: TranscriptionLanguage;
   /** Detected dialect, or null without a dialect-id pack. */
   readonly dialect: string | null;
   /** Seconds of audio. */
@@ -90,6 +100,11 @@ export interface Hotword {
 export interface TranscriptionOptions extends CallOptions {
   /** Recogniser pack by folder name; a name that is not installed means the default (`whisper-1`). */
   readonly model?: string;
+  /**
+   * The audio's language: `ar` goes to the installed packs, `en` to the built-in recogniser;
+   * omitted means the default recogniser (an installed pack, else the built-in one).
+   */
+  readonly language?: TranscriptionLanguage;
   /** Text the audio continues; used by recognisers that take context (Whisper), ignored by others. */
   readonly prompt?: string;
   /** First sampling temperature in [0, 1] (Whisper; 0 = greedy with temperature fallback). */
@@ -143,6 +158,8 @@ export interface LiveTranscriptionOptions {
   readonly speakers?: readonly string[];
   /** Phrases to favour in every final of the call (the door merges the key's list in). */
   readonly hotwords?: readonly Hotword[];
+  /** The call's language, as {@link TranscriptionOptions.language}. */
+  readonly language?: TranscriptionLanguage;
 }
 
 /**

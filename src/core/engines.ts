@@ -69,6 +69,8 @@ export class EngineLoadError extends Error {
     readonly brokenPacks: readonly BrokenPack[] = [],
     /** Health details worth showing even though the engine failed (what was found, versions…). */
     readonly details: Readonly<Record<string, unknown>> = {},
+    /** The engine has nothing to serve by configuration: it turns disabled, not failed. */
+    readonly disabled = false,
   ) {
     super(message);
     this.name = "EngineLoadError";

@@ -10,6 +10,8 @@ import { chooseDevice, CUDA_PROVIDER_LIBRARIES, deviceDetails, type GpuInfo } fr
 import { loadOrt, ortVersion } from "../runtime/ort.ts";
 import { probeModelBytes } from "../runtime/probe-model.ts";
 import { createSession, useDevice } from "../runtime/sessions.ts";
+import { builtinAsrPackDir } from "../asr/builtin/locate.ts";
+import { ARABIC_MODELS_DOC } from "../asr/languages.ts";
 import { inspectAsrPacks } from "../asr/packs.ts";
 import { describeModels } from "../models/catalog.ts";
 import { ffmpegVersion } from "../audio/ffmpeg.ts";
@@ -183,21 +185,25 @@ async function asrPacksCheck(config: SawtConfig): Promise<CheckResult> {
   const vad = usable.find((p) => p.role === "vad");
   const dialect = usable.find((p) => p.role === "dialect");
   const packs = usable.map(({ name, family, role }) => ({ name, family, role }));
+  const builtin = config.asr.builtin && builtinAsrPackDir() !== null;
   const found =
     recognizers.length > 0
       ? `recognisers: ${recognizers.map((p) => `${p.name} (${p.family})`).join(", ")}; VAD: ${vad ? vad.name : "built-in energy splitter"}; dialect id: ${dialect ? dialect.name : "none"}`
-      : "no recogniser pack: the ASR engine is disabled";
+      : builtin
+        ? "no recogniser pack: the built-in recogniser transcribes English only; Arabic requests get 400"
+        : "no recogniser pack and no built-in recogniser: the ASR engine is disabled";
   return {
     name: "asr packs",
     status: broken.length > 0 || recognizers.length === 0 ? "warn" : "ok",
     detail:
       found +
+      (builtin && recognizers.length > 0 ? "; built-in English recogniser: on" : "") +
       (broken.length > 0 ? `; broken (skipped): ${broken.map((b) => `${b.pack}: ${b.reason}`).join("; ")}` : ""),
     fix:
       broken.length > 0
         ? "fix or remove the broken pack folders (see models/README.md for each family's files and metadata)"
         : recognizers.length === 0
-          ? "install a Whisper (sherpa-onnx export) or NeMo CTC pack in paths.models_dir to enable ASR"
+          ? `install an Arabic recogniser pack with sawt models install: ${ARABIC_MODELS_DOC} lists the published Arabic models, their licences and how to fetch and pack each`
           : undefined,
     data: { packs, broken },
   };

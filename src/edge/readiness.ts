@@ -2,7 +2,8 @@
  * The one readiness gate in front of the engine services (D13, D15), for every front door: a call
  * reaches a service only when its engine is wired (startEngines set `ctx.tts` / `ctx.asr`) and its
  * state is ready. Otherwise 503 `… engine not initialized` (initializing or failed: the reason
- * stays in health details and logs), or `… engine is shutting down` once draining — both with the
+ * stays in health details and logs), the engine's own reason when it is disabled (nothing to
+ * serve, e.g. no recogniser installed), or `… engine is shutting down` once draining — both with the
  * same Retry-After, so REST, WebSocket and gRPC clients see the same refusal and back off alike.
  */
 import type { AsrService } from "../core/asr.ts";
@@ -31,6 +32,9 @@ export function readyService<E extends EngineName>(ctx: AppContext, engine: E): 
   const state = ctx.engines[engine];
   const retryAfter = ENGINE_RETRY_AFTER_S;
   if (state.state === "draining") throw new AppError("unavailable", drainingDetail(engine), { retryAfter });
+  // Disabled says why in its own words (e.g. no recogniser installed): waiting will not help.
+  if (state.state === "disabled")
+    throw new AppError("unavailable", state.snapshot().reason ?? `${engine.toUpperCase()} engine is disabled`);
   const service = ctx[engine] as Services[E] | undefined;
   if (service === undefined || !state.isReady()) throw new AppError("unavailable", NOT_READY[engine], { retryAfter });
   return service;

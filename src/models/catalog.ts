@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { inspectModels } from "./inspect.ts";
 import { readPackRecord } from "./record.ts";
 import { packTree, type PackFolder } from "./scan.ts";
+import { VoiceFolders } from "./voice-folders.ts";
 
 /** One folder and what it serves. */
 export interface CatalogEntry extends PackFolder {
@@ -46,16 +47,17 @@ export function describeModels(modelsDir: string): CatalogEntry[] {
   const entries: CatalogEntry[] = inspection.unclaimed.map(({ name, dir, files }) => {
     return { name, dir, files, serves: undefined, problems: [UNRECOGNISED], family: null, ...folderFacts(dir) };
   });
-  const servedVoices = new Set<string>();
+  const voiceFolders = new VoiceFolders();
   for (const entry of inspection.packs) {
     const { name, dir, files } = entry.pack;
     let serves = entry.ok ? entry.family.serves(entry.config, entry.pack) : undefined;
     let problems = entry.ok ? [] : [entry.reason];
-    // Two folders for one voice (`yara/`, `Yara/`): the first serves it, as in the TTS engine.
+    // Two folders for one voice: ./voice-folders.ts, the rule the TTS engine applies too.
     const voice = entry.family.role === "tts-voice" ? builtinVoice(entry.pack.name) : undefined;
     if (serves !== undefined && voice !== undefined) {
-      if (servedVoices.has(voice)) [serves, problems] = [undefined, [`another folder already serves ${voice}`]];
-      servedVoices.add(voice);
+      const conflict = voiceFolders.conflict(voice);
+      if (conflict !== undefined) [serves, problems] = [undefined, [conflict]];
+      voiceFolders.serve(voice);
     }
     entries.push({ name, dir, files, serves, problems, family: entry.family.name, ...folderFacts(dir) });
   }

@@ -14,8 +14,13 @@ import type { PackFiles } from "./pack.ts";
  */
 export type PackRole = "tts-voice" | "tashkeel" | "speaker-encoder" | "asr-recognizer" | "vad" | "dialect-id";
 
-/** What every loaded model offers: its sessions can be released. */
+/** What every loaded model offers: where its sessions run, and their release. */
 export interface LoadedModel {
+  /**
+   * The device its sessions opened on (the session factory's decision, per session): what
+   * `sawt models install` records. Every built-in family reports it (`cpu` or `cuda`).
+   */
+  readonly provider?: string;
   release(): Promise<void>;
 }
 

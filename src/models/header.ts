@@ -8,7 +8,13 @@
  * graph inputs/outputs.
  */
 import { basename, dirname } from "node:path";
-import { OnnxFormatError, readOnnxModelInfoFile, type OnnxModelInfo } from "../runtime/onnx-metadata.ts";
+import { readFileSync } from "node:fs";
+import {
+  OnnxFormatError,
+  readOnnxModelInfo,
+  readOnnxModelInfoFile,
+  type OnnxModelInfo,
+} from "../runtime/onnx-metadata.ts";
 import { PackError } from "./errors.ts";
 
 export type { OnnxModelInfo, OnnxValueInfo } from "../runtime/onnx-metadata.ts";
@@ -20,6 +26,8 @@ export type { OnnxModelInfo, OnnxValueInfo } from "../runtime/onnx-metadata.ts";
  */
 export function readModelHeader(path: string): OnnxModelInfo {
   try {
+    // A file embedded in the compiled binary (/$bunfs/…, the built-in recogniser) reads whole only.
+    if (path.startsWith("/$bunfs/")) return readOnnxModelInfo(readFileSync(path));
     return readOnnxModelInfoFile(path);
   } catch (error) {
     const file = basename(path);

@@ -16,6 +16,7 @@ import { firstLine, PackError } from "./errors.ts";
 import { loadPack } from "./load.ts";
 import { packFiles } from "./pack.ts";
 import { allFamilies } from "./registry.ts";
+import { packFileNames } from "./scan.ts";
 import { stageSource } from "./stage.ts";
 import { PACK_RECORD, type PackRecord } from "./record.ts";
 
@@ -36,9 +37,7 @@ async function validate(
   name: string,
   dir: string,
 ): Promise<Omit<PackRecord, "source" | "installed_at" | "size_bytes">> {
-  const top = readdirSync(dir)
-    .filter((f) => !f.startsWith(".") && statSync(join(dir, f)).isFile())
-    .sort();
+  const top = packFileNames(dir);
   const pack = packFiles(name, dir, top);
   const family = allFamilies().find((f) => f.claims(pack));
   if (family === undefined) {
@@ -58,7 +57,8 @@ async function validate(
     throw error instanceof PackError ? error : new PackError(firstLine(error));
   }
   const warmUpMs = Math.round(performance.now() - started);
-  const provider = (result.model as { provider?: string }).provider ?? "cpu";
+  // The device the loaded model's sessions opened on; a model that cannot say is recorded so.
+  const provider = result.model.provider ?? "unknown";
   await result.model.release();
   return {
     family: family.name,

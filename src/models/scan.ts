@@ -12,6 +12,27 @@ export interface PackFolder {
   readonly files: readonly string[];
 }
 
+/**
+ * The one subfolder whose files count as the pack's (`onnx/x.onnx`): Hugging Face layouts keep
+ * their models there (onnx-community's uploads for transformers.js).
+ */
+export const MODEL_SUBFOLDER = "onnx";
+
+const isDir = (path: string) => existsSync(path) && statSync(path).isDirectory();
+
+/** Visible regular files of `dir/prefix`, named with `prefix`, sorted. */
+function filesOf(dir: string, prefix: string): string[] {
+  return readdirSync(join(dir, prefix))
+    .filter((f) => !f.startsWith(".") && statSync(join(dir, prefix, f)).isFile())
+    .sort()
+    .map((f) => `${prefix}${f}`);
+}
+
+/** The files of one pack folder as families see them: its own, then those of `onnx/`. */
+export function packFileNames(dir: string): string[] {
+  return [...filesOf(dir, ""), ...(isDir(join(dir, MODEL_SUBFOLDER)) ? filesOf(dir, `${MODEL_SUBFOLDER}/`) : [])];
+}
+
 /** Lists pack folders under `modelsDir` (missing dir → none). Hidden entries are ignored. */
 export function scanModelsDir(modelsDir: string): PackFolder[] {
   if (!existsSync(modelsDir)) return [];
@@ -20,9 +41,10 @@ export function scanModelsDir(modelsDir: string): PackFolder[] {
     if (entry.startsWith(".")) continue;
     const dir = join(modelsDir, entry);
     if (!statSync(dir).isDirectory()) continue;
-    const files = readdirSync(dir)
-      .filter((f) => !f.startsWith(".") && statSync(join(dir, f)).isFile())
-      .sort();
+    const files = [
+      ...filesOf(dir, ""),
+      ...(isDir(join(dir, MODEL_SUBFOLDER)) ? filesOf(dir, `${MODEL_SUBFOLDER}/`) : []),
+    ];
     packs.push({ name: entry, dir, files });
   }
   return packs;

@@ -17,6 +17,7 @@ import { packTree } from "../models/scan.ts";
 import type { Tashkeel } from "./tashkeel/model.ts";
 import type { BuiltinVoice } from "./types.ts";
 import { voiceOfFolder, type LoadedVoice, type VoiceFacts, type VoicePackConfig } from "./voice-family.ts";
+import { VoiceFolders } from "../models/voice-folders.ts";
 
 /** What one voice pack folder holds (for health details, doctor and `models list`). */
 export interface VoicePackSummary extends VoiceFacts {
@@ -71,12 +72,16 @@ export function inspectTtsPacks(modelsDir: string): {
   const inspection = inspectModels(modelsDir);
   const loaded: VoicePackSummary[] = [];
   const broken: BrokenPack[] = [];
+  const folders = new VoiceFolders();
   for (const { entry, voice } of voicePacks(inspection)) {
     const name = entry.pack.name;
+    const conflict = folders.conflict(voice);
     if (!entry.ok) broken.push({ pack: name, reason: entry.reason });
-    else if (loaded.some((l) => l.voice === voice))
-      broken.push({ pack: name, reason: `another folder already serves ${voice}` });
-    else loaded.push(summary(name, voice, (entry.config as VoicePackConfig).facts));
+    else if (conflict !== undefined) broken.push({ pack: name, reason: conflict });
+    else {
+      folders.serve(voice);
+      loaded.push(summary(name, voice, (entry.config as VoicePackConfig).facts));
+    }
   }
   const tashkeel = packsOfRole(inspection, "tashkeel")[0];
   if (tashkeel !== undefined && !tashkeel.ok) broken.push({ pack: tashkeel.pack.name, reason: tashkeel.reason });
@@ -113,10 +118,12 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger, options: T
   const voices = new Map<BuiltinVoice, LoadedVoice>();
   const loaded: VoicePackSummary[] = [];
   const serving = new Map<BuiltinVoice, VoicePackServing>();
+  const folders = new VoiceFolders();
   for (const { entry, voice } of voicePacks(inspection)) {
     const name = entry.pack.name;
-    if (voices.has(voice)) {
-      reportBroken(name, `another folder already serves ${voice}`);
+    const conflict = folders.conflict(voice);
+    if (conflict !== undefined) {
+      reportBroken(name, conflict);
       continue;
     }
     const parallelRuns = parallelRunsOf(name, options.packSessions ?? [], options.parallelRuns ?? 1);
@@ -127,6 +134,7 @@ export async function loadTtsPacks(modelsDir: string, logger: Logger, options: T
     }
     const renderer = result.model as LoadedVoice;
     const facts = renderer.facts;
+    folders.serve(voice);
     voices.set(voice, renderer);
     loaded.push(summary(name, voice, facts));
     const { dir } = entry.pack;

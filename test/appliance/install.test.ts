@@ -271,3 +271,21 @@ describe("install.sh --root", () => {
     expect(result.stderr).toContain("--uninstall");
   });
 });
+
+describe("install.sh on a box without libespeak-ng", () => {
+  test("does stop as soon as the new version's TTS engine reports failed, naming libespeak-ng", async () => {
+    const bare = join(work.path, "bare-root");
+    const started = performance.now();
+    // SAWT_ESPEAK_LIB pointing nowhere is what a box without the library looks like to the engine;
+    // the health timeout stays long, so only the engine's failed state can end the wait early.
+    const result = await runInstaller(v1Bundle, ["--root", bare], {
+      SAWT_ESPEAK_LIB: join(work.path, "missing", "libespeak-ng.so.1"),
+      SAWT_INSTALL_HEALTH_TIMEOUT: "180",
+    });
+    const seconds = (performance.now() - started) / 1000;
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("the tts engine failed");
+    expect(result.stderr).toContain("libespeak-ng");
+    expect(seconds).toBeLessThan(10);
+  }, 60_000);
+});

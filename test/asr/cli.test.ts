@@ -59,7 +59,7 @@ describe("sawt asr", () => {
     try {
       const none = await runCli(["asr", file], { env: { SAWT_MODELS_DIR: empty.dir } });
       expect(none.code).toBe(1);
-      expect(none.stderr).toContain("no ASR model pack installed");
+      expect(none.stderr).toContain("no recogniser is installed");
     } finally {
       empty.remove();
     }

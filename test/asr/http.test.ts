@@ -11,6 +11,7 @@ import { UPLOAD_EXTENSIONS } from "../../src/asr/types.ts";
 import { ffmpegSync } from "../support/audio.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
 import { startSawt, until, type SawtProcess } from "../support/sawt.ts";
+import { noRecognizerReason } from "../../src/asr/loader.ts";
 import { call, expectStandard, leftoverUploads, uploadForm } from "../rest/support.ts";
 import { concat, encodeFile, ENCODINGS, modelsDir, silence } from "./support.ts";
 
@@ -148,7 +149,7 @@ describe("ASR over HTTP", () => {
 });
 
 describe("ASR over HTTP without a recogniser pack", () => {
-  test("does report the engine unavailable while /ready stays ready", async () => {
+  test("does report the engine disabled with why and what to install, in health and on transcription, while /ready stays ready", async () => {
     const empty = modelsDir();
     const bare = await startSawt({ env: { SAWT_MODELS_DIR: empty.dir } });
     try {
@@ -160,7 +161,8 @@ describe("ASR over HTTP without a recogniser pack", () => {
       expect(health.status).toBe(503);
       expect(health.json).toMatchObject({
         status: "unavailable",
-        detail: "no ASR model pack installed",
+        state: "disabled",
+        detail: noRecognizerReason(false),
         enabled: false,
       });
       // /ready also waits for the TTS engine, which may still be starting on a loaded machine.
@@ -180,7 +182,10 @@ describe("ASR over HTTP without a recogniser pack", () => {
         headers: { "X-API-Key": k },
         body: uploadForm({ name: "call.wav", data: files.wav! }),
       });
-      expectStandard(reply, 503, "ASR engine not initialized");
+      expectStandard(reply, 503, noRecognizerReason(false));
+      expect(reply.json.detail).not.toContain("not initialized");
+      expect(reply.json.detail).toContain("docs/arabic-models.md");
+      expect(reply.header("retry-after")).toBeNull();
       expect(leftoverUploads(bare.dataDir)).toEqual([]);
     } finally {
       await bare.stop();

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AsrEngineResult } from "../../src/asr/loader.ts";
+import { type AsrEngineResult, noRecognizerReason } from "../../src/asr/loader.ts";
 import type { LiveEvent } from "../../src/asr/types.ts";
 import { UPLOAD_EXTENSIONS } from "../../src/asr/types.ts";
 import { ConfigError, loadConfig } from "../../src/config/config.ts";
@@ -261,7 +261,8 @@ describe("ASR engine start-up", () => {
     try {
       const built = await buildEngine(dir.dir);
       expect(built.ok).toBe(false);
-      expect(built.ok ? "" : built.reason).toBe("no ASR model pack installed");
+      expect(built.ok ? "" : built.reason).toBe(noRecognizerReason(false));
+      expect(built.ok ? false : built.disabled).toBe(true);
       expect(built.details.enabled).toBe(false);
     } finally {
       dir.remove();

@@ -16,6 +16,7 @@ import { promtoolCheck } from "../support/in-process.ts";
 import { startSawt, until, type SawtProcess } from "../support/sawt.ts";
 import { concat, modelsDir, silence } from "./support.ts";
 import { connect } from "./ws-client.ts";
+import { metricTotal, scrapeMetrics, scrapeMetricsText } from "../support/http-helpers.ts";
 
 const MAX_STREAMS = 20;
 let models: ReturnType<typeof modelsDir>;
@@ -47,11 +48,7 @@ afterAll(async () => {
 });
 
 async function openStreams(): Promise<number> {
-  const text = await (await fetch(`${sawt.baseUrl}/metrics`, { headers: { "x-api-key": admin } })).text();
-  return text
-    .split("\n")
-    .filter((l) => l.startsWith("sawt_asr_open_streams{"))
-    .reduce((n, l) => n + Number(l.split(" ").pop()), 0);
+  return metricTotal(await scrapeMetrics(sawt.baseUrl, admin), "sawt_asr_open_streams");
 }
 
 /** A jambonz session started as jambonz starts one: LINEAR16 at 8 kHz, finals only. */
@@ -215,7 +212,7 @@ describe("gRPC StreamingRecognize telephony audio", () => {
     }
     port.close();
     await until(async () => (await openStreams()) === 0, "open streams back to 0");
-    const metrics = await (await fetch(`${sawt.baseUrl}/metrics`, { headers: { "x-api-key": admin } })).text();
+    const metrics = await scrapeMetricsText(sawt.baseUrl, admin);
     expect(metrics).toContain('sawt_asr_stream_audio_seconds_total{door="grpc"}');
     expect(metrics).toContain("# TYPE sawt_asr_stream_final_latency_seconds histogram");
     const checked = await promtoolCheck(metrics);

@@ -37,7 +37,9 @@ export function installSilero(dir: string, name = "silero-vad"): void {
 
 /** Builds the engine over `dir` with optional SAWT_* settings. */
 export async function buildEngine(dir: string, env: Record<string, string> = {}): Promise<AsrEngineResult> {
-  const config = loadConfig({ env: { SAWT_MODELS_DIR: dir, SAWT_DATA_DIR: join(dir, ".data"), ...env } });
+  const config = loadConfig({
+    env: { SAWT_MODELS_DIR: dir, SAWT_DATA_DIR: join(dir, ".data"), SAWT_ASR_BUILTIN: "false", ...env },
+  });
   const admission = new Admission({
     name: "asr",
     concurrency: config.asr.concurrency,

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { loadAsrPacks, type LoadedAsrPacks } from "../../src/asr/packs.ts";
 import type { Recognizer } from "../../src/asr/recognizer.ts";
 import { promptWithContext, WhisperEncoder } from "../../src/asr/whisper/encode.ts";
+import type { WhisperBackend } from "../../src/asr/whisper/pipeline.ts";
 import { compressionRatio, needsFallback, sample, seededRandom, temperatures } from "../../src/asr/whisper/fallback.ts";
 import { writeWhisperPack, type WhisperPack } from "../support/models/whisper.ts";
 import { modelsDir, sine } from "./support.ts";
@@ -99,19 +100,28 @@ describe("Whisper options on the constructed pair", () => {
 
   /** The tokens the decoder's first step is fed while `run` runs. */
   async function firstStepTokens(run: () => Promise<unknown>): Promise<number[]> {
-    const model = (
-      recognizer as unknown as { model: { step: (tokens: readonly number[], ...rest: unknown[]) => Promise<unknown> } }
-    ).model;
-    const step = model.step.bind(model);
+    const backend = (recognizer as unknown as { backend: WhisperBackend }).backend;
+    const encode = backend.encode;
     const fed: number[][] = [];
-    model.step = (tokens, ...rest) => {
-      fed.push([...tokens]);
-      return step(tokens, ...rest);
+    // Every window decoder the recogniser makes reports what its first feed was.
+    backend.encode = async (mel, frames) => {
+      const windows = await encode(mel, frames);
+      return () => {
+        const window = windows();
+        let first = true;
+        return {
+          feed(tokens) {
+            if (first) fed.push([...tokens]);
+            first = false;
+            return window.feed(tokens);
+          },
+        };
+      };
     };
     try {
       await run();
     } finally {
-      model.step = step;
+      backend.encode = encode;
     }
     return fed[0]!;
   }

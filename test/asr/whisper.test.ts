@@ -13,7 +13,7 @@ import { inspectAsrPacks, loadAsrPacks, type LoadedAsrPacks } from "../../src/as
 import type { Recognizer } from "../../src/asr/recognizer.ts";
 import { configureWhisper } from "../../src/asr/whisper/config.ts";
 import { WhisperModel } from "../../src/asr/whisper/model.ts";
-import { suppression, whisperTokenBudget } from "../../src/asr/whisper/pipeline.ts";
+import { suppression, whisperTokenBudget } from "../../src/asr/whisper/decode.ts";
 import { detokenize } from "../../src/asr/whisper/tokens.ts";
 import { writeWhisperPack, type WhisperPack, type WhisperScript } from "../support/models/whisper.ts";
 import { modelsDir, sine } from "./support.ts";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import { runCli, startSawt, type SawtProcess } from "../support/sawt.ts";
+import { noRecognizerReason } from "../../src/asr/loader.ts";
+import { runCli, startSawt, until, type SawtProcess } from "../support/sawt.ts";
 import { bearer, clients, collect, unary, waitPortsServing } from "./client.ts";
 
 let sawt: SawtProcess;
@@ -107,8 +108,8 @@ describe("grpc request errors", () => {
   test("does answer INVALID_ARGUMENT with REST's detail texts when a recognition request is malformed", async () => {
     const cases: Array<[object, string]> = [
       [
-        { config: { container: "wav", language: "en" }, audio: Buffer.from("x") },
-        "Request validation failed: config.language: Only ar is supported; the dialect is detected automatically",
+        { config: { container: "wav", language: "fr" }, audio: Buffer.from("x") },
+        "Request validation failed: config.language: Must be ar or en (or omitted); the dialect is detected automatically",
       ],
       [{ config: { container: "exe" }, audio: Buffer.from("MZ") }, "Invalid file type"],
       [{ config: { container: "" }, audio: Buffer.from("RIFF") }, "Invalid file type"],
@@ -152,19 +153,23 @@ describe("grpc request errors", () => {
     ]);
   });
 
-  test("does answer UNAVAILABLE 'ASR engine not initialized' with retry-after when no recogniser is installed", async () => {
+  test("does answer UNAVAILABLE with the disabled engine's reason and no retry-after when no recogniser is installed", async () => {
+    // The ASR engine settles (disabled) independently of the TTS port the set-up waited for.
+    await until(async () => {
+      const health = (await (await fetch(`${sawt.baseUrl}/v1/asr/health`)).json()) as { state?: string };
+      return health.state === "disabled" ? true : undefined;
+    }, "the ASR engine to settle");
+    const reason = noRecognizerReason(false);
     const pcm = { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 }, audio: Buffer.alloc(3200) };
     const outcome = await unary(asr.asr, "Recognize", pcm, bearer(key));
-    expect([outcome.error?.code, outcome.error?.details]).toEqual([
-      grpc.status.UNAVAILABLE,
-      "ASR engine not initialized",
-    ]);
-    expect(outcome.error?.metadata.get("retry-after")).toEqual(["5"]);
+    expect([outcome.error?.code, outcome.error?.details]).toEqual([grpc.status.UNAVAILABLE, reason]);
+    // Waiting will not help: no Retry-After.
+    expect(outcome.error?.metadata.get("retry-after")).toEqual([]);
     const call = asr.asr.StreamingRecognize(bearer(key)) as grpc.ClientDuplexStream<object, unknown>;
     const done = collect(call);
     call.write({ streaming_config: { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 } } });
     call.end();
-    expect((await done).error?.details).toBe("ASR engine not initialized");
+    expect((await done).error?.details).toBe(reason);
   });
 
   test("does refuse a unary upload larger than the configured limit with RESOURCE_EXHAUSTED", async () => {

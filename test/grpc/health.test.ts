@@ -91,16 +91,16 @@ describe("grpc health", () => {
   });
 });
 
-describe("grpc health of a failed engine", () => {
+describe("grpc health of an engine that cannot serve", () => {
   test("does report NOT_SERVING on the ASR port while TTS serves when no recogniser pack is installed", async () => {
     const server = await startSawt();
     const [ttsPort, asrPort] = [clients(server.ports.grpc_tts), clients(server.ports.grpc_asr)];
     try {
       await waitPortsServing(server.ports, ["tts"]);
-      // The ASR engine settles as failed; Watch reports its state at once and on every change.
+      // The ASR engine settles as disabled (no recogniser at all); Watch reports its state at once and on every change.
       const health = async () => (await fetch(`${server.baseUrl}/v1/asr/health`)).json() as Promise<{ state: string }>;
       await until(async () => (await health()).state !== "initializing", "the ASR engine to settle", { everyMs: 50 });
-      expect((await health()).state).toBe("failed");
+      expect((await health()).state).toBe("disabled");
       for (const service of ["", "sawt.asr.v1.SpeechRecognition"]) {
         expect((await unary(asrPort.health, "Check", { service })).response).toEqual({ status: "NOT_SERVING" });
       }

@@ -12,6 +12,7 @@ import { writePiperPack } from "../support/models/tone-voice.ts";
 import { startSawt, tempDir, type SawtProcess } from "../support/sawt.ts";
 import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
 import { bearer, clients, unary, waitPortsServing } from "./client.ts";
+import { scrapeMetrics } from "../support/http-helpers.ts";
 
 /** About 10 MB of tone-voice PCM: far more than every buffer between server and client. */
 const LONG_TEXT = "مرحبا بكم في خدمة العملاء. ".repeat(80);
@@ -67,9 +68,7 @@ const withDeadline = (ms: number) => ({ deadline: Date.now() + ms });
 
 /** The value of one sample of GET /metrics (0 when absent). */
 async function metric(server: Awaited<ReturnType<typeof oneSlotServer>>, sample: string): Promise<number> {
-  const text = await (await fetch(`${server.sawt.baseUrl}/metrics`)).text();
-  const line = text.split("\n").find((l) => l.startsWith(`${sample} `));
-  return line ? Number(line.slice(sample.length + 1)) : 0;
+  return (await scrapeMetrics(server.sawt.baseUrl)).get(sample) ?? 0;
 }
 
 /**

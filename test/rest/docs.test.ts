@@ -134,7 +134,7 @@ describe("OpenAPI document", () => {
     expect(body.properties.sample_rate).toEqual(
       expect.objectContaining({ type: "integer", minimum: 8000, maximum: 48000 }),
     );
-    expect(spec.components.schemas.TranscriptionRequest.properties.language.enum).toEqual(["ar"]);
+    expect(spec.components.schemas.TranscriptionRequest.properties.language.enum).toEqual(["ar", "en"]);
     const examples =
       JSON.stringify(spec.paths["/v1/tts/audio/speech"].post.requestBody) +
       JSON.stringify(spec.components.schemas.Transcription);

@@ -142,9 +142,9 @@ const ASR_ROWS: Row[] = [
     check: (r) => expectStandard(r, 400, /^Malformed multipart body/),
   },
   {
-    name: "422 form.language when language is not ar",
+    name: "422 form.language when language is neither ar nor en",
     send: (u) =>
-      call(u, { method: "POST", headers: withKey(), body: uploadForm({ name: "call.wav" }, { language: "en" }) }),
+      call(u, { method: "POST", headers: withKey(), body: uploadForm({ name: "call.wav" }, { language: "de" }) }),
     check: (r) => expectValidation(r, ["form.language"]),
   },
   {

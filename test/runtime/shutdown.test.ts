@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parseMetrics } from "../support/in-process.ts";
+import { scrapeMetrics } from "../support/http-helpers.ts";
 import { ROOT, startSawt, tempDir, until, waitForStatus, type SawtProcess } from "../support/sawt.ts";
 import { slowModelFile, TEST_THREADS, type SlowModelFile } from "../support/slow-fixture.ts";
 
@@ -35,7 +35,7 @@ function serve(drainMs: number, dir: string): Promise<SawtProcess> {
 }
 
 async function gauge(server: SawtProcess, sample: string): Promise<number | undefined> {
-  return parseMetrics(await (await fetch(`${server.baseUrl}/metrics`)).text()).get(sample);
+  return (await scrapeMetrics(server.baseUrl)).get(sample);
 }
 
 async function untilGauge(server: SawtProcess, sample: string, value: number): Promise<void> {

@@ -14,6 +14,8 @@ import { setLogSink } from "../../src/log/logger.ts";
 import { tempDir, testTool } from "./sawt.ts";
 import { TEST_THREADS } from "./slow-fixture.ts";
 
+export { parseMetrics } from "./http-helpers.ts";
+
 /** A started in-process service. */
 export interface InProcessSawt {
   readonly server: RunningServer;
@@ -43,6 +45,8 @@ export async function startInProcess(
       SAWT_GRPC_TTS_PORT: "0",
       SAWT_DATA_DIR: join(dir, "data"),
       SAWT_RUNTIME_INTRA_OP_THREADS: String(TEST_THREADS),
+      // As startSawt: the built-in recogniser only when the test asks for it.
+      SAWT_ASR_BUILTIN: "false",
       ...env,
     },
     cwd: dir,
@@ -71,17 +75,6 @@ export async function startInProcess(
       }
     },
   };
-}
-
-/** Parses Prometheus text into `name{labels}` → value (labels as written by the exposition). */
-export function parseMetrics(text: string): Map<string, number> {
-  const samples = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const at = line.lastIndexOf(" ");
-    samples.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return samples;
 }
 
 /** Runs `promtool check metrics` on `text` (throws when promtool is not installed). */

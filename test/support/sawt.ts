@@ -92,7 +92,7 @@ export async function runCli(
 ) {
   const proc = Bun.spawn([...cliCommand(options.binary), ...args], {
     cwd: options.cwd ?? ROOT,
-    env: { ...process.env, SAWT_LOG_LEVEL: "warn", ...options.env },
+    env: { ...process.env, SAWT_LOG_LEVEL: "warn", SAWT_ASR_BUILTIN: "false", ...options.env },
     stdout: "pipe",
     stderr: "pipe",
     stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
@@ -114,6 +114,9 @@ export async function startSawt(options: StartOptions = {}): Promise<SawtProcess
     SAWT_GRPC_TTS_PORT: "0",
     SAWT_DATA_DIR: dataDir,
     SAWT_LOG_LEVEL: "info",
+    // Tests see the built-in recogniser only when they ask for it (SAWT_ASR_BUILTIN=true): whether
+    // a checkout has fetched it must not change what a test without ASR packs sees.
+    SAWT_ASR_BUILTIN: "false",
     ...options.env,
   };
   const command =

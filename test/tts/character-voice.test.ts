@@ -12,6 +12,7 @@ import { bearer, clients, collect, unary, waitPortsServing } from "../grpc/clien
 import { writePiperPack, writeSherpaVitsPack } from "../support/models/tone-voice.ts";
 import { startSawt, tempDir, waitForStatus, type SawtProcess } from "../support/sawt.ts";
 import { ARABIC_TEXT_SYMBOLS, idMap } from "./support.ts";
+import { postSpeech } from "../support/http-helpers.ts";
 
 const LATIN = "Hello world. How are you today?";
 const SHERINE_DETAIL = "Voice Sherine (piper) reads Arabic script only; the input has no character it can speak";
@@ -52,11 +53,7 @@ afterAll(async () => {
 });
 
 function speak(body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, {
-    method: "POST",
-    headers: { "x-api-key": key, "content-type": "application/json" },
-    body: JSON.stringify({ response_format: "pcm", ...body }),
-  });
+  return postSpeech(sawt.baseUrl, key, { response_format: "pcm", ...body });
 }
 
 /** Sends one message on the TTS WebSocket and collects its frames until an end or error frame. */

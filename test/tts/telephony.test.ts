@@ -10,6 +10,7 @@ import { ffmpegSync, ffprobe } from "../support/audio.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { startSawt, tempDir, waitForStatus, type SawtProcess } from "../support/sawt.ts";
 import { ARABIC_TEXT_SYMBOLS, idMap } from "./support.ts";
+import { postSpeech } from "../support/http-helpers.ts";
 
 const INPUT = "مرحبا بكم في خدمة العملاء. كيف يمكنني مساعدتك اليوم؟";
 const dir = tempDir("sawt-tts-telephony-");
@@ -17,12 +18,8 @@ let sawt: SawtProcess;
 let grpc: ReturnType<typeof clients>;
 let key: string;
 
-async function speak(body: Record<string, unknown>): Promise<Response> {
-  return await fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, {
-    method: "POST",
-    headers: { "x-api-key": key, "content-type": "application/json" },
-    body: JSON.stringify({ input: INPUT, ...body }),
-  });
+function speak(body: Record<string, unknown>): Promise<Response> {
+  return postSpeech(sawt.baseUrl, key, { input: INPUT, ...body });
 }
 
 /** Seconds of audio ffmpeg decodes from `bytes` read with `inputArgs`. */

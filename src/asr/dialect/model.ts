@@ -7,12 +7,13 @@ export class DialectModel {
   private constructor(
     readonly config: DialectConfig,
     private readonly session: Session,
+    readonly provider: "cpu" | "cuda",
   ) {}
 
   /** Opens the pack's model. */
   static async load(config: DialectConfig, label?: string): Promise<DialectModel> {
-    const { session } = await openSession(config.modelPath, { label });
-    return new DialectModel(config, session);
+    const { session, provider } = await openSession(config.modelPath, { label });
+    return new DialectModel(config, session, provider);
   }
 
   /** Logits for features `[featDim, frames]` (frames omitted when pooled). */

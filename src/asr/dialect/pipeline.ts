@@ -44,6 +44,10 @@ export class DialectPipeline implements DialectIdentifier {
     return this.model.config.labels;
   }
 
+  get provider(): "cpu" | "cuda" {
+    return this.model.provider;
+  }
+
   get maxSeconds(): number {
     return this.model.config.maxSeconds;
   }

@@ -102,13 +102,16 @@ function configHotwords(ctx: AppContext, config: RecognitionConfigMessage, locat
   return callHotwords(ctx.db, keyId, asked, `${location}.hotwords`);
 }
 
-/** The transcription options a Recognize config carries (the REST form's model, prompt, temperature, hotwords). */
+/** The transcription options a Recognize config carries (the REST form's model, prompt, temperature, language, hotwords). */
 function recognizeOptions(ctx: AppContext, config: RecognitionConfigMessage, keyId?: string): TranscriptionOptions {
   const model = config.model?.trim() ?? "";
   const prompt = config.prompt ?? "";
   const hotwords = configHotwords(ctx, config, "config", keyId);
+  const language = config.language.trim();
   return {
     ...(hotwords.length > 0 ? { hotwords } : {}),
+    // Checked against REST's schema by the config check above: "", "ar" or "en".
+    ...(language === "ar" || language === "en" ? { language } : {}),
     ...(model !== "" ? { model } : {}),
     ...(prompt.trim() !== "" ? { prompt } : {}),
     ...(config.temperature ? { temperature: config.temperature } : {}),
@@ -329,8 +332,9 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
         signal.addEventListener("abort", abandon, { once: true });
         try {
           const partialIntervalMs = streaming.interim_results ? INTERIM_MS : 0;
+          const { language } = recognizeOptions(ctx, config, scope.keyId);
           const live = { endpointing: "segments" as const, turnDetection: null, partialIntervalMs };
-          session.configure({ ...live, ...speakers, ...boost }, format);
+          session.configure({ ...live, ...speakers, ...boost, ...(language ? { language } : {}) }, format);
           for await (const bytes of streamAudio(messages)) {
             // Read the next message only once this one is transcribed and its results written:
             // HTTP/2 flow control then holds a client that sends faster than real time.

@@ -126,11 +126,15 @@ class JambonzConnection implements DoorConnection {
     this.session = session;
     // The key's phrase list (/v1/asr/phrases) boosts every final of the call.
     const hotwords = callHotwords(this.ctx.db, this.upgrade.key.id, [], "hotwords");
+    // jambonz sends BCP-47 tags (ar-SA, en-US): their language routes the call (../languages.ts);
+    // another language, or none, takes the default recogniser.
+    const spoken = /^(ar|en)(?:-|$)/i.exec(this.language)?.[1]?.toLowerCase() as "ar" | "en" | undefined;
     session.configure(
       {
         turnDetection: DEFAULT_TURN_DETECTION,
         partialIntervalMs: this.ctx.config.streaming.partial_interval_ms,
         ...(hotwords.length > 0 ? { hotwords } : {}),
+        ...(spoken ? { language: spoken } : {}),
       },
       format,
     );

@@ -5,7 +5,7 @@
  * never sees packs, admission or budgets beyond `admitted`.
  */
 import type { CallOptions } from "../../core/call.ts";
-import type { Transcript, TranscriptWord } from "../../core/asr.ts";
+import type { Transcript, TranscriptionLanguage, TranscriptWord } from "../../core/asr.ts";
 import type { DialectIdentifier, Recognizer, VoiceActivityDetector } from "../recognizer.ts";
 
 /** An utterance as the file policy transcribes it; times relative to the utterance. */
@@ -22,8 +22,11 @@ export interface LiveEngine {
   readonly dialectIdentifier: DialectIdentifier | null;
   /** Seconds of speech the call's dialect is decided over (`asr.dialect_seconds`). */
   readonly dialectSeconds: number;
-  /** The recogniser for the call's dialect so far (a dialect route, else the default). */
-  recognizerFor(dialect: string | null): Recognizer;
+  /**
+   * The recogniser for the call's language and dialect so far (English: the built-in one; else a
+   * dialect route, else the default). Throws the 400 for a language nothing loaded serves.
+   */
+  recognizerFor(dialect: string | null, language?: TranscriptionLanguage): Recognizer;
   /**
    * One utterance through the file policy with `recognizer`, under admission, observed. With
    * `wholeSpan` the utterance is one speech span already (no second VAD pass over it).

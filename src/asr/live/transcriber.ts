@@ -77,7 +77,7 @@ export class LiveTranscriber implements LiveTranscription {
     this.endpointer = segmenter ? new Endpointer(engine.detector, segmenter) : null;
     this.reach = samplesOfMs(segmenter?.speechPadMs ?? 30) + VAD_WINDOW;
     this.dialect = new LiveCallDialect(engine.dialectIdentifier, engine.dialectSeconds);
-    this.decoder = utteranceDecoder(engine, engine.recognizerFor(null), call);
+    this.decoder = utteranceDecoder(engine, engine.recognizerFor(null, options.language), call);
     this.partialGap = samplesOfMs(options.partialIntervalMs);
     this.gap = this.partialGap;
   }
@@ -155,7 +155,7 @@ export class LiveTranscriber implements LiveTranscription {
     const started = performance.now();
     const run = <T>(job: () => Promise<T>) => this.engine.admitted(job, this.call);
     const decision = await this.dialect.hear(samples, run, this.call.signal);
-    const recognizer = this.engine.recognizerFor(decision?.dialect ?? null);
+    const recognizer = this.engine.recognizerFor(decision?.dialect ?? null, this.options.language);
     const wholeSpan = this.options.endpointing === "segments";
     const result = await this.decoder.final(samples, recognizer, wholeSpan);
     const at = start / SPEECH_SAMPLE_RATE;
@@ -182,7 +182,7 @@ export class LiveTranscriber implements LiveTranscription {
     this.partialAt = end;
     const from = Math.max(open, end - MAX_UTTERANCE_SECONDS * SPEECH_SAMPLE_RATE);
     const started = performance.now();
-    const recognizer = this.engine.recognizerFor(this.dialect.decision?.dialect ?? null);
+    const recognizer = this.engine.recognizerFor(this.dialect.decision?.dialect ?? null, this.options.language);
     const text = await this.decoder.partial(this.audio.slice(from, end), recognizer);
     // Re-decoding grows with the utterance: a recogniser slower than the interval would fall ever
     // further behind the caller, so partials are spaced to at least twice their own decode time.

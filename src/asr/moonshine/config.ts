@@ -15,8 +15,10 @@
  * config.json's `language` when it has one.
  */
 import { PackError } from "../../models/errors.ts";
-import { missingIo, type OnnxModelInfo } from "../../models/header.ts";
+import { missingIo } from "../../models/header.ts";
 import type { PackFiles } from "../../models/pack.ts";
+import { cacheGeometry, declaredInputs } from "../seq2seq/geometry.ts";
+import type { CacheGeometry } from "../seq2seq/kv-decoder.ts";
 import { parseMoonshineTokenizer, type MoonshineVocabulary } from "./tokenizer.ts";
 
 /** A validated Moonshine pack. */
@@ -27,6 +29,8 @@ export interface MoonshineConfig {
   readonly layers: number;
   readonly heads: number;
   readonly headDim: number;
+  /** Inputs the decoder declares (null for an `.ort` file, whose header is not read). */
+  readonly decoderInputs: ReadonlySet<string> | null;
   /** ISO 639-1 code, or null when the pack does not say. */
   readonly language: string | null;
 }
@@ -47,34 +51,6 @@ export function claimsMoonshine(pack: PackFiles): boolean {
   );
 }
 
-interface CacheShape {
-  readonly layers: number;
-  readonly heads: number;
-  readonly headDim: number;
-}
-
-/** Cache geometry from the decoder's declared `past_key_values.<i>.decoder.key` inputs. */
-function shapeFromHeader(info: OnnxModelInfo, file: string, problems: string[]): CacheShape {
-  const layers = info.inputs.filter((i) => /^past_key_values\.\d+\.decoder\.key$/.test(i.name)).length;
-  const dims = info.inputs.find((i) => i.name === "past_key_values.0.decoder.key")?.dims;
-  const heads = dims?.[1];
-  const headDim = dims?.[3];
-  if (layers === 0) problems.push(`${file} lacks input past_key_values.0.decoder.key`);
-  problems.push(
-    ...missingIo(
-      info,
-      ["input_ids", "encoder_hidden_states", "use_cache_branch"],
-      ["logits", "present.0.decoder.key"],
-      file,
-    ),
-  );
-  if (typeof heads !== "number" || typeof headDim !== "number") {
-    if (layers > 0) problems.push(`${file} does not declare the cache's heads and head size`);
-    return { layers, heads: 0, headDim: 0 };
-  }
-  return { layers, heads, headDim };
-}
-
 interface HfConfig {
   readonly decoder_num_hidden_layers?: number;
   readonly decoder_num_key_value_heads?: number;
@@ -93,7 +69,7 @@ function readHfConfig(pack: PackFiles): HfConfig | null {
 }
 
 /** Cache geometry from config.json, for decoders whose header cannot be read (`.ort`). */
-function shapeFromHfConfig(config: HfConfig | null, file: string): CacheShape {
+function shapeFromHfConfig(config: HfConfig | null, file: string): CacheGeometry {
   const layers = config?.decoder_num_hidden_layers;
   const heads = config?.decoder_num_key_value_heads ?? config?.decoder_num_attention_heads;
   const attentionHeads = config?.decoder_num_attention_heads ?? heads;
@@ -122,8 +98,9 @@ export function configureMoonshine(pack: PackFiles): MoonshineConfig {
   if (encoder.endsWith(".onnx"))
     problems.push(...missingIo(pack.header(encoder), ["input_values"], ["last_hidden_state"], encoder));
   const hf = readHfConfig(pack);
-  const shape = decoder.endsWith(".onnx")
-    ? shapeFromHeader(pack.header(decoder), decoder, problems)
+  const header = decoder.endsWith(".onnx") ? pack.header(decoder) : null;
+  const shape = header
+    ? cacheGeometry(header, decoder, ["encoder_hidden_states", "use_cache_branch"], problems)
     : shapeFromHfConfig(hf, decoder);
   const vocabulary = parseMoonshineTokenizer(pack.text("tokenizer.json"));
   if (problems.length > 0) throw new PackError(problems.join("; "));
@@ -132,6 +109,7 @@ export function configureMoonshine(pack: PackFiles): MoonshineConfig {
     decoderPath: pack.path(decoder),
     vocabulary,
     ...shape,
+    decoderInputs: header ? declaredInputs(header) : null,
     language: languageOf(pack, hf),
   });
 }

@@ -44,13 +44,14 @@ export async function decodeMoonshine(
   const hidden = await model.encode(samples);
   const budget = moonshineTokenBudget(samples.length / SPEECH_SAMPLE_RATE, language);
   const emitted: number[] = [];
-  let step = await model.step([vocabulary.bos], hidden, model.emptyCache(), true);
+  const run = model.startDecoding(hidden);
+  let logits = await run.feed([vocabulary.bos]);
   for (;;) {
-    const next = argmax(step.logits);
+    const next = argmax(logits);
     if (next < 0 || next === vocabulary.eos || emitted.length >= budget) break;
     emitted.push(next);
     signal?.throwIfAborted();
-    step = await model.step([next], hidden, step.cache, false);
+    logits = await run.feed([next]);
   }
   return emitted;
 }

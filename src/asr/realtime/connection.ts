@@ -9,7 +9,7 @@
  * `speaker`, and each channel has its own items.
  */
 import { randomBytes } from "node:crypto";
-import type { LiveEvent } from "../../core/asr.ts";
+import type { LiveEvent, LiveTranscriptionOptions } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
 import { errorBody } from "../../edge/error-body.ts";
 import { closeCodeFor } from "../../http/ws-route.ts";
@@ -137,8 +137,10 @@ export class RealtimeConnection {
         const settings = beta
           ? applyBetaUpdate(event.session, this.settings)
           : applyGaUpdate(event.session, this.settings);
-        const live = this.live(settings);
+        const chosen = this.languageChosen || namesLanguage(event.session);
+        const live = this.live(settings, chosen);
         this.settings = settings;
+        this.languageChosen = chosen;
         this.session.configure(live, this.format());
         this.send(beta ? "transcription_session.updated" : "session.updated", {
           session: beta ? betaSessionJson(this.sessionId, this.settings) : gaSessionJson(this.sessionId, this.settings),
@@ -167,8 +169,12 @@ export class RealtimeConnection {
     }
   }
 
+  /** Whether the client named a transcription language (until then the call takes the default recogniser). */
+  private languageChosen = false;
+
   /** The live options of the session's settings; the key's phrase list is merged into the hotwords. */
-  private live(settings: RealtimeSettings) {
+  private live(settings: RealtimeSettings, languageChosen = this.languageChosen): LiveTranscriptionOptions {
+    const { language } = settings.transcription;
     const asked = settings.transcription.hotwords ?? [];
     const field = this.beta
       ? "session.input_audio_transcription.hotwords"
@@ -179,6 +185,9 @@ export class RealtimeConnection {
       partialIntervalMs: this.ctx.config.streaming.partial_interval_ms,
       ...(settings.speakers !== null ? { speakers: settings.speakers } : {}),
       ...(hotwords.length > 0 ? { hotwords } : {}),
+      // A language the client named routes the call (English: the built-in recogniser; Arabic:
+      // the packs, or a 400 without one); before that the default recogniser serves it.
+      ...(languageChosen && (language === "en" || language === "ar") ? { language } : {}),
     };
   }
 
@@ -278,4 +287,18 @@ export class RealtimeConnection {
   ): void {
     this.socket.sendJson(realtimeErrorEvent(error, { eventId: id("event"), code, clientEventId, param }));
   }
+}
+
+/** Whether a session update names a transcription language (GA or beta shape). */
+function namesLanguage(session: unknown): boolean {
+  const at = (value: unknown, ...path: string[]) =>
+    path.reduce<unknown>(
+      (node, key) => (node !== null && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined),
+      value,
+    );
+  const named = (value: unknown) => typeof value === "string" && value.trim() !== "";
+  return (
+    named(at(session, "audio", "input", "transcription", "language")) ||
+    named(at(session, "input_audio_transcription", "language"))
+  );
 }

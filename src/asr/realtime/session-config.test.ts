@@ -53,10 +53,10 @@ describe("realtime session settings", () => {
       "must be a number between 0 and 1",
     ],
     [
-      "a language other than Arabic",
-      { audio: { input: { transcription: { language: "en" } } } },
+      "a language other than Arabic or English",
+      { audio: { input: { transcription: { language: "fr" } } } },
       "session.audio.input.transcription.language",
-      "Only ar is supported",
+      "Must be ar or en",
     ],
     [
       "a model that is not text",

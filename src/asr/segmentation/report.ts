@@ -65,9 +65,25 @@ function wholePiece(piece: DecodePiece, result: RecognizedText): PieceSegment {
   return { start, end, text: result.text.trim(), ...words, utterances: piece.utterances };
 }
 
+/**
+ * The decoder's own timed segments (Whisper timestamp tokens), moved into the recording and
+ * clamped into the piece; each keeps the utterances it overlaps.
+ */
+function decoderSegments(piece: DecodePiece, result: RecognizedText): PieceSegment[] {
+  return (result.segments ?? []).map((segment) => {
+    const clamp = (seconds: number) =>
+      Math.min(piece.end, Math.max(piece.start, piece.start + Math.round(seconds * SPEECH_SAMPLE_RATE)));
+    const start = clamp(segment.start);
+    const end = Math.max(start, clamp(segment.end));
+    const [lo, hi] = overlapped(piece.utterances, start, end);
+    return { start, end, text: squash(segment.text), utterances: piece.utterances.slice(lo, hi + 1) };
+  });
+}
+
 /** The segments one recognised piece reports (none when it heard nothing). */
 export function reportPiece(piece: DecodePiece, result: RecognizedText): PieceSegment[] {
   if (result.text.trim() === "") return [];
+  if ((result.segments?.length ?? 0) > 0 && result.words === undefined) return decoderSegments(piece, result);
   const words = result.words ?? [];
   const spelled = squash(words.map((w) => w.word).join(" ")) === squash(result.text);
   if (piece.utterances.length < 2 || words.length === 0 || !spelled) return [wholePiece(piece, result)];

@@ -150,10 +150,8 @@ export async function loadSilero(path: string, name: string): Promise<VoiceActiv
   const sr = i64([SPEECH_SAMPLE_RATE], []);
   // Read once: the published graph opens from these bytes and the rebuild is made from them.
   const file = readFileSync(path);
-  const original: SileroModel = {
-    session: (await openSession(file, { label, intraOpThreads: 1 })).session,
-    sequence: false,
-  };
+  const opened = await openSession(file, { label, intraOpThreads: 1 });
+  const original: SileroModel = { session: opened.session, sequence: false };
   let model = original;
   let sequence: SileroModel | undefined;
   let refused: string | undefined;
@@ -176,6 +174,7 @@ export async function loadSilero(path: string, name: string): Promise<VoiceActiv
   return {
     kind: "silero",
     name,
+    provider: opened.provider,
     createStream: () => new SileroStream(model, sr),
     release: () => model.session.release(),
   };

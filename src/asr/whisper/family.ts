@@ -1,17 +1,12 @@
 /** The Whisper recogniser family (sherpa-onnx's encoder/decoder export): files → config → pipeline. */
-import type { Family } from "../../models/family.ts";
-import type { Recognizer } from "../recognizer.ts";
-import { warmUpAudio } from "../warm-up.ts";
+import { recognizerFamily } from "../recognizer-family.ts";
 import { claimsWhisper, configureWhisper, type WhisperConfig } from "./config.ts";
 import { WhisperRecognizer } from "./pipeline.ts";
 
 /** Whisper packs serve as ASR recognisers. */
-export const whisperFamily: Family<WhisperConfig, Recognizer> = {
+export const whisperFamily = recognizerFamily<WhisperConfig>({
   name: "whisper",
-  role: "asr-recognizer",
   claims: claimsWhisper,
   configure: configureWhisper,
-  load: (config, { pack, parallelRuns }) => WhisperRecognizer.load(config, pack, parallelRuns),
-  warmUp: async (model) => void (await model.recognize(warmUpAudio())),
-  serves: () => "ASR recognizer (whisper)",
-};
+  load: (config, pack, parallelRuns) => WhisperRecognizer.load(config, pack, parallelRuns),
+});

@@ -33,13 +33,15 @@ export async function openTashkeel(config: TashkeelConfig): Promise<Tashkeel> {
   // One thread: the model is small (the built-in one 2 MB), and for small models a second
   // intra-op thread costs more in hand-over than it gains (measured 8.3 vs 10.3 ms a sentence).
   const created = await openSession(config.model, { label, intraOpThreads: 1 });
-  return new OnnxTashkeel(created.session, config);
+  return new OnnxTashkeel(created.session, config, created.provider);
 }
 
 class OnnxTashkeel implements Tashkeel {
   constructor(
     private readonly session: Session,
     private readonly config: TashkeelConfig,
+    /** Where its session runs (the install record reads it). */
+    readonly provider: "cpu" | "cuda",
   ) {}
 
   async diacritize(text: string): Promise<string> {

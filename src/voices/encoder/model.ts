@@ -13,12 +13,14 @@ export class SpeakerEncoder {
   private constructor(
     readonly config: SpeakerEncoderConfig,
     private readonly session: Session,
+    /** Where its session runs (the install record reads it). */
+    readonly provider: "cpu" | "cuda",
   ) {}
 
   /** Opens the pack's session. */
   static async load(config: SpeakerEncoderConfig): Promise<SpeakerEncoder> {
-    const { session } = await openSession(config.modelPath);
-    return new SpeakerEncoder(config, session);
+    const { session, provider } = await openSession(config.modelPath);
+    return new SpeakerEncoder(config, session, provider);
   }
 
   /** Embedding of 16 kHz mono audio, L2-normalised. */

@@ -35,6 +35,8 @@ export interface WhisperScript {
   readonly nMels?: 80 | 128;
   readonly nTextCtx?: number;
   readonly chunkBytes?: number;
+  /** Timestamp tokens after `<|notimestamps|>` (default 10). */
+  readonly timestamps?: number;
   /** Encoder metadata replacing the defaults (e.g. an English-only export). */
   readonly metadata?: Readonly<Record<string, string | number>>;
 }
@@ -106,7 +108,7 @@ export function whisperVocab(script: WhisperScript): WhisperVocab {
     noSpeech: eot + 9,
     noTimestamps: eot + 10,
     timestampBegin: eot + 11,
-    nVocab: eot + 11 + TIMESTAMPS,
+    nVocab: eot + 11 + (script.timestamps ?? TIMESTAMPS),
     rowIds,
   };
 }
@@ -153,13 +155,14 @@ function oneHot(dims: number[], at: number): ReturnType<typeof tensor> {
   return tensor(data, dims);
 }
 
-/** Builds the encoder. */
-export function buildWhisperEncoder(script: WhisperScript, vocab: WhisperVocab): Uint8Array {
+/**
+ * The script row the audio selects, as a float scalar: the row whose frequency band holds the
+ * loudest mean log-mel (bands map to mel bins by the bins' centre frequencies for `nMels`).
+ */
+export function scriptRow(g: GraphBuilder, mel: string, script: Pick<WhisperScript, "bands" | "nMels">): string {
   const nMels = script.nMels ?? 80;
-  const g = new GraphBuilder("whisper_encoder");
-  const mel = g.input("mel", "float32", ["n_audio", nMels, 3000]);
   // Band weights: the mean over the mel bins whose centre frequency lies in each band.
-  const rows = script.rows.length;
+  const rows = script.bands.length;
   const weights = new Float32Array(nMels * rows);
   const top = hzToMel(8000);
   for (const [r, [low, high]] of script.bands.entries()) {
@@ -177,6 +180,15 @@ export function buildWhisperEncoder(script: WhisperScript, vocab: WhisperVocab):
     keepdims: 0,
   });
   const rowF = g.op("Cast", [g.op("Gather", [row, g.int64(0)], { axis: 0 })], { to: 1 });
+  return rowF;
+}
+
+/** Builds the encoder. */
+export function buildWhisperEncoder(script: WhisperScript, vocab: WhisperVocab): Uint8Array {
+  const nMels = script.nMels ?? 80;
+  const g = new GraphBuilder("whisper_encoder");
+  const mel = g.input("mel", "float32", ["n_audio", nMels, 3000]);
+  const rowF = scriptRow(g, mel, script);
   const select = g.constant(oneHot([N_TEXT_LAYER, 1, N_AUDIO_CTX, N_TEXT_STATE], 0));
   g.output(g.op("Mul", [select, rowF]), "n_layer_cross_k", "float32", [
     N_TEXT_LAYER,

@@ -37,6 +37,8 @@ import { channelsToSplit, DEFAULT_CHANNEL_POLICY, transcribeChannels, type Chann
 import { utteranceOf, type LiveEngine } from "./live/engine.ts";
 import { LiveTranscriber } from "./live/transcriber.ts";
 import { createEnergyDetector } from "./vad/energy.ts";
+import { withFormattedText } from "./format/stream.ts";
+import { formatTranscript } from "./format/transcript.ts";
 import { segmentSpeech, SpeechTracker } from "./vad/endpointer.ts";
 import type { SegmenterOptions, SpeechSpan } from "./vad/segmenter.ts";
 
@@ -99,7 +101,9 @@ export class AsrEngineService implements AsrService {
    * policy; a longer one is cut into speech pieces as it is decoded, so a running request never
    * holds more than its reservation (issue #16); split channels: one after another (./channels/).
    */
-  transcribeFile(path: string, options: TranscriptionOptions = {}): Promise<Transcript> {
+  transcribeFile(path: string, given: TranscriptionOptions = {}): Promise<Transcript> {
+    // Written forms and redaction (issue #27): of the deltas as they come, of the transcript once.
+    const options = withFormattedText(given);
     return this.options.admission.run(
       async () => {
         const started = performance.now();
@@ -110,7 +114,7 @@ export class AsrEngineService implements AsrService {
             ? await this.transcribeDecoded(path, options)
             : await transcribeChannels(split, options, policy, (ch, one) => this.transcribeDecoded(path, one, ch));
         this.options.observe?.((performance.now() - started) / 1000, transcript.duration * (split ?? 1));
-        return transcript;
+        return formatTranscript(transcript, options.formatting);
       },
       { signal: options.signal, timeoutMs: options.timeoutMs, priority: options.priority },
     );
@@ -146,9 +150,9 @@ export class AsrEngineService implements AsrService {
       return await this.options.admission.run(
         async () => {
           const started = performance.now();
-          const transcript = await this.transcribe(samples, options);
+          const transcript = await this.transcribe(samples, withFormattedText(options));
           this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
-          return transcript;
+          return formatTranscript(transcript, options.formatting);
         },
         { signal: options.signal, timeoutMs: options.timeoutMs, priority: options.priority },
       );

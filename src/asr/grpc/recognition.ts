@@ -13,7 +13,8 @@ import { join } from "node:path";
 import * as v from "valibot";
 import type { AppContext } from "../../core/context.ts";
 import { TranscriptionFormSchema } from "../schema.ts";
-import type { AsrService, LiveEvent, Transcript, TranscriptionOptions } from "../types.ts";
+import type { AsrService, LiveEvent, TimedRedaction, Transcript, TranscriptionOptions } from "../types.ts";
+import { requestFormatting } from "../format/request.ts";
 import { allowedExtension, uploadDir, uploadTooLarge, UPLOAD_PREFIX } from "../../audio/upload.ts";
 import { readyService } from "../../edge/readiness.ts";
 import { fieldErrors } from "../../errors/fields.ts";
@@ -38,6 +39,9 @@ export interface RecognitionConfigMessage extends ChannelConfig {
   model?: string;
   prompt?: string;
   temperature?: number;
+  /** Absent unless sent (proto3 `optional`). */
+  itn?: boolean;
+  redact?: string;
 }
 
 interface RecognizeRequestMessage {
@@ -91,16 +95,35 @@ function checkConfig(config: RecognitionConfigMessage, location: string): void {
   checkChannels(config, location, format !== undefined);
 }
 
-/** The transcription options a Recognize config carries (the REST form's model, prompt, temperature). */
-function recognizeOptions(config: RecognitionConfigMessage): TranscriptionOptions {
+/** Written forms and redaction a config asks for (REST `itn`, `redact`); an unknown class is INVALID_ARGUMENT. */
+function configFormatting(ctx: AppContext, config: RecognitionConfigMessage, location: string) {
+  return requestFormatting(
+    ctx,
+    { itn: config.itn ?? undefined, redact: config.redact || undefined },
+    `${location}.redact`,
+  );
+}
+
+/** The transcription options a Recognize config carries (the REST form's model, prompt, temperature, itn, redact). */
+function recognizeOptions(ctx: AppContext, config: RecognitionConfigMessage): TranscriptionOptions {
   const model = config.model?.trim() ?? "";
   const prompt = config.prompt ?? "";
   return {
+    formatting: configFormatting(ctx, config, "config"),
     ...(model !== "" ? { model } : {}),
     ...(prompt.trim() !== "" ? { prompt } : {}),
     ...(config.temperature ? { temperature: config.temperature } : {}),
   };
 }
+
+/** A redacted span as a Redaction message. */
+const redactionMessage = (r: TimedRedaction) => ({
+  type: r.type,
+  start: r.start,
+  end: r.end,
+  channel: r.channel ?? 0,
+  speaker: r.speaker ?? "",
+});
 
 /** A transcript as a RecognizeResponse. */
 export function recognizeResponse(transcript: Transcript) {
@@ -118,9 +141,12 @@ export function recognizeResponse(transcript: Transcript) {
       dialect: s.dialect ?? "",
       channel: s.channel ?? 0,
       speaker: s.speaker ?? "",
+      text_spoken: s.textSpoken ?? "",
     })),
     model: transcript.model ?? "",
     dialect_confidence: transcript.dialectConfidence ?? 0,
+    text_spoken: transcript.textSpoken ?? "",
+    redactions: (transcript.redactions ?? []).map(redactionMessage),
   };
 }
 
@@ -236,6 +262,7 @@ function streamingResult(event: LiveEvent) {
     dialect: event.dialect ?? "",
     channel: event.channel ?? 0,
     speaker: event.speaker ?? "",
+    redactions: event.type === "final" ? (event.redactions ?? []).map(redactionMessage) : [],
   };
 }
 
@@ -252,14 +279,14 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       const format = rawFormat(config.encoding, config.sample_rate_hz);
       if (!format) {
         const extension = containerExtension(config.container);
-        const options = { ...scope.options, ...recognizeOptions(config), ...channelOptions(config) };
+        const options = { ...scope.options, ...recognizeOptions(ctx, config), ...channelOptions(config) };
         return recognizeResponse(
           await transcribeContainer(ctx, readyService(ctx, "asr"), message.audio, extension, options),
         );
       }
       if (config.container !== "") throw invalid("config.container", `${config.encoding} audio has no container`);
       const asr = readyService(ctx, "asr");
-      const options = { ...scope.options, ...recognizeOptions(config) };
+      const options = { ...scope.options, ...recognizeOptions(ctx, config) };
       if ((config.channels ?? 0) > 1) {
         const speakers = ctx.config.asr.speakers;
         return recognizeResponse(await transcribeInterleaved(asr, message.audio, format, config, speakers, options));
@@ -286,6 +313,7 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
           throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM, MULAW or ALAW only");
         const format = { ...raw, channels: Math.max(1, config.channels ?? 0) };
         const speakers = config.speakers && config.speakers.length > 0 ? { speakers: config.speakers } : {};
+        const formatting = configFormatting(ctx, config, "streaming_config.config");
         let failure: AppError | undefined;
         let writing = Promise.resolve();
         const session = openLiveSession(
@@ -310,7 +338,14 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
         signal.addEventListener("abort", abandon, { once: true });
         try {
           const partialIntervalMs = streaming.interim_results ? INTERIM_MS : 0;
-          session.configure({ endpointing: "segments", turnDetection: null, partialIntervalMs, ...speakers }, format);
+          const live = {
+            endpointing: "segments",
+            turnDetection: null,
+            partialIntervalMs,
+            ...speakers,
+            formatting,
+          } as const;
+          session.configure(live, format);
           for await (const bytes of streamAudio(messages)) {
             // Read the next message only once this one is transcribed and its results written:
             // HTTP/2 flow control then holds a client that sends faster than real time.

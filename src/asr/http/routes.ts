@@ -17,6 +17,7 @@ import type { TranscriptFormat } from "../types.ts";
 import { receiveAudioUpload } from "../../http/audio-upload.ts";
 import { sweepStaleUploads } from "../../audio/upload.ts";
 import { streamTranscription } from "./sse.ts";
+import { requestFormatting } from "../format/request.ts";
 
 /** Response header naming the recogniser pack that answered (absent when no speech was recognised). */
 export const ASR_MODEL_HEADER = "X-ASR-Model";
@@ -48,7 +49,12 @@ export async function transcribeRequest(
   try {
     const { stream, ...fields } = upload.fields;
     const form = parseTranscriptionForm(fields, upload.fieldValues);
-    const callOptions = { signal: request.signal, keyId: caller.key.id, ...transcriptionOptions(form) };
+    const callOptions = {
+      signal: request.signal,
+      keyId: caller.key.id,
+      ...transcriptionOptions(form),
+      formatting: requestFormatting(ctx, form, "form.redact"),
+    };
     if (options.format === undefined && stream?.trim().toLowerCase() === "true") {
       const asr = readyService(ctx, "asr");
       handedOver = true;

@@ -1,0 +1,155 @@
+/**
+ * Written forms and redaction of text that is still growing (`stream=true` deltas, live
+ * partials): only the words whose formatting is decided are written, the open tail is held
+ * back. The tail is the last two words (a month, a currency or an IBAN's letters may begin a
+ * form the next word completes) and, before them, every word that could still be part of a
+ * number, card, IBAN, phone or e-mail address (number words, digits, hesitations, "at"/"dot")
+ * plus the two words before such a run (an IBAN's country letters, an address's local part).
+ * So a delta never carries a digit that a later one would have to retract: a card number read
+ * digit by digit stays back until the words after it decide it.
+ */
+import type { TranscriptFormatting, TranscriptionOptions } from "../../core/asr.ts";
+import { formatWords, guessLanguage } from "./apply.ts";
+import { arabicItn } from "./itn/arabic.ts";
+import { numberWordAfterAnd, numberWordWithClitic } from "./itn/arabic-lexicon.ts";
+import { englishItn } from "./itn/english.ts";
+import { below100Word } from "./itn/english-numbers.ts";
+import { wordsOf, type WrittenToken } from "./itn/words.ts";
+import type { RedactionType } from "./redact/classes.ts";
+import { isEmailJoiner } from "./redact/email.ts";
+import { asciiDigits, isFiller, tokenKey } from "./redact/numbers.ts";
+
+/** Words always held at the end of a growing text. */
+const TAIL_WORDS = 2;
+/** Words held before a run of open words. */
+const RUN_LEAD = 2;
+const ENGLISH_NUMBER_WORDS = new Set([
+  "hundred",
+  "thousand",
+  "million",
+  "billion",
+  "oh",
+  "double",
+  "triple",
+  "point",
+  "plus",
+]);
+
+/** Whether a token could still be part of a card, ID, phone, IBAN or e-mail address the next words complete. */
+function redactable(token: WrittenToken): boolean {
+  const kind = token.kind;
+  if (kind === "digits" || kind === "cardinal" || kind === "iban") return true;
+  return (
+    (kind === undefined && /\d/.test(asciiDigits(token.text))) || isFiller(token) || isEmailJoiner(tokenKey(token))
+  );
+}
+
+/** Whether a token could still be part of any written form (an amount, a date, …) or of a redacted span. */
+function open(token: WrittenToken): boolean {
+  if (token.kind !== undefined || redactable(token)) return true;
+  const key = tokenKey(token);
+  return (
+    numberWordWithClitic(key) !== undefined ||
+    numberWordAfterAnd(key) !== undefined ||
+    below100Word(key) !== undefined ||
+    ENGLISH_NUMBER_WORDS.has(key)
+  );
+}
+
+/** How the decided part of a growing text is found. */
+export interface Deciding {
+  /** Nothing more will come: every word is decided. */
+  readonly final: boolean;
+  /** Only what redaction could still take is held (a live final), not every written form nor the last words. */
+  readonly redactionOnly?: boolean;
+}
+
+/** How many of `words` are decided (see the file comment). */
+export function decidedWords(words: readonly string[], how: Deciding): number {
+  if (how.final || words.length === 0) return words.length;
+  const tokens = guessLanguage(words.join(" ")) === "ar" ? arabicItn(words) : englishItn(words);
+  const isOpen = how.redactionOnly ? redactable : open;
+  const tailWords = how.redactionOnly ? 0 : TAIL_WORDS;
+  let k = tokens.length;
+  while (k > 0 && tokens[k - 1]!.to > words.length - tailWords) k--;
+  const tail = k;
+  const backOverOpen = () => {
+    while (k > 0 && isOpen(tokens[k - 1]!)) k--;
+  };
+  backOverOpen();
+  // A run of hesitations or joiners alone holds nothing; one with a number (or a joiner's address) does.
+  const held = tokens.slice(k);
+  const numeric = held.some(
+    (t) => t.kind !== undefined || /\d/.test(asciiDigits(t.text)) || isEmailJoiner(tokenKey(t)),
+  );
+  if (how.redactionOnly && !numeric) return words.length;
+  if (k < tail || held.some(isOpen)) {
+    // The words before the run too, and never a cut right after an open word (a chain crosses only those).
+    k = Math.max(0, k - RUN_LEAD);
+    backOverOpen();
+  }
+  return k === tokens.length ? words.length : tokens[k]!.from;
+}
+
+/** The decided part of `words`, formatted (the spoken words, redacted, when `itn` is off). */
+export function decidedText(words: readonly string[], formatting: TranscriptFormatting, final: boolean): string {
+  const decided = words.slice(0, decidedWords(words, { final }));
+  if (decided.length === 0) return "";
+  const result = formatWords(decided, {
+    language: guessLanguage(decided.join(" ")),
+    itn: formatting.itn,
+    redact: formatting.redact as ReadonlySet<RedactionType>,
+    digits: formatting.digits,
+  });
+  return result.written.map((t) => t.text).join(" ");
+}
+
+/**
+ * A growing text (each call's text extends the last) turned into a growing formatted text.
+ * Words decided and already written are not formatted again, so a long file's stream stays
+ * linear; a text that does not extend the last starts over.
+ */
+export class GrowingText {
+  /** Words whose formatted text is final, and that text. */
+  private doneWords: string[] = [];
+  private doneText = "";
+
+  constructor(private readonly formatting: TranscriptFormatting) {}
+
+  /** The formatted text of `textSoFar` (its decided part; everything when `final`). */
+  push(textSoFar: string, final = false): string {
+    const words = wordsOf(textSoFar);
+    if (this.doneWords.some((w, i) => words[i] !== w)) {
+      this.doneWords = [];
+      this.doneText = "";
+    }
+    const rest = words.slice(this.doneWords.length);
+    const decided = decidedWords(rest, { final });
+    const text = decidedText(rest.slice(0, decided), this.formatting, true);
+    // Words far enough behind the held tail are settled for good.
+    if (decided > 0) {
+      this.doneWords = words.slice(0, this.doneWords.length + decided);
+      this.doneText = [this.doneText, text].filter((t) => t !== "").join(" ");
+    }
+    return this.doneText;
+  }
+}
+
+/**
+ * Options whose `onText` (each decoded piece's text so far, per channel) hears the formatted,
+ * decided text instead (`stream=true` deltas); unchanged without formatting.
+ */
+export function withFormattedText(options: TranscriptionOptions): TranscriptionOptions {
+  const { onText, formatting } = options;
+  if (!onText || !formatting || (!formatting.itn && formatting.redact.size === 0)) return options;
+  const channels = new Map<number, GrowingText>();
+  return {
+    ...options,
+    onText: (text, label) => {
+      const channel = label?.channel ?? 0;
+      let growing = channels.get(channel);
+      if (!growing) channels.set(channel, (growing = new GrowingText(formatting)));
+      onText(growing.push(text), label);
+    },
+  };
+}

@@ -73,8 +73,9 @@ export function decidedWords(words: readonly string[], how: Deciding): number {
   let k = tokens.length;
   while (k > 0 && tokens[k - 1]!.to > words.length - tailWords) k--;
   const tail = k;
+  // Back over open words, and over the word before a joiner ("ahmed" of "ahmed at …", "gmail" of "gmail dot …").
   const backOverOpen = () => {
-    while (k > 0 && isOpen(tokens[k - 1]!)) k--;
+    while (k > 0 && (isOpen(tokens[k - 1]!) || (k < tokens.length && isEmailJoiner(tokenKey(tokens[k]!))))) k--;
   };
   backOverOpen();
   // A run of hesitations or joiners alone holds nothing; one with a number (or a joiner's address) does.

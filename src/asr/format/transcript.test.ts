@@ -114,6 +114,13 @@ describe("GrowingText (stream deltas)", () => {
     expect(growing.push(words.join(" "), true)).toBe("رقم البطاقة [REDACTED:card] شكرا المبلغ 150 ريال");
   });
 
+  test("does hold back an e-mail address's local part until the address is decided", () => {
+    const words = "ايميلي احمد ات جيميل دوت كوم شكرا جزيلا يا اخي".split(" ");
+    const growing = new GrowingText(formatting());
+    for (let n = 1; n <= words.length; n++) expect(growing.push(words.slice(0, n).join(" "))).not.toMatch(/احمد|جيميل/);
+    expect(growing.push(words.join(" "), true)).toBe("ايميلي [REDACTED:email] شكرا جزيلا يا اخي");
+  });
+
   test("does hold back a number that the next words could still extend", () => {
     const growing = new GrowingText(formatting({ redact: new Set() }));
     expect(growing.push("دفعت خمسة وعشرين")).toBe("");

@@ -51,7 +51,7 @@ afterAll(async () => {
   models?.remove();
 });
 
-async function verbose(fields: Record<string, string>) {
+async function verbose(fields: Record<string, string>): Promise<any> {
   const form = new FormData();
   form.append("file", Bun.file(wav), "table.wav");
   form.append("response_format", "verbose_json");

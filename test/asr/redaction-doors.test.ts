@@ -57,6 +57,9 @@ afterAll(async () => {
   models?.remove();
 });
 
+/** A JSON body as the test reads it. */
+const json = (response: Response): Promise<any> => response.json();
+
 /** POSTs the call with form `fields`. */
 async function transcribe(fields: Record<string, string>, file = wav): Promise<Response> {
   const form = new FormData();
@@ -76,13 +79,13 @@ const noLeak = (texts: readonly string[]) => {
 
 describe("REST", () => {
   test("does redact every format, with redactions covering the spoken words' times", async () => {
-    const raw = await (
-      await transcribe({ response_format: "verbose_json", "timestamp_granularities[]": "word", itn: "false" })
-    ).json();
+    const raw = await json(
+      await transcribe({ response_format: "verbose_json", "timestamp_granularities[]": "word", itn: "false" }),
+    );
     expect(raw.text).toBe(UTTERANCES.join(" "));
-    const body = await (
-      await transcribe({ response_format: "verbose_json", "timestamp_granularities[]": "word", redact: "pci,pii" })
-    ).json();
+    const body = await json(
+      await transcribe({ response_format: "verbose_json", "timestamp_granularities[]": "word", redact: "pci,pii" }),
+    );
     expect(body.text).toBe(REDACTED_TEXT);
     expect(body.text_spoken).toBe(REDACTED_TEXT);
     noLeak(textFields(body));
@@ -97,7 +100,7 @@ describe("REST", () => {
       start: words[phoneAt]!.start,
       end: words[phoneAt + 9]!.end,
     });
-    const segments = await (await transcribe({ response_format: "verbose_json", redact: "pci,pii" })).json();
+    const segments = await json(await transcribe({ response_format: "verbose_json", redact: "pci,pii" }));
     expect(segments.segments[0].text).toBe("رقم البطاقة [REDACTED:card]");
     expect(segments.segments[1].text).toBe("");
     noLeak(textFields(segments));
@@ -125,7 +128,7 @@ describe("REST", () => {
   test("does leave a Luhn-invalid 16-digit number alone", async () => {
     const invalid = `رقم ${spoken("4539148803436468")}`;
     const file = encodeFile(callAudio([invalid]), 16000, join(models.dir, "invalid.wav"), ENCODINGS.wav!);
-    const body = await (await transcribe({ redact: "pci", response_format: "verbose_json" }, file)).json();
+    const body = await json(await transcribe({ redact: "pci", response_format: "verbose_json" }, file));
     expect(body.text).toBe("رقم 4539148803436468");
     expect(body.redactions).toEqual([]);
   });

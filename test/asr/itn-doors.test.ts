@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { writeToneCtcPack } from "../support/models/ctc.ts";
 import { startSawt, type SawtProcess } from "../support/sawt.ts";
+import { bearer, clients, unary, waitServing } from "../grpc/client.ts";
 import { callAudio, pcm16 } from "./format-support.ts";
 import { encodeFile, ENCODINGS, modelsDir } from "./support.ts";
 import { connect } from "./ws-client.ts";
@@ -37,16 +38,20 @@ let models: ReturnType<typeof modelsDir>;
 let sawt: SawtProcess;
 let key: string;
 let wav: string;
+let port: ReturnType<typeof clients>;
 
 beforeAll(async () => {
   models = modelsDir();
   await writeToneCtcPack(join(models.dir, "tone-ctc"));
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.dir, SAWT_STREAMING_MAX_BUFFER_S: "120" } });
   key = (await sawt.createKey({ name: "itn", rpm: 100_000 })).key;
+  port = clients(sawt.ports.grpc_asr);
+  await waitServing(port.health, "sawt.asr.v1.SpeechRecognition");
   wav = encodeFile(callAudio(SPOKEN), 16000, join(models.dir, "table.wav"), ENCODINGS.wav!);
 });
 
 afterAll(async () => {
+  port?.close();
   await sawt?.stop("SIGKILL");
   models?.remove();
 });
@@ -133,5 +138,18 @@ describe("written forms on the realtime door", () => {
     const completed = client.events.filter((e) => e.type === "conversation.item.input_audio_transcription.completed");
     expect(completed.map((e) => e.transcript)).toEqual(expected);
     client.ws.close();
+  });
+});
+
+describe("written forms on gRPC Recognize", () => {
+  test.each([
+    ["by default", {}, WRITTEN, SPOKEN],
+    ["spoken with itn false", { itn: false }, SPOKEN, SPOKEN.map(() => "")],
+  ])("does answer the segments %s", async (_name, fields, expected, spoken) => {
+    const config = { encoding: "LINEAR_PCM", sample_rate_hz: 16000, ...fields };
+    const outcome = await unary(port.asr, "Recognize", { config, audio: pcm16(callAudio(SPOKEN)) }, bearer(key));
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.response.segments.map((s: { text: string }) => s.text)).toEqual(expected);
+    expect(outcome.response.segments.map((s: { text_spoken: string }) => s.text_spoken)).toEqual(spoken);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Written forms and redaction of one channel's live events, applied by the live session
  * (../live/session.ts) for every live door (realtime, jambonz, gRPC StreamingRecognize, MRCP):
- * a partial carries only its decided words (./stream.ts); a final carries its written forms,
+ * a partial carries only its decided words (./stream.ts; none decided yet: no partial); a final carries its written forms,
  * timed written words, `textSpoken` and `redactions`.
  *
  * With redaction on, a final whose last words could still be part of a card, IBAN, ID or phone
@@ -36,7 +36,9 @@ export class LiveFormatter {
   event(event: LiveEvent): void {
     if (event.type === "partial") {
       if (this.pending.length > 0) return;
-      this.emit({ ...event, text: decidedText(wordsOf(event.text), this.formatting, false) });
+      const text = decidedText(wordsOf(event.text), this.formatting, false);
+      // Nothing decided yet: no partial (a door would only send an empty hypothesis).
+      if (text !== "" || event.text === "") this.emit({ ...event, text });
       return;
     }
     if (event.type === "error") {
@@ -72,7 +74,7 @@ export class LiveFormatter {
     const texts = units.map((u) => u.text);
     // Written forms are decided per final; only redaction reads across finals.
     const hold = this.formatting.redact.size > 0 && units.length <= MAX_HELD_WORDS;
-    const decided = hold ? decidedWords(texts, { final: atEnd, redactionOnly: true }) : units.length;
+    const decided = hold ? decidedWords(texts, { final: atEnd, redactionOnly: true }, this.formatting) : units.length;
     let index = 0;
     let sent = 0;
     for (const event of this.pending) {

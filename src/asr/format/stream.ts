@@ -1,15 +1,16 @@
 /**
  * Written forms and redaction of text that is still growing (`stream=true` deltas, live
  * partials): only the words whose formatting is decided are written, the open tail is held
- * back. The tail is the last two words (a month, a currency or an IBAN's letters may begin a
- * form the next word completes) and, before them, every word that could still be part of a
- * number, card, IBAN, phone or e-mail address (number words, digits, hesitations, "at"/"dot")
- * plus the two words before such a run (an IBAN's country letters, an address's local part).
- * So a delta never carries a digit that a later one would have to retract: a card number read
- * digit by digit stays back until the words after it decide it.
+ * back. Held: every word at the end that could still be part of a number, card, IBAN, phone or
+ * e-mail address (number words, digits, hesitations, "at"/"dot"), with the two words before such
+ * a run (an IBAN's country letters, an address's local part); then, word by word, whatever the
+ * words that may come next would still rewrite: the decided words must format the same followed by
+ * a run of digits, «ونص», an e-mail's "at … dot com" (or their English forms). So a delta never
+ * carries a digit that a later one would have to retract: a card number read digit by digit stays
+ * back until the words after it decide it.
  */
 import type { TranscriptFormatting, TranscriptionOptions } from "../../core/asr.ts";
-import { formatWords, guessLanguage } from "./apply.ts";
+import { type FormatLanguage, type FormatOptions, formatWords, guessLanguage } from "./apply.ts";
 import { arabicItn } from "./itn/arabic.ts";
 import { numberWordAfterAnd, numberWordWithClitic } from "./itn/arabic-lexicon.ts";
 import { englishItn } from "./itn/english.ts";
@@ -19,8 +20,19 @@ import type { RedactionType } from "./redact/classes.ts";
 import { isEmailJoiner } from "./redact/email.ts";
 import { asciiDigits, isFiller, tokenKey } from "./redact/numbers.ts";
 
-/** Words always held at the end of a growing text. */
-const TAIL_WORDS = 2;
+/** What may follow a growing text, per language: the decided words must not change under any of them. */
+const PROBES: Readonly<Record<FormatLanguage, readonly (readonly string[])[]>> = {
+  ar: [
+    "واحد تنين تلاتة اربعة خمسة ستة سبعة تمانية تسعة صفر واحد تنين تلاتة اربعة خمسة ستة",
+    "ونص",
+    "ات جيميل دوت كوم",
+  ].map(wordsOf),
+  en: [
+    "one two three four five six seven eight nine zero one two three four five six",
+    "thirty",
+    "at gmail dot com",
+  ].map(wordsOf),
+};
 /** Words held before a run of open words. */
 const RUN_LEAD = 2;
 const ENGLISH_NUMBER_WORDS = new Set([
@@ -60,19 +72,40 @@ function open(token: WrittenToken): boolean {
 export interface Deciding {
   /** Nothing more will come: every word is decided. */
   readonly final: boolean;
-  /** Only what redaction could still take is held (a live final), not every written form nor the last words. */
+  /** Only what redaction could still take is held (a live final), not every written form. */
   readonly redactionOnly?: boolean;
 }
 
+/** {@link FormatOptions} of a call's formatting for `words`. */
+function optionsFor(words: readonly string[], formatting: TranscriptFormatting): FormatOptions {
+  return {
+    language: guessLanguage(words.join(" ")),
+    itn: formatting.itn,
+    redact: formatting.redact as ReadonlySet<RedactionType>,
+    digits: formatting.digits,
+  };
+}
+
+/** The written tokens before word `cut` as one string, or null when a token reaches past it. */
+function before(words: readonly string[], cut: number, options: FormatOptions): string | null {
+  const tokens = formatWords(words, options).written.filter((t) => t.from < cut);
+  return tokens.some((t) => t.to > cut) ? null : JSON.stringify(tokens.map((t) => [t.text, t.from, t.to]));
+}
+
+/** Whether the first `cut` words format alike alone, within `words`, and whatever probe follows. */
+function settled(words: readonly string[], cut: number, options: FormatOptions): boolean {
+  const alone = before(words.slice(0, cut), cut, options);
+  if (alone === null || before(words, cut, options) !== alone) return false;
+  return PROBES[options.language].every((probe) => before([...words, ...probe], cut, options) === alone);
+}
+
 /** How many of `words` are decided (see the file comment). */
-export function decidedWords(words: readonly string[], how: Deciding): number {
+export function decidedWords(words: readonly string[], how: Deciding, formatting: TranscriptFormatting): number {
   if (how.final || words.length === 0) return words.length;
-  const tokens = guessLanguage(words.join(" ")) === "ar" ? arabicItn(words) : englishItn(words);
+  const options = optionsFor(words, formatting);
+  const tokens = options.language === "ar" ? arabicItn(words) : englishItn(words);
   const isOpen = how.redactionOnly ? redactable : open;
-  const tailWords = how.redactionOnly ? 0 : TAIL_WORDS;
   let k = tokens.length;
-  while (k > 0 && tokens[k - 1]!.to > words.length - tailWords) k--;
-  const tail = k;
   // Back over open words, and over the word before a joiner ("ahmed" of "ahmed at …", "gmail" of "gmail dot …").
   const backOverOpen = () => {
     while (k > 0 && (isOpen(tokens[k - 1]!) || (k < tokens.length && isEmailJoiner(tokenKey(tokens[k]!))))) k--;
@@ -84,25 +117,27 @@ export function decidedWords(words: readonly string[], how: Deciding): number {
     (t) => t.kind !== undefined || /\d/.test(asciiDigits(t.text)) || isEmailJoiner(tokenKey(t)),
   );
   if (how.redactionOnly && !numeric) return words.length;
-  if (k < tail || held.some(isOpen)) {
+  if (held.length > 0) {
     // The words before the run too, and never a cut right after an open word (a chain crosses only those).
     k = Math.max(0, k - RUN_LEAD);
     backOverOpen();
   }
-  return k === tokens.length ? words.length : tokens[k]!.from;
+  const cut = () => (k === tokens.length ? words.length : tokens[k]!.from);
+  if (!how.redactionOnly)
+    while (k > 0 && !settled(words, cut(), options)) {
+      k--;
+      backOverOpen();
+    }
+  return cut();
 }
 
 /** The decided part of `words`, formatted (the spoken words, redacted, when `itn` is off). */
 export function decidedText(words: readonly string[], formatting: TranscriptFormatting, final: boolean): string {
-  const decided = words.slice(0, decidedWords(words, { final }));
+  const decided = words.slice(0, decidedWords(words, { final }, formatting));
   if (decided.length === 0) return "";
-  const result = formatWords(decided, {
-    language: guessLanguage(decided.join(" ")),
-    itn: formatting.itn,
-    redact: formatting.redact as ReadonlySet<RedactionType>,
-    digits: formatting.digits,
-  });
-  return result.written.map((t) => t.text).join(" ");
+  return formatWords(decided, optionsFor(decided, formatting))
+    .written.map((t) => t.text)
+    .join(" ");
 }
 
 /**
@@ -125,7 +160,7 @@ export class GrowingText {
       this.doneText = "";
     }
     const rest = words.slice(this.doneWords.length);
-    const decided = decidedWords(rest, { final });
+    const decided = decidedWords(rest, { final }, this.formatting);
     const text = decidedText(rest.slice(0, decided), this.formatting, true);
     // Words far enough behind the held tail are settled for good.
     if (decided > 0) {

@@ -124,7 +124,12 @@ describe("GrowingText (stream deltas)", () => {
   test("does hold back a number that the next words could still extend", () => {
     const growing = new GrowingText(formatting({ redact: new Set() }));
     expect(growing.push("دفعت خمسة وعشرين")).toBe("");
-    expect(growing.push("دفعت خمسة وعشرين ريال اليوم يا اخي")).toBe("دفعت 25 ريال اليوم");
+    expect(growing.push("دفعت خمسة وعشرين ريال اليوم يا اخي")).toBe("دفعت 25 ريال اليوم يا اخي");
+    // «الساعة» is written into the time the next words may say: it waits for them.
+    expect(growing.push("دفعت خمسة وعشرين ريال اليوم يا اخي الساعة")).toBe("دفعت 25 ريال اليوم يا اخي");
+    expect(growing.push("دفعت خمسة وعشرين ريال اليوم يا اخي الساعة تلاتة ونص تمام", true)).toBe(
+      "دفعت 25 ريال اليوم يا اخي 3:30 تمام",
+    );
   });
 });
 

@@ -120,6 +120,7 @@ describe("REST", () => {
       .filter((chunk) => chunk.startsWith("data: "))
       .map((chunk) => JSON.parse(chunk.slice(6)));
     expect(events.at(-1)).toMatchObject({ type: "transcript.text.done", text: REDACTED_TEXT });
+    expect(events.filter((e) => e.type === "transcript.text.delta").length).toBeGreaterThan(1);
     noLeak(textFields(events));
   });
 
@@ -166,6 +167,9 @@ describe("live doors", () => {
     ).toBe(REDACTED_TEXT);
     expect(completed[0].redactions).toEqual([{ type: "card", start: expect.any(Number), end: expect.any(Number) }]);
     expect(completed[0].redactions[0].end).toBeGreaterThan(completed[1].start);
+    // Partials were sent while the numbers were read, and none showed a digit.
+    const deltas = client.events.filter((e) => e.type === "conversation.item.input_audio_transcription.delta");
+    expect(deltas.some((e) => e.delta !== "")).toBe(true);
     noLeak(textFields(client.events));
     client.ws.close();
   });
@@ -198,6 +202,7 @@ describe("live doors", () => {
     const finals = client.events.filter((e) => e.type === "transcription" && e.is_final);
     expect(finals.map((e) => e.alternatives[0].transcript).join(" ")).toBe(REDACTED_TEXT);
     expect(finals.flatMap((e) => e.redactions.map((r: { type: string }) => r.type))).toEqual(REDACTED_TYPES);
+    expect(client.events.some((e) => e.type === "transcription" && !e.is_final)).toBe(true);
     noLeak(client.events.flatMap((e) => (e.alternatives ?? []).map((a: { transcript: string }) => a.transcript)));
   });
 
@@ -218,6 +223,7 @@ describe("live doors", () => {
     const results = messages.flatMap((m) => m.results);
     const finals = results.filter((r) => r.is_final);
     expect(finals.map((r) => r.transcript).join(" ")).toBe(REDACTED_TEXT);
+    expect(results.some((r) => !r.is_final)).toBe(true);
     noLeak(results.map((r) => r.transcript));
     const bad = await unary(port.asr, "Recognize", { config: { ...config, redact: "nope" }, audio: pcm }, bearer(key));
     expect(bad.error?.code).toBe(grpc.status.INVALID_ARGUMENT);

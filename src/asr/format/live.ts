@@ -8,7 +8,8 @@
  * number (a number read over two utterances) is held, with the events after it, until the next
  * final decides it (the two are read as one run of words) or the stream ends; partials are not
  * sent meanwhile (the held final would have to come first). So no output ever carries a digit
- * that a later event would have to retract. A session that fails drops what is held.
+ * that a later event would have to retract. Nor for ever: {@link HOLD_SECONDS} of audio without
+ * new speech decide it as it stands. A session that fails drops what is held.
  */
 import type { LiveEvent, TranscriptFormatting } from "../../core/asr.ts";
 import { wordsOf } from "./itn/words.ts";
@@ -19,6 +20,16 @@ type FinalEvent = Extract<LiveEvent, { type: "final" }>;
 
 /** Most words held for an open number; a longer run is decided as it stands (a card is at most 19 digits). */
 export const MAX_HELD_WORDS = 64;
+
+/**
+ * Seconds of audio after a held final, with no new speech, before it is decided as it stands: a
+ * caller who pauses longer between the groups of a number has finished reading it, and a live
+ * door that never ends (realtime) must not hold a result for ever.
+ */
+export const HOLD_SECONDS = 5;
+
+/** Seconds after a held final before it is decided even while speech goes on (an utterance's longest). */
+export const HOLD_MAX_SECONDS = 30;
 
 /** See the file comment; one per channel. */
 export class LiveFormatter {
@@ -52,6 +63,21 @@ export class LiveFormatter {
     }
     this.pending.push(event);
     if (event.type === "final") this.decide(false);
+  }
+
+  /**
+   * The channel has heard audio up to `seconds` since the start of the call: a final held that
+   * long without new speech ({@link HOLD_SECONDS}), or for {@link HOLD_MAX_SECONDS} in any case,
+   * is decided as it stands.
+   */
+  tick(seconds: number): void {
+    const last = this.pending.findLastIndex((e) => e.type === "final");
+    const held = this.pending[last];
+    if (held?.type !== "final") return;
+    // Speech after the last held final: its own final will decide (unless it runs on too long).
+    const speaking = this.pending.slice(last + 1).some((e) => e.type === "speech_started");
+    const waited = seconds - held.end;
+    if (waited >= HOLD_MAX_SECONDS || (!speaking && waited >= HOLD_SECONDS)) this.decide(true);
   }
 
   /** The stream ended: whatever is held is decided as it stands. */

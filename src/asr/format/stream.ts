@@ -118,9 +118,10 @@ export function decidedWords(words: readonly string[], how: Deciding, formatting
   );
   if (how.redactionOnly && !numeric) return words.length;
   if (held.length > 0) {
-    // The words before the run too, and never a cut right after an open word (a chain crosses only those).
+    // The words before the run too (an IBAN's letters). A stream also never cuts right after an open
+    // word; a final may: the word before the run is not open, so no chain crosses the cut.
     k = Math.max(0, k - RUN_LEAD);
-    backOverOpen();
+    if (!how.redactionOnly) backOverOpen();
   }
   const cut = () => (k === tokens.length ? words.length : tokens[k]!.from);
   if (!how.redactionOnly)

@@ -169,6 +169,17 @@ describe("LiveFormatter (live finals)", () => {
     expect((out[0] as { text: string }).text).toBe("المبلغ 150 ريال");
   });
 
+  test("does decide a held final once five seconds of audio brought no new speech", () => {
+    const out: LiveEvent[] = [];
+    const formatter = new LiveFormatter(formatting(), (e) => out.push(e));
+    formatter.event(final(CARD_A, 0));
+    // The final ends at 11 s.
+    formatter.tick(15.9);
+    expect(out).toEqual([]);
+    formatter.tick(16);
+    expect((out[0] as { text: string }).text).toBe("رقم البطاقة 4539 امم 1488");
+  });
+
   test("does decide a held final as it stands when the stream ends", () => {
     const out: LiveEvent[] = [];
     const formatter = new LiveFormatter(formatting(), (e) => out.push(e));

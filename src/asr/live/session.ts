@@ -152,6 +152,8 @@ export class LiveSession {
       this.ctx.metrics.observeStreamAudio(this.init.door, bytes.length / perSecond);
       const lives = this.requireLive();
       for (const [channel, samples] of channels.entries()) if (samples.length > 0) await lives[channel]!.push(samples);
+      // A final held for an open number is not held for ever (../format/live.ts).
+      for (const formatter of this.formatters) formatter.tick(this.input.secondsIn);
     });
   }
 

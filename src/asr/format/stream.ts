@@ -10,14 +10,14 @@
  * back until the words after it decide it.
  */
 import type { TranscriptFormatting, TranscriptionOptions } from "../../core/asr.ts";
-import { type FormatLanguage, type FormatOptions, formatWords, guessLanguage } from "./apply.ts";
+import { type FormatLanguage, type FormatOptions, formatWords } from "./apply.ts";
 import { arabicItn } from "./itn/arabic.ts";
 import { numberWordAfterAnd, numberWordWithClitic } from "./itn/arabic-lexicon.ts";
 import { englishItn } from "./itn/english.ts";
 import { below100Word } from "./itn/english-numbers.ts";
 import { wordsOf, type WrittenToken } from "./itn/words.ts";
-import type { RedactionType } from "./redact/classes.ts";
 import { isEmailJoiner } from "./redact/email.ts";
+import { formatOptions } from "./units.ts";
 import { asciiDigits, isFiller, tokenKey } from "./redact/numbers.ts";
 
 /** What may follow a growing text, per language: the decided words must not change under any of them. */
@@ -76,16 +76,6 @@ export interface Deciding {
   readonly redactionOnly?: boolean;
 }
 
-/** {@link FormatOptions} of a call's formatting for `words`. */
-function optionsFor(words: readonly string[], formatting: TranscriptFormatting): FormatOptions {
-  return {
-    language: guessLanguage(words.join(" ")),
-    itn: formatting.itn,
-    redact: formatting.redact as ReadonlySet<RedactionType>,
-    digits: formatting.digits,
-  };
-}
-
 /** The written tokens before word `cut` as one string, or null when a token reaches past it. */
 function before(words: readonly string[], cut: number, options: FormatOptions): string | null {
   const tokens = formatWords(words, options).written.filter((t) => t.from < cut);
@@ -102,7 +92,7 @@ function settled(words: readonly string[], cut: number, options: FormatOptions):
 /** How many of `words` are decided (see the file comment). */
 export function decidedWords(words: readonly string[], how: Deciding, formatting: TranscriptFormatting): number {
   if (how.final || words.length === 0) return words.length;
-  const options = optionsFor(words, formatting);
+  const options = formatOptions(formatting, words);
   const tokens = options.language === "ar" ? arabicItn(words) : englishItn(words);
   const isOpen = how.redactionOnly ? redactable : open;
   let k = tokens.length;
@@ -136,7 +126,7 @@ export function decidedWords(words: readonly string[], how: Deciding, formatting
 export function decidedText(words: readonly string[], formatting: TranscriptFormatting, final: boolean): string {
   const decided = words.slice(0, decidedWords(words, { final }, formatting));
   if (decided.length === 0) return "";
-  return formatWords(decided, optionsFor(decided, formatting))
+  return formatWords(decided, formatOptions(formatting, decided))
     .written.map((t) => t.text)
     .join(" ");
 }

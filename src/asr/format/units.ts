@@ -39,9 +39,9 @@ export function unitsOf(
 }
 
 /** {@link FormatOptions} of a call's formatting for these words (language guessed from them). */
-export function formatOptions(formatting: TranscriptFormatting, units: readonly TimedUnit[]): FormatOptions {
+export function formatOptions(formatting: TranscriptFormatting, words: readonly string[]): FormatOptions {
   return {
-    language: guessLanguage(units.map((u) => u.text).join(" ")),
+    language: guessLanguage(words.join(" ")),
     itn: formatting.itn,
     redact: formatting.redact as ReadonlySet<RedactionType>,
     digits: formatting.digits,
@@ -78,10 +78,8 @@ export function formatRuns(
     owners.map((owner) => [owner, { text: "", textSpoken: "", words: [], redactions: [], reach: 0 }]),
   );
   if (units.length === 0) return runs;
-  const result = formatWords(
-    units.map((u) => u.text),
-    formatOptions(formatting, units),
-  );
+  const words = units.map((u) => u.text);
+  const result = formatWords(words, formatOptions(formatting, words));
   const timeOf = (token: { from: number; to: number }) => ({
     start: round(units[token.from]!.start),
     end: round(Math.max(units[token.from]!.start, units[token.to - 1]!.end)),

@@ -126,7 +126,8 @@ export function decidedWords(words: readonly string[], how: Deciding, formatting
 export function decidedText(words: readonly string[], formatting: TranscriptFormatting, final: boolean): string {
   const decided = words.slice(0, decidedWords(words, { final }, formatting));
   if (decided.length === 0) return "";
-  return formatWords(decided, formatOptions(formatting, decided))
+  // The language of all the words, as the decision read them.
+  return formatWords(decided, formatOptions(formatting, words))
     .written.map((t) => t.text)
     .join(" ");
 }

@@ -97,6 +97,7 @@ function verboseSegment(segment: TranscriptSegment): NonNullable<VerboseTranscri
     start: segment.start,
     end: segment.end,
     text: segment.text,
+    ...(segment.textSpoken !== undefined ? { text_spoken: segment.textSpoken } : {}),
     ...(segment.temperature !== undefined ? { temperature: segment.temperature } : {}),
     ...(segment.avgLogprob !== undefined ? { avg_logprob: segment.avgLogprob } : {}),
     ...(segment.compressionRatio !== undefined ? { compression_ratio: segment.compressionRatio } : {}),
@@ -120,6 +121,8 @@ export function transcriptVerboseJson(
   return {
     task: "transcribe",
     ...transcriptJson(transcript),
+    ...(transcript.textSpoken !== undefined ? { text_spoken: transcript.textSpoken } : {}),
+    ...(transcript.redactions !== undefined ? { redactions: transcript.redactions.map((r) => ({ ...r })) } : {}),
     ...(transcript.model !== undefined ? { model: transcript.model } : {}),
     ...(segments ? { segments: transcript.segments.map(verboseSegment) } : {}),
     ...(words ? { words: (transcript.words ?? []).map(timedWord) } : {}),

@@ -133,6 +133,29 @@ export const TranscriptionFormSchema = v.object({
       v.examples([["agent", "customer"]]),
     ),
   ),
+  itn: v.optional(
+    v.pipe(
+      v.picklist(["true", "false"], "Must be true or false"),
+      v.examples(["false"]),
+      v.transform((value) => value === "true"),
+      v.description(
+        "Extension: written forms (inverse text normalisation: numbers, digit runs, money, percentages, times, dates " +
+          "as digits) in `text`, segments, words, SRT/VTT and stream deltas; default true. verbose_json keeps the " +
+          "spoken words in `text_spoken`. Arabic digits follow asr.digits.",
+      ),
+    ),
+  ),
+  redact: v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        "Extension: redaction, comma-separated classes (`pci`: card, cvv, expiry; `pii`: iban, national_id, phone, " +
+          "email) or types, added to the server's asr.redact; each hidden span becomes `[REDACTED:<type>]` in every " +
+          "output and verbose_json lists `redactions` with their words' times. An unknown name is 422.",
+      ),
+      v.examples(["pci,pii"]),
+    ),
+  ),
 });
 
 /** The validated form fields, defaults applied (`response_format` json). */
@@ -268,6 +291,9 @@ const SegmentJsonSchema = v.strictObject({
   start: seconds("Seconds from the start of the audio."),
   end: seconds("Seconds from the start of the audio."),
   text: v.string(),
+  text_spoken: v.optional(
+    v.pipe(v.string(), v.description("Extension: the segment's spoken words (`text` has the written forms).")),
+  ),
   temperature: whisper("temperature of the decode kept."),
   avg_logprob: whisper("mean token log-probability."),
   compression_ratio: whisper("UTF-8 bytes over gzip bytes of the text."),
@@ -287,6 +313,25 @@ const SegmentJsonSchema = v.strictObject({
 export const VerboseTranscriptionJsonSchema = v.strictObject({
   task: v.picklist(["transcribe"]),
   ...TranscriptionJsonSchema.pipe[0].entries,
+  text_spoken: v.optional(
+    v.pipe(
+      v.string(),
+      v.description("Extension: the spoken words, redacted too; `text` has the written forms (unless `itn=false`)."),
+    ),
+  ),
+  redactions: v.optional(
+    v.pipe(
+      v.array(
+        v.strictObject({
+          type: v.string(),
+          start: seconds("Start of the first hidden word, seconds."),
+          end: seconds("End of the last hidden word, seconds."),
+          ...CHANNEL_LABEL,
+        }),
+      ),
+      v.description("Extension, with redaction: each hidden span's type and its words' times (to mute the audio)."),
+    ),
+  ),
   model: v.optional(v.pipe(v.string(), v.description("Extension: the recogniser pack that answered."))),
   segments: v.optional(
     v.pipe(

@@ -40,6 +40,8 @@ import { utteranceOf, type LiveEngine } from "./live/engine.ts";
 import { LiveTranscriber } from "./live/transcriber.ts";
 import { chooseByLanguage, type LanguageRoutes } from "./languages.ts";
 import { createEnergyDetector } from "./vad/energy.ts";
+import { withFormattedText } from "./format/stream.ts";
+import { formatTranscript } from "./format/transcript.ts";
 import { segmentSpeech, SpeechTracker } from "./vad/endpointer.ts";
 import type { SegmenterOptions, SpeechSpan } from "./vad/segmenter.ts";
 
@@ -111,7 +113,9 @@ export class AsrEngineService implements AsrService {
    * policy; a longer one is cut into speech pieces as it is decoded, so a running request never
    * holds more than its reservation (issue #16); split channels: one after another (./channels/).
    */
-  transcribeFile(path: string, options: TranscriptionOptions = {}): Promise<Transcript> {
+  transcribeFile(path: string, given: TranscriptionOptions = {}): Promise<Transcript> {
+    // Written forms and redaction (issue #27): of the deltas as they come, of the transcript once.
+    const options = withFormattedText(given);
     return this.options.admission.run(
       async () => {
         const started = performance.now();
@@ -122,7 +126,7 @@ export class AsrEngineService implements AsrService {
             ? await this.transcribeDecoded(path, options)
             : await transcribeChannels(split, options, policy, (ch, one) => this.transcribeDecoded(path, one, ch));
         this.options.observe?.((performance.now() - started) / 1000, transcript.duration * (split ?? 1));
-        return transcript;
+        return formatTranscript(transcript, options.formatting);
       },
       { signal: options.signal, timeoutMs: options.timeoutMs, priority: options.priority },
     );
@@ -158,9 +162,9 @@ export class AsrEngineService implements AsrService {
       return await this.options.admission.run(
         async () => {
           const started = performance.now();
-          const transcript = await this.transcribe(samples, options);
+          const transcript = await this.transcribe(samples, withFormattedText(options));
           this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
-          return transcript;
+          return formatTranscript(transcript, options.formatting);
         },
         { signal: options.signal, timeoutMs: options.timeoutMs, priority: options.priority },
       );

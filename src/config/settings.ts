@@ -151,6 +151,12 @@ export const SETTING_TABLE = {
       "western",
       "Digits Arabic written forms use (inverse text normalisation, `POST /v1/asr/format`): `western` (0-9) or `arabic-indic` (٠-٩, with ٫ ٬ ٪).",
     ),
+    redact: list(
+      /^(pci|pii|card|cvv|expiry|iban|national_id|phone|email)$/,
+      "pci, pii or a type such as card",
+      "Redaction every transcript gets on every door (e.g. `[\"pci\"]`), whatever the request asks; a request's `redact` adds to it. Sawt has no per-key settings, so this is the server's floor (docs/transcripts.md).",
+      { see: { title: "redaction", href: "docs/transcripts.md#redaction-on-every-door" } },
+    ),
   },
   streaming: {
     max_session_s: int(

@@ -38,6 +38,8 @@ export interface TranscriptSegment extends ChannelLabel {
   readonly end: number;
   readonly text: string;
   readonly words?: readonly TranscriptWord[];
+  /** When formatted: the segment's spoken words (redacted too). */
+  readonly textSpoken?: string;
   /** The segment's own dialect (best label of its speech), when a dialect-id pack is installed. */
   readonly dialect?: string;
   /** Decoder facts of searching recognisers (Whisper): temperature kept, mean log-probability, compression ratio. */
@@ -54,6 +56,28 @@ export const TRANSCRIPTION_LANGUAGES = ["ar", "en"] as const;
 
 /** A language a transcription may ask for. */
 export type TranscriptionLanguage = (typeof TRANSCRIPTION_LANGUAGES)[number];
+
+/**
+ * A redacted span (issue #27): its type (`card`, `phone`, …) and the times of the words it hides,
+ * in seconds, so a recording system can mute that audio; with split channels, its channel.
+ */
+export interface TimedRedaction extends ChannelLabel {
+  readonly type: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Written forms and redaction of a call's output (src/asr/format/transcript.ts): `itn` writes
+ * numbers, amounts, dates… as digits; `redact` names the redaction types to hide (never logged).
+ */
+export interface TranscriptFormatting {
+  readonly itn: boolean;
+  readonly redact: ReadonlySet<string>;
+  readonly digits: "western" | "arabic-indic";
+  /** Hears each redaction once, when its output is final (the redaction metric). */
+  readonly onRedaction?: (type: string) => void;
+}
 
 /** A finished transcription. */
 export interface Transcript {
@@ -73,6 +97,10 @@ export interface Transcript {
   readonly words?: readonly TranscriptWord[];
   /** With split channels: each channel's own transcript facts (its text, dialect, pack), in channel order. */
   readonly channels?: readonly ChannelTranscript[];
+  /** When formatted: the spoken words (redacted too), while `text` has the written forms. */
+  readonly textSpoken?: string;
+  /** When formatted with redaction: what was hidden and when. */
+  readonly redactions?: readonly TimedRedaction[];
 }
 
 /** One channel of a split transcript: its own text and its own dialect (the agent and the caller may differ). */
@@ -124,6 +152,8 @@ export interface TranscriptionOptions extends CallOptions {
   readonly channels?: "split" | "mix";
   /** Speaker labels by channel (`agent,customer`); channels without one are `ch<n>`. */
   readonly speakers?: readonly string[];
+  /** Written forms and redaction of the transcript and of `onText` (absent: the recogniser's words). */
+  readonly formatting?: TranscriptFormatting;
 }
 
 /** Server-side turn detection of a live transcription (OpenAI's server_vad settings). */
@@ -160,6 +190,8 @@ export interface LiveTranscriptionOptions {
   readonly hotwords?: readonly Hotword[];
   /** The call's language, as {@link TranscriptionOptions.language}. */
   readonly language?: TranscriptionLanguage;
+  /** Written forms and redaction of partials and finals (the live session applies them for every door). */
+  readonly formatting?: TranscriptFormatting;
 }
 
 /**
@@ -190,6 +222,10 @@ export type LiveEvent =
       readonly dialectConfidence?: number;
       /** Timed words, in seconds since the start of the call, when the recogniser times words. */
       readonly words?: readonly TranscriptWord[];
+      /** When formatted: the spoken words (redacted too). */
+      readonly textSpoken?: string;
+      /** When formatted with redaction: what was hidden and when. */
+      readonly redactions?: readonly TimedRedaction[];
       /** exp(mean token log-probability) when the recogniser searches (Whisper). */
       readonly confidence?: number;
       /** Compute time of the decode that produced this final (seconds). */

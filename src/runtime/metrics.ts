@@ -61,6 +61,7 @@ export class Metrics {
   private readonly audio: Counter;
   private readonly rtf: Histogram;
   private readonly streamAudio: Counter;
+  private readonly redactions: Counter;
   private readonly finalLatency: Histogram;
   private readonly openStreams = new Map<StreamDoor, number>(STREAM_DOORS.map((door) => [door, 0]));
   private readonly jobFilesEnded: Counter;
@@ -157,6 +158,11 @@ export class Metrics {
       "Seconds of audio received by live transcription sessions, by door.",
       ["door"],
     );
+    this.redactions = r.counter(
+      "sawt_asr_redactions_total",
+      "Spans redacted in transcripts (every door), by type (card, cvv, expiry, iban, national_id, phone, email).",
+      ["type"],
+    );
     this.finalLatency = r.histogram(
       "sawt_asr_stream_final_latency_seconds",
       "Time from the end of an utterance (its last audio received) to its final result being sent, by door.",
@@ -234,6 +240,11 @@ export class Metrics {
   /** Seconds of audio a live session received. */
   observeStreamAudio(door: StreamDoor, seconds: number): void {
     if (seconds > 0) this.streamAudio.inc({ door }, seconds);
+  }
+
+  /** One redacted span of a transcript's output (its text is never seen here). */
+  countRedaction(type: string): void {
+    this.redactions.inc({ type }, 1);
   }
 
   /** Seconds from the end of an utterance to its final result. */

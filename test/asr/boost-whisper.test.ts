@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadAsrPacks, type LoadedAsrPacks } from "../../src/asr/packs.ts";
 import type { Recognizer, RecognizeOptions } from "../../src/asr/recognizer.ts";
+import type { WhisperBackend } from "../../src/asr/whisper/pipeline.ts";
 import { writeWhisperPack, type WhisperPack } from "../support/models/whisper.ts";
 import { modelsDir, sine } from "./support.ts";
 
@@ -27,20 +28,28 @@ afterAll(async () => {
   models?.remove();
 });
 
-/** The tokens the decoder's first step is fed for `options`. */
+/** The tokens the decoder's first step is fed for `options` (seen at the pack's backend). */
 async function firstStep(options: RecognizeOptions): Promise<number[]> {
-  type Step = (tokens: readonly number[], ...rest: unknown[]) => Promise<unknown>;
-  const model = (recognizer as unknown as { model: { step: Step } }).model;
-  const step = model.step.bind(model);
+  const backend = (recognizer as unknown as { backend: WhisperBackend }).backend;
+  const encode = backend.encode;
   const fed: number[][] = [];
-  model.step = (tokens, ...rest) => {
-    fed.push([...tokens]);
-    return step(tokens, ...rest);
+  const watched: WhisperBackend["encode"] = async (mel, frames) => {
+    const make = await encode.call(backend, mel, frames);
+    return () => {
+      const window = make();
+      return {
+        feed: (tokens) => {
+          fed.push([...tokens]);
+          return window.feed(tokens);
+        },
+      };
+    };
   };
+  Object.assign(backend, { encode: watched });
   try {
     await recognizer.recognize(sine(500, 2), undefined, options);
   } finally {
-    model.step = step;
+    Object.assign(backend, { encode });
   }
   return fed[0]!;
 }

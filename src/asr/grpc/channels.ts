@@ -13,6 +13,7 @@ import { fieldErrors } from "../../errors/fields.ts";
 import { AppError, Detail } from "../../errors/taxonomy.ts";
 import { speakersOf, SpeakersSchema } from "../channels/labels.ts";
 import { mergeChannels } from "../channels/merge.ts";
+import { formatTranscript } from "../format/transcript.ts";
 import { MAX_CHANNELS, type AsrService, type Transcript, type TranscriptionOptions } from "../types.ts";
 
 /** The channel fields of a RecognitionConfig as proto-loader decodes them. */
@@ -59,9 +60,11 @@ export async function transcribeInterleaved(
   const sampleBytes = format.encoding === "pcm_s16le" ? 2 : 1;
   const speakers = speakersOf(channels, config.speakers, serverSpeakers);
   const parts = [];
+  // Written forms and redaction read each channel's words in time order once merged, as a file's.
+  const { formatting, ...plain } = options;
   for (const [channel, speaker] of speakers.entries()) {
     const samples = decodeLiveRecording(channelBytes(audio, channels, channel, sampleBytes), format);
-    parts.push({ channel, speaker, transcript: await asr.transcribeSamples(samples, options) });
+    parts.push({ channel, speaker, transcript: await asr.transcribeSamples(samples, plain) });
   }
-  return mergeChannels(parts);
+  return formatTranscript(mergeChannels(parts), formatting);
 }

@@ -15,7 +15,8 @@ import type { AppContext } from "../../core/context.ts";
 import { TranscriptionFormSchema } from "../schema.ts";
 import { parseBoost, parseHotwords } from "../boost/hotwords.ts";
 import { callHotwords } from "../boost/store.ts";
-import type { AsrService, LiveEvent, Transcript, TranscriptionOptions } from "../types.ts";
+import type { AsrService, LiveEvent, TimedRedaction, Transcript, TranscriptionOptions } from "../types.ts";
+import { requestFormatting } from "../format/request.ts";
 import { allowedExtension, uploadDir, uploadTooLarge, UPLOAD_PREFIX } from "../../audio/upload.ts";
 import { readyService } from "../../edge/readiness.ts";
 import { fieldErrors } from "../../errors/fields.ts";
@@ -42,6 +43,9 @@ export interface RecognitionConfigMessage extends ChannelConfig {
   temperature?: number;
   hotwords?: string[];
   boost?: number;
+  /** Absent unless sent (proto3 `optional`). */
+  itn?: boolean;
+  redact?: string;
 }
 
 interface RecognizeRequestMessage {
@@ -102,7 +106,16 @@ function configHotwords(ctx: AppContext, config: RecognitionConfigMessage, locat
   return callHotwords(ctx.db, keyId, asked, `${location}.hotwords`);
 }
 
-/** The transcription options a Recognize config carries (the REST form's model, prompt, temperature, language, hotwords). */
+/** Written forms and redaction a config asks for (REST `itn`, `redact`); an unknown class is INVALID_ARGUMENT. */
+function configFormatting(ctx: AppContext, config: RecognitionConfigMessage, location: string) {
+  return requestFormatting(
+    ctx,
+    { itn: config.itn ?? undefined, redact: config.redact || undefined },
+    `${location}.redact`,
+  );
+}
+
+/** The transcription options a Recognize config carries (the REST form's model, prompt, temperature, language, hotwords, itn, redact). */
 function recognizeOptions(ctx: AppContext, config: RecognitionConfigMessage, keyId?: string): TranscriptionOptions {
   const model = config.model?.trim() ?? "";
   const prompt = config.prompt ?? "";
@@ -112,11 +125,21 @@ function recognizeOptions(ctx: AppContext, config: RecognitionConfigMessage, key
     ...(hotwords.length > 0 ? { hotwords } : {}),
     // Checked against REST's schema by the config check above: "", "ar" or "en".
     ...(language === "ar" || language === "en" ? { language } : {}),
+    formatting: configFormatting(ctx, config, "config"),
     ...(model !== "" ? { model } : {}),
     ...(prompt.trim() !== "" ? { prompt } : {}),
     ...(config.temperature ? { temperature: config.temperature } : {}),
   };
 }
+
+/** A redacted span as a Redaction message. */
+const redactionMessage = (r: TimedRedaction) => ({
+  type: r.type,
+  start: r.start,
+  end: r.end,
+  channel: r.channel ?? 0,
+  speaker: r.speaker ?? "",
+});
 
 /** A transcript as a RecognizeResponse. */
 export function recognizeResponse(transcript: Transcript) {
@@ -134,9 +157,12 @@ export function recognizeResponse(transcript: Transcript) {
       dialect: s.dialect ?? "",
       channel: s.channel ?? 0,
       speaker: s.speaker ?? "",
+      text_spoken: s.textSpoken ?? "",
     })),
     model: transcript.model ?? "",
     dialect_confidence: transcript.dialectConfidence ?? 0,
+    text_spoken: transcript.textSpoken ?? "",
+    redactions: (transcript.redactions ?? []).map(redactionMessage),
   };
 }
 
@@ -252,6 +278,7 @@ function streamingResult(event: LiveEvent) {
     dialect: event.dialect ?? "",
     channel: event.channel ?? 0,
     speaker: event.speaker ?? "",
+    redactions: event.type === "final" ? (event.redactions ?? []).map(redactionMessage) : [],
   };
 }
 
@@ -308,6 +335,7 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
         const speakers = config.speakers && config.speakers.length > 0 ? { speakers: config.speakers } : {};
         const hotwords = configHotwords(ctx, config, "streaming_config.config", scope.options.keyId);
         const boost = hotwords.length > 0 ? { hotwords } : {};
+        const formatting = configFormatting(ctx, config, "streaming_config.config");
         let failure: AppError | undefined;
         let writing = Promise.resolve();
         const session = openLiveSession(
@@ -333,8 +361,16 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
         try {
           const partialIntervalMs = streaming.interim_results ? INTERIM_MS : 0;
           const { language } = recognizeOptions(ctx, config, scope.keyId);
-          const live = { endpointing: "segments" as const, turnDetection: null, partialIntervalMs };
-          session.configure({ ...live, ...speakers, ...boost, ...(language ? { language } : {}) }, format);
+          const live = {
+            endpointing: "segments",
+            turnDetection: null,
+            partialIntervalMs,
+            ...speakers,
+            ...boost,
+            ...(language ? { language } : {}),
+            formatting,
+          } as const;
+          session.configure(live, format);
           for await (const bytes of streamAudio(messages)) {
             // Read the next message only once this one is transcribed and its results written:
             // HTTP/2 flow control then holds a client that sends faster than real time.

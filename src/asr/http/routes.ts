@@ -21,6 +21,7 @@ import { callHotwords } from "../boost/store.ts";
 
 /** Form fields holding hotword lists, which may be longer than other fields. */
 const HOTWORD_FIELDS = ["hotwords", "hotwords[]"];
+import { requestFormatting } from "../format/request.ts";
 
 /** Response header naming the recogniser pack that answered (absent when no speech was recognised). */
 export const ASR_MODEL_HEADER = "X-ASR-Model";
@@ -55,7 +56,13 @@ export async function transcribeRequest(
     const form = parseTranscriptionForm(fields, upload.fieldValues);
     const asked = transcriptionOptions(form);
     const hotwords = callHotwords(ctx.db, caller.key.id, asked.hotwords ?? [], "form.hotwords");
-    const callOptions = { signal: request.signal, keyId: caller.key.id, ...asked, hotwords };
+    const callOptions = {
+      signal: request.signal,
+      keyId: caller.key.id,
+      ...asked,
+      hotwords,
+      formatting: requestFormatting(ctx, form, "form.redact"),
+    };
     if (options.format === undefined && stream?.trim().toLowerCase() === "true") {
       const asr = readyService(ctx, "asr");
       handedOver = true;

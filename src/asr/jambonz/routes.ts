@@ -8,8 +8,10 @@
  * and closes the socket itself after the final results that follow `stop`, as the API requires.
  *
  * Sawt extensions: `encoding` may also be "MULAW" or "ALAW" (8 kHz telephony); each
- * transcription carries `dialect`, `start`, `end` as extra fields; errors carry `sawt` (the REST
- * error body). Utterances end by server VAD with OpenAI's defaults.
+ * transcription carries `dialect`, `start`, `end` as extra fields (a final with redaction also
+ * `redactions`); errors carry `sawt` (the REST error body); the start message may carry `itn`
+ * (default true) and `redact` ("pci,pii"), applied with the server's asr.redact by the live
+ * session. Utterances end by server VAD with OpenAI's defaults.
  */
 import type { LiveAudioFormat } from "../../audio/live-input.ts";
 import { liveFormatProblem } from "../../audio/live-input.ts";
@@ -17,6 +19,7 @@ import { DEFAULT_TURN_DETECTION, type LiveEvent } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
 import { openLiveSession, type LiveSession } from "../live/session.ts";
 import { callHotwords } from "../boost/store.ts";
+import { itnField, requestFormatting } from "../format/request.ts";
 import { AppError } from "../../errors/taxonomy.ts";
 import {
   type DoorConnection,
@@ -107,6 +110,11 @@ class JambonzConnection implements DoorConnection {
 
   private start(message: Record<string, unknown>): void {
     const format = startFormat(message);
+    const formatting = requestFormatting(
+      this.ctx,
+      { itn: itnField(message.itn, "start.itn"), redact: message.redact },
+      "start.redact",
+    );
     this.interim = message.interimResults === true;
     this.language = typeof message.language === "string" ? message.language : "ar";
     const session = openLiveSession(
@@ -135,6 +143,7 @@ class JambonzConnection implements DoorConnection {
         partialIntervalMs: this.ctx.config.streaming.partial_interval_ms,
         ...(hotwords.length > 0 ? { hotwords } : {}),
         ...(spoken ? { language: spoken } : {}),
+        formatting,
       },
       format,
     );
@@ -154,6 +163,7 @@ class JambonzConnection implements DoorConnection {
       dialect: isFinal ? event.dialect : undefined,
       start: event.start,
       end: event.end,
+      ...(isFinal && event.redactions ? { redactions: event.redactions } : {}),
     });
   }
 }

@@ -10,7 +10,7 @@
  * before it is decoded.
  */
 import { rmSync } from "node:fs";
-import type { AsrService, Transcript } from "../types.ts";
+import type { AsrService, Transcript, TranscriptFormatting } from "../types.ts";
 import { AppError } from "../../errors/taxonomy.ts";
 import type { Logger } from "../../log/logger.ts";
 import { resolveSourcePath, SourcePathError } from "./sources.ts";
@@ -31,6 +31,8 @@ export interface RunnerOptions {
   readonly onFile?: (status: "completed" | "failed", audioSeconds: number) => void;
   /** Called after deliveries were queued. */
   readonly onDeliveries?: () => void;
+  /** Written forms and redaction of every result (the server's: written forms, `asr.redact`). */
+  readonly formatting?: () => TranscriptFormatting;
 }
 
 /** Times a file may fail with an internal error before it is failed for good. */
@@ -146,6 +148,7 @@ export class JobRunner {
         ...(options.model !== undefined ? { model: options.model } : {}),
         ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+        ...(this.options.formatting ? { formatting: this.options.formatting() } : {}),
       });
     } catch (error) {
       if (signal.aborted || this.stopped) {

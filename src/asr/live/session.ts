@@ -13,7 +13,9 @@
  * channel decoded to 16 kHz on its own (src/audio/live-channels.ts); each channel runs its own live
  * transcription (its own endpointer, call dialect and memory reservation), and their events carry
  * `channel` and `speaker` (`speakers`, `asr.speakers`, `ch<n>`). Commit, clear and finish apply to
- * every channel; a mono stream's events stay unlabelled.
+ * every channel; a mono stream's events stay unlabelled. Written forms and redaction
+ * (`options.formatting`, issue #27) are applied to each channel's events here, for every door
+ * (../format/live.ts): a door only carries the fields.
  */
 import { LiveChannelsInput, type LiveChannelsFormat } from "../../audio/live-channels.ts";
 import type { LiveEvent, LiveTranscription, LiveTranscriptionOptions } from "../../core/asr.ts";
@@ -25,6 +27,8 @@ import { readyService } from "../../edge/readiness.ts";
 import { openScope, type CallScope } from "../../edge/scope.ts";
 import { acquireStreamSlot, type StreamSlot } from "../../edge/stream-slots.ts";
 import { speakerOf } from "../channels/labels.ts";
+import { LiveFormatter } from "../format/live.ts";
+import { formats } from "../format/units.ts";
 
 /** How a door opens a session. */
 export interface LiveSessionInit {
@@ -52,6 +56,8 @@ export class LiveSession {
   private input: LiveChannelsInput;
   /** One live transcription per channel; empty until configured. */
   private lives: LiveTranscription[] = [];
+  /** Per channel, written forms and redaction of its events (when the call asks for them). */
+  private formatters: LiveFormatter[] = [];
   private queue: Promise<void> = Promise.resolve();
   private queuedBytes = 0;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -94,6 +100,7 @@ export class LiveSession {
   configure(options: LiveTranscriptionOptions, format: LiveChannelsFormat): void {
     this.enqueue(0, async () => {
       for (const live of this.lives) await live.finish();
+      for (const formatter of this.formatters) formatter.flush();
       const current = this.input.format;
       if (
         format.encoding !== current.encoding ||
@@ -104,10 +111,15 @@ export class LiveSession {
       }
       const asr = readyService(this.ctx, "asr");
       const count = this.input.channels;
+      this.formatters = [];
       this.lives = Array.from({ length: count }, (_, channel) => {
         const label = { channel, speaker: speakerOf(channel, options.speakers, this.ctx.config.asr.speakers) };
-        const emit = (event: LiveEvent) =>
+        const labelled = (event: LiveEvent) =>
           this.forward(count > 1 && event.type !== "error" ? { ...event, ...label } : event);
+        // Every live door gets written forms and redaction here, from one place (../format/live.ts).
+        const formatter = formats(options.formatting) ? new LiveFormatter(options.formatting, labelled) : null;
+        if (formatter) this.formatters.push(formatter);
+        const emit = formatter ? (event: LiveEvent) => formatter.event(event) : labelled;
         return asr.openLive(options, emit, this.scope.options);
       });
     });
@@ -140,6 +152,8 @@ export class LiveSession {
       this.ctx.metrics.observeStreamAudio(this.init.door, bytes.length / perSecond);
       const lives = this.requireLive();
       for (const [channel, samples] of channels.entries()) if (samples.length > 0) await lives[channel]!.push(samples);
+      // A final held for an open number is not held for ever (../format/live.ts).
+      for (const formatter of this.formatters) formatter.tick(this.input.secondsIn);
     });
   }
 
@@ -183,6 +197,7 @@ export class LiveSession {
       const lives = this.requireLive();
       for (const [channel, tail] of tails.entries()) if (tail.length > 0) await lives[channel]!.push(tail);
       for (const live of lives) await live.finish();
+      for (const formatter of this.formatters) formatter.flush();
       this.end(undefined, "200");
     });
   }

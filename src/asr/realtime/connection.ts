@@ -6,7 +6,8 @@
  * current hypothesis, which may revise earlier deltas) on `…transcription.delta`; `error.sawt`
  * (Sawt's REST error body) on `error` events. With `session.channels` > 1 (interleaved frames,
  * issue #27) every speech, commit, delta and completed event also carries `channel` and
- * `speaker`, and each channel has its own items.
+ * `speaker`, and each channel has its own items. Written forms and redaction (`session.itn`,
+ * `session.redact`) are the live session's; completed events then carry `redactions`.
  */
 import { randomBytes } from "node:crypto";
 import type { LiveEvent, LiveTranscriptionOptions } from "../../core/asr.ts";
@@ -15,6 +16,7 @@ import { errorBody } from "../../edge/error-body.ts";
 import { closeCodeFor } from "../../http/ws-route.ts";
 import { realtimeErrorEvent } from "./error-event.ts";
 import { openLiveSession, type LiveSession } from "../live/session.ts";
+import { requestFormatting } from "../format/request.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../../store/keys.ts";
 import { callHotwords } from "../boost/store.ts";
@@ -188,6 +190,11 @@ export class RealtimeConnection {
       // A language the client named routes the call (English: the built-in recogniser; Arabic:
       // the packs, or a 400 without one); before that the default recogniser serves it.
       ...(languageChosen && (language === "en" || language === "ar") ? { language } : {}),
+      formatting: requestFormatting(
+        this.ctx,
+        { ...(settings.itn !== null ? { itn: settings.itn } : {}), redact: settings.redact },
+        "session.redact",
+      ),
     };
   }
 
@@ -266,6 +273,7 @@ export class RealtimeConnection {
           dialect: event.dialect,
           start: event.start,
           end: event.end,
+          ...(event.redactions ? { redactions: event.redactions } : {}),
           ...label,
         });
         items.previousItem = item;

@@ -9,13 +9,15 @@
  * Sawt extensions: `audio/pcm` accepts any `rate` from 8000 to 48000 (OpenAI: 24000 only);
  * `session.channels` (1 to {@link MAX_CHANNELS}; GA also `session.audio.input.channels` or inside its `format`) says
  * the appended audio is interleaved frames of that many channels, each transcribed apart, and
- * `session.speakers` labels them (issue #27).
+ * `session.speakers` labels them (issue #27); `session.itn` (default true) and `session.redact`
+ * ("pci,pii" or a list) ask for written forms and redaction of deltas and completed events.
  */
 import { DEFAULT_TURN_DETECTION, MAX_CHANNELS } from "../../core/asr.ts";
 import * as v from "valibot";
 import { G711_RATE, liveFormatProblem, type LiveAudioFormat } from "../../audio/live-input.ts";
 import type { TurnDetection } from "../../core/asr.ts";
-import { AppError, Detail } from "../../errors/taxonomy.ts";
+import { AppError, Detail, toAppError } from "../../errors/taxonomy.ts";
+import { parseRedactClasses } from "../format/redact/classes.ts";
 import { TranscriptionFormSchema } from "../schema.ts";
 import { SpeakersSchema } from "../channels/labels.ts";
 import type { Hotword } from "../../core/asr.ts";
@@ -36,6 +38,10 @@ export interface RealtimeSettings {
   readonly channels: number;
   /** Speaker labels by channel (Sawt extension); null: `asr.speakers`, then `ch<n>`. */
   readonly speakers: readonly string[] | null;
+  /** Written forms (Sawt extension); null: on. */
+  readonly itn: boolean | null;
+  /** Redaction classes or types (Sawt extension), checked; null: the server's asr.redact only. */
+  readonly redact: readonly string[] | null;
 }
 
 /** A new session's settings: pcm16 at 24 kHz, server VAD, Arabic. */
@@ -45,6 +51,8 @@ export const DEFAULT_SETTINGS: RealtimeSettings = {
   transcription: { model: "sawt", language: "ar", prompt: "" },
   channels: 1,
   speakers: null,
+  itn: null,
+  redact: null,
 };
 
 /** `channels`: a whole number from 1 to MAX_CHANNELS. */
@@ -59,6 +67,27 @@ const ChannelsSchema = v.optional(
 
 /** `speakers`: labels by channel, or null for the server's. */
 const SessionSpeakersSchema = v.optional(v.nullable(SpeakersSchema));
+
+/** `itn` and `redact` (Sawt extensions), as both session shapes take them. */
+const FORMATTING_FIELDS = {
+  itn: v.optional(v.nullable(v.boolean("must be true or false"))),
+  redact: v.optional(v.nullable(v.union([v.string(), v.array(v.string())], "must be a string or a list of strings"))),
+};
+
+/** `redact` checked (unknown classes are refused here, naming the field) and kept as a list. */
+function redactUpdate(value: string | string[] | null | undefined, current: readonly string[] | null) {
+  if (value === undefined) return current;
+  if (value === null) return null;
+  try {
+    return [...parseRedactClasses(value, "session.redact")];
+  } catch (error) {
+    const appError = toAppError(error);
+    throw new ParamError(
+      "session.redact",
+      appError.kind === "validation" ? appError.fields[0]!.message : appError.detail,
+    );
+  }
+}
 
 /** A client field that cannot be used: `param` is its dotted path, as OpenAI's error events name it. */
 export class ParamError extends AppError {
@@ -165,6 +194,7 @@ const GaSessionSchema = jsonObject(
     ),
     channels: ChannelsSchema,
     speakers: SessionSpeakersSchema,
+    ...FORMATTING_FIELDS,
     audio: v.optional(
       jsonObject(
         {
@@ -202,6 +232,7 @@ const BetaSessionSchema = jsonObject(
     input_audio_transcription: TranscriptionSchema,
     channels: ChannelsSchema,
     speakers: SessionSpeakersSchema,
+    ...FORMATTING_FIELDS,
   },
   OBJECT,
 );
@@ -265,6 +296,8 @@ export function applyGaUpdate(session: unknown, current: RealtimeSettings): Real
     format,
     channels: channels ?? input.channels ?? update.channels ?? current.channels,
     speakers: update.speakers === undefined ? current.speakers : update.speakers,
+    itn: update.itn === undefined ? current.itn : update.itn,
+    redact: redactUpdate(update.redact, current.redact),
     turnDetection: mergedTurnDetection(input.turn_detection, current.turnDetection),
     transcription: mergedTranscription(input.transcription, current.transcription, "session.audio.input.transcription"),
   };
@@ -277,6 +310,8 @@ export function applyBetaUpdate(session: unknown, current: RealtimeSettings): Re
     format: update.input_audio_format ? BETA_FORMATS[update.input_audio_format] : current.format,
     channels: update.channels ?? current.channels,
     speakers: update.speakers === undefined ? current.speakers : update.speakers,
+    itn: update.itn === undefined ? current.itn : update.itn,
+    redact: redactUpdate(update.redact, current.redact),
     turnDetection: mergedTurnDetection(update.turn_detection, current.turnDetection),
     transcription: mergedTranscription(
       update.input_audio_transcription,
@@ -332,6 +367,8 @@ function channelsJson(settings: RealtimeSettings) {
   return {
     ...(settings.channels !== 1 ? { channels: settings.channels } : {}),
     ...(settings.speakers !== null ? { speakers: [...settings.speakers] } : {}),
+    ...(settings.itn !== null ? { itn: settings.itn } : {}),
+    ...(settings.redact !== null ? { redact: [...settings.redact] } : {}),
   };
 }
 

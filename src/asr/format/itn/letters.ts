@@ -6,7 +6,7 @@
  */
 import { groupIban, isIban } from "../checks.ts";
 import { digitAt } from "./arabic-numbers.ts";
-import { commaAfter, joinable, type Match, type Word } from "./words.ts";
+import { arabicKey, commaAfter, joinable, type Match, type Word } from "./words.ts";
 
 /** Arabic names of Latin letters (src/tts/frontend/arabic-numerals.ts reads them so), unfolded. */
 const ARABIC_LETTERS: Readonly<Record<string, string>> = {
@@ -51,11 +51,19 @@ const ENGLISH_DIGITS: Readonly<Record<string, number>> = {
   nine: 9,
 };
 
+/**
+ * The letter names folded (no hamza: «اس ايه»), as recognisers often write them; safe to read
+ * because a spoken IBAN is only written when its mod-97 check passes.
+ */
+const FOLDED_LETTERS: ReadonlyMap<string, string> = new Map(
+  Object.entries(ARABIC_LETTERS).map(([name, letter]) => [arabicKey(name), letter]),
+);
+
 function letterAt(words: readonly Word[], i: number): string | undefined {
   const w = words[i];
   if (!w) return undefined;
   const bare = w.core.replace(/[\u064B-\u065F\u0670]/g, "");
-  return ARABIC_LETTERS[bare] ?? (/^[a-z]$/i.test(bare) ? bare.toUpperCase() : undefined);
+  return ARABIC_LETTERS[bare] ?? FOLDED_LETTERS.get(w.key) ?? (/^[a-z]$/i.test(bare) ? bare.toUpperCase() : undefined);
 }
 
 function symbolAt(words: readonly Word[], i: number): string | undefined {

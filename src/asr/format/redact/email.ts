@@ -34,6 +34,9 @@ const TLDS = new Set([
   "اورج",
   "اورغ",
 ]);
+/** Whether a folded key is a word that joins an e-mail address ("at", "dot", …), so an address may be open there. */
+export const isEmailJoiner = (key: string): boolean => AT.has(key) || DOT.has(key) || JOINERS.has(key);
+
 const WRITTEN = /[^\s@]+@[^\s@]+\.[^\s@]+/u;
 
 /** E-mail spans in token indices. */

@@ -22,6 +22,7 @@ import { JobsService, type JobCaller } from "../service.ts";
 import { expandSourcePath, SourcePathError, TooManyFilesError } from "../sources.ts";
 import { JOB_STATUSES, type JobStatus } from "../types.ts";
 import { jobOperations } from "./openapi.ts";
+import { requestFormatting } from "../../format/request.ts";
 
 /** Response header naming the recogniser pack that answered (as the synchronous route sends it). */
 const ASR_MODEL_HEADER = "X-ASR-Model";
@@ -51,6 +52,8 @@ export function jobsService(ctx: AppContext): JobsService {
       slots: () => ctx.admission.asr.batchSlots,
       log: ctx.log.child({ component: "jobs" }),
       onFile: (outcome, seconds) => ctx.metrics.observeJobFile(outcome, seconds),
+      // A job's results get what every door gives: written forms, and the server's redaction floor.
+      formatting: () => requestFormatting(ctx, {}, "asr.redact"),
     },
     ctx.log.child({ component: "jobs" }),
     (delivered) => ctx.metrics.observeWebhook(delivered),

@@ -32,7 +32,8 @@ export interface RunnerOptions {
   /** Called after deliveries were queued. */
   readonly onDeliveries?: () => void;
   /** Written forms and redaction of every result (the server's: written forms, `asr.redact`). */
-  readonly formatting?: () => TranscriptFormatting;
+  /** The call's written forms and redaction from the job's own fields (with the server's floor). */
+  readonly formatting?: (fields: { itn?: boolean; redact?: string }) => TranscriptFormatting;
 }
 
 /** Times a file may fail with an internal error before it is failed for good. */
@@ -148,7 +149,18 @@ export class JobRunner {
         ...(options.model !== undefined ? { model: options.model } : {}),
         ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-        ...(this.options.formatting ? { formatting: this.options.formatting() } : {}),
+        ...(options.language !== undefined ? { language: options.language } : {}),
+        ...(options.channels !== undefined ? { channels: options.channels } : {}),
+        ...(options.speakers !== undefined ? { speakers: options.speakers } : {}),
+        ...(options.hotwords !== undefined ? { hotwords: options.hotwords } : {}),
+        ...(this.options.formatting
+          ? {
+              formatting: this.options.formatting({
+                ...(options.itn !== undefined ? { itn: options.itn } : {}),
+                ...(options.redact !== undefined ? { redact: options.redact } : {}),
+              }),
+            }
+          : {}),
       });
     } catch (error) {
       if (signal.aborted || this.stopped) {

@@ -7,7 +7,8 @@
 import * as v from "valibot";
 import { BODY_FIELDS, fieldErrors } from "../../errors/fields.ts";
 import { AppError, Detail } from "../../errors/taxonomy.ts";
-import { granularities, TranscriptionFormSchema, type TranscriptionForm } from "../schema.ts";
+import { granularities, transcriptionOptions, TranscriptionFormSchema, type TranscriptionForm } from "../schema.ts";
+import type { Hotword } from "../types.ts";
 import { JOB_STATUSES, type JobOptions } from "./types.ts";
 
 const { "timestamp_granularities[]": granularityField, ...formFields } = TranscriptionFormSchema.entries;
@@ -48,20 +49,37 @@ export const JobFormRequestSchema = v.object({
   callback_url: CALLBACK_URL,
 });
 
-/** The options a validated request gives its job. */
-export function jobOptions(form: TranscriptionForm): JobOptions {
+/**
+ * The options a validated request gives its job: every field a synchronous transcription takes
+ * (issue #28), read by the same schema and `transcriptionOptions`, so a file's result is what its
+ * synchronous transcription answers. `resolved` is what the door settled when the job was created
+ * (the key's phrase list merged in, the server's speaker labels).
+ */
+export function jobOptions(
+  form: TranscriptionForm,
+  resolved: { readonly hotwords: readonly Hotword[]; readonly speakers: readonly string[] },
+): JobOptions {
+  const { hotwords: _asked, ...asked } = transcriptionOptions(form);
+  const redact = typeof form.redact === "string" ? form.redact : undefined;
   return {
     response_format: form.response_format,
     granularities: granularities(form),
-    ...(form.model !== undefined ? { model: form.model } : {}),
-    ...(form.prompt !== undefined ? { prompt: form.prompt } : {}),
-    ...(form.temperature !== undefined ? { temperature: form.temperature } : {}),
+    ...asked,
+    ...(resolved.hotwords.length > 0 ? { hotwords: resolved.hotwords } : {}),
+    ...(resolved.speakers.length > 0 ? { speakers: resolved.speakers } : {}),
+    ...(form.itn !== undefined ? { itn: form.itn } : {}),
+    ...(redact !== undefined && redact.trim() !== "" ? { redact } : {}),
   };
 }
 
 /** Validates a JSON request (422 with `body.*` fields). */
 export function parseJobJson(body: unknown): v.InferOutput<typeof JobJsonRequestSchema> {
-  const result = v.safeParse(JobJsonRequestSchema, body);
+  // JSON may say `"itn": false` where a form says "false".
+  const input =
+    typeof body === "object" && body !== null && typeof (body as { itn?: unknown }).itn === "boolean"
+      ? { ...body, itn: String((body as { itn: boolean }).itn) }
+      : body;
+  const result = v.safeParse(JobJsonRequestSchema, input);
   if (!result.success)
     throw new AppError("validation", Detail.validationFailed, { fields: fieldErrors(result.issues, BODY_FIELDS) });
   return result.output;

@@ -216,6 +216,7 @@ export class JobsService {
     const transcript = JSON.parse(file.result) as Transcript;
     const rendered = renderTranscript(transcript, format ?? options.response_format, {
       granularities: options.granularities,
+      ...(options.speakers !== undefined ? { speakers: options.speakers } : {}),
     });
     return { ...rendered, ...(transcript.model !== undefined ? { model: transcript.model } : {}) };
   }

@@ -2,7 +2,7 @@
  * The rows of the job store and the options a job keeps for its files. Statuses are the wire's
  * (issue #28): a job is queued, running, completed, failed (every file failed) or cancelled.
  */
-import type { TranscriptFormat } from "../types.ts";
+import type { Hotword, TranscriptFormat, TranscriptionLanguage } from "../types.ts";
 
 /** A job's status. */
 export type JobStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
@@ -19,6 +19,15 @@ export interface JobOptions {
   readonly model?: string;
   readonly prompt?: string;
   readonly temperature?: number;
+  readonly language?: TranscriptionLanguage;
+  readonly channels?: "split" | "mix";
+  /** The request's labels, else the server's `asr.speakers` when the job was created. */
+  readonly speakers?: readonly string[];
+  /** The request's phrases merged with the key's list when the job was created. */
+  readonly hotwords?: readonly Hotword[];
+  /** Written forms (absent: on) and the redaction names asked for (the server's floor is added at run time). */
+  readonly itn?: boolean;
+  readonly redact?: string;
 }
 
 /** A job row. Times are epoch milliseconds. */

@@ -14,7 +14,8 @@ import { AppError, Detail } from "../../../errors/taxonomy.ts";
 import { authPlugin, type Caller } from "../../../http/auth.ts";
 import { readJsonBody } from "../../../http/body.ts";
 import { receiveUpload } from "../../../http/upload.ts";
-import { parseTranscriptionForm } from "../../schema.ts";
+import { parseTranscriptionForm, transcriptionOptions, type TranscriptionForm } from "../../schema.ts";
+import { callHotwords } from "../../boost/store.ts";
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from "../../types.ts";
 import { boxId, JOB_ID } from "../ids.ts";
 import { jobOptions, parseJobJson } from "../schema.ts";
@@ -52,8 +53,9 @@ export function jobsService(ctx: AppContext): JobsService {
       slots: () => ctx.admission.asr.batchSlots,
       log: ctx.log.child({ component: "jobs" }),
       onFile: (outcome, seconds) => ctx.metrics.observeJobFile(outcome, seconds),
-      // A job's results get what every door gives: written forms, and the server's redaction floor.
-      formatting: () => requestFormatting(ctx, {}, "asr.redact"),
+      // A job's results get what every door gives: written forms and redaction as the job asked,
+      // with the server's redaction floor.
+      formatting: (fields) => requestFormatting(ctx, fields, "asr.redact"),
     },
     ctx.log.child({ component: "jobs" }),
     (delivered) => ctx.metrics.observeWebhook(delivered),
@@ -100,9 +102,10 @@ async function createJob(ctx: AppContext, jobs: JobsService, request: Request, c
     try {
       const { stream: _stream, callback_url, ...fields } = upload.fields;
       const form = parseTranscriptionForm(fields, upload.fieldValues);
+      const options = resolvedOptions(ctx, caller, form, "form");
       const callback = jobs.checkCallback(callback_url, "form.callback_url");
       const files = upload.files.map((f) => ({ name: f.filename.slice(0, 255), path: f.path, spooled: true }));
-      return json(created(jobs.create(whoIs(caller), jobOptions(form), callback, files)), 202);
+      return json(created(jobs.create(whoIs(caller), options, callback, files)), 202);
     } finally {
       await upload.remove(); // what was moved into the job is no longer there
     }
@@ -115,6 +118,7 @@ async function createJob(ctx: AppContext, jobs: JobsService, request: Request, c
   const callback = jobs.checkCallback(body.callback_url, "body.callback_url");
   const { paths, callback_url: _c, timestamp_granularities, ...fields } = body;
   const form = { ...fields, "timestamp_granularities[]": timestamp_granularities };
+  const options = resolvedOptions(ctx, caller, form, "body");
   const files = paths.flatMap((path, index) => {
     try {
       return expandSourcePath(path, ctx.config.jobs.source_dirs, ctx.config.jobs.max_files);
@@ -127,7 +131,7 @@ async function createJob(ctx: AppContext, jobs: JobsService, request: Request, c
   if (files.length === 0) throw invalid("body.paths", "Names no audio file");
   const job = jobs.create(
     whoIs(caller),
-    jobOptions(form),
+    options,
     callback,
     files.map((f) => ({ ...f, spooled: false })),
   );
@@ -207,4 +211,16 @@ export function jobsRoutes(ctx: AppContext) {
       },
       { auth: true, detail: ops.result },
     );
+}
+
+/**
+ * A request's job options as the synchronous route would use them: its phrases merged with the
+ * key's list, the server's speaker labels when it names none, and its redaction names checked now
+ * (422 naming `<where>.redact`) rather than when a file runs.
+ */
+function resolvedOptions(ctx: AppContext, caller: Caller, form: TranscriptionForm, where: "form" | "body") {
+  const asked = transcriptionOptions(form);
+  const hotwords = callHotwords(ctx.db, caller.key.id, asked.hotwords ?? [], `${where}.hotwords`);
+  requestFormatting(ctx, form, `${where}.redact`);
+  return jobOptions(form, { hotwords, speakers: form.speakers ?? ctx.config.asr.speakers });
 }

@@ -83,8 +83,9 @@ describe("jobs across kill -9", () => {
     const job = await waitForJob(sawt, key, id);
     expect(job.status).toBe("completed");
     expect(job.counts).toEqual({ queued: 0, running: 0, completed: COUNT, failed: 0, cancelled: 0 });
-    // The kills landed while the job ran (some progress, not all of it, before the last one).
-    expect(progress.at(-1)!).toBeLessThan(COUNT);
+    // The kills landed while the job ran: the first one before every file was done (a fast run may
+    // finish the job before the later ones, which then test a restart after completion).
+    expect(progress[0]!).toBeLessThan(COUNT);
     await expectResultsEqualRest(sawt, key, job, paths, ["json", "vtt"]);
 
     const fileHooks = () =>

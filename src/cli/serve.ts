@@ -37,6 +37,7 @@ Options:
         http: server.ports.http,
         grpc_asr: server.ports.grpc_asr,
         grpc_tts: server.ports.grpc_tts,
+        ...(server.ports.sip !== undefined ? { sip: server.ports.sip } : {}),
       }) + "\n",
     );
     log.info("started", { version: VERSION, host: config.server.host, ...server.ports });

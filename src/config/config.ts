@@ -58,6 +58,20 @@ export interface SawtConfig {
     partial_interval_ms: number;
     max_buffer_s: number;
   };
+  /** MRCPv2 door (issue 26). */
+  readonly mrcp: {
+    enabled: boolean;
+    sip_port: number;
+    mrcp_port: number;
+    allowed_networks: string[];
+    peers: string[];
+    rtp_port_min: number;
+    rtp_port_max: number;
+    max_sessions: number;
+    session_timeout_s: number;
+    idle_timeout_s: number;
+    max_grammar_bytes: number;
+  };
   readonly cluster: { secret: string };
   /** The file the config was read from, if any. */
   readonly source: string | undefined;

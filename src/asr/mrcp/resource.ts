@@ -1,0 +1,309 @@
+/**
+ * The MRCPv2 speechrecog resource (RFC 6787 §9): DEFINE-GRAMMAR, RECOGNIZE, START-INPUT-TIMERS,
+ * STOP. Speech grammars run the call's RTP audio through the live core (`openLiveSession`, door
+ * "mrcp": the same endpointer, decoders and call dialect as every live door), the utterance's
+ * final is matched against the grammars (`builtin:speech/transcribe` takes the transcript); DTMF
+ * grammars take RFC 4733 digits. START-OF-INPUT when speech or a digit starts (it also barges in
+ * on a SPEAK of the same session), RECOGNITION-COMPLETE with Completion-Cause and an NLSML body.
+ */
+import type { AppContext } from "../../core/context.ts";
+import { DEFAULT_TURN_DETECTION, type LiveEvent } from "../../core/asr.ts";
+import type { LiveAudioFormat } from "../../audio/live-input.ts";
+import { toAppError } from "../../errors/taxonomy.ts";
+import { mrcpMetrics } from "../../sip/metrics.ts";
+import { MrcpStatus, type MrcpRequest } from "../../sip/mrcp-message.ts";
+import type { MrcpChannel, MrcpChannelIo, MrcpResource } from "../../sip/resource.ts";
+import { swap16 } from "../../sip/rtp.ts";
+import type { AudioCodec } from "../../sip/sdp.ts";
+import { openLiveSession, type LiveSession } from "../live/session.ts";
+import { compileGrammar, matchDigits, matchTranscript, nlsmlResult, type CompiledGrammar } from "./grammars.ts";
+import { grammarRefs, IllegalValue, RECOG_PARAMETERS, recognizeSettings, type GrammarRef, type RecognizeSettings } from "./params.ts";
+
+/** Completion causes of RECOGNITION-COMPLETE (§9.4.11). */
+export const RecogCause = {
+  success: "000 success",
+  noMatch: "001 no-match",
+  noInputTimeout: "002 no-input-timeout",
+  grammarLoadFailure: "004 grammar-load-failure",
+  grammarCompilationFailure: "005 grammar-compilation-failure",
+  error: "006 recognizer-error",
+  speechTooEarly: "007 speech-too-early",
+  successMaxtime: "008 success-maxtime",
+  noMatchMaxtime: "015 no-match-maxtime",
+} as const;
+
+interface Recognition {
+  readonly request: MrcpRequest;
+  readonly settings: RecognizeSettings;
+  readonly grammars: readonly { readonly id: string; readonly grammar: CompiledGrammar }[];
+  readonly received: number;
+  live?: LiveSession;
+  started: boolean;
+  timersOn: boolean;
+  digits: string;
+  timer?: ReturnType<typeof setTimeout>;
+  maxTimer?: ReturnType<typeof setTimeout>;
+  maxed?: boolean;
+  done?: boolean;
+}
+
+/** The live core's input format for a codec (L16 arrives big-endian and is swapped first). */
+function liveFormat(codec: AudioCodec): LiveAudioFormat {
+  if (codec.name === "PCMU") return { encoding: "pcm_mulaw", sampleRate: 8000 };
+  if (codec.name === "PCMA") return { encoding: "pcm_alaw", sampleRate: 8000 };
+  return { encoding: "pcm_s16le", sampleRate: codec.rate };
+}
+
+class RecogChannel implements MrcpChannel {
+  /** DEFINE-GRAMMAR'd grammars by Content-Id (`session:<id>`). */
+  private readonly defined = new Map<string, CompiledGrammar>();
+  private current: Recognition | undefined;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly io: MrcpChannelIo,
+  ) {}
+
+  request(request: MrcpRequest): void {
+    switch (request.method) {
+      case "DEFINE-GRAMMAR":
+        return this.defineGrammar(request);
+      case "RECOGNIZE":
+        return this.recognize(request);
+      case "START-INPUT-TIMERS":
+        return this.startInputTimers(request);
+      case "STOP":
+        return this.stop(request);
+      default:
+        this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [["Completion-Reason", `${request.method} is not supported`]]);
+    }
+  }
+
+  close(): void {
+    const current = this.current;
+    if (current) this.end(current);
+  }
+
+  private compile(ref: GrammarRef): { id: string; grammar: CompiledGrammar } {
+    const limits = { maxBytes: this.ctx.config.mrcp.max_grammar_bytes };
+    if ("uri" in ref) {
+      const session = /^session:(.+)$/.exec(ref.uri);
+      if (session) {
+        const grammar = this.defined.get(session[1]!);
+        if (!grammar) throw new GrammarFailure(RecogCause.grammarLoadFailure, `No grammar ${ref.uri}`);
+        return { id: ref.uri, grammar };
+      }
+      return { id: ref.uri, grammar: this.compileOrFail("text/uri-list", ref.uri, limits, RecogCause.grammarLoadFailure) };
+    }
+    if (new TextEncoder().encode(ref.body).length > limits.maxBytes) throw new GrammarFailure(RecogCause.grammarLoadFailure, "Grammar too large");
+    const grammar = this.compileOrFail(ref.contentType, ref.body, limits, RecogCause.grammarCompilationFailure);
+    const id = ref.id ?? `inline-${this.defined.size}`;
+    if (ref.id) this.defined.set(ref.id, grammar);
+    return { id: `session:${id}`, grammar };
+  }
+
+  private compileOrFail(type: string, body: string, limits: { maxBytes: number }, cause: string): CompiledGrammar {
+    try {
+      return compileGrammar(type, body, limits);
+    } catch (error) {
+      throw new GrammarFailure(cause, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private defineGrammar(request: MrcpRequest): void {
+    const refs = grammarRefs(request.headers, request.body);
+    try {
+      const ref = refs[0];
+      if (!ref || "uri" in ref || !ref.id) throw new GrammarFailure(RecogCause.grammarLoadFailure, "DEFINE-GRAMMAR needs a Content-Id and a body");
+      this.compile(ref);
+      this.io.respond(request, MrcpStatus.SUCCESS, "COMPLETE", [["Completion-Cause", RecogCause.success]]);
+    } catch (error) {
+      const failure = error instanceof GrammarFailure ? error : new GrammarFailure(RecogCause.grammarCompilationFailure, String(error));
+      this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [
+        ["Completion-Cause", failure.completion],
+        ["Completion-Reason", oneLine(failure.message)],
+      ]);
+    }
+  }
+
+  private recognize(request: MrcpRequest): void {
+    if (this.current) return this.io.respond(request, MrcpStatus.METHOD_NOT_VALID, "COMPLETE");
+    const audio = this.io.session.audio;
+    let settings: RecognizeSettings;
+    let grammars: { id: string; grammar: CompiledGrammar }[];
+    try {
+      settings = recognizeSettings(request.headers, this.io.params);
+      grammars = grammarRefs(request.headers, request.body).map((ref) => this.compile(ref));
+      if (grammars.length === 0) throw new GrammarFailure(RecogCause.grammarLoadFailure, "RECOGNIZE names no grammar");
+      if (!audio) throw new GrammarFailure(RecogCause.error, "No audio stream in the session");
+    } catch (error) {
+      if (error instanceof IllegalValue) {
+        return this.io.respond(request, MrcpStatus.ILLEGAL_VALUE, "COMPLETE", [[error.message, request.headers.get(error.message.toLowerCase()) ?? ""]]);
+      }
+      const failure = error instanceof GrammarFailure ? error : new GrammarFailure(RecogCause.error, String(error));
+      return this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [
+        ["Completion-Cause", failure.completion],
+        ["Completion-Reason", oneLine(failure.message)],
+      ]);
+    }
+    const recognition: Recognition = { request, settings, grammars, received: performance.now(), started: false, timersOn: false, digits: "" };
+    if (grammars.some((g) => g.grammar.mode !== "dtmf")) {
+      try {
+        recognition.live = this.openLive(recognition, audio.codec);
+      } catch (error) {
+        const appError = toAppError(error);
+        return this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [
+          ["Completion-Cause", RecogCause.error],
+          ["Completion-Reason", oneLine(appError.message)],
+        ]);
+      }
+    }
+    this.current = recognition;
+    const rtp = audio.rtp;
+    rtp.handlers.audio = (payload) => {
+      if (this.current !== recognition || !recognition.live) return;
+      void recognition.live.audio(audio.codec.name === "L16" ? swap16(payload) : payload);
+    };
+    rtp.handlers.digit = (digit) => this.digit(recognition, digit);
+    this.io.respond(request, MrcpStatus.SUCCESS, "IN-PROGRESS");
+    if (settings.startTimers) this.startTimers(recognition);
+  }
+
+  private openLive(recognition: Recognition, codec: AudioCodec): LiveSession {
+    const format = liveFormat(codec);
+    const live = openLiveSession(
+      this.ctx,
+      {
+        door: "mrcp",
+        requestId: `${this.io.id}#${recognition.request.requestId}`,
+        caller: { key: this.io.session.key },
+        onEvent: (event) => this.liveEvent(recognition, event),
+        onEnd: (error) => {
+          if (error && !recognition.done) this.complete(recognition, RecogCause.error, undefined, error.message);
+        },
+      },
+      format,
+    );
+    const turn = { ...DEFAULT_TURN_DETECTION, silenceDurationMs: recognition.settings.speechCompleteMs };
+    live.configure({ turnDetection: turn, partialIntervalMs: 0 }, format);
+    return live;
+  }
+
+  private liveEvent(recognition: Recognition, event: LiveEvent): void {
+    if (recognition.done) return;
+    if (event.type === "speech_started") this.inputStarted(recognition, "speech");
+    else if (event.type === "final") this.speechFinal(recognition, event.text, event.confidence ?? 1);
+  }
+
+  private inputStarted(recognition: Recognition, mode: "speech" | "dtmf"): void {
+    if (recognition.started) return;
+    recognition.started = true;
+    clearTimeout(recognition.timer);
+    this.io.event("START-OF-INPUT", recognition.request.requestId, "IN-PROGRESS", [["Input-Type", mode]]);
+    this.io.session.bargeIn(this);
+    recognition.maxTimer = setTimeout(() => {
+      recognition.maxed = true;
+      // Recognition-Timeout: end the utterance where it is; its final decides the cause.
+      if (recognition.live) recognition.live.commit(() => this.complete(recognition, RecogCause.noMatchMaxtime));
+      else this.digitsEnded(recognition);
+    }, recognition.settings.recognitionMs);
+  }
+
+  private speechFinal(recognition: Recognition, text: string, confidence: number): void {
+    const voice = recognition.grammars.filter((g) => g.grammar.mode !== "dtmf");
+    const match = matchTranscript(voice.map((g) => g.grammar), text);
+    const maxed = recognition.maxed;
+    if (!match || match.confidence * confidence < recognition.settings.confidenceThreshold) {
+      return this.complete(recognition, maxed ? RecogCause.noMatchMaxtime : RecogCause.noMatch);
+    }
+    const id = voice.find((g) => g.grammar === match.grammar)?.id;
+    const body = nlsmlResult({ grammar: id, interpretation: match.interpretation, input: text, mode: "speech", confidence: match.confidence * confidence });
+    this.complete(recognition, maxed ? RecogCause.successMaxtime : RecogCause.success, body);
+  }
+
+  private digit(recognition: Recognition, digit: string): void {
+    if (recognition.done || this.current !== recognition) return;
+    if (!recognition.grammars.some((g) => g.grammar.mode === "dtmf")) return;
+    this.inputStarted(recognition, "dtmf");
+    const { settings } = recognition;
+    if (settings.termChar === digit) return this.digitsEnded(recognition);
+    recognition.digits += digit;
+    const complete = recognition.grammars.some((g) => g.grammar.mode === "dtmf" && matchDigits(g.grammar, recognition.digits)?.complete);
+    if (complete) return this.digitsEnded(recognition);
+    clearTimeout(recognition.timer);
+    recognition.timer = setTimeout(() => this.digitsEnded(recognition), settings.interdigitMs);
+  }
+
+  private digitsEnded(recognition: Recognition): void {
+    for (const { id, grammar } of recognition.grammars) {
+      if (grammar.mode !== "dtmf") continue;
+      const match = matchDigits(grammar, recognition.digits);
+      if (match && (match.complete || (grammar.minDigits !== undefined && recognition.digits.length >= grammar.minDigits))) {
+        const body = nlsmlResult({ grammar: id, interpretation: match.interpretation, input: recognition.digits, mode: "dtmf", confidence: 1 });
+        return this.complete(recognition, recognition.maxed ? RecogCause.successMaxtime : RecogCause.success, body);
+      }
+    }
+    this.complete(recognition, recognition.maxed ? RecogCause.noMatchMaxtime : RecogCause.noMatch);
+  }
+
+  private startTimers(recognition: Recognition): void {
+    if (recognition.timersOn || recognition.started) return;
+    recognition.timersOn = true;
+    recognition.timer = setTimeout(() => this.complete(recognition, RecogCause.noInputTimeout), recognition.settings.noInputMs);
+  }
+
+  private startInputTimers(request: MrcpRequest): void {
+    const current = this.current;
+    if (!current) return this.io.respond(request, MrcpStatus.METHOD_NOT_VALID, "COMPLETE");
+    this.startTimers(current);
+    this.io.respond(request, MrcpStatus.SUCCESS, "COMPLETE");
+  }
+
+  private stop(request: MrcpRequest): void {
+    const current = this.current;
+    if (current) this.end(current);
+    const headers: [string, string][] = current ? [["Active-Request-Id-List", String(current.request.requestId)]] : [];
+    this.io.respond(request, MrcpStatus.SUCCESS, "COMPLETE", headers);
+  }
+
+  private complete(recognition: Recognition, cause: string, body?: string, reason?: string): void {
+    if (recognition.done) return;
+    this.end(recognition);
+    const metrics = mrcpMetrics(this.ctx);
+    metrics.requests.inc({ method: "RECOGNIZE", cause: cause.slice(4) });
+    metrics.latency.observe({ method: "RECOGNIZE" }, (performance.now() - recognition.received) / 1000);
+    const headers: [string, string][] = [["Completion-Cause", cause]];
+    if (reason) headers.push(["Completion-Reason", oneLine(reason)]);
+    if (body) headers.push(["Content-Type", "application/nlsml+xml"]);
+    this.io.event("RECOGNITION-COMPLETE", recognition.request.requestId, "COMPLETE", headers, body);
+  }
+
+  /** Stops a recognition's timers, audio and live session, without an event. */
+  private end(recognition: Recognition): void {
+    recognition.done = true;
+    clearTimeout(recognition.timer);
+    clearTimeout(recognition.maxTimer);
+    if (this.current === recognition) this.current = undefined;
+    recognition.live?.abandon();
+  }
+}
+
+class GrammarFailure extends Error {
+  constructor(
+    readonly completion: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/[\r\n]+/g, " ").slice(0, 200);
+}
+
+/** The speechrecog resource of the MRCP door. */
+export const speechrecogResource: MrcpResource = {
+  name: "speechrecog",
+  parameters: RECOG_PARAMETERS,
+  open: (ctx, io) => new RecogChannel(ctx, io),
+};

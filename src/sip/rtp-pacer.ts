@@ -9,6 +9,12 @@ import type { RtpEndpoint } from "./rtp.ts";
 
 /** Packet time. */
 export const PTIME_MS = 20;
+/**
+ * After the last packet's playout time, a little longer before the stream counts as done: the
+ * client's jitter buffer still holds the tail, and a SPEAK-COMPLETE that overtakes it makes some
+ * clients (UniMRCP's) stop playing before the prompt's last packets.
+ */
+const PLAYOUT_MARGIN_MS = 80;
 
 /** Paces one stream of wire-form audio bytes onto an endpoint; see the file comment. */
 export class RtpPacer {
@@ -129,7 +135,7 @@ export class RtpPacer {
     if (now - this.nextAt > 5 * PTIME_MS) this.nextAt = now + PTIME_MS;
     if (this.queued === 0 && this.ended) {
       // The last packet has been sent; completion waits for its playout time.
-      this.timer = setTimeout(() => this.finish(), Math.max(0, this.nextAt - performance.now()));
+      this.timer = setTimeout(() => this.finish(), Math.max(0, this.nextAt + PLAYOUT_MARGIN_MS - performance.now()));
       return;
     }
     this.timer = setTimeout(() => this.tick(), Math.max(0, this.nextAt - performance.now()));

@@ -135,7 +135,9 @@ const OPPOSITE = { sendrecv: "sendrecv", sendonly: "recvonly", recvonly: "sendon
 /** Builds the answer: one section per offered section, in order (RFC 3264 §6). */
 export function buildAnswer(host: string, sessionId: string, version: number, sections: readonly AnswerMedia[]): string {
   const ip = host.includes(":") ? "IP6" : "IP4";
-  const lines = ["v=0", `o=Sawt ${sessionId} ${version} IN ${ip} ${host}`, "s=-", `c=IN ${ip} ${host}`, "t=0 0"];
+  // sess-id is numeric (RFC 4566 §5.2): the session id's hex read as a number.
+  const numeric = BigInt(`0x${sessionId.replace(/[^0-9a-f]/gi, "") || "0"}`).toString();
+  const lines = ["v=0", `o=Sawt ${numeric} ${version} IN ${ip} ${host}`, "s=-", `c=IN ${ip} ${host}`, "t=0 0"];
   for (const section of sections) {
     if (section.kind === "control") {
       lines.push(`m=application ${section.port} TCP/MRCPv2 1`, "a=setup:passive", `a=connection:${section.connection}`);

@@ -17,6 +17,7 @@ import { umcPrefix, umcRoot } from "./umc.ts";
 
 const TEXT = "مرحبا بكم في خدمة العملاء";
 const found = umcPrefix();
+const prefix = "prefix" in found ? found.prefix : "";
 const models = tempDir("sawt-mrcp-synth-");
 let server: MrcpSawt;
 
@@ -80,7 +81,7 @@ describe("umc synthesizer scenario against Sawt", () => {
     test(`does complete a SPEAK with 000 normal and record the REST pcm samples (${codec} ${rate} Hz)`, async () => {
       const codecs =
         codec === "PCMU" ? "PCMU telephone-event/101/8000" : `L16/96/${rate} telephone-event/101/${rate}`;
-      const root = umcRoot(found.prefix, server.sipPort, codecs);
+      const root = umcRoot(prefix, server.sipPort, codecs);
       try {
         root.data("speak-ar.txt", TEXT);
         root.scenario("synthesizer.xml", synthScenario(rate));

@@ -114,8 +114,11 @@ class RecogChannel implements MrcpChannel {
     const refs = grammarRefs(request.headers, request.body);
     try {
       const ref = refs[0];
-      if (!ref || "uri" in ref || !ref.id) throw new GrammarFailure(RecogCause.grammarLoadFailure, "DEFINE-GRAMMAR needs a Content-Id and a body");
-      this.compile(ref);
+      const id = request.headers.get("content-id")?.replace(/^<(.*)>$/, "$1");
+      if (!ref || !id) throw new GrammarFailure(RecogCause.grammarLoadFailure, "DEFINE-GRAMMAR needs a Content-Id and a body");
+      // A URI list defines the grammar it names (builtin:…) under the Content-Id.
+      if ("uri" in ref) this.defined.set(id, this.compile(ref).grammar);
+      else this.compile(ref);
       this.io.respond(request, MrcpStatus.SUCCESS, "COMPLETE", [["Completion-Cause", RecogCause.success]]);
     } catch (error) {
       const failure = error instanceof GrammarFailure ? error : new GrammarFailure(RecogCause.grammarCompilationFailure, String(error));

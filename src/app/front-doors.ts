@@ -56,5 +56,9 @@ export async function openDoors(
   if (asr.status === "fulfilled") await stopGrpcServer(asr.value, 0);
   if (tts.status === "fulfilled") await stopGrpcServer(tts.value, 0);
   await http.stop(true);
-  throw asr.status === "rejected" ? asr.reason : tts.status === "rejected" ? tts.reason : (mrcp as { reason: unknown }).reason;
+  throw asr.status === "rejected"
+    ? asr.reason
+    : tts.status === "rejected"
+      ? tts.reason
+      : (mrcp as { reason: unknown }).reason;
 }

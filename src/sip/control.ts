@@ -55,14 +55,27 @@ export class MrcpControl {
     open: (io: MrcpChannelIo) => MrcpChannel,
     lost: () => void,
   ): void {
-    const entry: ChannelEntry = { resource, io: undefined as never, channel: undefined, socket: undefined, lastRequestId: 0, lost };
+    const entry: ChannelEntry = {
+      resource,
+      io: undefined as never,
+      channel: undefined,
+      socket: undefined,
+      lastRequestId: 0,
+      lost,
+    };
     const write = (bytes: Uint8Array) => void (entry.socket?.writable && entry.socket.write(bytes));
     const io: MrcpChannelIo = {
       id,
       session,
       params: new Map(),
       respond: (request, status, state, headers = [], body = "") =>
-        write(serializeMrcp({ response: { requestId: request.requestId, status, state } }, [["Channel-Identifier", id], ...headers], body)),
+        write(
+          serializeMrcp(
+            { response: { requestId: request.requestId, status, state } },
+            [["Channel-Identifier", id], ...headers],
+            body,
+          ),
+        ),
       event: (name, requestId, state, headers = [], body = "") =>
         write(serializeMrcp({ event: { name, requestId, state } }, [["Channel-Identifier", id], ...headers], body)),
     };
@@ -152,7 +165,12 @@ export class MrcpControl {
       else unsupported.push(name);
     }
     const status = unsupported.length > 0 ? MrcpStatus.UNSUPPORTED_HEADER : MrcpStatus.SUCCESS;
-    entry.io.respond(request, status, "COMPLETE", unsupported.map((name) => [name, ""] as const));
+    entry.io.respond(
+      request,
+      status,
+      "COMPLETE",
+      unsupported.map((name) => [name, ""] as const),
+    );
   }
 
   private getParams(entry: ChannelEntry, request: MrcpRequest): void {

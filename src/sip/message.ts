@@ -111,12 +111,14 @@ export function parseSip(bytes: Uint8Array): SipMessage {
   }
   const cseq = /^(\d{1,10}) ([A-Za-z]+)$/.exec(header(message, "cseq")!);
   if (!cseq || Number(cseq[1]) > 2 ** 31 - 1) throw new SipParseError(400, "Bad CSeq header", message);
-  if (request && cseq[2]!.toUpperCase() !== message.method) throw new SipParseError(400, "CSeq method mismatch", message);
+  if (request && cseq[2]!.toUpperCase() !== message.method)
+    throw new SipParseError(400, "CSeq method mismatch", message);
   const length = header(message, "content-length");
   if (length !== undefined && !/^\d{1,6}$/.test(length)) throw new SipParseError(400, "Bad Content-Length", message);
   const bodyBytes = new TextEncoder().encode(body).length;
   if (bodyBytes > SIP_LIMITS.maxBodyBytes) throw new SipParseError(413, "Body too large", message);
-  if (length !== undefined && Number(length) > bodyBytes) throw new SipParseError(400, "Body shorter than Content-Length", message);
+  if (length !== undefined && Number(length) > bodyBytes)
+    throw new SipParseError(400, "Body shorter than Content-Length", message);
   if (length !== undefined && Number(length) < bodyBytes) {
     return { ...message, body: new TextDecoder().decode(new TextEncoder().encode(body).subarray(0, Number(length))) };
   }
@@ -226,7 +228,11 @@ export function serializeSip(message: SipMessage): Uint8Array {
   return out;
 }
 
-const CANONICAL: Record<string, string> = { "call-id": "Call-ID", cseq: "CSeq", "www-authenticate": "WWW-Authenticate" };
+const CANONICAL: Record<string, string> = {
+  "call-id": "Call-ID",
+  cseq: "CSeq",
+  "www-authenticate": "WWW-Authenticate",
+};
 
 function canonicalName(name: string): string {
   return CANONICAL[name] ?? name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());

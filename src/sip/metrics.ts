@@ -30,15 +30,25 @@ function entry(ctx: AppContext) {
       { labels: {}, value: sessions.count },
     ]);
     const metrics: MrcpMetrics = {
-      requests: registry.counter("sawt_mrcp_requests_total", "MRCP SPEAK and RECOGNIZE requests finished, by method and completion cause.", ["method", "cause"]),
+      requests: registry.counter(
+        "sawt_mrcp_requests_total",
+        "MRCP SPEAK and RECOGNIZE requests finished, by method and completion cause.",
+        ["method", "cause"],
+      ),
       latency: registry.histogram(
         "sawt_mrcp_latency_seconds",
         "SPEAK: request to first RTP packet; RECOGNIZE: request to RECOGNITION-COMPLETE.",
         ["method"],
         BUCKETS,
       ),
-      rtpLate: registry.counter("sawt_mrcp_rtp_late_total", "RTP packets sent more than one packet time after their slot."),
-      rtpStray: registry.counter("sawt_mrcp_rtp_stray_total", "RTP packets dropped because they came from an address other than the negotiated one."),
+      rtpLate: registry.counter(
+        "sawt_mrcp_rtp_late_total",
+        "RTP packets sent more than one packet time after their slot.",
+      ),
+      rtpStray: registry.counter(
+        "sawt_mrcp_rtp_stray_total",
+        "RTP packets dropped because they came from an address other than the negotiated one.",
+      ),
       sipMalformed: registry.counter("sawt_mrcp_sip_malformed_total", "SIP messages that could not be parsed."),
     };
     found = { metrics, sessions };

@@ -76,7 +76,8 @@ export class MrcpReader {
   private skipTo(from: number): void {
     const at = findStart(this.buffer, from);
     // Keep a tail that may be the start of a split "MRCP/".
-    this.buffer = at < 0 ? this.buffer.slice(Math.max(0, this.buffer.length - START.length + 1)) : this.buffer.slice(at);
+    this.buffer =
+      at < 0 ? this.buffer.slice(Math.max(0, this.buffer.length - START.length + 1)) : this.buffer.slice(at);
   }
 
   private next(): MrcpFrame | undefined {
@@ -84,7 +85,9 @@ export class MrcpReader {
     if (findStart(this.buffer, 0) !== 0) {
       const garbage = this.buffer.length >= START.length;
       this.skipTo(1);
-      return garbage ? { kind: "error", status: MrcpStatus.UNSUPPORTED_ENTITY, requestId: 0, reason: "Not an MRCP message" } : undefined;
+      return garbage
+        ? { kind: "error", status: MrcpStatus.UNSUPPORTED_ENTITY, requestId: 0, reason: "Not an MRCP message" }
+        : undefined;
     }
     const lineEnd = this.buffer.indexOf(10);
     if (lineEnd < 0) {
@@ -112,7 +115,12 @@ export class MrcpReader {
     }
     if (length <= lineEnd + 1) {
       this.skipTo(1);
-      return { kind: "error", status: MrcpStatus.UNSUPPORTED_ENTITY, requestId, reason: "Message length shorter than its start line" };
+      return {
+        kind: "error",
+        status: MrcpStatus.UNSUPPORTED_ENTITY,
+        requestId,
+        reason: "Message length shorter than its start line",
+      };
     }
     if (this.buffer.length < length) {
       // A length longer than what follows: if the next message's start line already arrived,
@@ -120,7 +128,12 @@ export class MrcpReader {
       const nextStart = findStart(this.buffer, lineEnd + 1);
       if (nextStart > 0 && this.looksLikeStart(nextStart)) {
         this.buffer = this.buffer.slice(nextStart);
-        return { kind: "error", status: MrcpStatus.UNSUPPORTED_ENTITY, requestId, reason: "Message length longer than the message" };
+        return {
+          kind: "error",
+          status: MrcpStatus.UNSUPPORTED_ENTITY,
+          requestId,
+          reason: "Message length longer than the message",
+        };
       }
       return undefined;
     }
@@ -153,26 +166,41 @@ function parseBody(message: Uint8Array, lineEnd: number, method: string, request
   }
   for (const line of lines) {
     const colon = line.indexOf(":");
-    if (colon <= 0 || line.length > MRCP_LIMITS.maxLineBytes || !/^[A-Za-z0-9._-]+$/.test(line.slice(0, colon).trim())) {
+    if (
+      colon <= 0 ||
+      line.length > MRCP_LIMITS.maxLineBytes ||
+      !/^[A-Za-z0-9._-]+$/.test(line.slice(0, colon).trim())
+    ) {
       return { kind: "error", status: MrcpStatus.UNSUPPORTED_ENTITY, requestId, reason: "Bad header line" };
     }
     headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
   }
   const declared = headers.get("content-length");
   if (declared !== undefined) {
-    if (!/^\d{1,7}$/.test(declared)) return { kind: "error", status: MrcpStatus.ILLEGAL_VALUE, requestId, reason: "Bad Content-Length" };
+    if (!/^\d{1,7}$/.test(declared))
+      return { kind: "error", status: MrcpStatus.ILLEGAL_VALUE, requestId, reason: "Bad Content-Length" };
     const bytes = new TextEncoder().encode(body);
     if (Number(declared) > bytes.length) {
-      return { kind: "error", status: MrcpStatus.UNSUPPORTED_ENTITY, requestId, reason: "Body shorter than Content-Length" };
+      return {
+        kind: "error",
+        status: MrcpStatus.UNSUPPORTED_ENTITY,
+        requestId,
+        reason: "Body shorter than Content-Length",
+      };
     }
-    return { kind: "request", request: { method, requestId, headers, body: new TextDecoder().decode(bytes.subarray(0, Number(declared))) } };
+    return {
+      kind: "request",
+      request: { method, requestId, headers, body: new TextDecoder().decode(bytes.subarray(0, Number(declared))) },
+    };
   }
   return { kind: "request", request: { method, requestId, headers, body: "" } };
 }
 
 /** Serializes a response or an event; the length in the start line counts itself (§5.1). */
 export function serializeMrcp(
-  start: { response: { requestId: number; status: number; state: RequestState } } | { event: { name: string; requestId: number; state: RequestState } },
+  start:
+    | { response: { requestId: number; status: number; state: RequestState } }
+    | { event: { name: string; requestId: number; state: RequestState } },
   headers: readonly (readonly [string, string])[],
   body = "",
 ): Uint8Array {

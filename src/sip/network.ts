@@ -75,7 +75,8 @@ export function peerKeyId(rules: readonly PeerRule[], address: string, user: str
   if (byUser) return byUser.keyId;
   let best: PeerRule | undefined;
   for (const rule of rules) {
-    if (rule.network && inCidr(address, rule.network) && (!best || rule.network.prefix > best.network!.prefix)) best = rule;
+    if (rule.network && inCidr(address, rule.network) && (!best || rule.network.prefix > best.network!.prefix))
+      best = rule;
   }
   return best?.keyId;
 }

@@ -51,7 +51,13 @@ export async function applyOffer(session: MrcpSession, offer: SdpOffer, context:
       const cmid = attribute(media, "cmid");
       const id = existing?.id ?? `${session.id}@${resource.name}`;
       if (!existing) openChannel(session, resource, id, cmid, host, context);
-      sections.push({ kind: "control", port: bind.mrcpPort, channel: id, cmid, connection: existing ? "existing" : "new" });
+      sections.push({
+        kind: "control",
+        port: bind.mrcpPort,
+        channel: id,
+        cmid,
+        connection: existing ? "existing" : "new",
+      });
     } else if (media.media === "audio" && media.proto === "RTP/AVP") {
       const negotiated = media.port === 0 ? undefined : negotiateAudio(media);
       const current = session.audio[audioIndex];
@@ -62,7 +68,11 @@ export async function applyOffer(session: MrcpSession, offer: SdpOffer, context:
       const mid = attribute(media, "mid");
       let stream = current;
       if (!stream) {
-        const rtp = await RtpEndpoint.open(bind.host, { min: bind.rtpMin, max: bind.rtpMax }, () => stream!.negotiated).catch(() => {
+        const rtp = await RtpEndpoint.open(
+          bind.host,
+          { min: bind.rtpMin, max: bind.rtpMax },
+          () => stream!.negotiated,
+        ).catch(() => {
           throw new OfferRefused(503, "No free RTP port");
         });
         stream = { mid, rtp, negotiated };

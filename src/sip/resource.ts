@@ -20,7 +20,9 @@ export interface MrcpSessionView {
   /** The API key the peer maps to (`mrcp.peers`). */
   readonly key: ApiKeyRecord;
   /** The audio stream linked to this channel: its codec and RTP socket; undefined without m=audio. */
-  readonly audio: { readonly codec: AudioCodec; readonly telephoneEvent: number | undefined; readonly rtp: RtpEndpoint } | undefined;
+  readonly audio:
+    | { readonly codec: AudioCodec; readonly telephoneEvent: number | undefined; readonly rtp: RtpEndpoint }
+    | undefined;
   /** A recogniser heard speech start: every other channel with a `bargeIn` hears it. */
   bargeIn(from: MrcpChannel): void;
   /** Activity: resets the idle timer. */

@@ -44,7 +44,14 @@ export function parseSdp(body: string): SdpOffer {
   if (lines.length > SDP_LIMITS.maxLines) throw new SdpError("SDP has too many lines");
   if (lines[0] !== "v=0") throw new SdpError("SDP must start with v=0");
   let sessionAddress: string | undefined;
-  const media: { media: string; port: number; proto: string; formats: string[]; attributes: [string, string | undefined][]; address?: string }[] = [];
+  const media: {
+    media: string;
+    port: number;
+    proto: string;
+    formats: string[];
+    attributes: [string, string | undefined][];
+    address?: string;
+  }[] = [];
   for (const line of lines) {
     if (!/^[a-z]=/.test(line)) throw new SdpError(`Bad SDP line ${JSON.stringify(line.slice(0, 40))}`);
     const type = line[0];
@@ -126,14 +133,25 @@ export function negotiateAudio(media: SdpMedia): NegotiatedAudio | undefined {
 
 /** One answered m= section. */
 export type AnswerMedia =
-  | { readonly kind: "control"; readonly port: number; readonly channel: string; readonly cmid: string | undefined; readonly connection: "new" | "existing" }
+  | {
+      readonly kind: "control";
+      readonly port: number;
+      readonly channel: string;
+      readonly cmid: string | undefined;
+      readonly connection: "new" | "existing";
+    }
   | { readonly kind: "audio"; readonly port: number; readonly audio: NegotiatedAudio; readonly mid: string | undefined }
   | { readonly kind: "rejected"; readonly offered: SdpMedia };
 
 const OPPOSITE = { sendrecv: "sendrecv", sendonly: "recvonly", recvonly: "sendonly", inactive: "inactive" } as const;
 
 /** Builds the answer: one section per offered section, in order (RFC 3264 §6). */
-export function buildAnswer(host: string, sessionId: string, version: number, sections: readonly AnswerMedia[]): string {
+export function buildAnswer(
+  host: string,
+  sessionId: string,
+  version: number,
+  sections: readonly AnswerMedia[],
+): string {
   const ip = host.includes(":") ? "IP6" : "IP4";
   // sess-id is numeric (RFC 4566 §5.2): the session id's hex read as a number.
   const numeric = BigInt(`0x${sessionId.replace(/[^0-9a-f]/gi, "") || "0"}`).toString();
@@ -146,7 +164,10 @@ export function buildAnswer(host: string, sessionId: string, version: number, se
     } else if (section.kind === "audio") {
       const { codec, telephoneEvent, direction } = section.audio;
       const formats = telephoneEvent === undefined ? `${codec.payloadType}` : `${codec.payloadType} ${telephoneEvent}`;
-      lines.push(`m=audio ${section.port} RTP/AVP ${formats}`, `a=rtpmap:${codec.payloadType} ${codec.name}/${codec.rate}`);
+      lines.push(
+        `m=audio ${section.port} RTP/AVP ${formats}`,
+        `a=rtpmap:${codec.payloadType} ${codec.name}/${codec.rate}`,
+      );
       if (telephoneEvent !== undefined) {
         lines.push(`a=rtpmap:${telephoneEvent} telephone-event/${codec.rate}`, `a=fmtp:${telephoneEvent} 0-15`);
       }

@@ -145,7 +145,12 @@ export async function startMrcpServer(ctx: AppContext, resources: readonly MrcpR
     },
     options: (request) =>
       ready()
-        ? responseTo(request, 200, { extra: [["allow", "INVITE, ACK, BYE, CANCEL, OPTIONS"], ["accept", "application/sdp"]] })
+        ? responseTo(request, 200, {
+            extra: [
+              ["allow", "INVITE, ACK, BYE, CANCEL, OPTIONS"],
+              ["accept", "application/sdp"],
+            ],
+          })
         : refuse(request, 503, ctx.shuttingDown ? "Draining" : "Warming Up"),
     malformed: () => metrics.sipMalformed.inc(),
   });

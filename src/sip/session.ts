@@ -39,7 +39,10 @@ export interface SessionHost {
 export class MrcpSession {
   readonly id = randomBytes(8).toString("hex");
   readonly localTag = randomBytes(6).toString("hex");
-  readonly channels = new Map<ResourceName, { channel: MrcpChannel | undefined; id: string; cmid: string | undefined }>();
+  readonly channels = new Map<
+    ResourceName,
+    { channel: MrcpChannel | undefined; id: string; cmid: string | undefined }
+  >();
   readonly audio: SessionAudio[] = [];
   /** SDP o= version, incremented per answer. */
   sdpVersion = 0;
@@ -67,7 +70,11 @@ export class MrcpSession {
         const linked = session.audio.find((a) => cmid !== undefined && a.mid === cmid) ?? session.audio[0];
         if (!linked) return undefined;
         const { codec, telephoneEvent } = linked.negotiated;
-        return { codec, telephoneEvent, rtp: linked.rtp } as { codec: AudioCodec; telephoneEvent: number | undefined; rtp: RtpEndpoint };
+        return { codec, telephoneEvent, rtp: linked.rtp } as {
+          codec: AudioCodec;
+          telephoneEvent: number | undefined;
+          rtp: RtpEndpoint;
+        };
       },
       bargeIn: (from) => {
         for (const entry of this.channels.values()) if (entry.channel !== from) entry.channel?.bargeIn?.();

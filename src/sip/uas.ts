@@ -7,7 +7,16 @@
  */
 import { createSocket, type Socket } from "node:dgram";
 import { createServer, type Server, type Socket as TcpSocket } from "node:net";
-import { header, headerParam, parseSip, responseTo, serializeSip, SipParseError, sipFrameLength, type SipMessage } from "./message.ts";
+import {
+  header,
+  headerParam,
+  parseSip,
+  responseTo,
+  serializeSip,
+  SipParseError,
+  sipFrameLength,
+  type SipMessage,
+} from "./message.ts";
 
 const T1 = 500;
 const T2 = 4000;
@@ -52,7 +61,10 @@ export class SipUas {
   private tcp: Server | undefined;
   private readonly transactions = new Map<string, Transaction>();
   /** 2xx responses to INVITE awaiting their ACK, by Call-ID + CSeq number. */
-  private readonly unacked = new Map<string, { timer: ReturnType<typeof setTimeout>; give: ReturnType<typeof setTimeout> }>();
+  private readonly unacked = new Map<
+    string,
+    { timer: ReturnType<typeof setTimeout>; give: ReturnType<typeof setTimeout> }
+  >();
   private readonly connections = new Set<TcpSocket>();
 
   constructor(private readonly handlers: SipHandlers) {}
@@ -239,7 +251,13 @@ export class SipUas {
     }
   }
 
-  private finalToInvite(request: SipMessage, peer: SipPeer, transaction: Transaction, bytes: Uint8Array, status: number): void {
+  private finalToInvite(
+    request: SipMessage,
+    peer: SipPeer,
+    transaction: Transaction,
+    bytes: Uint8Array,
+    status: number,
+  ): void {
     const callId = header(request, "call-id")!;
     const retransmit = (interval: number) => {
       transaction.timer = setTimeout(() => {

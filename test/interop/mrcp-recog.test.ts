@@ -56,7 +56,11 @@ function recogScenario(grammar: { define: boolean; type: string; file: string },
 
 const CODECS = `L16/96/${RATE} telephone-event/101/${RATE}`;
 
-async function runRecog(setup: (root: ReturnType<typeof umcRoot>) => void, command: string, waitMs: number): Promise<string> {
+async function runRecog(
+  setup: (root: ReturnType<typeof umcRoot>) => void,
+  command: string,
+  waitMs: number,
+): Promise<string> {
   const root = umcRoot(prefix, server.sipPort, CODECS);
   try {
     setup(root);
@@ -81,7 +85,10 @@ describe("umc recogniser scenarios against Sawt", () => {
       (root) => {
         root.data("transcribe.uri", "builtin:speech/transcribe");
         root.data("utt.pcm", utterance("سلام عليكم"));
-        root.scenario("recognizer.xml", recogScenario({ define: false, type: "text/uri-list", file: "transcribe.uri" }, "utt.pcm"));
+        root.scenario(
+          "recognizer.xml",
+          recogScenario({ define: false, type: "text/uri-list", file: "transcribe.uri" }, "utt.pcm"),
+        );
       },
       "run recog",
       5000,
@@ -91,7 +98,7 @@ describe("umc recogniser scenarios against Sawt", () => {
     expect(log.indexOf("START-OF-INPUT")).toBeLessThan(log.indexOf("RECOGNITION-COMPLETE"));
     expect(complete).toContain("Completion-Cause: 000 success");
     expect(complete).toMatch(/<instance>سلام عليكم<\/instance>/);
-    expect(complete).toMatch(/<input mode="speech">/);
+    expect(complete).toMatch(/<input mode="speech"[^>]*>/);
   }, 60_000);
 
   test("does answer a DEFINE-GRAMMAR'd SRGS menu with the matched item", async () => {
@@ -103,7 +110,10 @@ describe("umc recogniser scenarios against Sawt", () => {
       (root) => {
         root.data("menu.xml", grammar);
         root.data("utt.pcm", utterance("تحويل"));
-        root.scenario("recognizer.xml", recogScenario({ define: true, type: "application/srgs+xml", file: "menu.xml" }, "utt.pcm"));
+        root.scenario(
+          "recognizer.xml",
+          recogScenario({ define: true, type: "application/srgs+xml", file: "menu.xml" }, "utt.pcm"),
+        );
       },
       "run recog",
       5000,
@@ -118,7 +128,10 @@ describe("umc recogniser scenarios against Sawt", () => {
       (root) => {
         root.data("transcribe.uri", "builtin:speech/transcribe");
         root.data("quiet.pcm", int16ToBytes(floatToInt16(silence(7, RATE))));
-        root.scenario("recognizer.xml", recogScenario({ define: false, type: "text/uri-list", file: "transcribe.uri" }, "quiet.pcm"));
+        root.scenario(
+          "recognizer.xml",
+          recogScenario({ define: false, type: "text/uri-list", file: "transcribe.uri" }, "quiet.pcm"),
+        );
       },
       "run recog",
       7000,
@@ -144,7 +157,7 @@ describe("umc recogniser scenarios against Sawt", () => {
     );
     const complete = completion(log);
     expect(complete).toContain("Completion-Cause: 000 success");
-    expect(complete).toMatch(/<input mode="dtmf">1234<\/input>/);
+    expect(complete).toMatch(/<input mode="dtmf"[^>]*>1234<\/input>/);
     expect(log.indexOf("START-OF-INPUT")).toBeLessThan(log.indexOf("RECOGNITION-COMPLETE"));
   }, 60_000);
 

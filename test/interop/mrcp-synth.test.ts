@@ -79,14 +79,14 @@ describe("umc synthesizer scenario against Sawt", () => {
     ["PCMU", 8000],
   ] as const) {
     test(`does complete a SPEAK with 000 normal and record the REST pcm samples (${codec} ${rate} Hz)`, async () => {
-      const codecs =
-        codec === "PCMU" ? "PCMU telephone-event/101/8000" : `L16/96/${rate} telephone-event/101/${rate}`;
+      const codecs = codec === "PCMU" ? "PCMU telephone-event/101/8000" : `L16/96/${rate} telephone-event/101/${rate}`;
       const root = umcRoot(prefix, server.sipPort, codecs);
       try {
         root.data("speak-ar.txt", TEXT);
         root.scenario("synthesizer.xml", synthScenario(rate));
         const log = await root.run(["run synth"], { waitMs: 4000 });
-        if (process.env.UMC_DEBUG || !log.includes("SPEAK-COMPLETE")) console.error(log.slice(log.indexOf("Create MRCP Handle")));
+        if (process.env.UMC_DEBUG || !log.includes("SPEAK-COMPLETE"))
+          console.error(log.slice(log.indexOf("Create MRCP Handle")));
         expect(log).toContain("SPEAK-COMPLETE");
         expect(log).toMatch(/Completion-Cause: 000 normal/);
         const recorded = root.outputs().find((f) => f.name.startsWith("synth-"));
@@ -98,7 +98,15 @@ describe("umc synthesizer scenario against Sawt", () => {
         const offset = alignedOffset(heard, rest, 0);
         if (process.env.UMC_DEBUG) {
           const nz = (a: Int16Array) => a.findIndex((v) => Math.abs(v) > 200);
-          console.error(recorded!.name, heard.length, rest.length, nz(heard), nz(rest), [...heard.slice(nz(heard), nz(heard) + 8)], [...rest.slice(nz(rest), nz(rest) + 8)]);
+          console.error(
+            recorded!.name,
+            heard.length,
+            rest.length,
+            nz(heard),
+            nz(rest),
+            [...heard.slice(nz(heard), nz(heard) + 8)],
+            [...rest.slice(nz(rest), nz(rest) + 8)],
+          );
         }
         expect(offset).not.toBeNaN();
         // Every sample arrived: nothing cut at the end (one packet of slack for umc's jitter buffer).

@@ -94,7 +94,10 @@ export function umcRoot(prefix: string, sipPort: number, codecs?: string): UmcRo
       return out + err;
     },
     outputs: () =>
-      readdirSync(join(dir, "var")).map((name) => ({ name, bytes: new Uint8Array(readFileSync(join(dir, "var", name))) })),
+      readdirSync(join(dir, "var")).map((name) => ({
+        name,
+        bytes: new Uint8Array(readFileSync(join(dir, "var", name))),
+      })),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

@@ -77,7 +77,10 @@ export class SipClient {
   }
 
   /** A request's text with the usual headers; `branch` fixed for retransmissions. */
-  request(method: string, options: { body?: string; branch?: string; toTag?: string; cseq?: number; user?: string } = {}): string {
+  request(
+    method: string,
+    options: { body?: string; branch?: string; toTag?: string; cseq?: number; user?: string } = {},
+  ): string {
     const body = options.body ?? "";
     const cseq = options.cseq ?? this.cseq++;
     const to = `<sip:${options.user ?? "sawt"}@127.0.0.1:${this.server}>${options.toTag ? `;tag=${options.toTag}` : ""}`;
@@ -103,10 +106,21 @@ export class SipClient {
 }
 
 /** An SDP offer for `resources` with one audio stream on `rtpPort`. */
-export function offer(resources: readonly string[], rtpPort: number, codecs = "0 8 96 101", direction = "sendrecv"): string {
+export function offer(
+  resources: readonly string[],
+  rtpPort: number,
+  codecs = "0 8 96 101",
+  direction = "sendrecv",
+): string {
   const lines = ["v=0", "o=test 1 1 IN IP4 127.0.0.1", "s=-", "c=IN IP4 127.0.0.1", "t=0 0"];
   for (const resource of resources) {
-    lines.push("m=application 9 TCP/MRCPv2 1", "a=setup:active", "a=connection:new", `a=resource:${resource}`, "a=cmid:1");
+    lines.push(
+      "m=application 9 TCP/MRCPv2 1",
+      "a=setup:active",
+      "a=connection:new",
+      `a=resource:${resource}`,
+      "a=cmid:1",
+    );
   }
   lines.push(
     `m=audio ${rtpPort} RTP/AVP ${codecs}`,
@@ -175,7 +189,8 @@ export class MrcpConnection {
     for (;;) {
       const at = this.messages.findIndex((m) => pattern.test(m));
       if (at >= 0) return this.messages.splice(at, 1)[0]!;
-      if (Date.now() > deadline) throw new Error(`no MRCP message matching ${pattern} (have: ${this.messages.join(" | ")})`);
+      if (Date.now() > deadline)
+        throw new Error(`no MRCP message matching ${pattern} (have: ${this.messages.join(" | ")})`);
       await Bun.sleep(10);
     }
   }

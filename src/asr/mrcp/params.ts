@@ -55,7 +55,10 @@ function int(value: string | undefined, name: string, fallback: number, max: num
 }
 
 /** Reads the settings; throws {@link IllegalValue}. */
-export function recognizeSettings(headers: ReadonlyMap<string, string>, params: ReadonlyMap<string, string>): RecognizeSettings {
+export function recognizeSettings(
+  headers: ReadonlyMap<string, string>,
+  params: ReadonlyMap<string, string>,
+): RecognizeSettings {
   const get = (name: string) => headers.get(name) ?? params.get(name);
   const threshold = get("confidence-threshold");
   const confidence = threshold === undefined ? 0.5 : Number(threshold);
@@ -80,7 +83,9 @@ export function recognizeSettings(headers: ReadonlyMap<string, string>, params: 
 }
 
 /** One grammar a RECOGNIZE names: a URI (`builtin:…`, `session:<id>`) or an inline document. */
-export type GrammarRef = { readonly uri: string } | { readonly contentType: string; readonly body: string; readonly id?: string };
+export type GrammarRef =
+  | { readonly uri: string }
+  | { readonly contentType: string; readonly body: string; readonly id?: string };
 
 /** The grammars of a RECOGNIZE body: `text/uri-list` lines or one inline SRGS document. */
 export function grammarRefs(headers: ReadonlyMap<string, string>, body: string): GrammarRef[] {

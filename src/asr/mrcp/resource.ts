@@ -16,26 +16,21 @@ import type { MrcpChannel, MrcpChannelIo, MrcpResource } from "../../sip/resourc
 import { swap16 } from "../../sip/rtp.ts";
 import type { AudioCodec } from "../../sip/sdp.ts";
 import { openLiveSession, type LiveSession } from "../live/session.ts";
-import { compileGrammar, matchDigits, matchTranscript, nlsmlResult, type CompiledGrammar } from "./grammars.ts";
-import { grammarRefs, IllegalValue, RECOG_PARAMETERS, recognizeSettings, type GrammarRef, type RecognizeSettings } from "./params.ts";
-
-/** Completion causes of RECOGNITION-COMPLETE (§9.4.11). */
-export const RecogCause = {
-  success: "000 success",
-  noMatch: "001 no-match",
-  noInputTimeout: "002 no-input-timeout",
-  grammarLoadFailure: "004 grammar-load-failure",
-  grammarCompilationFailure: "005 grammar-compilation-failure",
-  error: "006 recognizer-error",
-  speechTooEarly: "007 speech-too-early",
-  successMaxtime: "008 success-maxtime",
-  noMatchMaxtime: "015 no-match-maxtime",
-} as const;
+import {
+  type CompiledGrammar,
+  digitsProgress,
+  matchDigits,
+  matchTranscriptNBest,
+  nlsmlFromMatches,
+  nlsmlNoMatch,
+} from "./grammar/index.ts";
+import { failureHeaders, oneLine, RecogCause, SessionGrammars } from "./grammars.ts";
+import { IllegalValue, RECOG_PARAMETERS, type RecognizeSettings, recognizeSettings } from "./params.ts";
 
 interface Recognition {
   readonly request: MrcpRequest;
   readonly settings: RecognizeSettings;
-  readonly grammars: readonly { readonly id: string; readonly grammar: CompiledGrammar }[];
+  readonly grammars: readonly CompiledGrammar[];
   readonly received: number;
   live?: LiveSession;
   started: boolean;
@@ -55,14 +50,15 @@ function liveFormat(codec: AudioCodec): LiveAudioFormat {
 }
 
 class RecogChannel implements MrcpChannel {
-  /** DEFINE-GRAMMAR'd grammars by Content-Id (`session:<id>`). */
-  private readonly defined = new Map<string, CompiledGrammar>();
+  private readonly grammars: SessionGrammars;
   private current: Recognition | undefined;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly io: MrcpChannelIo,
-  ) {}
+  ) {
+    this.grammars = new SessionGrammars(ctx.config.mrcp.max_grammar_bytes);
+  }
 
   request(request: MrcpRequest): void {
     switch (request.method) {
@@ -75,7 +71,9 @@ class RecogChannel implements MrcpChannel {
       case "STOP":
         return this.stop(request);
       default:
-        this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [["Completion-Reason", `${request.method} is not supported`]]);
+        this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [
+          ["Completion-Reason", `${request.method} is not supported`],
+        ]);
     }
   }
 
@@ -84,48 +82,12 @@ class RecogChannel implements MrcpChannel {
     if (current) this.end(current);
   }
 
-  private compile(ref: GrammarRef): { id: string; grammar: CompiledGrammar } {
-    const limits = { maxBytes: this.ctx.config.mrcp.max_grammar_bytes };
-    if ("uri" in ref) {
-      const session = /^session:(.+)$/.exec(ref.uri);
-      if (session) {
-        const grammar = this.defined.get(session[1]!);
-        if (!grammar) throw new GrammarFailure(RecogCause.grammarLoadFailure, `No grammar ${ref.uri}`);
-        return { id: ref.uri, grammar };
-      }
-      return { id: ref.uri, grammar: this.compileOrFail("text/uri-list", ref.uri, limits, RecogCause.grammarLoadFailure) };
-    }
-    if (new TextEncoder().encode(ref.body).length > limits.maxBytes) throw new GrammarFailure(RecogCause.grammarLoadFailure, "Grammar too large");
-    const grammar = this.compileOrFail(ref.contentType, ref.body, limits, RecogCause.grammarCompilationFailure);
-    const id = ref.id ?? `inline-${this.defined.size}`;
-    if (ref.id) this.defined.set(ref.id, grammar);
-    return { id: `session:${id}`, grammar };
-  }
-
-  private compileOrFail(type: string, body: string, limits: { maxBytes: number }, cause: string): CompiledGrammar {
-    try {
-      return compileGrammar(type, body, limits);
-    } catch (error) {
-      throw new GrammarFailure(cause, error instanceof Error ? error.message : String(error));
-    }
-  }
-
   private defineGrammar(request: MrcpRequest): void {
-    const refs = grammarRefs(request.headers, request.body);
     try {
-      const ref = refs[0];
-      const id = request.headers.get("content-id")?.replace(/^<(.*)>$/, "$1");
-      if (!ref || !id) throw new GrammarFailure(RecogCause.grammarLoadFailure, "DEFINE-GRAMMAR needs a Content-Id and a body");
-      // A URI list defines the grammar it names (builtin:…) under the Content-Id.
-      if ("uri" in ref) this.defined.set(id, this.compile(ref).grammar);
-      else this.compile(ref);
+      this.grammars.define(request.headers, request.body);
       this.io.respond(request, MrcpStatus.SUCCESS, "COMPLETE", [["Completion-Cause", RecogCause.success]]);
     } catch (error) {
-      const failure = error instanceof GrammarFailure ? error : new GrammarFailure(RecogCause.grammarCompilationFailure, String(error));
-      this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [
-        ["Completion-Cause", failure.completion],
-        ["Completion-Reason", oneLine(failure.message)],
-      ]);
+      this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", failureHeaders(error));
     }
   }
 
@@ -133,24 +95,28 @@ class RecogChannel implements MrcpChannel {
     if (this.current) return this.io.respond(request, MrcpStatus.METHOD_NOT_VALID, "COMPLETE");
     const audio = this.io.session.audio;
     let settings: RecognizeSettings;
-    let grammars: { id: string; grammar: CompiledGrammar }[];
+    let grammars: CompiledGrammar[];
     try {
       settings = recognizeSettings(request.headers, this.io.params);
-      grammars = grammarRefs(request.headers, request.body).map((ref) => this.compile(ref));
-      if (grammars.length === 0) throw new GrammarFailure(RecogCause.grammarLoadFailure, "RECOGNIZE names no grammar");
-      if (!audio) throw new GrammarFailure(RecogCause.error, "No audio stream in the session");
+      if (!audio) throw new Error("No audio stream in the session");
+      grammars = this.grammars.recognize(request.headers, request.body);
     } catch (error) {
       if (error instanceof IllegalValue) {
-        return this.io.respond(request, MrcpStatus.ILLEGAL_VALUE, "COMPLETE", [[error.message, request.headers.get(error.message.toLowerCase()) ?? ""]]);
+        const value = request.headers.get(error.message.toLowerCase()) ?? "";
+        return this.io.respond(request, MrcpStatus.ILLEGAL_VALUE, "COMPLETE", [[error.message, value]]);
       }
-      const failure = error instanceof GrammarFailure ? error : new GrammarFailure(RecogCause.error, String(error));
-      return this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [
-        ["Completion-Cause", failure.completion],
-        ["Completion-Reason", oneLine(failure.message)],
-      ]);
+      return this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", failureHeaders(error));
     }
-    const recognition: Recognition = { request, settings, grammars, received: performance.now(), started: false, timersOn: false, digits: "" };
-    if (grammars.some((g) => g.grammar.mode !== "dtmf")) {
+    const recognition: Recognition = {
+      request,
+      settings,
+      grammars,
+      received: performance.now(),
+      started: false,
+      timersOn: false,
+      digits: "",
+    };
+    if (grammars.some((g) => g.mode !== "dtmf")) {
       try {
         recognition.live = this.openLive(recognition, audio.codec);
       } catch (error) {
@@ -213,46 +179,53 @@ class RecogChannel implements MrcpChannel {
   }
 
   private speechFinal(recognition: Recognition, text: string, confidence: number): void {
-    const voice = recognition.grammars.filter((g) => g.grammar.mode !== "dtmf");
-    const match = matchTranscript(voice.map((g) => g.grammar), text);
+    const { settings } = recognition;
+    const voice = recognition.grammars.filter((g) => g.mode !== "dtmf");
+    const matches = matchTranscriptNBest(voice, text, { asrConfidence: confidence })
+      .filter((m) => m.confidence >= settings.confidenceThreshold)
+      .slice(0, settings.nBest);
     const maxed = recognition.maxed;
-    if (!match || match.confidence * confidence < recognition.settings.confidenceThreshold) {
-      return this.complete(recognition, maxed ? RecogCause.noMatchMaxtime : RecogCause.noMatch);
+    if (matches.length === 0) {
+      return this.complete(recognition, maxed ? RecogCause.noMatchMaxtime : RecogCause.noMatch, nlsmlNoMatch("speech"));
     }
-    const id = voice.find((g) => g.grammar === match.grammar)?.id;
-    const body = nlsmlResult({ grammar: id, interpretation: match.interpretation, input: text, mode: "speech", confidence: match.confidence * confidence });
-    this.complete(recognition, maxed ? RecogCause.successMaxtime : RecogCause.success, body);
+    this.complete(recognition, maxed ? RecogCause.successMaxtime : RecogCause.success, nlsmlFromMatches(matches));
   }
 
   private digit(recognition: Recognition, digit: string): void {
     if (recognition.done || this.current !== recognition) return;
-    if (!recognition.grammars.some((g) => g.grammar.mode === "dtmf")) return;
+    const dtmf = recognition.grammars.filter((g) => g.mode === "dtmf");
+    if (dtmf.length === 0) return;
     this.inputStarted(recognition, "dtmf");
     const { settings } = recognition;
     if (settings.termChar === digit) return this.digitsEnded(recognition);
     recognition.digits += digit;
-    const complete = recognition.grammars.some((g) => g.grammar.mode === "dtmf" && matchDigits(g.grammar, recognition.digits)?.complete);
-    if (complete) return this.digitsEnded(recognition);
+    const progress = dtmf.map((g) => digitsProgress(g, recognition.digits));
+    // Done once no key could extend a match any more (matched in full, or nothing can match).
+    if (!progress.some((p) => p.canExtend)) return this.digitsEnded(recognition);
     clearTimeout(recognition.timer);
     recognition.timer = setTimeout(() => this.digitsEnded(recognition), settings.interdigitMs);
   }
 
   private digitsEnded(recognition: Recognition): void {
-    for (const { id, grammar } of recognition.grammars) {
-      if (grammar.mode !== "dtmf") continue;
-      const match = matchDigits(grammar, recognition.digits);
-      if (match && (match.complete || (grammar.minDigits !== undefined && recognition.digits.length >= grammar.minDigits))) {
-        const body = nlsmlResult({ grammar: id, interpretation: match.interpretation, input: recognition.digits, mode: "dtmf", confidence: 1 });
-        return this.complete(recognition, recognition.maxed ? RecogCause.successMaxtime : RecogCause.success, body);
-      }
+    const matches = recognition.grammars
+      .filter((g) => g.mode === "dtmf")
+      .map((g) => matchDigits(g, recognition.digits))
+      .filter((m) => m !== null)
+      .slice(0, recognition.settings.nBest);
+    const maxed = recognition.maxed;
+    if (matches.length === 0) {
+      return this.complete(recognition, maxed ? RecogCause.noMatchMaxtime : RecogCause.noMatch, nlsmlNoMatch("dtmf"));
     }
-    this.complete(recognition, recognition.maxed ? RecogCause.noMatchMaxtime : RecogCause.noMatch);
+    this.complete(recognition, maxed ? RecogCause.successMaxtime : RecogCause.success, nlsmlFromMatches(matches));
   }
 
   private startTimers(recognition: Recognition): void {
     if (recognition.timersOn || recognition.started) return;
     recognition.timersOn = true;
-    recognition.timer = setTimeout(() => this.complete(recognition, RecogCause.noInputTimeout), recognition.settings.noInputMs);
+    recognition.timer = setTimeout(
+      () => this.complete(recognition, RecogCause.noInputTimeout),
+      recognition.settings.noInputMs,
+    );
   }
 
   private startInputTimers(request: MrcpRequest): void {
@@ -289,19 +262,6 @@ class RecogChannel implements MrcpChannel {
     if (this.current === recognition) this.current = undefined;
     recognition.live?.abandon();
   }
-}
-
-class GrammarFailure extends Error {
-  constructor(
-    readonly completion: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function oneLine(text: string): string {
-  return text.replace(/[\r\n]+/g, " ").slice(0, 200);
 }
 
 /** The speechrecog resource of the MRCP door. */

@@ -62,7 +62,14 @@ export function vendorParameters(value: string | undefined): Map<string, string>
   const out = new Map<string, string>();
   for (const pair of (value ?? "").split(";")) {
     const eq = pair.indexOf("=");
-    if (eq > 0) out.set(pair.slice(0, eq).trim().toLowerCase(), pair.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1"));
+    if (eq > 0)
+      out.set(
+        pair.slice(0, eq).trim().toLowerCase(),
+        pair
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, "$1"),
+      );
   }
   return out;
 }
@@ -103,4 +110,8 @@ export function killOnBargeIn(headers: ReadonlyMap<string, string>, params: Read
 }
 
 /** The body types SPEAK takes. */
-export const SPEAK_TYPES: ReadonlySet<string> = new Set(["text/plain", "application/ssml+xml", "application/synthesis+ssml"]);
+export const SPEAK_TYPES: ReadonlySet<string> = new Set([
+  "text/plain",
+  "application/ssml+xml",
+  "application/synthesis+ssml",
+]);

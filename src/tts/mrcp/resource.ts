@@ -60,7 +60,9 @@ class SynthChannel implements MrcpChannel {
       case "BARGE-IN-OCCURRED":
         return this.bargeInOccurred(request);
       default:
-        this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [["Completion-Reason", `${request.method} is not supported`]]);
+        this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [
+          ["Completion-Reason", `${request.method} is not supported`],
+        ]);
     }
   }
 
@@ -85,7 +87,9 @@ class SynthChannel implements MrcpChannel {
       return;
     }
     if (!this.io.session.audio) {
-      this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [["Completion-Reason", "No audio stream in the session"]]);
+      this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [
+        ["Completion-Reason", "No audio stream in the session"],
+      ]);
       return;
     }
     const speak: Speak = { request, received: performance.now() };
@@ -105,7 +109,8 @@ class SynthChannel implements MrcpChannel {
       (cause) => this.complete(speak, cause),
       (error) => {
         const appError = toAppError(error);
-        const cause = appError.kind === "validation" || appError.kind === "bad_request" ? CAUSE.parseFailure : CAUSE.error;
+        const cause =
+          appError.kind === "validation" || appError.kind === "bad_request" ? CAUSE.parseFailure : CAUSE.error;
         this.complete(speak, cause, appError.message);
       },
     );
@@ -114,7 +119,11 @@ class SynthChannel implements MrcpChannel {
   private async run(speak: Speak): Promise<string> {
     const audio = this.io.session.audio!;
     const { codec } = audio;
-    const scope = openScope(this.ctx, { event: "mrcp", method: "tts.mrcp.SPEAK", requestId: `${this.io.id}#${speak.request.requestId}` });
+    const scope = openScope(this.ctx, {
+      event: "mrcp",
+      method: "tts.mrcp.SPEAK",
+      requestId: `${this.io.id}#${speak.request.requestId}`,
+    });
     speak.scope = scope;
     try {
       scope.admit(this.io.session.key);
@@ -174,7 +183,8 @@ class SynthChannel implements MrcpChannel {
     mrcpMetrics(this.ctx).requests.inc({ method: "SPEAK", cause: cause.slice(4) });
     if (!this.closed && cause !== CAUSE.cancelled) {
       const headers: [string, string][] = [["Completion-Cause", cause]];
-      if (reason && cause !== CAUSE.normal) headers.push(["Completion-Reason", reason.replace(/[\r\n]+/g, " ").slice(0, 200)]);
+      if (reason && cause !== CAUSE.normal)
+        headers.push(["Completion-Reason", reason.replace(/[\r\n]+/g, " ").slice(0, 200)]);
       this.io.event("SPEAK-COMPLETE", speak.request.requestId, "COMPLETE", headers);
     }
     const next = this.queue.shift();
@@ -211,7 +221,9 @@ class SynthChannel implements MrcpChannel {
     this.paused = pausing;
     if (pausing) current.pacer?.pause();
     else current.pacer?.resume();
-    this.io.respond(request, MrcpStatus.SUCCESS, "COMPLETE", [["Active-Request-Id-List", String(current.request.requestId)]]);
+    this.io.respond(request, MrcpStatus.SUCCESS, "COMPLETE", [
+      ["Active-Request-Id-List", String(current.request.requestId)],
+    ]);
   }
 
   private bargeInOccurred(request: MrcpRequest): void {

@@ -10,8 +10,13 @@ import { join, resolve } from "node:path";
 
 const TOOL = resolve(import.meta.dir, "../../../shared/tools/unimrcp");
 
-/** The built UniMRCP prefix, or a one-line reason why there is none. */
+/**
+ * The built UniMRCP prefix (SAWT_UNIMRCP_PREFIX from `bun run interop`, else build.sh, which
+ * only prints it once built), or a one-line reason why there is none.
+ */
 export function umcPrefix(): { prefix: string } | { missing: string } {
+  const given = process.env.SAWT_UNIMRCP_PREFIX;
+  if (given && existsSync(join(given, "bin", "umc"))) return { prefix: given };
   if (!existsSync(join(TOOL, "build.sh"))) return { missing: `UniMRCP tool not found at ${TOOL}` };
   const result = Bun.spawnSync(["sh", join(TOOL, "build.sh")], { stdout: "pipe", stderr: "pipe" });
   const prefix = result.stdout.toString().trim().split("\n").at(-1) ?? "";

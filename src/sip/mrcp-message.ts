@@ -75,9 +75,15 @@ export class MrcpReader {
 
   private skipTo(from: number): void {
     const at = findStart(this.buffer, from);
-    // Keep a tail that may be the start of a split "MRCP/".
-    this.buffer =
-      at < 0 ? this.buffer.slice(Math.max(0, this.buffer.length - START.length + 1)) : this.buffer.slice(at);
+    if (at >= 0) {
+      this.buffer = this.buffer.slice(at);
+      return;
+    }
+    // Keep only a tail that may be the start of a split "MRCP/".
+    let keep = Math.min(START.length - 1, this.buffer.length);
+    while (keep > 0 && !START.subarray(0, keep).every((b, i) => this.buffer[this.buffer.length - keep + i] === b))
+      keep--;
+    this.buffer = this.buffer.slice(this.buffer.length - keep);
   }
 
   private next(): MrcpFrame | undefined {

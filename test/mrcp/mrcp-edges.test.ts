@@ -89,7 +89,12 @@ describe("the MRCP door's control channel", () => {
     await c.mrcp.next(/^MRCP\/2\.0 \d+ 3 (406|408) COMPLETE/);
     c.mrcp.raw("MRCP/2.0 99999999 SPEAK 4\r\n\r\n");
     await c.mrcp.next(/^MRCP\/2\.0 \d+ 4 504 COMPLETE/);
-    c.mrcp.raw(`MRCP/2.0 20000 SPEAK 5\r\nChannel-Identifier: ${c.synth}\r\nX-Huge: ${"h".repeat(6000)}\r\n\r\n`.padEnd(20000, " "));
+    c.mrcp.raw(
+      `MRCP/2.0 20000 SPEAK 5\r\nChannel-Identifier: ${c.synth}\r\nX-Huge: ${"h".repeat(6000)}\r\n\r\n`.padEnd(
+        20000,
+        " ",
+      ),
+    );
     await c.mrcp.next(/^MRCP\/2\.0 \d+ 5 (408|504) COMPLETE/);
     c.mrcp.raw("garbage that is not MRCP\r\n\r\n");
     await c.mrcp.next(/^MRCP\/2\.0 \d+ 0 408 COMPLETE/);
@@ -106,7 +111,13 @@ describe("the MRCP door's control channel", () => {
 
   test("does stream a SPEAK as RTP paced at 20 ms and complete it with 000 normal", async () => {
     const c = await call();
-    c.mrcp.send("SPEAK", 1, c.synth, { "Content-Type": "text/plain", "Speech-Language": "ar-EG" }, "مرحبا بكم في خدمة العملاء");
+    c.mrcp.send(
+      "SPEAK",
+      1,
+      c.synth,
+      { "Content-Type": "text/plain", "Speech-Language": "ar-EG" },
+      "مرحبا بكم في خدمة العملاء",
+    );
     await c.mrcp.next(/ 1 200 IN-PROGRESS/);
     const complete = await c.mrcp.next(/SPEAK-COMPLETE 1 COMPLETE/, 15000);
     expect(complete).toContain("Completion-Cause: 000 normal");
@@ -120,7 +131,7 @@ describe("the MRCP door's control channel", () => {
     }
     // Real time: the stream lasts about as long as its audio (not a burst).
     const seconds = (rtp.at(-1)!.at - rtp[0]!.at) / 1000;
-    expect(seconds).toBeGreaterThan(((rtp.length - 1) * 0.02) * 0.8);
+    expect(seconds).toBeGreaterThan((rtp.length - 1) * 0.02 * 0.8);
     await c.hangUp();
   }, 30_000);
 
@@ -150,7 +161,10 @@ describe("the MRCP door's control channel", () => {
     expect(await c.mrcp.next(/ 1 407 COMPLETE/)).toMatch(/Completion-Cause: 00[45] grammar-/);
     const stranger = createSocket("udp4");
     await new Promise<void>((resolve) => stranger.bind(0, "127.0.0.2", () => resolve()));
-    const packet = buildRtp({ payloadType: 101, marker: true, sequence: 1, timestamp: 1, ssrc: 7 }, Uint8Array.of(1, 0x80, 0, 160));
+    const packet = buildRtp(
+      { payloadType: 101, marker: true, sequence: 1, timestamp: 1, ssrc: 7 },
+      Uint8Array.of(1, 0x80, 0, 160),
+    );
     for (let i = 0; i < 5; i++) stranger.send(packet, c.serverRtp, "127.0.0.1");
     await Bun.sleep(200);
     const metrics = await (await fetch(`${server.sawt.baseUrl}/metrics`)).text();

@@ -3,12 +3,17 @@
  * tone voice): bad MRCP messages get the RFC's status codes on a connection that stays usable;
  * SET-PARAMS/GET-PARAMS; SPEAK streams RTP paced at 20 ms and completes 000 normal; STOP and
  * BARGE-IN-OCCURRED stop it; a grammar with a DTD fails to compile; RTP from an address other
- * than the negotiated one is dropped and counted.
+ * than the negotiated one is dropped and counted; a caller speaking during a prompt barges in
+ * (START-OF-INPUT stops the SPEAK of the same session with 001 barge-in).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createSocket, type Socket } from "node:dgram";
 import { join } from "node:path";
 import { buildRtp, parseRtp } from "../../src/sip/rtp.ts";
+import { encodeG711 } from "../../src/audio/g711.ts";
+import { floatToInt16 } from "../../src/audio/wav.ts";
+import { concat, silence } from "../asr/support.ts";
+import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { tempDir } from "../support/sawt.ts";
 import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
@@ -26,7 +31,12 @@ beforeAll(async () => {
     phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
     phonemeType: "text",
   });
-  server = await startMrcpSawt({ SAWT_MODELS_DIR: models.path });
+  await writeToneCtcPack(join(models.path, "tone-ctc"));
+  server = await startMrcpSawt({
+    SAWT_MODELS_DIR: models.path,
+    SAWT_ASR_PACK: "tone-ctc",
+    SAWT_STREAMING_PARTIAL_INTERVAL_MS: "0",
+  });
   await server.sawt.server.enginesSettled;
 }, 60_000);
 
@@ -173,4 +183,34 @@ describe("the MRCP door's control channel", () => {
     stranger.close();
     await c.hangUp();
   });
+
+  test("does stop a SPEAK with 001 barge-in when the recogniser of the same session hears speech", async () => {
+    const c = await call();
+    c.mrcp.send("SPEAK", 1, c.synth, { "Content-Type": "text/plain" }, LONG);
+    await c.mrcp.next(/ 1 200 IN-PROGRESS/);
+    c.mrcp.send(
+      "RECOGNIZE",
+      2,
+      c.recog,
+      { "Content-Type": "text/uri-list", "No-Input-Timeout": "20000" },
+      "builtin:speech/transcribe",
+    );
+    await c.mrcp.next(/ 2 200 IN-PROGRESS/);
+    const speech = concat(silence(0.3, 8000), letterToneAudio("نعم", 8000), silence(1.5, 8000));
+    const codes = encodeG711(floatToInt16(speech), "pcm_mulaw");
+    for (let i = 0, seq = 0; i < codes.length; i += 160, seq++) {
+      const packet = buildRtp(
+        { payloadType: 0, marker: seq === 0, sequence: seq, timestamp: i, ssrc: 42 },
+        codes.subarray(i, i + 160),
+      );
+      c.rtp.send(packet, c.serverRtp, "127.0.0.1");
+      if (seq % 5 === 4) await Bun.sleep(20);
+    }
+    await c.mrcp.next(/START-OF-INPUT 2 IN-PROGRESS/);
+    expect(await c.mrcp.next(/SPEAK-COMPLETE 1 COMPLETE/)).toContain("Completion-Cause: 001 barge-in");
+    const result = await c.mrcp.next(/RECOGNITION-COMPLETE 2 COMPLETE/, 10000);
+    expect(result).toContain("Completion-Cause: 000 success");
+    expect(result).toContain("<instance>نعم</instance>");
+    await c.hangUp();
+  }, 30_000);
 });

@@ -145,6 +145,29 @@ describe("the MRCP door's control channel", () => {
     await c.hangUp();
   }, 30_000);
 
+  test("does hold packets on PAUSE and continue on RESUME with a new talk spurt", async () => {
+    const c = await call();
+    c.mrcp.send("PAUSE", 1, c.synth);
+    await c.mrcp.next(/ 1 402 COMPLETE/);
+    c.mrcp.send("SPEAK", 2, c.synth, { "Content-Type": "text/plain" }, LONG);
+    await c.mrcp.next(/ 2 200 IN-PROGRESS/);
+    while (c.packets.length < 5) await Bun.sleep(20);
+    c.mrcp.send("PAUSE", 3, c.synth);
+    await c.mrcp.next(/ 3 200 COMPLETE/);
+    await Bun.sleep(100);
+    const held = c.packets.length;
+    await Bun.sleep(400);
+    expect(c.packets.length - held).toBe(0);
+    c.mrcp.send("RESUME", 4, c.synth);
+    await c.mrcp.next(/ 4 200 COMPLETE/);
+    await Bun.sleep(200);
+    expect(c.packets.length).toBeGreaterThan(held + 3);
+    expect(parseRtp(c.packets[held]!.bytes)!.marker).toBe(true);
+    c.mrcp.send("STOP", 5, c.synth);
+    await c.mrcp.next(/ 5 200 COMPLETE/);
+    await c.hangUp();
+  }, 30_000);
+
   test("does stop a SPEAK on STOP, and queued and speaking ones on BARGE-IN-OCCURRED", async () => {
     const c = await call();
     c.mrcp.send("SPEAK", 1, c.synth, { "Content-Type": "text/plain" }, LONG);

@@ -6,6 +6,7 @@
  * and a drain (OPTIONS 503, no new sessions, the open one finishes).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import { rtpPortsInUse } from "../../src/sip/rtp.ts";
 import { answerOf, offer, SipClient } from "./client.ts";
 import { startMrcpSawt, type MrcpSawt } from "./support.ts";
@@ -43,6 +44,54 @@ describe("the MRCP door's SIP side", () => {
     const client = await SipClient.open(server.sipPort);
     client.raw(client.request("OPTIONS"));
     expect((await client.next()).status).toBe(200);
+    client.close();
+  });
+
+  test("does answer OPTIONS over TCP, framed by Content-Length", async () => {
+    const client = await SipClient.open(server.sipPort);
+    const socket = connect(server.sipPort, "127.0.0.1");
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (text += chunk));
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    const request = client.request("OPTIONS").replace("SIP/2.0/UDP", "SIP/2.0/TCP");
+    socket.write(request.slice(0, 30));
+    await Bun.sleep(50);
+    socket.write(
+      request.slice(30) + request.replace("CSeq: 1 ", "CSeq: 1 ").replace(/branch=[^;]+/, "branch=z9hG4bKtcp2"),
+    );
+    const deadline = Date.now() + 3000;
+    while ((text.match(/SIP\/2\.0 200/g) ?? []).length < 2 && Date.now() < deadline) await Bun.sleep(20);
+    expect((text.match(/SIP\/2\.0 200/g) ?? []).length).toBe(2);
+    socket.destroy();
+    client.close();
+  });
+
+  test("does add and remove a resource on re-INVITE, keeping the session", async () => {
+    const client = await SipClient.open(server.sipPort);
+    const first = await invite(client, ["speechsynth"]);
+    const tag = /tag=([^;\s]+)/.exec(first.header("to")!)![1]!;
+    client.raw(client.request("ACK", { toTag: tag, cseq: 1 }));
+    client.raw(client.request("INVITE", { toTag: tag, body: offer(["speechsynth", "speechrecog"], 40000) }));
+    const added = await client.next();
+    expect(added.status).toBe(200);
+    expect([...added.text.matchAll(/a=channel:(\S+)/g)].map((m) => m[1]!.split("@")[1])).toEqual([
+      "speechsynth",
+      "speechrecog",
+    ]);
+    expect(added.text).toContain("a=connection:existing");
+    expect(answerOf(added.text).channel).toBe(answerOf(first.text).channel);
+    const removeRecog = offer(["speechsynth", "speechrecog"], 40000).replace(
+      /m=application 9 (TCP\/MRCPv2 1\r\na=setup:active\r\na=connection:new\r\na=resource:speechrecog)/,
+      "m=application 0 $1",
+    );
+    client.raw(client.request("INVITE", { toTag: tag, body: removeRecog }));
+    const removed = await client.next();
+    expect(removed.status).toBe(200);
+    expect(removed.text).not.toContain("@speechrecog");
+    expect(removed.text).toContain("m=application 0 TCP/MRCPv2");
+    expect(sessions()).toBe(1);
+    expect((await bye(client, tag)).status).toBe(200);
     client.close();
   });
 

@@ -17,17 +17,7 @@ import { GraphBuilder } from "../support/onnx/builder.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
 import { writeDialectPack } from "../support/models/dialect.ts";
 import { writeWhisperPack } from "../support/models/whisper.ts";
-import {
-  buildEngine,
-  concat,
-  encodeFile,
-  ENCODINGS,
-  modelsDir,
-  liveCall,
-  readyEngine,
-  silence,
-  sine,
-} from "./support.ts";
+import { buildEngine, concat, encodeFile, ENCODINGS, modelsDir, liveCall, readyEngine, silence, sine } from "./support.ts";
 
 const TEXT = "مرحبا بكم في خدمة العملاء";
 

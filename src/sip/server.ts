@@ -35,6 +35,11 @@ export interface MrcpServer {
 /** Starts the MRCP server for `resources` on the configured ports. */
 export async function startMrcpServer(ctx: AppContext, resources: readonly MrcpResource[]): Promise<MrcpServer> {
   const config = ctx.config.mrcp;
+  if (config.rtp_port_min > config.rtp_port_max || config.rtp_port_min === 0) {
+    throw new Error(
+      `config: mrcp.rtp_port_min (${config.rtp_port_min}) must be above 0 and at most mrcp.rtp_port_max (${config.rtp_port_max})`,
+    );
+  }
   const hostName = ctx.config.server.host;
   const allowedNets = config.allowed_networks.map((n) => parseCidr(n)).filter((c): c is Cidr => c !== undefined);
   const allowed = (address: string) => allowedNets.some((net) => inCidr(address, net));

@@ -244,7 +244,8 @@ class RecogChannel implements MrcpChannel {
 
   private complete(recognition: Recognition, cause: string, body?: string, reason?: string): void {
     if (recognition.done) return;
-    this.end(recognition);
+    // Completed: the live session ends normally (its log line and stream metrics say 200).
+    this.end(recognition, true);
     const metrics = mrcpMetrics(this.ctx);
     metrics.requests.inc({ method: "RECOGNIZE", cause: cause.slice(4) });
     metrics.latency.observe({ method: "RECOGNIZE" }, (performance.now() - recognition.received) / 1000);
@@ -255,12 +256,13 @@ class RecogChannel implements MrcpChannel {
   }
 
   /** Stops a recognition's timers, audio and live session, without an event. */
-  private end(recognition: Recognition): void {
+  private end(recognition: Recognition, completed = false): void {
     recognition.done = true;
     clearTimeout(recognition.timer);
     clearTimeout(recognition.maxTimer);
     if (this.current === recognition) this.current = undefined;
-    recognition.live?.abandon();
+    if (completed) void recognition.live?.finish();
+    else recognition.live?.abandon();
   }
 }
 

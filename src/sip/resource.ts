@@ -58,6 +58,8 @@ export interface MrcpChannel {
   request(request: MrcpRequest): void;
   /** Another channel of the session heard speech start (barge-in). */
   bargeIn?(): void;
+  /** A request is in progress (a session is not idle while one is; its own timers bound it). */
+  busy?(): boolean;
   /** The session ends: stop everything, answer nothing more. */
   close(): void;
 }

@@ -90,6 +90,11 @@ export class MrcpSession {
 
   /** Milliseconds since the last MRCP message or RTP packet. */
   idleMs(now: number): number {
+    if ([...this.channels.values()].some((entry) => entry.channel?.busy?.())) {
+      // Idle time counts from the end of the last request, not from before it.
+      this.touch();
+      return 0;
+    }
     const rtp = Math.max(...this.audio.map((a) => a.rtp.lastReceived), 0);
     return now - Math.max(this.lastActivity, rtp);
   }

@@ -77,6 +77,10 @@ class RecogChannel implements MrcpChannel {
     }
   }
 
+  busy(): boolean {
+    return this.current !== undefined;
+  }
+
   close(): void {
     const current = this.current;
     if (current) this.end(current);

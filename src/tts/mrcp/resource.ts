@@ -75,6 +75,10 @@ class SynthChannel implements MrcpChannel {
     this.complete(current, CAUSE.bargeIn);
   }
 
+  busy(): boolean {
+    return this.current !== undefined;
+  }
+
   close(): void {
     this.closed = true;
     for (const speak of [this.current, ...this.queue.splice(0)]) if (speak) this.cut(speak);

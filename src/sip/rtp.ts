@@ -97,6 +97,7 @@ export class RtpEndpoint {
   private sequence = randomInt(0, 65536);
   private timestamp = randomInt(0, 2 ** 31);
   private lastDigitTimestamp = -1;
+  private closed = false;
   handlers: RtpHandlers = {};
   /** When the last packet from the peer arrived (idle detection). */
   lastReceived = performance.now();
@@ -175,12 +176,19 @@ export class RtpEndpoint {
     );
     this.sequence = (this.sequence + 1) & 0xffff;
     this.timestamp = (this.timestamp + samples) >>> 0;
-    this.socket.send(packet, remote.port, remote.address);
+    if (this.closed) return; // a pacer tick may outlive the session
+    try {
+      this.socket.send(packet, remote.port, remote.address);
+    } catch {
+      // closed between the check and the send
+    }
   }
 
   /** Frees the socket and its port. */
   close(): void {
-    if (!portsInUse.delete(this.port)) return;
+    if (this.closed) return;
+    this.closed = true;
+    portsInUse.delete(this.port);
     this.handlers = {};
     try {
       this.socket.close();

@@ -66,6 +66,7 @@ export class SipUas {
     { timer: ReturnType<typeof setTimeout>; give: ReturnType<typeof setTimeout> }
   >();
   private readonly connections = new Set<TcpSocket>();
+  private closed = false;
 
   constructor(private readonly handlers: SipHandlers) {}
 
@@ -84,7 +85,7 @@ export class SipUas {
         transport: "udp",
         address: from.address,
         port: from.port,
-        send: (out) => udp.send(out, from.port, from.address),
+        send: (out) => this.sendUdp(out, from.port, from.address),
       };
       this.receive(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), peer);
     });
@@ -103,8 +104,18 @@ export class SipUas {
   /** Sends a request of our own (BYE) to a peer over UDP, fire and forget (two tries). */
   sendRequest(address: string, port: number, message: SipMessage): void {
     const bytes = serializeSip(message);
-    this.udp?.send(bytes, port, address);
-    setTimeout(() => this.udp?.send(bytes, port, address), T1).unref?.();
+    this.sendUdp(bytes, port, address);
+    setTimeout(() => this.sendUdp(bytes, port, address), T1).unref?.();
+  }
+
+  /** Sends a datagram; a no-op once closed (a retransmission timer may outlive the socket). */
+  private sendUdp(bytes: Uint8Array, port: number, address: string): void {
+    if (this.closed || !this.udp) return;
+    try {
+      this.udp.send(bytes, port, address);
+    } catch {
+      // The socket closed between the check and the send: nothing to deliver any more.
+    }
   }
 
   /** The UDP socket's local port. */
@@ -114,6 +125,7 @@ export class SipUas {
 
   /** Closes both sockets, open TCP connections and every timer. */
   async close(): Promise<void> {
+    this.closed = true;
     for (const t of this.transactions.values()) {
       clearTimeout(t.timer);
       clearTimeout(t.expires);

@@ -202,4 +202,20 @@ describe("the MRCP door's SIP side", () => {
     probe.close();
     open.close();
   });
+
+  test("does close with a session open without a late retransmission crashing the process", async () => {
+    const other = await startMrcpSawt({ SAWT_SERVER_DRAIN_TIMEOUT_MS: "200" });
+    await other.sawt.server.enginesSettled;
+    const client = await SipClient.open(other.sipPort);
+    client.raw(client.request("INVITE", { body: offer(["speechsynth"], 40000) }));
+    const accepted = await client.next();
+    const tag = /tag=([^;\s]+)/.exec(accepted.header("to")!)![1]!;
+    client.raw(client.request("ACK", { toTag: tag, cseq: 1 }));
+    await Bun.sleep(50);
+    await other.close(); // sends a BYE, whose retransmission timer outlives the socket
+    // The drain deadline passed with the session open: the peer gets a BYE.
+    expect((await client.next((r) => r.text.startsWith("BYE "), 2000)).text).toContain(`Call-ID: ${client.callId}`);
+    await Bun.sleep(800);
+    client.close();
+  });
 });

@@ -22,8 +22,8 @@
  *   src/http, src/grpc may import features.
  *
  * Transport naming convention (one rule for files and folders):
- * - shared transport folders: src/http/** (the HTTP server: Elysia app, OpenAPI, docs, metrics)
- *   and src/grpc/** (the gRPC server);
+ * - shared transport folders: src/http/** (the HTTP server: Elysia app, OpenAPI, docs, metrics),
+ *   src/grpc/** (the gRPC server) and src/sip/** (the MRCPv2 kit: SIP, SDP, MRCP framing, RTP);
  * - a feature's transport adapter is a FILE `<protocol>.ts` or a FOLDER `<protocol>/` anywhere
  *   inside a feature folder, where <protocol> is one of PROTOCOLS below: src/tts/http/**,
  *   src/tts/grpc/**, src/tts/ws/**, src/asr/http/**, src/asr/grpc/**, src/voices/http/**,
@@ -37,10 +37,12 @@
 /** Protocol names that mark a transport adapter file (`<name>.ts`) or folder (`<name>/`). */
 const HTTP_PROTOCOLS = ["http", "ws", "realtime", "jambonz"];
 const GRPC_PROTOCOLS = ["grpc"];
-const PROTOCOLS = [...HTTP_PROTOCOLS, ...GRPC_PROTOCOLS];
+/** MRCPv2 doors (src/tts/mrcp/, src/asr/mrcp/) over the shared SIP/MRCP/RTP kit src/sip/. */
+const MRCP_PROTOCOLS = ["mrcp"];
+const PROTOCOLS = [...HTTP_PROTOCOLS, ...GRPC_PROTOCOLS, ...MRCP_PROTOCOLS];
 
 /** Folders that are layers, not features: a file named http.ts in them is not an adapter. */
-const LAYERS = ["app", "cli", "core", "edge", "http", "grpc"];
+const LAYERS = ["app", "cli", "core", "edge", "http", "grpc", "sip"];
 
 /** Layers every feature builds on; they import no feature. */
 const KITS = ["core", "edge", "audio", "runtime", "models", "store", "config", "errors", "log"];
@@ -59,9 +61,11 @@ const adapterOf = (names) => `^(src/(?!${alt(LAYERS)}/)[^/]+/.*?(?<=/)${alt(name
 const ADAPTER = adapterOf(PROTOCOLS);
 const HTTP_ADAPTER = adapterOf(HTTP_PROTOCOLS);
 const GRPC_ADAPTER = adapterOf(GRPC_PROTOCOLS);
+const MRCP_ADAPTER = adapterOf(MRCP_PROTOCOLS);
 const HTTP_SIDE = [HTTP_ADAPTER, "^src/http/"];
 const GRPC_SIDE = [GRPC_ADAPTER, "^src/grpc/"];
-const TRANSPORT = [ADAPTER, "^src/http/", "^src/grpc/"];
+const MRCP_SIDE = [MRCP_ADAPTER, "^src/sip/"];
+const TRANSPORT = [ADAPTER, "^src/http/", "^src/grpc/", "^src/sip/"];
 const WIRING = ["^src/app/", "^src/cli/", "^src/main\\.ts$"];
 
 module.exports = {
@@ -102,6 +106,20 @@ module.exports = {
       comment: "The HTTP side (src/http and http/ws/realtime/jambonz adapters) never imports gRPC code.",
       from: { path: HTTP_SIDE },
       to: { path: GRPC_SIDE },
+    },
+    {
+      name: "mrcp-not-to-other-transport",
+      severity: "error",
+      comment: "The MRCP side (src/sip and mrcp adapters) parses its own wire formats: no HTTP or gRPC code.",
+      from: { path: MRCP_SIDE },
+      to: { path: [...HTTP_SIDE, ...GRPC_SIDE] },
+    },
+    {
+      name: "not-to-mrcp-side",
+      severity: "error",
+      comment: "HTTP and gRPC code never imports the MRCP side (src/sip or mrcp adapters).",
+      from: { path: [...HTTP_SIDE, ...GRPC_SIDE] },
+      to: { path: MRCP_SIDE },
     },
     {
       name: "adapter-not-to-other-adapter",

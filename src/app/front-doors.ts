@@ -1,6 +1,6 @@
 /**
- * The front doors of a running service: the HTTP app (REST, WebSocket, docs) on its port and the
- * gRPC servers on theirs. ./server.ts imports this module only once the engines have started
+ * The front doors of a running service: the HTTP app (REST, WebSocket, docs) on its port, the
+ * gRPC servers on theirs, and the MRCPv2 door (SIP, MRCP and RTP ports) when enabled. ./server.ts imports this module only once the engines have started
  * loading, so the doors' code (every route, Elysia, grpc-js: most of the modules a start loads)
  * is loaded and evaluated while the engines' worker threads initialise espeak-ng and open
  * sessions (issue #19).
@@ -12,6 +12,8 @@ import { startGrpcServer, stopGrpcServer, type BoundGrpcServer, type GrpcRegistr
 import { createHttpApp, httpListenOptions, type FeaturePlugin, type RequestObserver } from "./http-app.ts";
 import { httpPlugins } from "./http-plugins.ts";
 import { recentErrorObserver } from "./recent-errors.ts";
+import { mrcpResources } from "./mrcp-resources.ts";
+import { startMrcpServer, type MrcpServer } from "../sip/server.ts";
 
 export { stopGrpcServer } from "../grpc/server.ts";
 export { settleRequestLogs } from "./http-app.ts";
@@ -21,6 +23,8 @@ export interface OpenDoors {
   readonly http: Server<unknown>;
   readonly asr: BoundGrpcServer;
   readonly tts: BoundGrpcServer;
+  /** The MRCPv2 door, when `mrcp.enabled`. */
+  readonly mrcp: MrcpServer | undefined;
 }
 
 /**
@@ -45,9 +49,21 @@ export async function openDoors(
     startGrpcServer(ctx, "asr", config.server.grpc_asr_port, registrars),
     startGrpcServer(ctx, "tts", config.server.grpc_tts_port, registrars),
   ] as const);
-  if (asr.status === "fulfilled" && tts.status === "fulfilled") return { http, asr: asr.value, tts: tts.value };
+  const mrcp = config.mrcp.enabled
+    ? await startMrcpServer(ctx, mrcpResources).then(
+        (server) => ({ status: "fulfilled" as const, value: server }),
+        (reason: unknown) => ({ status: "rejected" as const, reason }),
+      )
+    : { status: "fulfilled" as const, value: undefined };
+  if (asr.status === "fulfilled" && tts.status === "fulfilled" && mrcp.status === "fulfilled")
+    return { http, asr: asr.value, tts: tts.value, mrcp: mrcp.value };
+  if (mrcp.status === "fulfilled") await mrcp.value?.close();
   if (asr.status === "fulfilled") await stopGrpcServer(asr.value, 0);
   if (tts.status === "fulfilled") await stopGrpcServer(tts.value, 0);
   await http.stop(true);
-  throw asr.status === "rejected" ? asr.reason : (tts as PromiseRejectedResult).reason;
+  throw asr.status === "rejected"
+    ? asr.reason
+    : tts.status === "rejected"
+      ? tts.reason
+      : (mrcp as { reason: unknown }).reason;
 }

@@ -28,11 +28,20 @@ import { startEngines, type EngineReload, type RunningEngines } from "./engines.
 import type { FeaturePlugin } from "./http-app.ts";
 
 type FrontDoors = typeof import("./front-doors.ts");
+type MrcpDoor = NonNullable<Awaited<ReturnType<FrontDoors["openDoors"]>>["mrcp"]>;
 
 /** A running service. */
 export interface RunningServer {
   readonly ctx: AppContext;
-  readonly ports: { readonly http: number; readonly grpc_asr: number; readonly grpc_tts: number };
+  readonly ports: {
+    readonly http: number;
+    readonly grpc_asr: number;
+    readonly grpc_tts: number;
+    /** The MRCPv2 door's SIP port, when `mrcp.enabled`. */
+    readonly sip?: number;
+  };
+  /** The MRCPv2 door's ports and open sessions, when `mrcp.enabled`. */
+  readonly mrcp?: { readonly sipPort: number; readonly mrcpPort: number; readonly sessions: number };
   /** Settles when every engine is ready or failed. */
   readonly enginesSettled: Promise<void>;
   /** Reloads the model packs without a restart (SIGHUP, the admin route): see ./engines.ts. */
@@ -70,20 +79,27 @@ export async function startServer(config: SawtConfig, options: ServerOptions = {
     throw error;
   }
   doorsOpen.resolve();
-  const { http, asr, tts } = doors;
+  const { http, asr, tts, mrcp } = doors;
   let stopping: Promise<void> | undefined;
   return {
     ctx,
-    ports: { http: http.port!, grpc_asr: asr.port, grpc_tts: tts.port },
+    ports: {
+      http: http.port!,
+      grpc_asr: asr.port,
+      grpc_tts: tts.port,
+      ...(mrcp ? { sip: mrcp.sipPort } : {}),
+    },
+    mrcp,
     enginesSettled: engines.settled,
     reload: (cause) => engines.reload(cause),
-    stop: () => (stopping ??= shutdown(ctx, front, http, [asr, tts], engines)),
+    stop: () => (stopping ??= shutdown(ctx, front, http, [asr, tts], engines, mrcp)),
   };
 }
 
-function busy(ctx: AppContext, http: Server<unknown>): boolean {
+function busy(ctx: AppContext, http: Server<unknown>, mrcp: MrcpDoor | undefined): boolean {
   const work = [ctx.admission.tts.stats, ctx.admission.asr.stats];
-  return http.pendingRequests > 0 || work.some((s) => s.running > 0 || s.queued > 0);
+  // Open MRCP sessions are calls in progress: a drained box lets them finish (docs/mrcp.md).
+  return http.pendingRequests > 0 || (mrcp?.sessions ?? 0) > 0 || work.some((s) => s.running > 0 || s.queued > 0);
 }
 
 async function shutdown(
@@ -92,6 +108,7 @@ async function shutdown(
   http: Server<unknown>,
   grpcServers: readonly BoundGrpcServer[],
   engines: RunningEngines,
+  mrcp: MrcpDoor | undefined,
 ): Promise<void> {
   const deadline = performance.now() + ctx.config.server.drain_timeout_ms;
   const left = () => Math.max(0, deadline - performance.now());
@@ -113,7 +130,7 @@ async function shutdown(
   });
 
   // Phase 1: ports open, new work refused by the draining engines, admitted work finishes.
-  while ((busy(ctx, http) || !voicesIdle) && left() > 0) await Bun.sleep(20);
+  while ((busy(ctx, http, mrcp) || !voicesIdle) && left() > 0) await Bun.sleep(20);
 
   // Phase 2: close the ports; responses still being written get what is left of the deadline.
   const httpClosed = http.stop(false).then(() => true);
@@ -124,6 +141,8 @@ async function shutdown(
   }
   // gRPC health watchers are long-lived streams: give them a moment to see NOT_SERVING, then cut.
   await Promise.all(grpcServers.map((server) => front.stopGrpcServer(server, Math.max(500, left()))));
+  // Sessions still open at the deadline get a BYE; the SIP, MRCP and RTP ports close.
+  await mrcp?.close();
 
   // Phase 3: release engines (loads still running get a short grace) and close the store.
   await front.settleRequestLogs();

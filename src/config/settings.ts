@@ -234,6 +234,55 @@ export const SETTING_TABLE = {
       "A file webhook carries the transcript text when it is at most this long; 0 sends the result URL only.",
     ),
   },
+  mrcp: {
+    enabled: flag(
+      false,
+      "Serve MRCPv2 (SIP + MRCP + RTP) for IVR platforms. Off by default: the door opens UDP and TCP ports and needs `mrcp.peers` to map IVRs to API keys.",
+      { see: { title: "MRCP", href: "docs/mrcp.md" } },
+    ),
+    sip_port: port(
+      8060,
+      "SIP port of the MRCPv2 door (UDP and TCP, bound to server.host); 0 picks a free port, printed as `sip` in the listening line.",
+    ),
+    mrcp_port: port(
+      1544,
+      "TCP port of the MRCPv2 control channels (sent to clients in the SDP answer); 0 picks a free port.",
+    ),
+    allowed_networks: {
+      ...list(
+        /^[0-9a-fA-F.:]+(?:\/\d{1,3})?$/,
+        "an address or CIDR block, e.g. 10.0.0.0/8",
+        "Networks whose SIP and MRCP packets are served; anything else gets SIP 403 (loopback only by default).",
+      ),
+      default: ["127.0.0.0/8", "::1/128"] as string[],
+    },
+    peers: list(
+      /^[^=\s]+=[a-z2-7]{12}$/,
+      "<network or Request-URI user>=<API key id>, e.g. 10.1.2.0/24=abcdefghijkl",
+      "Which API key an IVR's sessions use (rate limit, lexicon, cloned voices): `10.1.2.0/24=<key id>` by source network (longest prefix wins) or `ivr1=<key id>` by the Request-URI user (checked first). A peer matching none gets SIP 403.",
+    ),
+    rtp_port_min: port(20000, "Lowest UDP port for RTP (one even port per audio stream)."),
+    rtp_port_max: port(20999, "Highest UDP port for RTP; the range bounds concurrent audio streams too."),
+    max_sessions: int(
+      100,
+      1,
+      100000,
+      "MRCP sessions open at once; more INVITEs get SIP 503 with Retry-After (a balancer tries another box).",
+    ),
+    session_timeout_s: int(3600, 1, 86400, "Longest MRCP session; it is then ended with a BYE and its ports freed."),
+    idle_timeout_s: int(
+      120,
+      1,
+      86400,
+      "An MRCP session with no MRCP message, no RTP packet and no request in progress this long is ended (an IVR that vanished never leaks a session).",
+    ),
+    max_grammar_bytes: int(
+      65536,
+      1024,
+      1048576,
+      "Largest grammar (inline or DEFINE-GRAMMAR); larger ones fail with grammar-load-failure.",
+    ),
+  },
   cluster: {
     secret: text(
       "",

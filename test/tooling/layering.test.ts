@@ -99,11 +99,24 @@ const FIXTURE: Record<string, string[]> = {
   "src/models/registry.ts": ["src/tts/engine.ts", "src/models/family.ts"],
   "src/models/family.ts": [],
   "src/audio/mel.ts": ["src/voices/encoder/model.ts"],
+  // MRCP: the doors use the shared src/sip kit (allowed); the kit and HTTP/gRPC never meet, doors
+  // never import each other, engines never import the kit.
+  "src/tts/mrcp/door.ts": ["src/sip/kit.ts", "src/tts/engine.ts", "src/edge/auth.ts"],
+  "src/sip/kit.ts": [],
+  "src/sip/bad.ts": ["src/http/kit.ts", "src/grpc/pcm.ts"],
+  "src/http/sip-user.ts": ["src/sip/kit.ts"],
+  "src/asr/mrcp/door.ts": ["src/tts/mrcp/door.ts"],
+  "src/audio/rtp.ts": ["src/sip/kit.ts"],
 };
 
 /** What the rules must say about FIXTURE, and nothing more. */
 const EXPECTED: Violation[] = [
   "adapter-not-to-other-adapter: src/asr/jambonz/call.ts → src/asr/http.ts",
+  "adapter-not-to-other-adapter: src/asr/mrcp/door.ts → src/tts/mrcp/door.ts",
+  "engine-not-to-transport: src/audio/rtp.ts → src/sip/kit.ts",
+  "mrcp-not-to-other-transport: src/sip/bad.ts → src/grpc/pcm.ts",
+  "mrcp-not-to-other-transport: src/sip/bad.ts → src/http/kit.ts",
+  "not-to-mrcp-side: src/http/sip-user.ts → src/sip/kit.ts",
   "adapter-not-to-other-adapter: src/tts/ws.ts → src/tts/http.ts",
   "edge-not-to-transport: src/edge/scope.ts → src/grpc/server.ts",
   "edge-not-to-transport: src/edge/scope.ts → src/tts/ws.ts",
@@ -112,6 +125,7 @@ const EXPECTED: Violation[] = [
   "engine-not-to-transport: src/core/context.ts → src/grpc/server.ts",
   "engine-not-to-transport: src/tts/voices.ts → src/tts/http.ts",
   "feature-not-to-other-feature: src/asr/dialect/config.ts → src/tts/types.ts",
+  "feature-not-to-other-feature: src/asr/mrcp/door.ts → src/tts/mrcp/door.ts",
   "kit-not-to-feature: src/audio/mel.ts → src/voices/encoder/model.ts",
   "kit-not-to-feature: src/edge/scope.ts → src/tts/ws.ts",
   "kit-not-to-feature: src/models/registry.ts → src/tts/engine.ts",

@@ -1,0 +1,7 @@
+/** The MRCP resources the MRCPv2 door serves (src/sip/server.ts), one line per feature door. */
+import { speechrecogResource } from "../asr/mrcp/resource.ts";
+import type { MrcpResource } from "../sip/resource.ts";
+import { speechsynthResource } from "../tts/mrcp/resource.ts";
+
+/** Every MRCP resource of this build. */
+export const mrcpResources: readonly MrcpResource[] = [speechsynthResource, speechrecogResource];

@@ -1,0 +1,278 @@
+/**
+ * The MRCPv2 speechrecog resource (RFC 6787 §9): DEFINE-GRAMMAR, RECOGNIZE, START-INPUT-TIMERS,
+ * STOP. Speech grammars run the call's RTP audio through the live core (`openLiveSession`, door
+ * "mrcp": the same endpointer, decoders and call dialect as every live door), the utterance's
+ * final is matched against the grammars (`builtin:speech/transcribe` takes the transcript); DTMF
+ * grammars take RFC 4733 digits. START-OF-INPUT when speech or a digit starts (it also barges in
+ * on a SPEAK of the same session), RECOGNITION-COMPLETE with Completion-Cause and an NLSML body.
+ */
+import type { AppContext } from "../../core/context.ts";
+import { DEFAULT_TURN_DETECTION, type LiveEvent } from "../../core/asr.ts";
+import type { LiveAudioFormat } from "../../audio/live-input.ts";
+import { toAppError } from "../../errors/taxonomy.ts";
+import { mrcpMetrics } from "../../sip/metrics.ts";
+import { MrcpStatus, type MrcpRequest } from "../../sip/mrcp-message.ts";
+import type { MrcpChannel, MrcpChannelIo, MrcpResource } from "../../sip/resource.ts";
+import { swap16 } from "../../sip/rtp.ts";
+import type { AudioCodec } from "../../sip/sdp.ts";
+import { openLiveSession, type LiveSession } from "../live/session.ts";
+import {
+  type CompiledGrammar,
+  digitsProgress,
+  matchDigits,
+  matchTranscriptNBest,
+  nlsmlFromMatches,
+  nlsmlNoMatch,
+} from "./grammar/index.ts";
+import { failureHeaders, oneLine, RecogCause, SessionGrammars } from "./grammars.ts";
+import { IllegalValue, RECOG_PARAMETERS, type RecognizeSettings, recognizeSettings } from "./params.ts";
+
+interface Recognition {
+  readonly request: MrcpRequest;
+  readonly settings: RecognizeSettings;
+  readonly grammars: readonly CompiledGrammar[];
+  readonly received: number;
+  live?: LiveSession;
+  started: boolean;
+  timersOn: boolean;
+  digits: string;
+  timer?: ReturnType<typeof setTimeout>;
+  maxTimer?: ReturnType<typeof setTimeout>;
+  maxed?: boolean;
+  done?: boolean;
+}
+
+/** The live core's input format for a codec (L16 arrives big-endian and is swapped first). */
+function liveFormat(codec: AudioCodec): LiveAudioFormat {
+  if (codec.name === "PCMU") return { encoding: "pcm_mulaw", sampleRate: 8000 };
+  if (codec.name === "PCMA") return { encoding: "pcm_alaw", sampleRate: 8000 };
+  return { encoding: "pcm_s16le", sampleRate: codec.rate };
+}
+
+class RecogChannel implements MrcpChannel {
+  private readonly grammars: SessionGrammars;
+  private current: Recognition | undefined;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly io: MrcpChannelIo,
+  ) {
+    this.grammars = new SessionGrammars(ctx.config.mrcp.max_grammar_bytes);
+  }
+
+  request(request: MrcpRequest): void {
+    switch (request.method) {
+      case "DEFINE-GRAMMAR":
+        return this.defineGrammar(request);
+      case "RECOGNIZE":
+        return this.recognize(request);
+      case "START-INPUT-TIMERS":
+        return this.startInputTimers(request);
+      case "STOP":
+        return this.stop(request);
+      default:
+        this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [
+          ["Completion-Reason", `${request.method} is not supported`],
+        ]);
+    }
+  }
+
+  busy(): boolean {
+    return this.current !== undefined;
+  }
+
+  close(): void {
+    const current = this.current;
+    if (current) this.end(current);
+  }
+
+  private defineGrammar(request: MrcpRequest): void {
+    try {
+      this.grammars.define(request.headers, request.body);
+      this.io.respond(request, MrcpStatus.SUCCESS, "COMPLETE", [["Completion-Cause", RecogCause.success]]);
+    } catch (error) {
+      this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", failureHeaders(error));
+    }
+  }
+
+  private recognize(request: MrcpRequest): void {
+    if (this.current) return this.io.respond(request, MrcpStatus.METHOD_NOT_VALID, "COMPLETE");
+    const audio = this.io.session.audio;
+    let settings: RecognizeSettings;
+    let grammars: CompiledGrammar[];
+    try {
+      settings = recognizeSettings(request.headers, this.io.params);
+      if (!audio) throw new Error("No audio stream in the session");
+      grammars = this.grammars.recognize(request.headers, request.body);
+    } catch (error) {
+      if (error instanceof IllegalValue) {
+        const value = request.headers.get(error.message.toLowerCase()) ?? "";
+        return this.io.respond(request, MrcpStatus.ILLEGAL_VALUE, "COMPLETE", [[error.message, value]]);
+      }
+      return this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", failureHeaders(error));
+    }
+    const recognition: Recognition = {
+      request,
+      settings,
+      grammars,
+      received: performance.now(),
+      started: false,
+      timersOn: false,
+      digits: "",
+    };
+    if (grammars.some((g) => g.mode !== "dtmf")) {
+      try {
+        recognition.live = this.openLive(recognition, audio.codec);
+      } catch (error) {
+        const appError = toAppError(error);
+        return this.io.respond(request, MrcpStatus.METHOD_FAILED, "COMPLETE", [
+          ["Completion-Cause", RecogCause.error],
+          ["Completion-Reason", oneLine(appError.message)],
+        ]);
+      }
+    }
+    this.current = recognition;
+    const rtp = audio.rtp;
+    rtp.handlers.audio = (payload) => {
+      if (this.current !== recognition || !recognition.live) return;
+      void recognition.live.audio(audio.codec.name === "L16" ? swap16(payload) : payload);
+    };
+    rtp.handlers.digit = (digit) => this.digit(recognition, digit);
+    this.io.respond(request, MrcpStatus.SUCCESS, "IN-PROGRESS");
+    if (settings.startTimers) this.startTimers(recognition);
+  }
+
+  private openLive(recognition: Recognition, codec: AudioCodec): LiveSession {
+    const format = liveFormat(codec);
+    const live = openLiveSession(
+      this.ctx,
+      {
+        door: "mrcp",
+        requestId: `${this.io.id}#${recognition.request.requestId}`,
+        caller: { key: this.io.session.key },
+        onEvent: (event) => this.liveEvent(recognition, event),
+        onEnd: (error) => {
+          if (error && !recognition.done) this.complete(recognition, RecogCause.error, undefined, error.message);
+        },
+      },
+      format,
+    );
+    const turn = { ...DEFAULT_TURN_DETECTION, silenceDurationMs: recognition.settings.speechCompleteMs };
+    live.configure({ turnDetection: turn, partialIntervalMs: 0 }, format);
+    return live;
+  }
+
+  private liveEvent(recognition: Recognition, event: LiveEvent): void {
+    if (recognition.done) return;
+    if (event.type === "speech_started") this.inputStarted(recognition, "speech");
+    else if (event.type === "final") this.speechFinal(recognition, event.text, event.confidence ?? 1);
+  }
+
+  private inputStarted(recognition: Recognition, mode: "speech" | "dtmf"): void {
+    if (recognition.started) return;
+    recognition.started = true;
+    clearTimeout(recognition.timer);
+    this.io.event("START-OF-INPUT", recognition.request.requestId, "IN-PROGRESS", [["Input-Type", mode]]);
+    this.io.session.bargeIn(this);
+    recognition.maxTimer = setTimeout(() => {
+      recognition.maxed = true;
+      // Recognition-Timeout: end the utterance where it is; its final decides the cause.
+      if (recognition.live) recognition.live.commit(() => this.complete(recognition, RecogCause.noMatchMaxtime));
+      else this.digitsEnded(recognition);
+    }, recognition.settings.recognitionMs);
+  }
+
+  private speechFinal(recognition: Recognition, text: string, confidence: number): void {
+    const { settings } = recognition;
+    const voice = recognition.grammars.filter((g) => g.mode !== "dtmf");
+    const matches = matchTranscriptNBest(voice, text, { asrConfidence: confidence })
+      .filter((m) => m.confidence >= settings.confidenceThreshold)
+      .slice(0, settings.nBest);
+    const maxed = recognition.maxed;
+    if (matches.length === 0) {
+      return this.complete(recognition, maxed ? RecogCause.noMatchMaxtime : RecogCause.noMatch, nlsmlNoMatch("speech"));
+    }
+    this.complete(recognition, maxed ? RecogCause.successMaxtime : RecogCause.success, nlsmlFromMatches(matches));
+  }
+
+  private digit(recognition: Recognition, digit: string): void {
+    if (recognition.done || this.current !== recognition) return;
+    const dtmf = recognition.grammars.filter((g) => g.mode === "dtmf");
+    if (dtmf.length === 0) return;
+    this.inputStarted(recognition, "dtmf");
+    const { settings } = recognition;
+    if (settings.termChar === digit) return this.digitsEnded(recognition);
+    recognition.digits += digit;
+    const progress = dtmf.map((g) => digitsProgress(g, recognition.digits));
+    // Done once no key could extend a match any more (matched in full, or nothing can match).
+    if (!progress.some((p) => p.canExtend)) return this.digitsEnded(recognition);
+    clearTimeout(recognition.timer);
+    recognition.timer = setTimeout(() => this.digitsEnded(recognition), settings.interdigitMs);
+  }
+
+  private digitsEnded(recognition: Recognition): void {
+    const matches = recognition.grammars
+      .filter((g) => g.mode === "dtmf")
+      .map((g) => matchDigits(g, recognition.digits))
+      .filter((m) => m !== null)
+      .slice(0, recognition.settings.nBest);
+    const maxed = recognition.maxed;
+    if (matches.length === 0) {
+      return this.complete(recognition, maxed ? RecogCause.noMatchMaxtime : RecogCause.noMatch, nlsmlNoMatch("dtmf"));
+    }
+    this.complete(recognition, maxed ? RecogCause.successMaxtime : RecogCause.success, nlsmlFromMatches(matches));
+  }
+
+  private startTimers(recognition: Recognition): void {
+    if (recognition.timersOn || recognition.started) return;
+    recognition.timersOn = true;
+    recognition.timer = setTimeout(
+      () => this.complete(recognition, RecogCause.noInputTimeout),
+      recognition.settings.noInputMs,
+    );
+  }
+
+  private startInputTimers(request: MrcpRequest): void {
+    const current = this.current;
+    if (!current) return this.io.respond(request, MrcpStatus.METHOD_NOT_VALID, "COMPLETE");
+    this.startTimers(current);
+    this.io.respond(request, MrcpStatus.SUCCESS, "COMPLETE");
+  }
+
+  private stop(request: MrcpRequest): void {
+    const current = this.current;
+    if (current) this.end(current);
+    const headers: [string, string][] = current ? [["Active-Request-Id-List", String(current.request.requestId)]] : [];
+    this.io.respond(request, MrcpStatus.SUCCESS, "COMPLETE", headers);
+  }
+
+  private complete(recognition: Recognition, cause: string, body?: string, reason?: string): void {
+    if (recognition.done) return;
+    // Completed: the live session ends normally (its log line and stream metrics say 200).
+    this.end(recognition, true);
+    const metrics = mrcpMetrics(this.ctx);
+    metrics.requests.inc({ method: "RECOGNIZE", cause: cause.slice(4) });
+    metrics.latency.observe({ method: "RECOGNIZE" }, (performance.now() - recognition.received) / 1000);
+    const headers: [string, string][] = [["Completion-Cause", cause]];
+    if (reason) headers.push(["Completion-Reason", oneLine(reason)]);
+    if (body) headers.push(["Content-Type", "application/nlsml+xml"]);
+    this.io.event("RECOGNITION-COMPLETE", recognition.request.requestId, "COMPLETE", headers, body);
+  }
+
+  /** Stops a recognition's timers, audio and live session, without an event. */
+  private end(recognition: Recognition, completed = false): void {
+    recognition.done = true;
+    clearTimeout(recognition.timer);
+    clearTimeout(recognition.maxTimer);
+    if (this.current === recognition) this.current = undefined;
+    if (completed) void recognition.live?.finish();
+    else recognition.live?.abandon();
+  }
+}
+
+/** The speechrecog resource of the MRCP door. */
+export const speechrecogResource: MrcpResource = {
+  name: "speechrecog",
+  parameters: RECOG_PARAMETERS,
+  open: (ctx, io) => new RecogChannel(ctx, io),
+};

@@ -1,0 +1,143 @@
+/**
+ * Sends audio as RTP in 20 ms packets paced in real time. Each packet has a slot on an absolute
+ * schedule (start + n · 20 ms), so timer jitter never accumulates into drift; a packet sent more
+ * than one packet time after its slot is counted late. When synthesis falls behind (the queue
+ * runs dry before the source ends) the next packet starts a new talk spurt (marker bit) on a new
+ * schedule. PAUSE holds packets; RESUME continues with a marker.
+ */
+import type { RtpEndpoint } from "./rtp.ts";
+
+/** Packet time. */
+export const PTIME_MS = 20;
+/**
+ * After the last packet's playout time, a little longer before the stream counts as done: the
+ * client's jitter buffer still holds the tail, and a SPEAK-COMPLETE that overtakes it makes some
+ * clients (UniMRCP's) stop playing before the prompt's last packets.
+ */
+const PLAYOUT_MARGIN_MS = 80;
+
+/** Paces one stream of wire-form audio bytes onto an endpoint; see the file comment. */
+export class RtpPacer {
+  private chunks: Uint8Array[] = [];
+  private queued = 0;
+  private ended = false;
+  private paused = false;
+  private stopped = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private nextAt = 0;
+  private marker = true;
+  private readonly drained = Promise.withResolvers<void>();
+  /** Packets sent so far. */
+  sent = 0;
+  /** When the first packet left (performance.now()), if one did. */
+  firstSentAt: number | undefined;
+
+  constructor(
+    private readonly endpoint: RtpEndpoint,
+    /** Bytes of one 20 ms packet in the codec's wire form. */
+    private readonly packetBytes: number,
+    /** Samples (clock ticks) per packet. */
+    private readonly packetSamples: number,
+    private readonly onLate: () => void,
+  ) {}
+
+  /** Queues audio; starts sending when idle. */
+  push(bytes: Uint8Array): void {
+    if (this.stopped || bytes.length === 0) return;
+    this.chunks.push(bytes);
+    this.queued += bytes.length;
+    this.kick();
+  }
+
+  /** No more audio will come: the rest is sent, then {@link done} settles. */
+  end(): void {
+    this.ended = true;
+    this.kick();
+    if (this.queued === 0 && !this.timer) this.finish();
+  }
+
+  /** Settles once everything queued was sent after {@link end}, or on {@link stop}. */
+  get done(): Promise<void> {
+    return this.drained.promise;
+  }
+
+  /** Holds packets until {@link resume}. */
+  pause(): void {
+    this.paused = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Continues after {@link pause}. */
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.marker = true;
+    this.kick();
+  }
+
+  /** Drops what is queued and stops now. */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.chunks = [];
+    this.queued = 0;
+    this.finish();
+  }
+
+  private finish(): void {
+    this.drained.resolve();
+  }
+
+  private kick(): void {
+    if (this.timer || this.paused || this.stopped) return;
+    if (this.queued < this.packetBytes && !(this.ended && this.queued > 0)) return;
+    this.nextAt = performance.now();
+    this.marker = true;
+    this.tick();
+  }
+
+  private take(count: number): Uint8Array {
+    const out = new Uint8Array(count);
+    let filled = 0;
+    while (filled < count) {
+      const head = this.chunks[0]!;
+      const n = Math.min(head.length, count - filled);
+      out.set(head.subarray(0, n), filled);
+      filled += n;
+      if (n === head.length) this.chunks.shift();
+      else this.chunks[0] = head.subarray(n);
+    }
+    this.queued -= count;
+    return out;
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    if (this.paused || this.stopped) return;
+    const full = this.queued >= this.packetBytes;
+    if (!full && !(this.ended && this.queued > 0)) {
+      // Ran dry: wait for more audio (push/end kick a new talk spurt).
+      if (this.ended) this.finish();
+      return;
+    }
+    const now = performance.now();
+    if (now - this.nextAt > PTIME_MS) this.onLate();
+    const count = full ? this.packetBytes : this.queued;
+    const samples = full ? this.packetSamples : Math.round((this.packetSamples * count) / this.packetBytes);
+    this.endpoint.send(this.take(count), samples, this.marker);
+    this.firstSentAt ??= now;
+    this.marker = false;
+    this.sent++;
+    this.nextAt += PTIME_MS;
+    // Far behind (a stalled event loop): start a fresh schedule rather than bursting to catch up.
+    if (now - this.nextAt > 5 * PTIME_MS) this.nextAt = now + PTIME_MS;
+    if (this.queued === 0 && this.ended) {
+      // The last packet has been sent; completion waits for its playout time.
+      this.timer = setTimeout(() => this.finish(), Math.max(0, this.nextAt + PLAYOUT_MARGIN_MS - performance.now()));
+      return;
+    }
+    this.timer = setTimeout(() => this.tick(), Math.max(0, this.nextAt - performance.now()));
+  }
+}

@@ -4,6 +4,7 @@
  * (../boost/store.ts) and merged with the `hotwords` of every transcription of that key, on
  * every door.
  */
+import { json } from "../../http/json.ts";
 import { Elysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
 import type { AppContext } from "../../core/context.ts";
@@ -48,13 +49,6 @@ const PUT_SCHEMA: OpenAPIV3.SchemaObject = {
     },
   },
 };
-
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json", "cache-control": "no-store" },
-  });
-}
 
 const listResponse = (description: string) => ({
   description,

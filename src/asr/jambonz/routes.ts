@@ -21,13 +21,8 @@ import { openLiveSession, type LiveSession } from "../live/session.ts";
 import { callHotwords } from "../boost/store.ts";
 import { itnField, requestFormatting } from "../format/request.ts";
 import { AppError } from "../../errors/taxonomy.ts";
-import {
-  type DoorConnection,
-  type DoorSocket,
-  errorStatusBody,
-  type Upgrade,
-  webSocketRoutes,
-} from "../../http/ws-route.ts";
+import type { DoorConnection, DoorSocket, Upgrade } from "../../http/ws-route.ts";
+import { errorStatusBody, webSocketRoutes } from "../../http/ws-route.ts";
 
 /** Largest frame jambonz may send (its audio frames are small; a start message is tiny). */
 export const JAMBONZ_MAX_MESSAGE_BYTES = 1024 * 1024;
@@ -168,19 +163,20 @@ class JambonzConnection implements DoorConnection {
   }
 }
 
-/** The jambonz STT WebSocket plugin. */
+/** jambonz's error event: it reads `error` as a string; `sawt` carries the REST body. */
+function jambonzErrorEvent(error: AppError): Record<string, unknown> {
+  const said = error.kind === "validation" ? `${error.fields[0]?.field}: ${error.fields[0]?.message}` : error.detail;
+  return { type: "error", error: said, sawt: errorStatusBody(error) };
+}
+
+/** The jambonz STT WebSocket plugin (calls last up to jambonz's own 15 minutes, hence the idle bound). */
 export function jambonzRoutes(ctx: AppContext) {
   return webSocketRoutes(ctx, {
     name: "asr-jambonz",
     paths: ["/v1/asr/jambonz"],
+    errorEvent: jambonzErrorEvent,
+    connect: (socket, upgrade) => new JambonzConnection(ctx, socket, upgrade),
     maxPayloadLength: JAMBONZ_MAX_MESSAGE_BYTES,
     idleTimeout: 960,
-    // jambonz reads `error` as a string; `sawt` carries the REST body.
-    errorEvent: (error) => ({
-      type: "error",
-      error: error.kind === "validation" ? `${error.fields[0]?.field}: ${error.fields[0]?.message}` : error.detail,
-      sawt: errorStatusBody(error),
-    }),
-    connect: (socket, upgrade) => new JambonzConnection(ctx, socket, upgrade),
   });
 }

@@ -4,32 +4,12 @@
  * ("twenty twenty-six"), times in 24-hour style as written ("fourteen thirty", "nine oh five").
  */
 
+import { ENGLISH_ONES, ENGLISH_TENS } from "../../core/number-words.ts";
 import type { Currency } from "./currency.ts";
 import type { NumberReader } from "./reader.ts";
 
-const ONES = [
-  "zero",
-  "one",
-  "two",
-  "three",
-  "four",
-  "five",
-  "six",
-  "seven",
-  "eight",
-  "nine",
-  "ten",
-  "eleven",
-  "twelve",
-  "thirteen",
-  "fourteen",
-  "fifteen",
-  "sixteen",
-  "seventeen",
-  "eighteen",
-  "nineteen",
-];
-const TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+const ONES = ENGLISH_ONES;
+const TENS = ENGLISH_TENS;
 const SCALES = ["", "thousand", "million", "billion", "trillion"];
 const ORDINAL_WORDS: Record<string, string> = {
   one: "first",

@@ -4,6 +4,7 @@
  * to every speech request of that key — REST, WebSocket, gRPC — and to POST /v1/tts/analyze,
  * before numbers, diacritisation and phonemes.
  */
+import { json } from "../../http/json.ts";
 import { Elysia } from "elysia";
 import type { AppContext } from "../../core/context.ts";
 import { DIALECTS, knownDialect } from "../../core/tts.ts";
@@ -60,13 +61,6 @@ const PUT_SCHEMA: OpenAPIV3.SchemaObject = {
     },
   },
 };
-
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json", "cache-control": "no-store" },
-  });
-}
 
 const listResponse = (description: string) => ({
   description,

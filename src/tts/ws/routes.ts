@@ -18,13 +18,8 @@ import { readyService } from "../../edge/readiness.ts";
 import { openScope, type CallScope } from "../../edge/scope.ts";
 import type { FieldNaming } from "../../errors/fields.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
-import {
-  type DoorConnection,
-  type DoorSocket,
-  errorStatusBody,
-  type Upgrade,
-  webSocketRoutes,
-} from "../../http/ws-route.ts";
+import type { DoorConnection, DoorSocket, Upgrade } from "../../http/ws-route.ts";
+import { errorStatusBody, webSocketRoutes } from "../../http/ws-route.ts";
 import { parseSpeech } from "../schema.ts";
 
 /** Largest text frame a client may send (JSON with up to 51,200 code points of input). */

@@ -3,6 +3,7 @@
  * /v1/tts/voices/{voice_id}. Cloned voices are private to the creating key: any other key gets 404.
  * POST is refused with 501 before its upload is read when cloning is unavailable.
  */
+import { json } from "../../http/json.ts";
 import { Elysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
 import { receiveAudioUpload } from "../../http/audio-upload.ts";
@@ -20,13 +21,6 @@ const VOICE_EXAMPLE = {
   status: "training",
   created_at: "2026-11-22T09:00:00.000Z",
 };
-
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json", "cache-control": "no-store" },
-  });
-}
 
 const voiceIdParameter: OpenAPIV3.ParameterObject = {
   name: "voice_id",

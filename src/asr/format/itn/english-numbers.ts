@@ -4,31 +4,11 @@
  * ordinals ("twenty-second"), years in pairs ("twenty twenty-six", "nineteen oh five"), and
  * digit runs ("zero five oh, double five"). Hyphenated compounds are one word.
  */
+import { ENGLISH_ONES, ENGLISH_TENS } from "../../../core/number-words.ts";
 import { commaAfter, type DigitRun, joinable, settleGroups, type Word } from "./words.ts";
 
-const ONES = [
-  "zero",
-  "one",
-  "two",
-  "three",
-  "four",
-  "five",
-  "six",
-  "seven",
-  "eight",
-  "nine",
-  "ten",
-  "eleven",
-  "twelve",
-  "thirteen",
-  "fourteen",
-  "fifteen",
-  "sixteen",
-  "seventeen",
-  "eighteen",
-  "nineteen",
-];
-const TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+const ONES = ENGLISH_ONES;
+const TENS = ENGLISH_TENS;
 const SCALES: Readonly<Record<string, number>> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
 const ORDINAL_ONES: Readonly<Record<string, number>> = {
   first: 1,

@@ -6,6 +6,7 @@
  * One {@link JobsService} per process context: this plugin builds it on first mount and starts
  * it (runner, webhooks, sweeper), as the ASR door sweeps stale uploads when it mounts.
  */
+import { json } from "../../../http/json.ts";
 import { Elysia } from "elysia";
 import type { AppContext } from "../../../core/context.ts";
 import { readyService } from "../../../edge/readiness.ts";
@@ -71,13 +72,6 @@ export function jobsService(ctx: AppContext): JobsService {
     stopping.quiesce();
   });
   return service;
-}
-
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json", "cache-control": "no-store" },
-  });
 }
 
 const whoIs = (caller: Caller): JobCaller => ({ keyId: caller.key.id, admin: caller.key.admin });

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../src/store/database.ts";
 import { KeyStore } from "../../src/store/keys.ts";
 import { freePorts } from "../scale/cluster.ts";
-import { startKamailio, type Kamailio } from "../scale/kamailio.ts";
+import { kamcmdBinary, startKamailio, type Kamailio } from "../scale/kamailio.ts";
 import { startSawt, tempDir, type SawtProcess } from "../support/sawt.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
@@ -27,6 +27,7 @@ const temp = tempDir("sawt-kamailio-interop-");
 interface MrcpBox {
   readonly name: string;
   readonly sipPort: number;
+  readonly rtpMin: number;
   readonly uri: string;
   process: SawtProcess;
 }
@@ -35,7 +36,12 @@ const boxes: MrcpBox[] = [];
 let kamailio: Kamailio;
 
 /** Starts one box: its own data dir with an API key the loopback peer maps to, fixed SIP port. */
-async function startBox(name: string, sipPort: number, rtpMin: number): Promise<MrcpBox> {
+async function startBox(
+  name: string,
+  sipPort: number,
+  rtpMin: number,
+  extra: Record<string, string> = {},
+): Promise<MrcpBox> {
   const dataDir = join(temp.path, name);
   mkdirSync(dataDir, { recursive: true });
   const db = openDatabase(dataDir);
@@ -56,9 +62,10 @@ async function startBox(name: string, sipPort: number, rtpMin: number): Promise<
       SAWT_DRAIN_GRACE_MS: "1500",
       SAWT_DRAIN_TIMEOUT_MS: "30000",
       SAWT_RUNTIME_METRICS_OPEN: "true",
+      ...extra,
     },
   });
-  return { name, sipPort, uri: `sip:127.0.0.1:${sipPort}`, process };
+  return { name, sipPort, rtpMin, uri: `sip:127.0.0.1:${sipPort}`, process };
 }
 
 /** SPEAK requests a box finished (every completion cause). */
@@ -183,4 +190,44 @@ describe("umc through Kamailio in front of two Sawt boxes", () => {
       later.remove();
     }
   }, 90_000);
+
+  test("does relay the BYE a box sends at its drain deadline to the IVR, with the other box disabled by kamcmd", async () => {
+    // Bring back the box drained above, with a short drain deadline; take the other out by hand.
+    const index = boxes.findIndex((b) => b.process.proc.exitCode !== null);
+    expect(index).toBeGreaterThanOrEqual(0);
+    const old = boxes[index]!;
+    const box = await startBox(old.name, old.sipPort, old.rtpMin, { SAWT_DRAIN_TIMEOUT_MS: "2000" });
+    boxes[index] = box;
+    const other = boxes[1 - index]!;
+    await kamailio.waitState([box.uri], "A", 10_000);
+    const disabled = Bun.spawnSync([
+      kamcmdBinary(),
+      "-s",
+      `unix:${kamailio.ctl}`,
+      "dispatcher.set_state",
+      "d",
+      "1",
+      other.uri,
+    ]);
+    expect(disabled.exitCode).toBe(0);
+    expect((await kamailio.states())[other.uri]).toStartWith("D");
+    const root = umcThroughKamailio(LONG);
+    try {
+      const run = root.run(["run synth"], { waitMs: 8000 });
+      const deadline = Date.now() + 10_000;
+      while ((await sessions(box)) !== 1 && Date.now() < deadline) await Bun.sleep(50);
+      expect(await sessions(other)).toBe(0);
+      box.process.proc.kill("SIGTERM");
+      expect(await box.process.proc.exited).toBe(0);
+      const log = await run;
+      if (process.env.UMC_DEBUG) console.error(log);
+      // The session was still speaking at the deadline: the box ended it with a BYE, which went
+      // to Kamailio (where its INVITE came from) and on to umc.
+      expect(log).toContain("nua_i_bye");
+      expect(box.process.logs.some((l) => l.includes('"mrcp session"') && l.includes('"shutdown"'))).toBe(true);
+    } finally {
+      root.remove();
+      Bun.spawnSync([kamcmdBinary(), "-s", `unix:${kamailio.ctl}`, "dispatcher.set_state", "ap", "1", other.uri]);
+    }
+  }, 60_000);
 });

@@ -2,27 +2,31 @@
  * deploy/kamailio/: render.sh writes a configuration Debian's Kamailio accepts (`kamailio -c`) and
  * one dispatcher line per box, refuses bad input, passes shellcheck as POSIX sh; and a Kamailio
  * started from it probes a real Sawt's MRCP door with OPTIONS: active while the box answers 200,
- * inactive while it drains (503), active again after. (Sessions through it: test/interop/.)
+ * inactive while it drains (503), active again after; an INVITE a box refuses with 503 or does not
+ * answer goes to the next box, and that box is marked inactive. (umc through it: test/interop/.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMrcpSawt, type MrcpSawt } from "../mrcp/support.ts";
 import { ROOT, tempDir, testTool } from "../support/sawt.ts";
+import { answerOf, offer, SipClient } from "../mrcp/client.ts";
 import { freePorts } from "./cluster.ts";
 import { kamailioBinary, render, startKamailio, type Kamailio } from "./kamailio.ts";
 
 const temp = tempDir("sawt-kamailio-");
 let sawt: MrcpSawt | undefined;
 let kamailio: Kamailio | undefined;
+let spare: MrcpSawt | undefined;
+let failover: Kamailio | undefined;
 
 beforeAll(() => {
   kamailioBinary(); // fails here, naming the package, when Kamailio is missing
 });
 
 afterAll(async () => {
-  await kamailio?.stop();
-  await sawt?.close();
+  await Promise.all([kamailio?.stop(), failover?.stop()]);
+  await Promise.all([sawt?.close(), spare?.close()]);
   temp.remove();
 });
 
@@ -103,5 +107,46 @@ describe("deploy/kamailio", () => {
     await kamailio.waitState([uri], "I", 5000);
     sawt.sawt.server.ctx.shuttingDown = false;
     await kamailio.waitState([uri], "A", 5000);
+  }, 60_000);
+
+  test("does put a session on the next box when one refuses the INVITE with 503 or does not answer", async () => {
+    // Probes every 30 s: what takes the boxes out here is the INVITE's own failure, not a probe.
+    sawt ??= await startMrcpSawt();
+    spare = await startMrcpSawt();
+    await Promise.all([sawt.sawt.server.enginesSettled, spare.sawt.server.enginesSettled]);
+    const [port, dead] = await freePorts(2);
+    const dir = join(temp.path, "failover");
+    mkdirSync(dir);
+    failover = await startKamailio(
+      dir,
+      port!,
+      [`dead=127.0.0.1:${dead}`, `draining=127.0.0.1:${spare.sipPort}`, `ready=127.0.0.1:${sawt.sipPort}`],
+      ["--ping-interval", "30"],
+    );
+    sawt.sawt.server.ctx.shuttingDown = false;
+    spare.sawt.server.ctx.shuttingDown = true; // OPTIONS and INVITE: 503
+    const before = sawt.sawt.server.mrcp!.sessions;
+    for (let i = 0; i < 3; i++) {
+      const client = await SipClient.open(port!);
+      try {
+        client.raw(client.request("INVITE", { body: offer(["speechsynth"], 40000 + i * 2) }));
+        const reply = await client.next((r) => r.status >= 200, 8000);
+        expect(reply.status).toBe(200);
+        expect(reply.header("contact")).toContain(`:${sawt.sipPort}>`);
+        expect(answerOf(reply.text).mrcpPort).toBe(sawt.mrcpPort);
+        // In-dialog requests go to the box's Contact; Kamailio relays them only from a box.
+        client.raw(client.request("BYE", { toTag: /tag=([^;\s]+)/.exec(reply.header("to") ?? "")?.[1] }));
+        expect((await client.next()).status).toBe(403);
+      } finally {
+        client.close();
+      }
+    }
+    expect(sawt.sawt.server.mrcp!.sessions - before).toBe(3);
+    expect(spare.sawt.server.mrcp!.sessions).toBe(0);
+    const states = await failover.states();
+    expect(states[`sip:127.0.0.1:${dead}`]).toStartWith("I");
+    expect(states[`sip:127.0.0.1:${spare.sipPort}`]).toStartWith("I");
+    expect(states[`sip:127.0.0.1:${sawt.sipPort}`]).toStartWith("A");
+    console.info(failover.logs.filter((l) => l.includes("sawt:")).join("\n"));
   }, 60_000);
 });

@@ -39,9 +39,15 @@ export interface Kamailio {
 
 /**
  * Renders the configuration for `boxes` (`name=127.0.0.1:SIP`) into `dir` and starts Kamailio on
- * 127.0.0.1:`port`, logging to stderr; resolves once its control socket answers.
+ * 127.0.0.1:`port`, logging to stderr (`options`: more render.sh options); resolves once its
+ * control socket answers.
  */
-export async function startKamailio(dir: string, port: number, boxes: readonly string[]): Promise<Kamailio> {
+export async function startKamailio(
+  dir: string,
+  port: number,
+  boxes: readonly string[],
+  options: readonly string[] = [],
+): Promise<Kamailio> {
   const ctl = join(dir, "kamailio_ctl");
   const cfg = join(dir, "kamailio.cfg");
   const rendered = render([
@@ -52,6 +58,7 @@ export async function startKamailio(dir: string, port: number, boxes: readonly s
     join(dir, "dispatcher.list"),
     "--ctl",
     `unix:${ctl}`,
+    ...options,
     ...boxes,
   ]);
   if (rendered.code !== 0) throw new Error(`render.sh failed: ${rendered.stderr}`);

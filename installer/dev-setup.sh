@@ -5,7 +5,8 @@
 # - with --test, the independent tools the tests check Sawt against: chromium (renders /docs),
 #   promtool (prometheus: validates /metrics), python3-grpcio (a C-core gRPC client),
 #   systemd-analyze (systemd: verifies the units), socat (fake NOTIFY_SOCKET, HAProxy runtime API),
-#   the installer's shellcheck, haproxy (the load balancer of the scale-out tests, test/scale/)
+#   the installer's shellcheck, haproxy (the load balancer of the scale-out tests, test/scale/),
+#   kamailio (the SIP dispatcher in front of the MRCP door, deploy/kamailio/)
 # - bun (pinned in package.json, from the npm registry) and the locked dependencies.
 # - the built-in recogniser (Moonshine tiny English, MIT): its pinned npm files, verified by SHA-256,
 #   into .cache/builtin-asr/ (ignored by git), where the server started from source finds it
@@ -50,6 +51,7 @@ if [ "${1:-}" = "--test" ]; then
   command -v socat >/dev/null 2>&1 || test_apt="$test_apt socat"
   command -v shellcheck >/dev/null 2>&1 || test_apt="$test_apt shellcheck"
   [ -x /usr/sbin/haproxy ] || command -v haproxy >/dev/null 2>&1 || test_apt="$test_apt haproxy"
+  [ -x /usr/sbin/kamailio ] || command -v kamailio >/dev/null 2>&1 || test_apt="$test_apt kamailio"
   for pkg in $test_apt; do
     echo "sawt setup: installing test tool $pkg" >&2
     apt_install "$pkg" || echo "sawt setup: WARNING: could not install $pkg; the tests that need it will fail" >&2

@@ -25,9 +25,13 @@ export function boxId(configured: string): string {
   return id;
 }
 
-/** A new job id on `box`. */
+/** The time part of the last id made here: two jobs created in one millisecond still sort in order. */
+let lastTime = 0;
+
+/** A new job id on `box`; ids made by one process sort strictly by creation. */
 export function newJobId(box: string): string {
-  const time = Date.now().toString(36).padStart(9, "0");
+  lastTime = Math.max(Date.now(), lastTime + 1);
+  const time = lastTime.toString(36).padStart(9, "0");
   const random = BigInt(`0x${randomBytes(8).toString("hex")}`)
     .toString(36)
     .padStart(12, "0")

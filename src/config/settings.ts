@@ -248,6 +248,11 @@ export const SETTING_TABLE = {
       1544,
       "TCP port of the MRCPv2 control channels (sent to clients in the SDP answer); 0 picks a free port.",
     ),
+    advertised_address: text(
+      "",
+      "Address put in the SDP answer (`c=`, `o=`) and the SIP Contact, where IVRs reach this box's SIP, MRCP and RTP ports (behind NAT: the public one). Empty: server.host, or when that is 0.0.0.0 or ::, the machine's first non-internal IPv4 address.",
+      { see: { title: "MRCP", href: "docs/mrcp.md" } },
+    ),
     allowed_networks: {
       ...list(
         /^[0-9a-fA-F.:]+(?:\/\d{1,3})?$/,

@@ -4,7 +4,8 @@
  * out, and every size must be bounded before anything is allocated for it.
  *
  * Header names are kept lower-case in their long form (compact forms `v`, `i`, `f`, `t`, `m`,
- * `l`, `c`, `k` are expanded); values keep their order. Comma-joined Via values are split.
+ * `l`, `c`, `k` are expanded); values keep their order. Comma-joined Via, Record-Route and Route
+ * values are split (one value per hop).
  */
 
 /** Bounds on one SIP message (UDP datagrams are bounded by the socket, TCP by these). */
@@ -52,6 +53,9 @@ const COMPACT: Record<string, string> = {
   s: "subject",
   e: "content-encoding",
 };
+
+/** Headers whose comma-joined values are separate hops (RFC 3261 §7.3.1 allows either form). */
+const SPLIT = new Set(["via", "record-route", "route"]);
 
 const TOKEN = /^[A-Za-z0-9.!%*_+`'~-]+$/;
 const REQUEST_LINE = /^([A-Za-z0-9.!%*_+`'~-]+) (\S+) SIP\/2\.0$/;
@@ -101,7 +105,7 @@ export function parseSip(bytes: Uint8Array): SipMessage {
     const name = COMPACT[lower] ?? lower;
     const value = line.slice(colon + 1).trim();
     const values = headers.get(name) ?? [];
-    if (name === "via") values.push(...splitCommas(value));
+    if (SPLIT.has(name)) values.push(...splitCommas(value));
     else values.push(value);
     headers.set(name, values);
     last = values;
@@ -240,7 +244,9 @@ function canonicalName(name: string): string {
 
 /**
  * A response to `request` (RFC 3261 §8.2.6): Via, From, Call-ID and CSeq copied, To copied with
- * `toTag` added when it has none. `extra` headers and `body` are appended.
+ * `toTag` added when it has none. To an INVITE, a 2xx or a 1xx other than 100 also carries every
+ * Record-Route value in order (§12.1.1): a record-routing proxy learns it stays in the dialog only
+ * from there. `extra` headers and `body` are appended.
  */
 export function responseTo(
   request: SipMessage,
@@ -248,7 +254,9 @@ export function responseTo(
   options: { toTag?: string; reason?: string; extra?: [string, string][]; body?: string } = {},
 ): SipMessage {
   const headers = new Map<string, string[]>();
-  for (const name of ["via", "from", "to", "call-id", "cseq"]) {
+  const dialog = request.method === "INVITE" && status > 100 && status < 300;
+  for (const name of ["via", "record-route", "from", "to", "call-id", "cseq"]) {
+    if (name === "record-route" && !dialog) continue;
     const values = request.headers.get(name);
     if (values) headers.set(name, [...values]);
   }

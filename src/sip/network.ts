@@ -4,6 +4,7 @@
  * peer's sessions use. IPv4 and IPv6 (IPv4-mapped IPv6 addresses count as IPv4).
  */
 import { isIP } from "node:net";
+import { networkInterfaces } from "node:os";
 
 /** A parsed CIDR block. */
 export interface Cidr {
@@ -79,4 +80,23 @@ export function peerKeyId(rules: readonly PeerRule[], address: string, user: str
       best = rule;
   }
   return best?.keyId;
+}
+
+/**
+ * The address the box puts in its SDP (`c=`, `o=`) and Contact: `mrcp.advertised_address` when
+ * set, else `server.host` unless that is a wildcard, which no peer can reach; then the machine's
+ * first non-internal IPv4 address, and 127.0.0.1 on a machine without one.
+ */
+export function advertisedAddress(configured: string, bindHost: string): string {
+  if (configured.trim()) return configured.trim();
+  if (bindHost !== "0.0.0.0" && bindHost !== "::") return bindHost;
+  return firstExternalIpv4() ?? "127.0.0.1";
+}
+
+/** The first non-internal IPv4 address of `os.networkInterfaces()`, in its order. */
+export function firstExternalIpv4(): string | undefined {
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const a of addresses ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+  }
+  return undefined;
 }

@@ -12,7 +12,7 @@ import { admit } from "../edge/auth.ts";
 import { MrcpControl } from "./control.ts";
 import { header, headerParam, responseTo, uriUser, type SipMessage } from "./message.ts";
 import { countMrcpSession, mrcpMetrics } from "./metrics.ts";
-import { parseCidr, inCidr, parsePeers, peerKeyId, type Cidr, type PeerRule } from "./network.ts";
+import { advertisedAddress, parseCidr, inCidr, parsePeers, peerKeyId, type Cidr, type PeerRule } from "./network.ts";
 import { applyOffer, OfferRefused } from "./offer.ts";
 import type { MrcpResource } from "./resource.ts";
 import { buildAnswer, parseSdp, SdpError } from "./sdp.ts";
@@ -51,7 +51,7 @@ export async function startMrcpServer(ctx: AppContext, resources: readonly MrcpR
   let uas: SipUas;
   let sipPort = 0;
   let mrcpPort = 0;
-  const advertised = hostName === "0.0.0.0" || hostName === "::" ? "127.0.0.1" : hostName;
+  const advertised = advertisedAddress(config.advertised_address, hostName);
 
   const host: SessionHost = {
     ctx,
@@ -59,7 +59,7 @@ export async function startMrcpServer(ctx: AppContext, resources: readonly MrcpR
     get local() {
       return { host: advertised, port: sipPort };
     },
-    sendBye: (session, message) => uas.sendRequest(session.peer.address, session.peer.port, message),
+    sendBye: (_session, message, hop) => uas.sendRequest(hop.address, hop.port, message),
     ended: (session) => {
       if (byCall.get(session.callId) === session) {
         byCall.delete(session.callId);
@@ -114,6 +114,8 @@ export async function startMrcpServer(ctx: AppContext, resources: readonly MrcpR
         session.end("cancel");
         return refuse(request, 487);
       }
+      // A re-INVITE is a target refresh (RFC 3261 §12.2.2): its Contact is where our BYE goes now.
+      if (existing) session.refreshTarget(request);
       const answer = buildAnswer(advertised, session.id, session.sdpVersion++, sections);
       return responseTo(request, 200, {
         toTag: session.localTag,

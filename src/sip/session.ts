@@ -2,12 +2,14 @@
  * One MRCP session: a SIP dialog, its control channels (one per resource) and its RTP streams.
  * It ends once, whatever ends it (BYE, the session or idle timeout, a lost control connection, a
  * 2xx never ACKed, shutdown): every channel closed, every RTP port freed, the gauge decremented,
- * one log line; a BYE goes to the peer when the end was not its own.
+ * one log line; a BYE goes to the peer when the end was not its own, routed as RFC 3261 §12.2.1.1
+ * says (./dialog.ts).
  */
 import { randomBytes } from "node:crypto";
 import type { AppContext } from "../core/context.ts";
 import type { ApiKeyRecord } from "../store/keys.ts";
 import type { MrcpControl } from "./control.ts";
+import { dialogRequestTarget, type NextHop } from "./dialog.ts";
 import { addressUri, header, headerParam, type SipMessage } from "./message.ts";
 import type { MrcpChannel, MrcpSessionView, ResourceName } from "./resource.ts";
 import type { RtpEndpoint } from "./rtp.ts";
@@ -27,8 +29,8 @@ export type EndReason = "bye" | "cancel" | "idle" | "timeout" | "connection" | "
 export interface SessionHost {
   readonly ctx: AppContext;
   readonly control: MrcpControl;
-  /** Sends the session's BYE. */
-  sendBye(session: MrcpSession, message: SipMessage): void;
+  /** Sends the session's BYE to `hop`. */
+  sendBye(session: MrcpSession, message: SipMessage, hop: NextHop): void;
   /** The session ended: forget it. */
   ended(session: MrcpSession): void;
   /** Our Via sent-by and Contact host:port. */
@@ -47,6 +49,10 @@ export class MrcpSession {
   /** SDP o= version, incremented per answer. */
   sdpVersion = 0;
   confirmed = false;
+  /** The dialog's route set: the INVITE's Record-Route values, in order (RFC 3261 §12.1.1). */
+  readonly routeSet: readonly string[];
+  /** The peer's Contact URI, refreshed by a re-INVITE's (§12.2.2); undefined if it had none. */
+  remoteTarget: string | undefined;
   private lastActivity = performance.now();
   private readonly opened = performance.now();
   private ended = false;
@@ -58,7 +64,16 @@ export class MrcpSession {
     readonly invite: SipMessage,
     readonly peer: { readonly address: string; readonly port: number },
     readonly key: ApiKeyRecord,
-  ) {}
+  ) {
+    this.routeSet = [...(invite.headers.get("record-route") ?? [])];
+    this.refreshTarget(invite);
+  }
+
+  /** A (re-)INVITE's Contact becomes the remote target; one without a Contact keeps the old one. */
+  refreshTarget(request: SipMessage): void {
+    const contact = addressUri(header(request, "contact"));
+    if (contact) this.remoteTarget = contact;
+  }
 
   /** The view a channel of `resource` gets: its linked audio, barge-in, activity. */
   view(cmid: string | undefined): MrcpSessionView {
@@ -111,7 +126,7 @@ export class MrcpSession {
     for (const { id } of this.channels.values()) this.host.control.remove(id);
     this.channels.clear();
     for (const stream of this.audio) stream.rtp.close();
-    if (reason !== "bye" && reason !== "cancel" && this.confirmed) this.host.sendBye(this, this.bye());
+    if (reason !== "bye" && reason !== "cancel" && this.confirmed) this.sendBye();
     this.host.ctx.log.info("mrcp session", {
       session: this.id,
       key_id: this.key.id,
@@ -129,12 +144,16 @@ export class MrcpSession {
     this.channels.delete(resource);
   }
 
-  private bye(): SipMessage {
+  /**
+   * Our BYE, per RFC 3261 §12.2.1.1: to the remote target, or through the route set. Without a
+   * usable Contact (or route) it goes where the INVITE came from, as the only address known.
+   */
+  private sendBye(): void {
     const { host, port } = this.host.local;
     const from = header(this.invite, "from")!;
     const to = header(this.invite, "to")!;
     const ours = headerParam(to, "tag") ? to : `${to};tag=${this.localTag}`;
-    const target = addressUri(header(this.invite, "contact")) ?? addressUri(from)!;
+    const target = dialogRequestTarget(this.routeSet, this.remoteTarget ?? addressUri(from)!);
     const headers = new Map<string, string[]>([
       ["via", [`SIP/2.0/UDP ${host}:${port};branch=z9hG4bK${randomBytes(8).toString("hex")};rport`]],
       ["max-forwards", ["70"]],
@@ -143,6 +162,8 @@ export class MrcpSession {
       ["call-id", [this.callId]],
       ["cseq", [`${this.localCseq++} BYE`]],
     ]);
-    return { method: "BYE", uri: target, headers, body: "" };
+    if (target.route.length > 0) headers.set("route", [...target.route]);
+    const hop = (this.remoteTarget || target.route.length > 0 ? target.hop : undefined) ?? this.peer;
+    this.host.sendBye(this, { method: "BYE", uri: target.uri, headers, body: "" }, hop);
   }
 }

@@ -191,7 +191,7 @@ describe("umc through Kamailio in front of two Sawt boxes", () => {
     }
   }, 90_000);
 
-  test("does relay the BYE a box sends at its drain deadline to the IVR, with the other box disabled by kamcmd", async () => {
+  test("does deliver the BYE a box sends at its drain deadline to the IVR, with the other box disabled by kamcmd", async () => {
     // Bring back the box drained above, with a short drain deadline; take the other out by hand.
     const index = boxes.findIndex((b) => b.process.proc.exitCode !== null);
     expect(index).toBeGreaterThanOrEqual(0);
@@ -221,8 +221,8 @@ describe("umc through Kamailio in front of two Sawt boxes", () => {
       expect(await box.process.proc.exited).toBe(0);
       const log = await run;
       if (process.env.UMC_DEBUG) console.error(log);
-      // The session was still speaking at the deadline: the box ended it with a BYE, which went
-      // to Kamailio (where its INVITE came from) and on to umc.
+      // The session was still speaking at the deadline: the box ended it with a BYE, sent
+      // straight to umc's Contact (no Record-Route from this Kamailio).
       expect(log).toContain("nua_i_bye");
       expect(box.process.logs.some((l) => l.includes('"mrcp session"') && l.includes('"shutdown"'))).toBe(true);
     } finally {

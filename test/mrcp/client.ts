@@ -76,10 +76,21 @@ export class SipClient {
     return this.replies;
   }
 
-  /** A request's text with the usual headers; `branch` fixed for retransmissions. */
+  /**
+   * A request's text with the usual headers; `branch` fixed for retransmissions, `contact` a URI
+   * other than this socket's, `extra` header lines added after Max-Forwards (e.g. Record-Route).
+   */
   request(
     method: string,
-    options: { body?: string; branch?: string; toTag?: string; cseq?: number; user?: string } = {},
+    options: {
+      body?: string;
+      branch?: string;
+      toTag?: string;
+      cseq?: number;
+      user?: string;
+      contact?: string;
+      extra?: readonly string[];
+    } = {},
   ): string {
     const body = options.body ?? "";
     const cseq = options.cseq ?? this.cseq++;
@@ -88,11 +99,12 @@ export class SipClient {
       `${method} sip:${options.user ?? "sawt"}@127.0.0.1:${this.server} SIP/2.0`,
       `Via: SIP/2.0/UDP ${this.address}:${this.port};branch=${options.branch ?? `z9hG4bK${id()}`};rport`,
       "Max-Forwards: 70",
+      ...(options.extra ?? []),
       `From: <sip:ivr@${this.address}:${this.port}>;tag=${this.tag}`,
       `To: ${to}`,
       `Call-ID: ${this.callId}`,
       `CSeq: ${cseq} ${method}`,
-      `Contact: <sip:ivr@${this.address}:${this.port}>`,
+      `Contact: <${options.contact ?? `sip:ivr@${this.address}:${this.port}`}>`,
       ...(body ? ["Content-Type: application/sdp"] : []),
       `Content-Length: ${Buffer.byteLength(body)}`,
       "",

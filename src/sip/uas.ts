@@ -70,8 +70,23 @@ export class SipUas {
 
   constructor(private readonly handlers: SipHandlers) {}
 
-  /** Binds UDP then TCP on the same port (port 0: UDP's free port is reused for TCP); resolves the port. */
+  /**
+   * Binds UDP then TCP on the same port (port 0: UDP's free port is reused for TCP); resolves the
+   * port. With port 0 the TCP side of the port the OS gave UDP may be taken by someone else: then
+   * another free port is tried (a few times) instead of failing start-up.
+   */
   async listen(host: string, port: number): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.bindBoth(host, port);
+      } catch (error) {
+        const taken = (error as { code?: string }).code === "EADDRINUSE";
+        if (port !== 0 || !taken || attempt >= 5) throw error;
+      }
+    }
+  }
+
+  private async bindBoth(host: string, port: number): Promise<number> {
     const udp = createSocket({ type: host.includes(":") ? "udp6" : "udp4" });
     await new Promise<void>((resolve, reject) => {
       udp.once("error", reject);

@@ -4,6 +4,7 @@ import { ConfigError } from "./config/config.ts";
 import { UsageError } from "./cli/args.ts";
 import { COMMANDS } from "./cli/commands.ts";
 import { VERSION } from "./version.ts";
+import { JOBS_WORKER_COMMAND } from "./asr/jobs/worker/protocol.ts";
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -31,6 +32,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     process.stdout.write(`sawt ${VERSION}\n`);
     return 0;
   }
+  // The jobs worker process the service starts (not listed: it is not a command for people).
+  if (name === JOBS_WORKER_COMMAND) return (await import("./app/jobs-worker.ts")).runJobsWorker();
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) {
     process.stderr.write(`sawt: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}\n`);

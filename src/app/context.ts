@@ -19,12 +19,19 @@ import { ClonedVoiceStore } from "../voices/store.ts";
 // The wiring and tests name the context from here; features import it from src/core.
 export type { AppContext } from "../core/context.ts";
 
+/** Which process a context serves: the service, or the jobs worker it starts (src/app/jobs-worker.ts). */
+export interface ContextOptions {
+  readonly role?: "service" | "jobs-worker";
+}
+
 /** Opens the store and creates engine states and admission gates from the config. */
-export function createAppContext(config: SawtConfig): AppContext {
+export function createAppContext(config: SawtConfig, options: ContextOptions = {}): AppContext {
   const db = openDatabase(config.paths.data_dir);
   const voiceStore = new ClonedVoiceStore(db);
-  // A voice still training when the process stopped can never finish: its samples are gone.
-  voiceStore.failInterrupted("training was interrupted by a restart; create the voice again");
+  // A voice still training when the service stopped can never finish: its samples are gone. (The
+  // jobs worker starts beside a running service, whose voices may be training right now.)
+  if (options.role !== "jobs-worker")
+    voiceStore.failInterrupted("training was interrupted by a restart; create the voice again");
   const engines = { tts: new EngineState("tts"), asr: new EngineState("asr") };
   const admission = {
     tts: new Admission({

@@ -212,6 +212,12 @@ export const SETTING_TABLE = {
       256,
       "Transcriptions that jobs may run at once, only in slots live work leaves free; 0 means all asr.concurrency slots but one (at least one).",
     ),
+    worker_idle_ms: int(
+      30000,
+      100,
+      86_400_000,
+      "How long the jobs worker process (job files run there, at background CPU priority) stays with nothing to do before it leaves and frees its models.",
+    ),
     max_files: int(1000, 1, 100000, "Files one job may hold; more is refused with 413."),
     max_upload_mb: int(
       2000,

@@ -262,4 +262,83 @@ describe("Admission classes", () => {
     await running;
     await drained;
   });
+
+  test("does report its live load on every change, batch work not counted", async () => {
+    const a = gate({ concurrency: 1, maxQueue: 5 });
+    const heard: Array<{ running: number; queued: number }> = [];
+    const unwatch = a.watchLive((load) => heard.push(load));
+    const batch = held();
+    const batchRun = a.run(batch.job, { priority: "batch" });
+    const first = held();
+    const second = held();
+    const runs = [a.run(first.job), a.run(second.job)];
+    await settle();
+    batch.release();
+    await batchRun;
+    await settle();
+    first.release();
+    await settle();
+    second.release();
+    await Promise.all(runs);
+    unwatch();
+    expect(heard).toEqual([
+      { running: 0, queued: 1 },
+      { running: 0, queued: 2 },
+      { running: 1, queued: 1 },
+      { running: 1, queued: 0 },
+      { running: 0, queued: 0 },
+    ]);
+  });
+
+  test("does run batch work of the worker's gate only in slots the service's live load leaves free", async () => {
+    // The jobs worker process's gate: batch work only, the service's live load told from outside.
+    const a = gate({ concurrency: 2, maxQueue: 5, batchSlots: 1 });
+    a.setExternalLoad({ running: 2, queued: 0 });
+    const batch = held();
+    const run = a.run(batch.job, { priority: "batch" });
+    await settle();
+    expect(batch.started).toBe(false);
+    a.setExternalLoad({ running: 1, queued: 0 });
+    await settle();
+    expect(batch.started).toBe(true);
+    batch.release();
+    await run;
+    // Live work waiting there holds every batch start here, free slots or not.
+    a.setExternalLoad({ running: 0, queued: 1 });
+    const next = held();
+    const nextRun = a.run(next.job, { priority: "batch" });
+    await settle();
+    expect(next.started).toBe(false);
+    a.setExternalLoad({ running: 0, queued: 0 });
+    await settle();
+    expect(next.started).toBe(true);
+    next.release();
+    await nextRun;
+  });
+
+  test("does give a worker's batch slot back at a piece boundary while the service's live work needs it", async () => {
+    const a = gate({ concurrency: 2, maxQueue: 5, batchSlots: 1 });
+    const order: string[] = [];
+    let pieceDone!: () => void;
+    const firstPiece = new Promise<void>((resolve) => (pieceDone = resolve));
+    const batch = a.run(
+      async () => {
+        await firstPiece;
+        order.push("piece 1");
+        await a.yieldToLive();
+        order.push("piece 2");
+      },
+      { priority: "batch" },
+    );
+    await settle();
+    a.setExternalLoad({ running: 2, queued: 0 }); // the service's live work took both slots
+    pieceDone();
+    await settle();
+    expect(order).toEqual(["piece 1"]);
+    expect(a.stats).toMatchObject({ running: 0, batchRunning: 0, batchQueued: 1 });
+    a.setExternalLoad({ running: 1, queued: 0 });
+    await batch;
+    expect(order).toEqual(["piece 1", "piece 2"]);
+    expect(a.stats).toMatchObject({ running: 0, batchRunning: 0, queued: 0, batchQueued: 0 });
+  });
 });

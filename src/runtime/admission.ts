@@ -39,6 +39,12 @@ export interface AdmissionOptions {
 /** Admission class: live work always goes before batch work. */
 export type AdmissionPriority = "live" | "batch";
 
+/** Live work of a gate: running and waiting (batch work not counted). */
+export interface LiveLoad {
+  readonly running: number;
+  readonly queued: number;
+}
+
 /** Counters exposed to metrics (monotonic, except `running` and `queued`). */
 export interface AdmissionStats {
   /** Jobs running now. */
@@ -108,6 +114,10 @@ export class Admission {
   private draining = false;
   private idleResolvers: Array<() => void> = [];
   private recentRunMs = 1000;
+  /** Live work of another process's gate that batch work here must leave room for. */
+  private external: LiveLoad = { running: 0, queued: 0 };
+  private readonly liveListeners = new Set<(load: LiveLoad) => void>();
+  private lastLive: LiveLoad = { running: 0, queued: 0 };
 
   constructor(readonly options: AdmissionOptions) {}
 
@@ -146,6 +156,7 @@ export class Admission {
     } else {
       await this.wait(request);
     }
+    if (!batch) this.notifyLive();
     const started = performance.now();
     try {
       return await job();
@@ -156,7 +167,33 @@ export class Admission {
       runningEverywhere--; // the one place a job ends; started() is where it begins
       this.counters.completed++;
       this.next();
+      this.notifyLive();
     }
+  }
+
+  /**
+   * Hears this gate's live load whenever it changes (the jobs worker process's gate follows it,
+   * see {@link setExternalLoad}); returns unsubscribe.
+   */
+  watchLive(listener: (load: LiveLoad) => void): () => void {
+    this.liveListeners.add(listener);
+    return () => this.liveListeners.delete(listener);
+  }
+
+  /** This gate's live load now. */
+  get liveLoad(): LiveLoad {
+    return { running: this.counters.running - this.batchRunning, queued: this.queue.length };
+  }
+
+  /**
+   * The live load of the serving process's gate, for the gate of the jobs worker process (which
+   * runs batch work only): batch work here takes only slots that load leaves free, never while
+   * live work waits there, and gives its slot back at the next piece boundary when the load
+   * grows ({@link yieldToLive}).
+   */
+  setExternalLoad(load: LiveLoad): void {
+    this.external = { running: Math.max(0, load.running), queued: Math.max(0, load.queued) };
+    this.next();
   }
 
   /** Seconds a rejected client should wait: roughly how long the work ahead takes to clear. */
@@ -180,7 +217,21 @@ export class Admission {
   async yieldToLive(signal?: AbortSignal): Promise<void> {
     while (this.queue.length > 0 && performance.now() >= this.queue[0]!.deadline) this.expire(this.queue[0]!);
     const waiter = this.queue[0];
-    if (waiter === undefined) return;
+    if (waiter === undefined) {
+      if (!this.externalPressure(0)) return;
+      // Live work of the serving process needs the slot: give it up and queue as batch work again.
+      this.counters.running--;
+      runningEverywhere--;
+      this.batchRunning--;
+      try {
+        await this.waitBatch(signal);
+      } catch (error) {
+        this.started();
+        this.batchRunning++;
+        throw error;
+      }
+      return;
+    }
     // The slot changes hands without being freed: `running` stays, the batch count drops.
     this.batchRunning--;
     waiter.start();
@@ -228,6 +279,7 @@ export class Admission {
         request.signal?.removeEventListener("abort", onAbort);
         const index = this.queue.indexOf(waiter);
         if (index >= 0) this.queue.splice(index, 1);
+        this.notifyLive();
       };
       const waiter: Waiter = {
         enqueuedAt,
@@ -251,12 +303,31 @@ export class Admission {
       const timer = setTimeout(() => this.expire(waiter), timeoutMs);
       request.signal?.addEventListener("abort", onAbort, { once: true });
       this.queue.push(waiter);
+      this.notifyLive();
     });
+  }
+
+  /**
+   * Whether the serving process's live work leaves too few slots for this gate's running work
+   * plus `extra` more (always false outside the jobs worker process).
+   */
+  private externalPressure(extra: number): boolean {
+    return this.external.queued > 0 || this.external.running + this.counters.running + extra > this.options.concurrency;
+  }
+
+  /** Tells the live-load listeners when the live load changed. */
+  private notifyLive(): void {
+    if (this.liveListeners.size === 0) return;
+    const load = this.liveLoad;
+    if (load.running === this.lastLive.running && load.queued === this.lastLive.queued) return;
+    this.lastLive = load;
+    for (const listener of this.liveListeners) listener(load);
   }
 
   /** Whether a batch job may take a slot now. */
   private batchMayStart(): boolean {
     return (
+      !this.externalPressure(1) &&
       this.counters.running < this.options.concurrency &&
       this.batchRunning < this.batchSlots &&
       this.queue.length === 0 &&

@@ -16,6 +16,7 @@ import type { Logger } from "../../log/logger.ts";
 import { resolveSourcePath, SourcePathError } from "./sources.ts";
 import type { FileCounts, JobStore, NewDelivery } from "./store.ts";
 import type { FileRow, JobOptions, JobRow } from "./types.ts";
+import type { FileRunner } from "./worker/protocol.ts";
 
 /** What the runner needs from its process. */
 export interface RunnerOptions {
@@ -36,8 +37,8 @@ export interface RunnerOptions {
   readonly formatting?: (fields: { itn?: boolean; redact?: string }) => TranscriptFormatting;
 }
 
-/** Times a file may fail with an internal error before it is failed for good. */
-const MAX_ATTEMPTS = 3;
+/** Times a file may fail with an internal error (or lose its worker) before it fails for good. */
+export const MAX_ATTEMPTS = 3;
 /** Wait before trying again while the engine cannot take work. */
 const RETRY_MS = 500;
 
@@ -76,8 +77,8 @@ export function jobEndDelivery(job: JobRow, counts: FileCounts): NewDelivery {
   return { event: "job.completed", body: { job_id: job.id, status: job.status, counts } };
 }
 
-/** The job runner of one process. */
-export class JobRunner {
+/** The job runner of the jobs worker process (./worker/). */
+export class JobRunner implements FileRunner {
   private readonly active = new Map<string, { file: FileRow; abort: AbortController }>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
@@ -189,7 +190,7 @@ export class JobRunner {
       if (error.kind !== "internal") return error.detail;
     }
     this.options.log.error("job file failed", { job: file.job_id, file: file.id, error: String(error) });
-    return file.attempts + 1 >= MAX_ATTEMPTS ? "Internal error while transcribing" : undefined;
+    return file.attempts >= MAX_ATTEMPTS ? "Internal error while transcribing" : undefined;
   }
 
   private end(

@@ -16,11 +16,21 @@ import { renderTranscript, type RenderedTranscript } from "../formats.ts";
 import type { Transcript, TranscriptFormat } from "../types.ts";
 import { callbackUrlProblem } from "./callbacks.ts";
 import { newJobId } from "./ids.ts";
-import { jobEndDelivery, JobRunner, type RunnerOptions } from "./runner.ts";
+import { endDeliveries, jobEndDelivery, MAX_ATTEMPTS } from "./runner.ts";
 import type { JobView } from "./schema.ts";
 import { JobStore, type NewFile } from "./store.ts";
 import type { DeliveryRow, JobOptions, JobRow, JobStatus } from "./types.ts";
 import { WebhookSender } from "./webhooks.ts";
+import type { FileRunner } from "./worker/protocol.ts";
+
+/** What a jobs service gives the runner it builds. */
+export interface RunnerDeps {
+  readonly store: JobStore;
+  /** Files a lost worker left running go back to the queue (see JobsService.recoverRunning). */
+  readonly recover: (workerCrashed: boolean) => number;
+  /** Webhook deliveries were queued. */
+  readonly onDeliveries: () => void;
+}
 
 /** The settings jobs run by (the `jobs` section, resolved). */
 export interface JobsSettings {
@@ -48,14 +58,14 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 /** The jobs of one process. */
 export class JobsService {
   readonly store: JobStore;
-  readonly runner: JobRunner;
+  readonly runner: FileRunner;
   readonly webhooks: WebhookSender;
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private readonly spoolRoot: string;
 
   constructor(
     readonly settings: JobsSettings,
-    runner: Omit<RunnerOptions, "sourceDirs" | "inlineChars" | "onDeliveries">,
+    runner: (deps: RunnerDeps) => FileRunner,
     private readonly log: Logger,
     onWebhook?: (delivered: boolean) => void,
   ) {
@@ -69,17 +79,38 @@ export class JobsService {
       log,
       onAttempt: onWebhook,
     });
-    this.runner = new JobRunner(this.store, {
-      ...runner,
-      sourceDirs: settings.sourceDirs,
-      inlineChars: settings.inlineChars,
+    this.runner = runner({
+      store: this.store,
+      recover: (workerCrashed) => this.recoverRunning(workerCrashed),
       onDeliveries: () => this.webhooks.wake(),
     });
   }
 
+  /**
+   * Files left `running` by a process or worker that died under them go back to the queue, to
+   * be transcribed again. When the worker crashed by itself (`workerCrashed`: the service lived
+   * on), a file it was running at its {@link MAX_ATTEMPTS}th claim fails instead: a file that
+   * kills the worker must not kill it forever. A restart of the service blames no file. Returns
+   * how many were requeued.
+   */
+  recoverRunning(workerCrashed = false): number {
+    let requeued = 0;
+    for (const file of this.store.runningFiles()) {
+      if (!workerCrashed || file.attempts < MAX_ATTEMPTS) {
+        this.store.release(file);
+        requeued++;
+        continue;
+      }
+      const outcome = { status: "failed" as const, error: "The transcription stopped unexpectedly on this file" };
+      if (this.store.finish(file, outcome, endDeliveries(file, outcome, this.settings.inlineChars)))
+        this.webhooks.wake();
+    }
+    return requeued;
+  }
+
   /** Requeues files a crash interrupted, sweeps, and starts the runner and the webhook sender. */
   start(): void {
-    const requeued = this.store.requeueInterrupted();
+    const requeued = this.recoverRunning();
     if (requeued > 0) this.log.warn("requeued job files interrupted by a restart", { count: requeued });
     this.sweep();
     this.sweepTimer = setInterval(() => this.sweep(), SWEEP_EVERY_MS);

@@ -9,7 +9,6 @@
 import { json } from "../../../http/json.ts";
 import { Elysia } from "elysia";
 import type { AppContext } from "../../../core/context.ts";
-import { readyService } from "../../../edge/readiness.ts";
 import { allowedExtension, UPLOAD_PREFIX, uploadDir, uploadTooLarge } from "../../../audio/upload.ts";
 import { AppError, Detail } from "../../../errors/taxonomy.ts";
 import { authPlugin, type Caller } from "../../../http/auth.ts";
@@ -25,6 +24,9 @@ import { expandSourcePath, SourcePathError, TooManyFilesError } from "../sources
 import { JOB_STATUSES, type JobStatus } from "../types.ts";
 import { jobOperations } from "./openapi.ts";
 import { requestFormatting } from "../../format/request.ts";
+import { selfCommand } from "../../../runtime/self-command.ts";
+import { ProcessRunner, type WorkerHandle } from "../worker/process-runner.ts";
+import { JOBS_WORKER_COMMAND, type FromWorker, type ToWorker } from "../worker/protocol.ts";
 
 /** Response header naming the recogniser pack that answered (as the synchronous route sends it). */
 const ASR_MODEL_HEADER = "X-ASR-Model";
@@ -36,6 +38,7 @@ export function jobsService(ctx: AppContext): JobsService {
   let service = services.get(ctx);
   if (service) return service;
   const jobs = ctx.config.jobs;
+  let runner: ProcessRunner | undefined;
   service = new JobsService(
     {
       dataDir: ctx.config.paths.data_dir,
@@ -49,15 +52,17 @@ export function jobsService(ctx: AppContext): JobsService {
       webhookRetryHours: jobs.webhook_retry_hours,
       inlineChars: jobs.webhook_inline_chars,
     },
-    {
-      service: () => readyService(ctx, "asr"),
-      slots: () => ctx.admission.asr.batchSlots,
-      log: ctx.log.child({ component: "jobs" }),
-      onFile: (outcome, seconds) => ctx.metrics.observeJobFile(outcome, seconds),
-      // A job's results get what every door gives: written forms and redaction as the job asked,
-      // with the server's redaction floor.
-      formatting: (fields) => requestFormatting(ctx, fields, "asr.redact"),
-    },
+    (deps) =>
+      (runner = new ProcessRunner({
+        spawn: spawnWorker,
+        config: ctx.config,
+        live: ctx.admission.asr,
+        claimable: () => deps.store.hasClaimable(),
+        recover: deps.recover,
+        log: ctx.log.child({ component: "jobs" }),
+        onFile: (outcome, seconds) => ctx.metrics.observeJobFile(outcome, seconds),
+        onDeliveries: deps.onDeliveries,
+      })),
     ctx.log.child({ component: "jobs" }),
     (delivered) => ctx.metrics.observeWebhook(delivered),
   );
@@ -66,12 +71,37 @@ export function jobsService(ctx: AppContext): JobsService {
   ctx.metrics.watchJobFiles(() => store.totals().files);
   service.start();
   const stopping = service;
+  let generation = ctx.engines.asr.snapshot().details.generation;
   const unsubscribe = ctx.engines.asr.onChange((snapshot) => {
-    if (snapshot.status !== "draining") return;
-    unsubscribe();
-    stopping.quiesce();
+    if (snapshot.status === "draining") {
+      unsubscribe();
+      stopping.quiesce();
+      return;
+    }
+    // Models reloaded: the worker process starts again on the new ones.
+    if (snapshot.status === "ready" && snapshot.details.generation !== generation) {
+      generation = snapshot.details.generation;
+      void runner?.restart();
+    }
   });
   return service;
+}
+
+/** Starts the jobs worker process: this executable, with an IPC channel, logging where we log. */
+function spawnWorker(onMessage: (message: FromWorker) => void): WorkerHandle {
+  const child = Bun.spawn(selfCommand([JOBS_WORKER_COMMAND]), {
+    stdio: ["ignore", "inherit", "inherit"],
+    serialization: "json",
+    ipc: (message) => onMessage(message as FromWorker),
+  });
+  return {
+    send: (message: ToWorker) => {
+      // A worker that just ended has no channel; its exit handler takes over.
+      if (!child.killed && child.exitCode === null) child.send(message);
+    },
+    kill: (signal) => child.kill(signal),
+    exited: child.exited,
+  };
 }
 
 const whoIs = (caller: Caller): JobCaller => ({ keyId: caller.key.id, admin: caller.key.admin });

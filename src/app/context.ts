@@ -10,7 +10,7 @@ import { log } from "../log/logger.ts";
 import { Admission } from "../runtime/admission.ts";
 import { EngineState } from "../runtime/engine-state.ts";
 import { Metrics } from "../runtime/metrics.ts";
-import { openDatabase } from "../store/database.ts";
+import { openDatabase, openMemoryDatabase } from "../store/database.ts";
 import { KeyStore } from "../store/keys.ts";
 import { RateLimiter } from "../store/rate-limits.ts";
 import { VoiceLibrary } from "../voices/service.ts";
@@ -26,12 +26,12 @@ export interface ContextOptions {
 
 /** Opens the store and creates engine states and admission gates from the config. */
 export function createAppContext(config: SawtConfig, options: ContextOptions = {}): AppContext {
-  const db = openDatabase(config.paths.data_dir);
+  // The jobs worker never opens the service's store: it has no keys to check and must not hold
+  // a lock the service would wait on while it runs at background priority.
+  const db = options.role === "jobs-worker" ? openMemoryDatabase() : openDatabase(config.paths.data_dir);
   const voiceStore = new ClonedVoiceStore(db);
-  // A voice still training when the service stopped can never finish: its samples are gone. (The
-  // jobs worker starts beside a running service, whose voices may be training right now.)
-  if (options.role !== "jobs-worker")
-    voiceStore.failInterrupted("training was interrupted by a restart; create the voice again");
+  // A voice still training when the process stopped can never finish: its samples are gone.
+  voiceStore.failInterrupted("training was interrupted by a restart; create the voice again");
   const engines = { tts: new EngineState("tts"), asr: new EngineState("asr") };
   const admission = {
     tts: new Admission({

@@ -2,7 +2,8 @@
  * `sawt __jobs-worker`: the process the jobs feature starts to run transcription jobs away from
  * live work (src/asr/jobs/worker/). Not a command for people: it is started by the service with
  * an IPC channel, takes the service's resolved settings from its first message, takes background
- * CPU priority (src/runtime/cpu-priority.ts), loads the ASR engine alone, and runs queued files
+ * CPU priority (src/runtime/cpu-priority.ts), loads the ASR engine alone (over an in-memory database,
+ * never the service's store), and transcribes the files the service sends
  * until idle or told to stop.
  */
 import type { SawtConfig } from "../config/config.ts";

@@ -22,6 +22,18 @@ export function openDatabase(dataDir: string): Database {
   return db;
 }
 
+/**
+ * A private in-memory database with the current schema: for a process that needs a context but
+ * must not touch the service's store (the jobs worker, which runs at background priority and
+ * would otherwise hold locks the service waits on).
+ */
+export function openMemoryDatabase(): Database {
+  const db = new Database(":memory:", { strict: true });
+  db.exec("PRAGMA foreign_keys = ON");
+  migrate(db);
+  return db;
+}
+
 /** Applies every migration newer than the database's `user_version`, each in its own transaction. */
 export function migrate(db: Database): number {
   const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;

@@ -16,7 +16,7 @@ import { renderTranscript, type RenderedTranscript } from "../formats.ts";
 import type { Transcript, TranscriptFormat } from "../types.ts";
 import { callbackUrlProblem } from "./callbacks.ts";
 import { newJobId } from "./ids.ts";
-import { endDeliveries, jobEndDelivery, MAX_ATTEMPTS } from "./runner.ts";
+import { jobEndDelivery } from "./runner.ts";
 import type { JobView } from "./schema.ts";
 import { JobStore, type NewFile } from "./store.ts";
 import type { DeliveryRow, JobOptions, JobRow, JobStatus } from "./types.ts";
@@ -26,8 +26,6 @@ import type { FileRunner } from "./worker/protocol.ts";
 /** What a jobs service gives the runner it builds. */
 export interface RunnerDeps {
   readonly store: JobStore;
-  /** Files a lost worker left running go back to the queue (see JobsService.recoverRunning). */
-  readonly recover: (workerCrashed: boolean) => number;
   /** Webhook deliveries were queued. */
   readonly onDeliveries: () => void;
 }
@@ -81,36 +79,13 @@ export class JobsService {
     });
     this.runner = runner({
       store: this.store,
-      recover: (workerCrashed) => this.recoverRunning(workerCrashed),
       onDeliveries: () => this.webhooks.wake(),
     });
   }
 
-  /**
-   * Files left `running` by a process or worker that died under them go back to the queue, to
-   * be transcribed again. When the worker crashed by itself (`workerCrashed`: the service lived
-   * on), a file it was running at its {@link MAX_ATTEMPTS}th claim fails instead: a file that
-   * kills the worker must not kill it forever. A restart of the service blames no file. Returns
-   * how many were requeued.
-   */
-  recoverRunning(workerCrashed = false): number {
-    let requeued = 0;
-    for (const file of this.store.runningFiles()) {
-      if (!workerCrashed || file.attempts < MAX_ATTEMPTS) {
-        this.store.release(file);
-        requeued++;
-        continue;
-      }
-      const outcome = { status: "failed" as const, error: "The transcription stopped unexpectedly on this file" };
-      if (this.store.finish(file, outcome, endDeliveries(file, outcome, this.settings.inlineChars)))
-        this.webhooks.wake();
-    }
-    return requeued;
-  }
-
   /** Requeues files a crash interrupted, sweeps, and starts the runner and the webhook sender. */
   start(): void {
-    const requeued = this.recoverRunning();
+    const requeued = this.store.requeueInterrupted();
     if (requeued > 0) this.log.warn("requeued job files interrupted by a restart", { count: requeued });
     this.sweep();
     this.sweepTimer = setInterval(() => this.sweep(), SWEEP_EVERY_MS);

@@ -145,11 +145,6 @@ export class JobStore {
     );
   }
 
-  /** Files in the `running` state (claimed by a worker). */
-  runningFiles(): FileRow[] {
-    return this.db.query("SELECT * FROM job_files WHERE status = 'running'").all() as FileRow[];
-  }
-
   /** A claimed file goes back to the queue (the engine was busy or draining). */
   release(file: FileRow): void {
     this.db.run(

@@ -54,11 +54,11 @@ export function jobsService(ctx: AppContext): JobsService {
     },
     (deps) =>
       (runner = new ProcessRunner({
+        store: deps.store,
         spawn: spawnWorker,
         config: ctx.config,
         live: ctx.admission.asr,
-        claimable: () => deps.store.hasClaimable(),
-        recover: deps.recover,
+        inlineChars: jobs.webhook_inline_chars,
         log: ctx.log.child({ component: "jobs" }),
         onFile: (outcome, seconds) => ctx.metrics.observeJobFile(outcome, seconds),
         onDeliveries: deps.onDeliveries,

@@ -1,15 +1,14 @@
 /**
- * The jobs worker process's side (see ./process-runner.ts): runs queued files with the in-process
- * {@link JobRunner} over this process's own ASR engine, follows the serving process's messages,
- * and leaves when idle, when told to stop, or at once when the serving process is gone (its files
- * then go back to the queue when the service starts again; a claim token keeps a file a lost
- * worker was running from being written twice).
+ * The jobs worker process's side (see ./process-runner.ts): transcribes the files the serving
+ * process sends, over this process's own ASR engine, and answers each with its outcome. It leaves
+ * when it has had nothing to do for `jobs.worker_idle_ms`, when told to stop, or at once when the
+ * serving process is gone (files it was running are then queued again by the next start; the
+ * claim token keeps a late answer from being written).
  */
 import type { AppContext } from "../../../core/context.ts";
 import { readyService } from "../../../edge/readiness.ts";
 import { requestFormatting } from "../../format/request.ts";
-import { JobRunner } from "../runner.ts";
-import { JobStore } from "../store.ts";
+import { type JobFile, transcribeJobFile, type TranscribeDeps } from "../runner.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
 
 /** The IPC channel to the serving process. */
@@ -20,66 +19,61 @@ export interface WorkerChannel {
   onDisconnect(listener: () => void): void;
 }
 
-/** How often the worker looks for files no wake reached, and whether it has been idle long enough. */
+/** How often the worker checks whether it has been idle long enough. */
 const CHECK_MS = 250;
 
 /**
- * Runs job files until idle for `jobs.worker_idle_ms`, told to stop, or disconnected; resolves
- * with the process's exit code. `ctx` is this process's context with its ASR engine serving.
+ * Transcribes files until idle, told to stop, or disconnected; resolves with the process's exit
+ * code. `ctx` is this process's context with its ASR engine serving.
  */
 export async function serveJobFiles(ctx: AppContext, channel: WorkerChannel): Promise<number> {
-  const idleMs = ctx.config.jobs.worker_idle_ms;
-  const log = ctx.log.child({ component: "jobs-worker" });
-  const store = new JobStore(ctx.config.paths.data_dir);
-  const runner = new JobRunner(store, {
+  const deps: TranscribeDeps = {
     service: () => readyService(ctx, "asr"),
-    slots: () => ctx.admission.asr.batchSlots,
     sourceDirs: ctx.config.jobs.source_dirs,
-    inlineChars: ctx.config.jobs.webhook_inline_chars,
-    log,
-    onFile: (status, audioSeconds) => channel.send({ type: "file", status, audioSeconds }),
-    onDeliveries: () => channel.send({ type: "deliveries" }),
     // Every door's written forms and redaction, as the job asked, with the server's floor.
     formatting: (fields) => requestFormatting(ctx, fields, "asr.redact"),
-  });
+  };
+  const running = new Map<JobFile, AbortController>();
   const done = Promise.withResolvers<number>();
-  let quiescing = false;
   let idleSince = performance.now();
   const check = setInterval(() => {
-    if (runner.running > 0) idleSince = performance.now();
-    else if (quiescing) done.resolve(0);
-    else if (store.hasClaimable()) {
-      // Files wait that no wake reached (a claim that met a busy engine retries here too).
-      idleSince = performance.now();
-      runner.wake();
-    } else if (performance.now() - idleSince >= idleMs) done.resolve(0);
+    if (running.size > 0) idleSince = performance.now();
+    else if (performance.now() - idleSince >= ctx.config.jobs.worker_idle_ms) done.resolve(0);
   }, CHECK_MS);
+
+  const run = async (file: JobFile) => {
+    const abort = new AbortController();
+    running.set(file, abort);
+    const outcome = await transcribeJobFile(file, deps, abort.signal);
+    running.delete(file);
+    idleSince = performance.now();
+    channel.send({ type: "done", jobId: file.jobId, idx: file.idx, attempts: file.attempts, outcome });
+  };
+
   channel.onDisconnect(() => done.resolve(0));
   channel.onMessage((message) => {
     switch (message.type) {
-      case "wake":
-        idleSince = performance.now();
-        runner.wake();
+      case "run":
+        void run(message.file);
         return;
       case "abort":
-        runner.abortJob(message.jobId);
+        for (const [file, abort] of running) if (file.jobId === message.jobId) abort.abort(new Error("cancelled"));
         return;
       case "load":
         ctx.admission.asr.setExternalLoad(message.load);
         return;
-      case "quiesce":
-        quiescing = true;
-        runner.quiesce();
-        return;
       case "stop":
-        void runner.stop().then(() => done.resolve(0));
+        for (const abort of running.values()) abort.abort(new Error("stopping"));
+        void (async () => {
+          while (running.size > 0) await Bun.sleep(5);
+          done.resolve(0);
+        })();
         return;
+      case "start":
+        return; // answered once, before this loop
     }
   });
-  runner.wake();
   const code = await done.promise;
   clearInterval(check);
-  log.debug("jobs worker leaving", { running: runner.running });
-  store.close();
   return code;
 }

@@ -1,19 +1,28 @@
 /**
  * Runs a process's job files in a worker process of their own (issue #28: a night batch must
- * never slow a live call). The worker is the same executable (`sawt __jobs-worker`) running
- * with the lowest CPU priority: the kernel gives live work its cores first, and the worker's
- * decoding, inference and result writes never share the serving process's event loop. Its
- * batch slots still follow the serving process's admission: the worker hears the live load on
- * every change and takes only the slots live work leaves free, giving one back at the next piece
- * boundary when live work needs it (Admission.setExternalLoad).
+ * never slow a live call). The worker is the same executable (`sawt __jobs-worker`) running at
+ * background CPU priority: the kernel gives live work its cores first, and the worker's decoding
+ * and inference never share the serving process's event loop. Its batch slots follow the serving
+ * process's admission: the worker hears the live load on every change and takes only the slots
+ * live work leaves free, giving one back at the next piece boundary when live work needs it
+ * (Admission.setExternalLoad).
+ *
+ * This side owns the store: it claims files (at most the admission's batch slots at once), sends
+ * each to the worker, and writes the outcome — result, state and webhooks in one transaction — so
+ * the store has one writer and the service never waits on the worker.
  *
  * The worker is started when files are queued and leaves when it has been idle a while (its
  * models are loaded only while there is batch work). When it dies, the files it was running go
  * back to the queue and it is started again — at once after a clean exit, after a growing pause
- * (up to a minute) after a crash, so a worker that cannot start is reported, not spun.
+ * (up to a minute) after a crash, so a worker that cannot start is reported, not spun; a file
+ * that was running at {@link MAX_ATTEMPTS} of its worker's crashes fails instead.
  */
+import { rmSync } from "node:fs";
 import type { LiveLoad } from "../../../runtime/admission.ts";
 import type { Logger } from "../../../log/logger.ts";
+import { endDeliveries, type FileOutcome, jobFileOf, MAX_ATTEMPTS, RETRY_MS } from "../runner.ts";
+import type { JobStore } from "../store.ts";
+import type { FileRow } from "../types.ts";
 import type { FileRunner, FromWorker, ToWorker } from "./protocol.ts";
 
 /** A running worker process, as the runner needs it. */
@@ -26,18 +35,22 @@ export interface WorkerHandle {
 
 /** What the runner needs from its process. */
 export interface ProcessRunnerOptions {
+  readonly store: JobStore;
   /** Starts a worker process whose messages go to `onMessage`. */
   readonly spawn: (onMessage: (message: FromWorker) => void) => WorkerHandle;
   /** The settings the worker runs by (sent in its `start` message). */
   readonly config: unknown;
-  /** The serving process's ASR admission: its live load, and changes to it. */
-  readonly live: { readonly liveLoad: LiveLoad; watchLive(listener: (load: LiveLoad) => void): () => void };
-  /** Whether a file is waiting to be claimed. */
-  readonly claimable: () => boolean;
-  /** Puts files left `running` by a lost worker back in the queue; returns how many. */
-  readonly recover: (workerCrashed: boolean) => number;
+  /** The serving process's ASR admission: its live load and changes to it, and its batch slots. */
+  readonly live: {
+    readonly liveLoad: LiveLoad;
+    readonly batchSlots: number;
+    watchLive(listener: (load: LiveLoad) => void): () => void;
+  };
+  /** Longest transcript text carried inside a file webhook. */
+  readonly inlineChars: number;
   readonly log: Logger;
   readonly onFile?: (status: "completed" | "failed", audioSeconds: number) => void;
+  /** Webhook deliveries were queued. */
   readonly onDeliveries?: () => void;
 }
 
@@ -47,10 +60,16 @@ const STOP_GRACE_MS = 10_000;
 const CRASH_PAUSE_MS = 1_000;
 const MAX_CRASH_PAUSE_MS = 60_000;
 
+const keyOf = (jobId: string, idx: number) => `${jobId}/${idx}`;
+
 /** Job files run by a worker process. */
 export class ProcessRunner implements FileRunner {
   private worker: WorkerHandle | undefined;
+  private ready = false;
+  /** Files sent to the worker and not answered yet, by job id and index. */
+  private readonly sent = new Map<string, FileRow>();
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private crashes = 0;
   private claiming = true;
   /** The worker being ended was killed here (it did not stop in time): not a crash of its own. */
@@ -58,35 +77,44 @@ export class ProcessRunner implements FileRunner {
   private readonly unwatch: () => void;
 
   constructor(private readonly options: ProcessRunnerOptions) {
-    this.unwatch = options.live.watchLive((load) => this.worker?.send({ type: "load", load }));
+    this.unwatch = options.live.watchLive((load) => {
+      if (this.ready) this.worker?.send({ type: "load", load });
+    });
   }
 
-  /** Whether a worker process runs now. */
-  get workerRunning(): boolean {
-    return this.worker !== undefined;
-  }
-
+  /** Claims queued files for the worker while batch slots are free; starts a worker if none runs. */
   wake(): void {
     if (!this.claiming) return;
-    if (this.worker) this.worker.send({ type: "wake" });
-    else if (this.restartTimer === undefined && this.options.claimable()) this.start();
+    if (!this.worker) {
+      if (this.restartTimer === undefined && this.options.store.hasClaimable()) this.start();
+      return;
+    }
+    if (!this.ready) return;
+    while (this.sent.size < this.options.live.batchSlots) {
+      const file = this.options.store.claimNext();
+      if (file === undefined) return;
+      const job = this.options.store.job(file.job_id);
+      if (job === undefined) continue;
+      this.sent.set(keyOf(file.job_id, file.idx), file);
+      this.worker.send({ type: "run", file: jobFileOf(file, job) });
+    }
   }
 
   abortJob(jobId: string): void {
     this.worker?.send({ type: "abort", jobId });
   }
 
+  /** Stops claiming; files the worker runs finish and are written. */
   quiesce(): void {
     this.claiming = false;
     clearTimeout(this.restartTimer);
-    this.worker?.send({ type: "quiesce" });
+    clearTimeout(this.retryTimer);
   }
 
   /** Asks the worker to stop (its running files go back to the queue); kills it after a grace. */
   async stop(): Promise<void> {
-    this.claiming = false;
+    this.quiesce();
     this.unwatch();
-    clearTimeout(this.restartTimer);
     await this.stopWorker();
   }
 
@@ -113,7 +141,7 @@ export class ProcessRunner implements FileRunner {
   private start(): void {
     let worker: WorkerHandle;
     try {
-      worker = this.options.spawn((message) => this.heard(message));
+      worker = this.options.spawn((message) => this.heard(worker, message));
     } catch (error) {
       this.options.log.error("jobs worker could not be started", { error: String(error) });
       this.afterExit(1);
@@ -121,40 +149,110 @@ export class ProcessRunner implements FileRunner {
     }
     this.worker = worker;
     void worker.exited.then((code) => {
-      if (this.worker === worker) this.worker = undefined;
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      this.ready = false;
       this.afterExit(code);
     });
   }
 
-  private heard(message: FromWorker): void {
+  private heard(worker: WorkerHandle, message: FromWorker): void {
+    if (this.worker !== worker) return;
     switch (message.type) {
       case "hello":
-        this.worker?.send({ type: "start", config: this.options.config, load: this.options.live.liveLoad });
+        worker.send({ type: "start", config: this.options.config, load: this.options.live.liveLoad });
         return;
       case "ready":
         this.crashes = 0;
+        this.ready = true;
+        // The live load may have changed while the worker loaded its models.
+        worker.send({ type: "load", load: this.options.live.liveLoad });
+        this.wake();
         return;
       case "failed":
         this.options.log.error("jobs worker cannot transcribe; queued files wait", { reason: message.reason });
         return;
-      case "file":
-        this.options.onFile?.(message.status, message.audioSeconds);
+      case "done": {
+        const key = keyOf(message.jobId, message.idx);
+        const file = this.sent.get(key);
+        if (file === undefined || file.attempts !== message.attempts) return;
+        this.sent.delete(key);
+        this.settle(file, message.outcome);
+        this.wake();
         return;
-      case "deliveries":
-        this.options.onDeliveries?.();
+      }
+    }
+  }
+
+  /** Writes how a file's transcription ended. */
+  private settle(file: FileRow, outcome: FileOutcome): void {
+    switch (outcome.status) {
+      case "completed":
+        this.finish(
+          file,
+          { status: "completed", text: outcome.transcript.text },
+          {
+            status: "completed",
+            result: JSON.stringify(outcome.transcript),
+            audioSeconds: outcome.transcript.duration,
+          },
+        );
+        return;
+      case "failed":
+        this.finish(file, outcome, outcome);
+        return;
+      case "error":
+        this.options.log.error("job file failed", { job: file.job_id, file: file.id, error: outcome.message });
+        if (file.attempts >= MAX_ATTEMPTS) {
+          const failed = { status: "failed" as const, error: "Internal error while transcribing" };
+          this.finish(file, failed, failed);
+        } else this.options.store.release(file);
+        return;
+      case "retry":
+        // The worker's engine could not take it now: queued again, claimed after a pause.
+        this.options.store.release(file);
+        clearTimeout(this.retryTimer);
+        this.retryTimer = setTimeout(() => this.wake(), RETRY_MS);
+        this.retryTimer.unref?.();
+        return;
+      case "aborted":
+        // Cancelled or deleted (the store already says so: nothing changes), or the worker stopped.
+        this.options.store.release(file);
         return;
     }
   }
 
+  private finish(
+    file: FileRow,
+    outcome: { status: "completed"; text: string } | { status: "failed"; error: string },
+    stored: { status: "completed"; result: string; audioSeconds: number } | { status: "failed"; error: string },
+  ): void {
+    // A file cancelled or deleted meanwhile is no longer running: finish() then writes nothing.
+    const written = this.options.store.finish(file, stored, endDeliveries(file, outcome, this.options.inlineChars));
+    if (!written) return;
+    // Uploaded audio is deleted once transcribed (D18); a crash before this leaves it to the sweeper.
+    if (file.spooled === 1) rmSync(file.path, { force: true });
+    this.options.onFile?.(outcome.status, stored.status === "completed" ? stored.audioSeconds : 0);
+    this.options.onDeliveries?.();
+  }
+
   /** The worker ended: its files go back to the queue, and a new one starts if work waits. */
   private afterExit(code: number): void {
-    const requeued = this.options.recover(code !== 0 && !this.killed);
+    const crashed = code !== 0 && !this.killed;
     this.killed = false;
+    const lost = [...this.sent.values()];
+    this.sent.clear();
+    for (const file of lost) {
+      if (crashed && file.attempts >= MAX_ATTEMPTS) {
+        const failed = { status: "failed" as const, error: "The transcription stopped unexpectedly on this file" };
+        this.finish(file, failed, failed);
+      } else this.options.store.release(file);
+    }
     if (code !== 0) {
       this.crashes++;
-      this.options.log.error("jobs worker exited", { code, requeued });
-    } else if (requeued > 0) this.options.log.warn("jobs worker left files running; requeued", { requeued });
-    if (!this.claiming || !this.options.claimable()) return;
+      this.options.log.error("jobs worker exited", { code, requeued: lost.length });
+    }
+    if (!this.claiming || !this.options.store.hasClaimable()) return;
     const pause = code === 0 ? 0 : Math.min(MAX_CRASH_PAUSE_MS, CRASH_PAUSE_MS * 2 ** (this.crashes - 1));
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;

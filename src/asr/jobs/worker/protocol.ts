@@ -1,41 +1,47 @@
 /**
  * The messages between the serving process and its jobs worker process (JSON over the IPC
- * channel Bun opens between them). The serving process starts the worker with `start` and then
- * tells it what changes; the worker reports each ended file and that deliveries were queued.
+ * channel Bun opens between them). The serving process owns the job store: it claims each file,
+ * sends it to the worker with `run`, and writes the outcome the worker answers with `done`. The
+ * worker never opens the store, so nothing in the serving process ever waits on a lock held by a
+ * process that runs at background priority.
  */
 import type { LiveLoad } from "../../../runtime/admission.ts";
+import type { FileOutcome, JobFile } from "../runner.ts";
 
 /** The hidden `sawt` command that runs the worker process (src/app/jobs-worker.ts). */
 export const JOBS_WORKER_COMMAND = "__jobs-worker";
 
 /** The serving process to its worker. */
 export type ToWorker =
-  /** First message: the serving process's resolved settings, which the worker runs by. */
+  /** Answer to `hello`: the serving process's resolved settings, which the worker runs by. */
   | { readonly type: "start"; readonly config: unknown; readonly load: LiveLoad }
-  /** A job was created: claim files. */
-  | { readonly type: "wake" }
+  /** Transcribe a claimed file. */
+  | { readonly type: "run"; readonly file: JobFile }
   /** Stop the running files of a job (cancelled or deleted). */
   | { readonly type: "abort"; readonly jobId: string }
   /** The serving process's live load changed. */
   | { readonly type: "load"; readonly load: LiveLoad }
-  /** Stop claiming; running files finish, then exit. */
-  | { readonly type: "quiesce" }
-  /** Stop now: running files go back to the queue, then exit. */
+  /** Stop now: running files are aborted (answered `aborted`), then exit. */
   | { readonly type: "stop" };
 
 /** The worker to the serving process. */
 export type FromWorker =
   /** The worker listens: the serving process answers with `start`. */
   | { readonly type: "hello" }
-  /** The worker's ASR engine serves (or could not start: `reason`). */
+  /** The worker's ASR engine serves: files may be sent. */
   | { readonly type: "ready" }
+  /** The worker's ASR engine cannot serve; the worker exits. */
   | { readonly type: "failed"; readonly reason: string }
-  /** A file ended (metrics). */
-  | { readonly type: "file"; readonly status: "completed" | "failed"; readonly audioSeconds: number }
-  /** Webhook deliveries were queued in the store. */
-  | { readonly type: "deliveries" };
+  /** A file's transcription ended. */
+  | {
+      readonly type: "done";
+      readonly jobId: string;
+      readonly idx: number;
+      readonly attempts: number;
+      readonly outcome: FileOutcome;
+    };
 
-/** What runs a process's job files: in this process (the worker) or in a worker process. */
+/** What runs a process's job files. */
 export interface FileRunner {
   /** Queued files may be waiting: claim them while slots are free. */
   wake(): void;

@@ -57,4 +57,38 @@ describe("the built-in recogniser in the compiled binary", () => {
     expect(reply.status).toBe(400);
     expect(reply.json.detail).toContain("docs/arabic-models.md");
   });
+
+  test("does run a transcription job in the binary's worker process and give the REST answer", async () => {
+    // The binary starts itself as the jobs worker (`sawt __jobs-worker`), which loads the embedded
+    // recogniser on its own and answers exactly what the synchronous route answers.
+    const key = (await sawt.createKey({ name: "builtin-binary-job", rpm: 100_000 })).key; // polled
+    const rest = await call(`${sawt.baseUrl}/v1/asr/audio/transcriptions`, {
+      method: "POST",
+      headers: { "X-API-Key": key },
+      body: uploadForm({ name: "speech.wav", data: readFileSync(speech.wav) }, { language: "en" }),
+    });
+    expect(rest.status).toBe(200);
+    const created = await call(`${sawt.baseUrl}/v1/asr/jobs`, {
+      method: "POST",
+      headers: { "X-API-Key": key },
+      body: uploadForm({ name: "speech.wav", data: readFileSync(speech.wav) }, { language: "en" }),
+    });
+    expect(created.status).toBe(202);
+    const id = created.json.id as string;
+    const job = await until(
+      async () => {
+        const got = await call(`${sawt.baseUrl}/v1/asr/jobs/${id}`, { headers: { "X-API-Key": key } });
+        return ["completed", "failed"].includes(got.json.status) ? got.json : undefined;
+      },
+      "the job to end",
+      { timeoutMs: 120_000, everyMs: 200 },
+    );
+    expect(job.counts.completed).toBe(1);
+    const result = await call(`${sawt.baseUrl}/v1/asr/jobs/${id}/files/${job.files[0].id}/result`, {
+      headers: { "X-API-Key": key },
+    });
+    expect(result.status).toBe(200);
+    expect(result.json).toEqual(rest.json);
+    expect(sawt.logs.filter((line) => line.includes('"level":"error"'))).toEqual([]);
+  }, 180_000);
 });

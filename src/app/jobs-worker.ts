@@ -2,14 +2,14 @@
  * `sawt __jobs-worker`: the process the jobs feature starts to run transcription jobs away from
  * live work (src/asr/jobs/worker/). Not a command for people: it is started by the service with
  * an IPC channel, takes the service's resolved settings from its first message, takes background
- * CPU priority (src/runtime/cpu-priority.ts), loads the ASR engine alone (over an in-memory database,
+ * CPU priority (src/runtime/background-process.ts), loads the ASR engine alone (over an in-memory database,
  * never the service's store), and transcribes the files the service sends
  * until idle or told to stop.
  */
 import type { SawtConfig } from "../config/config.ts";
 import { serveJobFiles, type WorkerChannel } from "../asr/jobs/worker/child.ts";
 import { JOBS_WORKER_COMMAND, type FromWorker, type ToWorker } from "../asr/jobs/worker/protocol.ts";
-import { runInBackground } from "../runtime/cpu-priority.ts";
+import { dieWithParent, runInBackground } from "../runtime/background-process.ts";
 import { createAppContext } from "./context.ts";
 import { engineLoaders } from "./engine-loaders.ts";
 import { startEngines } from "./engines.ts";
@@ -50,6 +50,7 @@ export async function runJobsWorker(): Promise<number> {
     process.stderr.write(`sawt ${JOBS_WORKER_COMMAND}: started by the service only (no IPC channel)\n`);
     return 2;
   }
+  const bonded = await dieWithParent();
   await runInBackground();
   const channel = ipcChannel();
   let gone = false;
@@ -69,7 +70,7 @@ export async function runJobsWorker(): Promise<number> {
   await engines.settled;
   // Threads the engine's start-up made from threads older than the first call.
   const priority = await runInBackground();
-  ctx.log.debug("jobs worker priority", { ...priority });
+  ctx.log.debug("jobs worker priority", { ...priority, dies_with_parent: bonded });
   const state = ctx.engines.asr.snapshot();
   if (state.status !== "ready") {
     channel.send({ type: "failed", reason: state.reason ?? `ASR engine ${state.status}` });

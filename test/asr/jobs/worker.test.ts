@@ -3,7 +3,8 @@
  * service starts when files are queued, at background CPU priority (SCHED_IDLE and nice 19 on
  * every thread, while the service's threads keep theirs), which leaves when idle, dies with the
  * service, is replaced when it crashes (the files it was running are done again, each still
- * ending with exactly one result), and whose failure to load its engine is reported at once.
+ * ending with exactly one result), is paused outright while live work runs, and whose failure
+ * to load its engine is reported at once.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, renameSync } from "node:fs";
@@ -55,6 +56,11 @@ function threads(pid: number): Array<{ policy: number; nice: number }> {
       return []; // the thread ended meanwhile
     }
   });
+}
+
+/** The process state letter (proc(5) field 3: R running, S sleeping, T stopped…). */
+function stateOf(pid: number): string {
+  return statFields(`/proc/${pid}/stat`)[0]!;
 }
 
 /** Pids of the service's jobs worker processes. */
@@ -155,6 +161,36 @@ describe("jobs worker process", () => {
     } finally {
       if (existsSync(join(source.path, pack))) renameSync(join(source.path, pack), join(models.dir, pack));
     }
+    await sawt.stop();
+  }, 120_000);
+
+  test("does pause the worker outright while live work runs and let it go on after", async () => {
+    const { sawt, key } = await start({ SAWT_JOBS_MAX_SLOTS: "1" });
+    const id = (await submitPaths(sawt, key, { paths: ["many"] })).json.id as string;
+    const [worker] = await until(() => workers(sawt.proc.pid).length > 0 && workers(sawt.proc.pid), "a worker");
+    await until(async () => (await api(sawt, key, `/v1/asr/jobs/${id}`)).json.counts.completed > 0, "progress");
+    expect(stateOf(worker!)).not.toBe("T");
+    // A long synthesis is live work on the TTS gate: the worker is stopped while it runs.
+    const states = new Set<string>();
+    let speaking = true;
+    const speech = fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, {
+      method: "POST",
+      headers: { "X-API-Key": key, "content-type": "application/json" },
+      body: JSON.stringify({ input: "هذا نص طويل للاختبار. ".repeat(300), response_format: "wav" }),
+    }).then(async (reply) => {
+      expect(reply.status).toBe(200);
+      await reply.arrayBuffer();
+      speaking = false;
+    });
+    while (speaking) {
+      states.add(stateOf(worker!));
+      await Bun.sleep(5);
+    }
+    await speech;
+    expect(states.has("T")).toBe(true);
+    await until(() => stateOf(worker!) !== "T", "the worker to go on", { timeoutMs: 5_000 });
+    const job = await waitForJob(sawt, key, id);
+    expect(job.counts.completed).toBe(200);
     await sawt.stop();
   }, 120_000);
 });

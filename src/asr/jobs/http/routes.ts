@@ -58,6 +58,7 @@ export function jobsService(ctx: AppContext): JobsService {
         spawn: spawnWorker,
         config: ctx.config,
         live: ctx.admission.asr,
+        pauseFor: [ctx.admission.asr, ctx.admission.tts],
         inlineChars: jobs.webhook_inline_chars,
         log: ctx.log.child({ component: "jobs" }),
         onFile: (outcome, seconds) => ctx.metrics.observeJobFile(outcome, seconds),

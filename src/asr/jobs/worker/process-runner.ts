@@ -7,6 +7,10 @@
  * live work leaves free, giving one back at the next piece boundary when live work needs it
  * (Admission.setExternalLoad).
  *
+ * While live work runs (ASR or TTS) the worker is paused outright (SIGSTOP) and goes on when live
+ * work has been quiet a moment: even at background priority a running batch costs a live call
+ * cache and memory bandwidth (a fifth of its latency with a real model on two cores).
+ *
  * This side owns the store: it claims files (at most the admission's batch slots at once), sends
  * each to the worker, and writes the outcome — result, state and webhooks in one transaction — so
  * the store has one writer and the service never waits on the worker.
@@ -28,6 +32,7 @@ import type { FileRunner, FromWorker, ToWorker } from "./protocol.ts";
 /** A running worker process, as the runner needs it. */
 export interface WorkerHandle {
   send(message: ToWorker): void;
+  /** Sends a signal (SIGSTOP/SIGCONT pause and resume it; SIGKILL ends it). */
   kill(signal?: NodeJS.Signals): void;
   /** Settles with the exit code when the process has ended. */
   readonly exited: Promise<number>;
@@ -46,6 +51,11 @@ export interface ProcessRunnerOptions {
     readonly batchSlots: number;
     watchLive(listener: (load: LiveLoad) => void): () => void;
   };
+  /** Gates whose live work pauses the worker outright while any of it runs or waits (ASR, TTS). */
+  readonly pauseFor: readonly {
+    readonly liveLoad: LiveLoad;
+    watchLive(listener: (load: LiveLoad) => void): () => void;
+  }[];
   /** Longest transcript text carried inside a file webhook. */
   readonly inlineChars: number;
   readonly log: Logger;
@@ -59,6 +69,9 @@ const STOP_GRACE_MS = 10_000;
 /** Pause before restarting a worker that crashed: doubled per crash in a row, at most a minute. */
 const CRASH_PAUSE_MS = 1_000;
 const MAX_CRASH_PAUSE_MS = 60_000;
+
+/** Quiet time after live work before a paused worker goes on (a burst's next request finds it paused). */
+const RESUME_AFTER_MS = 100;
 
 const keyOf = (jobId: string, idx: number) => `${jobId}/${idx}`;
 
@@ -74,12 +87,50 @@ export class ProcessRunner implements FileRunner {
   private claiming = true;
   /** The worker being ended was killed here (it did not stop in time): not a crash of its own. */
   private killed = false;
-  private readonly unwatch: () => void;
+  /** The worker is stopped (SIGSTOP) while live work runs. */
+  private paused = false;
+  private resumeTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly unwatch: Array<() => void>;
 
   constructor(private readonly options: ProcessRunnerOptions) {
-    this.unwatch = options.live.watchLive((load) => {
-      if (this.ready) this.worker?.send({ type: "load", load });
-    });
+    this.unwatch = [
+      options.live.watchLive((load) => {
+        if (this.ready) this.worker?.send({ type: "load", load });
+      }),
+      ...options.pauseFor.map((gate) => gate.watchLive(() => this.followLive())),
+    ];
+  }
+
+  /** Whether the worker is paused now (live work runs, or ran moments ago). */
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  /**
+   * Live work runs: the worker is stopped at once (SIGSTOP), so it takes neither a core nor the
+   * caches a live call needs, and goes on once live work has been quiet for RESUME_AFTER_MS. The
+   * worker holds no lock and no resource the service waits on, so stopping it anywhere is safe.
+   */
+  private followLive(): void {
+    const busy = this.options.pauseFor.some((gate) => gate.liveLoad.running + gate.liveLoad.queued > 0);
+    if (busy) {
+      clearTimeout(this.resumeTimer);
+      this.resumeTimer = undefined;
+      if (!this.paused && this.worker) {
+        this.worker.kill("SIGSTOP");
+        this.paused = true;
+      }
+    } else if (this.paused && this.resumeTimer === undefined) {
+      this.resumeTimer = setTimeout(() => this.resume(), RESUME_AFTER_MS);
+      this.resumeTimer.unref?.();
+    }
+  }
+
+  private resume(): void {
+    clearTimeout(this.resumeTimer);
+    this.resumeTimer = undefined;
+    if (this.paused) this.worker?.kill("SIGCONT");
+    this.paused = false;
   }
 
   /** Claims queued files for the worker while batch slots are free; starts a worker if none runs. */
@@ -114,7 +165,7 @@ export class ProcessRunner implements FileRunner {
   /** Asks the worker to stop (its running files go back to the queue); kills it after a grace. */
   async stop(): Promise<void> {
     this.quiesce();
-    this.unwatch();
+    for (const unwatch of this.unwatch) unwatch();
     await this.stopWorker();
   }
 
@@ -128,6 +179,7 @@ export class ProcessRunner implements FileRunner {
   private async stopWorker(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
+    this.resume(); // a stopped worker could not hear it
     worker.send({ type: "stop" });
     const ended = await Promise.race([worker.exited.then(() => true), Bun.sleep(STOP_GRACE_MS).then(() => false)]);
     if (!ended) {
@@ -148,10 +200,15 @@ export class ProcessRunner implements FileRunner {
       return;
     }
     this.worker = worker;
+    this.paused = false;
+    this.followLive(); // live work running now: the new worker waits (its model load too)
     void worker.exited.then((code) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
       this.ready = false;
+      this.paused = false;
+      clearTimeout(this.resumeTimer);
+      this.resumeTimer = undefined;
       this.afterExit(code);
     });
   }

@@ -1,12 +1,13 @@
 /**
- * Background CPU priority for a whole process (the jobs worker): Linux's SCHED_IDLE policy,
+ * What a background process (the jobs worker) sets up for itself: it dies with the process that
+ * started it ({@link dieWithParent}), and it takes background CPU priority: Linux's SCHED_IDLE policy,
  * under which a thread runs only when no ordinary thread wants its core, and is preempted the
  * moment one does; plus the lowest nice value, which is what remains where SCHED_IDLE cannot be
  * set. Both are per thread on Linux and inherited by threads created later, so the threads that
  * exist now are set one by one and the ones started afterwards (onnxruntime's pools, Bun's
  * workers) follow their creators.
  *
- * bun:ffi calls glibc's sched_setscheduler because neither Node's nor Bun's API sets a policy.
+ * bun:ffi calls glibc's sched_setscheduler and prctl because neither Node's nor Bun's API has them.
  */
 import { readdirSync } from "node:fs";
 import { setPriority } from "node:os";
@@ -15,23 +16,44 @@ import { setPriority } from "node:os";
 const SCHED_IDLE = 5;
 const LOWEST_NICE = 19;
 
-type SetScheduler = (tid: number, policy: number, param: Int32Array) => number;
-let setScheduler: SetScheduler | null | undefined;
+/** prctl(2): PR_SET_PDEATHSIG, and the signal it is given. */
+const PR_SET_PDEATHSIG = 1;
+const SIGKILL = 9;
 
-async function scheduler(): Promise<SetScheduler | null> {
-  if (setScheduler !== undefined) return setScheduler;
-  setScheduler = null;
+interface Libc {
+  setScheduler(tid: number, policy: number, param: Int32Array): number;
+  prctl(option: number, arg: number): number;
+}
+let libc: Libc | null | undefined;
+
+async function loadLibc(): Promise<Libc | null> {
+  if (libc !== undefined) return libc;
+  libc = null;
   if (process.platform !== "linux") return null;
   try {
     const { dlopen, FFIType, ptr } = await import("bun:ffi");
-    const libc = dlopen("libc.so.6", {
+    const { symbols } = dlopen("libc.so.6", {
       sched_setscheduler: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
+      prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
     });
-    setScheduler = (tid, policy, param) => libc.symbols.sched_setscheduler(tid, policy, ptr(param));
+    libc = {
+      setScheduler: (tid, policy, param) => symbols.sched_setscheduler(tid, policy, ptr(param)),
+      prctl: (option, arg) => symbols.prctl(option, arg, 0, 0, 0),
+    };
   } catch {
-    // Not glibc, or no FFI: nice alone.
+    // Not glibc, or no FFI: nice alone, and the IPC channel's end to notice a lost parent.
   }
-  return setScheduler;
+  return libc;
+}
+
+/**
+ * Asks the kernel to SIGKILL this process when its parent dies — even while it is stopped
+ * (SIGSTOP: the service pauses its worker while live work runs), when it could not notice the
+ * IPC channel closing. Returns whether it could be set.
+ */
+export async function dieWithParent(): Promise<boolean> {
+  const c = await loadLibc();
+  return c !== null && c.prctl(PR_SET_PDEATHSIG, SIGKILL) === 0;
 }
 
 /** What {@link runInBackground} could set. */
@@ -50,12 +72,12 @@ export async function runInBackground(): Promise<BackgroundPriority> {
   } catch {
     tasks = [0]; // no procfs: the calling thread at least
   }
-  const set = await scheduler();
+  const c = await loadLibc();
   const param = new Int32Array(1); // struct sched_param { int sched_priority = 0 }
   let idleThreads = 0;
   let nicedThreads = 0;
   for (const tid of tasks) {
-    if (set && set(tid, SCHED_IDLE, param) === 0) idleThreads++;
+    if (c && c.setScheduler(tid, SCHED_IDLE, param) === 0) idleThreads++;
     try {
       setPriority(tid, LOWEST_NICE);
       nicedThreads++;

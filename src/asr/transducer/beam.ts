@@ -12,6 +12,7 @@
 import { argmax } from "../../runtime/onnx-runner.ts";
 import type { ContextGraph, ContextState } from "../boost/context-graph.ts";
 import type { PredictorOutput, TransducerJoint } from "./model.ts";
+import { tdtAdvance, type TdtFrame } from "./tdt.ts";
 
 /** Hypotheses kept per frame (sherpa-onnx's default). */
 export const TRANSDUCER_BEAM = 4;
@@ -236,9 +237,6 @@ const SCORE_BEAM = 3;
  */
 const MIN_BRANCH_LP = Math.log(0.05);
 
-/** sherpa-onnx's token limit per frame for TDT (as the greedy search). */
-const TDT_MAX_TOKENS_PER_FRAME = 5;
-
 /** Greedy TDT search whose token choice adds the context bonus. */
 export async function biasedTdt(
   frames: readonly Float32Array[],
@@ -250,7 +248,7 @@ export async function biasedTdt(
   const vocab = blankId + 1;
   let at = rootOf(graph);
   let predicted = await joint.predict(blankId, joint.initialStates());
-  let onThisFrame = 0;
+  const frame: TdtFrame = { tokens: 0 };
   for (let t = 0; t < frames.length; ) {
     signal?.throwIfAborted();
     const logits = await joint.join(frames[t]!, predicted.out);
@@ -261,18 +259,12 @@ export async function biasedTdt(
       const score = lp[id]! + graph.step(at.context, id).bonus;
       if (score > bestScore) [y, bestScore] = [id, score];
     }
-    let skip = argmax(logits, vocab, logits.length);
+    const duration = argmax(logits, vocab, logits.length);
     if (y !== blankId) {
-      at = child(at, { id: y, frame: t, duration: skip }, graph);
+      at = child(at, { id: y, frame: t, duration }, graph);
       predicted = await joint.predict(y, predicted.states);
-      onThisFrame += 1;
     }
-    if (skip > 0) onThisFrame = 0;
-    if (onThisFrame >= TDT_MAX_TOKENS_PER_FRAME || (y === blankId && skip === 0)) {
-      onThisFrame = 0;
-      skip = 1;
-    }
-    t += skip;
+    t += tdtAdvance(frame, y !== blankId, duration);
   }
   return { tokens: tokensOf(at), matched: at.bonus + graph.finish(at.context) > 0 };
 }

@@ -23,6 +23,7 @@ import {
 } from "../recognizer.ts";
 import { timedPiecesText } from "../timed-pieces.ts";
 import { biasedRnnt, biasedTdt } from "./beam.ts";
+import { tdtAdvance, type TdtFrame } from "./tdt.ts";
 import type { TransducerConfig } from "./config.ts";
 import {
   openJoint,
@@ -36,8 +37,6 @@ import {
 export const FEATURE_FRAME_SECONDS = 160 / SPEECH_SAMPLE_RATE;
 /** sherpa-onnx's symbol limit per frame for RNNT. */
 export const RNNT_MAX_SYMBOLS_PER_FRAME = 10;
-/** sherpa-onnx's token limit per frame for TDT. */
-export const TDT_MAX_TOKENS_PER_FRAME = 5;
 
 /** One emitted token: its id, frame and (TDT) duration in frames. */
 export interface TransducerToken {
@@ -100,23 +99,17 @@ export async function greedyTdt(
   const vocab = blankId + 1;
   const tokens: TransducerToken[] = [];
   let predicted = await joint.predict(blankId, joint.initialStates());
-  let onThisFrame = 0;
+  const frame: TdtFrame = { tokens: 0 };
   for (let t = 0; t < frames.length; ) {
     signal?.throwIfAborted();
     const logits = await joint.join(frames[t]!, predicted.out);
     const y = argmax(logits, 0, vocab);
-    let skip = argmax(logits, vocab, logits.length);
+    const duration = argmax(logits, vocab, logits.length);
     if (y !== blankId) {
-      tokens.push({ id: y, frame: t, duration: skip });
+      tokens.push({ id: y, frame: t, duration });
       predicted = await joint.predict(y, predicted.states);
-      onThisFrame += 1;
     }
-    if (skip > 0) onThisFrame = 0;
-    if (onThisFrame >= TDT_MAX_TOKENS_PER_FRAME || (y === blankId && skip === 0)) {
-      onThisFrame = 0;
-      skip = 1;
-    }
-    t += skip;
+    t += tdtAdvance(frame, y !== blankId, duration);
   }
   return tokens;
 }

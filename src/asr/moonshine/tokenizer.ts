@@ -6,6 +6,7 @@
  * leading space is stripped.
  */
 import { PackError } from "../../models/errors.ts";
+import { readTokenizerJson } from "../seq2seq/tokenizer-json.ts";
 
 /** The decoding side of a tokenizer.json. */
 export interface MoonshineVocabulary {
@@ -19,32 +20,15 @@ export interface MoonshineVocabulary {
 
 const BYTE_PIECE = /^<0x([0-9A-Fa-f]{2})>$/;
 
-interface TokenizerJson {
-  readonly model?: { readonly vocab?: Record<string, number>; readonly byte_fallback?: boolean };
-  readonly added_tokens?: readonly { readonly id: number; readonly content: string; readonly special?: boolean }[];
-}
-
 /** Parses tokenizer.json text; throws {@link PackError} when it is not a usable BPE vocabulary. */
 export function parseMoonshineTokenizer(text: string): MoonshineVocabulary {
-  let json: TokenizerJson;
-  try {
-    json = JSON.parse(text) as TokenizerJson;
-  } catch {
-    throw new PackError("tokenizer.json is not valid JSON");
-  }
-  const vocab = json.model?.vocab;
-  if (vocab === undefined || typeof vocab !== "object") throw new PackError("tokenizer.json has no model.vocab");
+  const file = readTokenizerJson(text);
   const pieces: (string | undefined)[] = [];
-  for (const [piece, id] of Object.entries(vocab)) {
-    if (!Number.isInteger(id) || id < 0 || id > 10_000_000)
-      throw new PackError(`tokenizer.json gives ${piece} a bad id`);
-    pieces[id] = piece;
-  }
+  for (const [piece, id] of file.vocab) pieces[id] = piece;
   const special = new Set<number>();
-  for (const added of json.added_tokens ?? []) {
-    if (!Number.isInteger(added.id) || added.id < 0) continue;
+  for (const added of file.added) {
     pieces[added.id] ??= added.content;
-    if (added.special !== false) special.add(added.id);
+    if (added.special) special.add(added.id);
   }
   const idOf = (piece: string) => pieces.indexOf(piece);
   const bos = idOf("<s>");

@@ -7,6 +7,7 @@
  * layout's tokens.txt gives (../whisper/tokens.ts), so decoding is shared.
  */
 import { PackError } from "../../models/errors.ts";
+import { readTokenizerJson } from "../seq2seq/tokenizer-json.ts";
 
 /** The byte each vocabulary character stands for (the inverse of GPT-2's bytes_to_unicode). */
 function byteOfChar(): Map<string, number> {
@@ -33,28 +34,14 @@ export interface WhisperTokenizer {
   readonly special: ReadonlyMap<string, number>;
 }
 
-interface TokenizerJson {
-  readonly model?: { readonly type?: string; readonly vocab?: Record<string, number> };
-  readonly added_tokens?: readonly { readonly id: number; readonly content: string }[];
-}
-
 /** Parses tokenizer.json text; throws {@link PackError} when it is not a byte-level BPE vocabulary. */
 export function parseWhisperTokenizer(text: string): WhisperTokenizer {
-  let json: TokenizerJson;
-  try {
-    json = JSON.parse(text) as TokenizerJson;
-  } catch {
-    throw new PackError("tokenizer.json is not valid JSON");
-  }
-  const vocab = json.model?.vocab;
-  if (vocab === undefined || typeof vocab !== "object" || json.model?.type !== "BPE")
-    throw new PackError("tokenizer.json has no byte-level BPE model.vocab");
+  const file = readTokenizerJson(text, "BPE");
   const special = new Map<string, number>();
-  for (const added of json.added_tokens ?? []) if (Number.isInteger(added.id)) special.set(added.content, added.id);
+  for (const added of file.added) special.set(added.content, added.id);
   const specialIds = new Set(special.values());
   const tokenBytes = new Map<number, Uint8Array>();
-  for (const [piece, id] of Object.entries(vocab)) {
-    if (!Number.isInteger(id) || id < 0) throw new PackError(`tokenizer.json gives ${piece} a bad id`);
+  for (const [piece, id] of file.vocab) {
     if (specialIds.has(id)) continue;
     const bytes: number[] = [];
     for (const char of piece) {

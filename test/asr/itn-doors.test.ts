@@ -11,7 +11,7 @@ import { startSawt, type SawtProcess } from "../support/sawt.ts";
 import { bearer, clients, unary, waitServing } from "../grpc/client.ts";
 import { callAudio, pcm16 } from "./format-support.ts";
 import { encodeFile, ENCODINGS, modelsDir } from "./support.ts";
-import { connect } from "./ws-client.ts";
+import { realtimeSession } from "./ws-client.ts";
 
 /** Spoken → written, one utterance each (the whole table is test/asr/format/tables/). */
 const TABLE: readonly (readonly [string, string])[] = [
@@ -122,15 +122,11 @@ describe("written forms on the realtime door", () => {
     ["by default", {}, WRITTEN],
     ["spoken with itn false", { itn: false }, SPOKEN],
   ])("does complete each utterance %s", async (_name, fields, expected) => {
-    const client = await connect(`${sawt.baseUrl.replace(/^http/, "ws")}/v1/realtime?intent=transcription`, {
-      headers: { authorization: `Bearer ${key}` },
+    const client = await realtimeSession(sawt.baseUrl, key, {
+      type: "transcription",
+      ...fields,
+      audio: { input: { format: { type: "audio/pcm", rate: 16000 } } },
     });
-    await client.next("session.created");
-    client.sendJson({
-      type: "session.update",
-      session: { type: "transcription", ...fields, audio: { input: { format: { type: "audio/pcm", rate: 16000 } } } },
-    });
-    await client.next("session.updated");
     const pcm = pcm16(callAudio(SPOKEN));
     for (let at = 0; at < pcm.length; at += 16000)
       client.sendJson({ type: "input_audio_buffer.append", audio: pcm.subarray(at, at + 16000).toString("base64") });

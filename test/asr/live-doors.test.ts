@@ -16,7 +16,7 @@ import { startInProcess, type InProcessSawt } from "../support/in-process.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
 import { writeDialectPack } from "../support/models/dialect.ts";
 import { concat, modelsDir, silence, sine } from "./support.ts";
-import { connect } from "./ws-client.ts";
+import { realtimeSession } from "./ws-client.ts";
 
 const RATE = 24000;
 let models: ReturnType<typeof modelsDir>;
@@ -90,23 +90,15 @@ describe("live doors on the one live core", () => {
     const model = fromModel((await probed.json()) as LiveEvent[]);
     expect(model.filter((e) => e[0] === "final").length).toBe(2);
 
-    const client = await connect(`${sawt.baseUrl.replace(/^http/, "ws")}/v1/realtime?intent=transcription`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
-    await client.next("session.created");
-    client.sendJson({
-      type: "session.update",
-      session: {
-        type: "transcription",
-        audio: {
-          input: {
-            format: { type: "audio/pcm", rate: RATE },
-            turn_detection: { type: "server_vad", threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 },
-          },
+    const client = await realtimeSession(sawt.baseUrl, key, {
+      type: "transcription",
+      audio: {
+        input: {
+          format: { type: "audio/pcm", rate: RATE },
+          turn_detection: { type: "server_vad", threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 },
         },
       },
     });
-    await client.next("session.updated");
     const chunk = (RATE * 2 * 20) / 1000;
     for (let at = 0; at < bytes.length; at += chunk)
       client.sendJson({

@@ -10,7 +10,7 @@ import { writeToneCtcPack } from "../support/models/ctc.ts";
 import { startSawt, type SawtProcess } from "../support/sawt.ts";
 import { callAudio, PHONE, pcm16, REDACTED_TEXT, UTTERANCES } from "./format-support.ts";
 import { concat, encodeFile, ENCODINGS, modelsDir, silence } from "./support.ts";
-import { connect } from "./ws-client.ts";
+import { realtimeSession } from "./ws-client.ts";
 
 let models: ReturnType<typeof modelsDir>;
 let sawt: SawtProcess;
@@ -51,15 +51,10 @@ describe("asr.redact", () => {
   });
 
   test("does complete a realtime final held for its number once five seconds bring no new speech", async () => {
-    const client = await connect(`${sawt.baseUrl.replace(/^http/, "ws")}/v1/realtime?intent=transcription`, {
-      headers: { authorization: `Bearer ${key}` },
+    const client = await realtimeSession(sawt.baseUrl, key, {
+      type: "transcription",
+      audio: { input: { format: { type: "audio/pcm", rate: 16000 } } },
     });
-    await client.next("session.created");
-    client.sendJson({
-      type: "session.update",
-      session: { type: "transcription", audio: { input: { format: { type: "audio/pcm", rate: 16000 } } } },
-    });
-    await client.next("session.updated");
     // The call up to the phone number, which ends the last utterance, then 6 s of silence.
     const heard = UTTERANCES.slice(0, 5);
     const pcm = pcm16(concat(callAudio(heard), silence(6)));

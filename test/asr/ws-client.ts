@@ -62,3 +62,23 @@ export async function connect(
     sendJson: (event) => ws.send(JSON.stringify(event)),
   };
 }
+
+/**
+ * Opens an OpenAI Realtime transcription session (`/v1/realtime?intent=transcription`) on the
+ * server at `baseUrl` with `key`, waits for `session.created`, and when `session` is given sends
+ * it as a `session.update` and waits for `session.updated`.
+ */
+export async function realtimeSession(
+  baseUrl: string,
+  key: string,
+  session?: Record<string, unknown>,
+): Promise<TestSocket> {
+  const client = await connect(`${baseUrl.replace(/^http/, "ws")}/v1/realtime?intent=transcription`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  await client.next("session.created");
+  if (session === undefined) return client;
+  client.sendJson({ type: "session.update", session });
+  await client.next("session.updated");
+  return client;
+}

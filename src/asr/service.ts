@@ -97,6 +97,7 @@ export class AsrEngineService implements AsrService {
     const windows = [...options.packs.recognizers.values(), options.defaultRecognizer].map((r) => r.maxSegmentSeconds);
     this.spanWindow = { maxSegmentSeconds: Math.min(DEFAULT_WINDOW_SECONDS, ...windows) };
     this.routes = {
+      // With no pack installed the default recogniser is the built-in English one: no Arabic route.
       arabic: options.packs.recognizers.size > 0 ? options.defaultRecognizer : null,
       builtin: options.builtin ?? null,
     };

@@ -171,10 +171,7 @@ export class Admission {
     }
   }
 
-  /**
-   * Hears this gate's live load whenever it changes (the jobs worker process's gate follows it,
-   * see {@link setExternalLoad}); returns unsubscribe.
-   */
+  /** Hears this gate's live load on every change (the jobs worker follows it); returns unsubscribe. */
   watchLive(listener: (load: LiveLoad) => void): () => void {
     this.liveListeners.add(listener);
     return () => this.liveListeners.delete(listener);
@@ -186,10 +183,8 @@ export class Admission {
   }
 
   /**
-   * The live load of the serving process's gate, for the gate of the jobs worker process (which
-   * runs batch work only): batch work here takes only slots that load leaves free, never while
-   * live work waits there, and gives its slot back at the next piece boundary when the load
-   * grows ({@link yieldToLive}).
+   * The serving process's live load, told to the jobs worker's gate: batch work here takes only
+   * the slots it leaves free, never while live work waits, and yields at piece boundaries.
    */
   setExternalLoad(load: LiveLoad): void {
     this.external = { running: Math.max(0, load.running), queued: Math.max(0, load.queued) };
@@ -217,24 +212,15 @@ export class Admission {
   async yieldToLive(signal?: AbortSignal): Promise<void> {
     while (this.queue.length > 0 && performance.now() >= this.queue[0]!.deadline) this.expire(this.queue[0]!);
     const waiter = this.queue[0];
-    if (waiter === undefined) {
-      if (!this.externalPressure(0)) return;
-      // Live work of the serving process needs the slot: give it up and queue as batch work again.
+    if (waiter === undefined && !this.externalPressure(0)) return;
+    // A live waiter here takes the slot as it is (`running` stays); the serving process's live
+    // work (worker only) needs it freed.
+    this.batchRunning--;
+    if (waiter) waiter.start();
+    else {
       this.counters.running--;
       runningEverywhere--;
-      this.batchRunning--;
-      try {
-        await this.waitBatch(signal);
-      } catch (error) {
-        this.started();
-        this.batchRunning++;
-        throw error;
-      }
-      return;
     }
-    // The slot changes hands without being freed: `running` stays, the batch count drops.
-    this.batchRunning--;
-    waiter.start();
     try {
       await this.waitBatch(signal);
     } catch (error) {
@@ -307,10 +293,7 @@ export class Admission {
     });
   }
 
-  /**
-   * Whether the serving process's live work leaves too few slots for this gate's running work
-   * plus `extra` more (always false outside the jobs worker process).
-   */
+  /** Whether the serving process's live work leaves too few slots for ours plus `extra` (worker only). */
   private externalPressure(extra: number): boolean {
     return this.external.queued > 0 || this.external.running + this.counters.running + extra > this.options.concurrency;
   }

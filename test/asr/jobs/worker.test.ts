@@ -193,4 +193,27 @@ describe("jobs worker process", () => {
     expect(job.counts.completed).toBe(200);
     await sawt.stop();
   }, 120_000);
+
+  test("does not outlive a service stopped while its worker starts paused under live work", async () => {
+    const { sawt, key } = await start({ SAWT_JOBS_MAX_SLOTS: "1" });
+    const leave = new AbortController();
+    const speaking = fetch(`${sawt.baseUrl}/v1/tts/audio/speech`, {
+      method: "POST",
+      headers: { "X-API-Key": key, "content-type": "application/json" },
+      body: JSON.stringify({ input: "هذا نص طويل للاختبار. ".repeat(300), response_format: "wav" }),
+      signal: leave.signal,
+    }).catch(() => undefined);
+    await Bun.sleep(100);
+    await submitPaths(sawt, key, { paths: ["many"] });
+    const [worker] = await until(() => workers(sawt.proc.pid).length > 0 && workers(sawt.proc.pid), "a worker");
+    await until(() => stateOf(worker!) === "T", "the worker paused by the live synthesis", { timeoutMs: 10_000 });
+    // The client leaves (its synthesis is cancelled, so the drain has nothing to wait for), and
+    // the service stops. stop() resolves once the service has exited and its log pipe closed: a
+    // worker left alive (it inherits the pipe) would hold it open.
+    leave.abort();
+    const stopped = await Promise.race([sawt.stop().then(() => true), Bun.sleep(15_000).then(() => false)]);
+    await speaking;
+    expect(stopped).toBe(true);
+    await until(() => !alive(worker!) || stateOf(worker!) === "Z", "the worker to end", { timeoutMs: 5_000 });
+  }, 60_000);
 });

@@ -95,6 +95,11 @@ function spawnWorker(onMessage: (message: FromWorker) => void): WorkerHandle {
     serialization: "json",
     ipc: (message) => onMessage(message as FromWorker),
   });
+  // Should this process exit before the worker could ask the kernel to end it with us (or while
+  // it is paused), it must not outlive us.
+  const endWorker = () => child.kill("SIGKILL");
+  process.on("exit", endWorker);
+  void child.exited.then(() => process.off("exit", endWorker));
   return {
     send: (message: ToWorker) => {
       // A worker that just ended has no channel; its exit handler takes over.

@@ -79,6 +79,8 @@ const keyOf = (jobId: string, idx: number) => `${jobId}/${idx}`;
 export class ProcessRunner implements FileRunner {
   private worker: WorkerHandle | undefined;
   private ready = false;
+  /** The worker said `hello`: it has asked the kernel to end it with this process. */
+  private bonded = false;
   /** Files sent to the worker and not answered yet, by job id and index. */
   private readonly sent = new Map<string, FileRow>();
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
@@ -116,7 +118,8 @@ export class ProcessRunner implements FileRunner {
     if (busy) {
       clearTimeout(this.resumeTimer);
       this.resumeTimer = undefined;
-      if (!this.paused && this.worker) {
+      // Not before `hello`: a worker stopped before it asked to die with the service could outlive it.
+      if (!this.paused && this.worker && this.bonded) {
         this.worker.kill("SIGSTOP");
         this.paused = true;
       }
@@ -201,11 +204,12 @@ export class ProcessRunner implements FileRunner {
     }
     this.worker = worker;
     this.paused = false;
-    this.followLive(); // live work running now: the new worker waits (its model load too)
+    this.bonded = false;
     void worker.exited.then((code) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
       this.ready = false;
+      this.bonded = false;
       this.paused = false;
       clearTimeout(this.resumeTimer);
       this.resumeTimer = undefined;
@@ -217,7 +221,9 @@ export class ProcessRunner implements FileRunner {
     if (this.worker !== worker) return;
     switch (message.type) {
       case "hello":
+        this.bonded = true;
         worker.send({ type: "start", config: this.options.config, load: this.options.live.liveLoad });
+        this.followLive(); // live work running now: the new worker waits (its model load too)
         return;
       case "ready":
         this.crashes = 0;

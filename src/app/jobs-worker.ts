@@ -20,11 +20,14 @@ import "./families.ts";
 /** Exit code when the worker's ASR engine cannot serve (the service reports it and retries later). */
 const EXIT_ENGINE_FAILED = 3;
 
-/** The IPC channel, with messages kept until a listener takes them. */
-function ipcChannel(): WorkerChannel & { first(): Promise<ToWorker> } {
+/**
+ * The IPC channel, with messages kept until a listener takes them. `first()` resolves with the
+ * first message, or undefined when the service is gone before it sent one.
+ */
+function ipcChannel(): WorkerChannel & { first(): Promise<ToWorker | undefined> } {
   const pending: ToWorker[] = [];
   let listener: ((message: ToWorker) => void) | undefined;
-  let waiting: ((message: ToWorker) => void) | undefined;
+  let waiting: ((message: ToWorker | undefined) => void) | undefined;
   process.on("message", (message: ToWorker) => {
     if (waiting) {
       const take = waiting;
@@ -33,9 +36,13 @@ function ipcChannel(): WorkerChannel & { first(): Promise<ToWorker> } {
     } else if (listener) listener(message);
     else pending.push(message);
   });
+  process.once("disconnect", () => waiting?.(undefined));
   return {
     send: (message: FromWorker) => process.send?.(message),
-    first: () => new Promise((resolve) => (pending.length > 0 ? resolve(pending.shift()!) : (waiting = resolve))),
+    first: () =>
+      new Promise((resolve) =>
+        pending.length > 0 ? resolve(pending.shift()!) : process.connected ? (waiting = resolve) : resolve(undefined),
+      ),
     onMessage(next) {
       listener = next;
       for (const message of pending.splice(0)) next(message);
@@ -53,16 +60,10 @@ export async function runJobsWorker(): Promise<number> {
   const bonded = await dieWithParent();
   await runInBackground();
   const channel = ipcChannel();
-  let gone = false;
-  channel.onDisconnect(() => (gone = true));
   channel.send({ type: "hello" });
-  const start = await Promise.race([
-    channel.first(),
-    new Promise<undefined>((r) => process.once("disconnect", () => r(undefined))),
-  ]);
-  if (start === undefined || gone || start.type !== "start") return 0;
+  const start = await channel.first();
+  if (start?.type !== "start") return 0; // the service is gone
   const ctx = createAppContext(start.config as SawtConfig, { role: "jobs-worker" });
-  ctx.admission.asr.setExternalLoad(start.load);
   const engines = startEngines(
     ctx,
     engineLoaders.filter((loader) => loader.engine === "asr"),

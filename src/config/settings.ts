@@ -210,7 +210,7 @@ export const SETTING_TABLE = {
       0,
       0,
       256,
-      "Transcriptions that jobs may run at once, only in slots live work leaves free; 0 means all asr.concurrency slots but one (at least one).",
+      "Files the jobs worker transcribes at once (it is paused while live work runs); 0 means all asr.concurrency slots but one (at least one).",
     ),
     worker_idle_ms: int(
       30000,

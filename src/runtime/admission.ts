@@ -114,8 +114,6 @@ export class Admission {
   private draining = false;
   private idleResolvers: Array<() => void> = [];
   private recentRunMs = 1000;
-  /** Live work of another process's gate that batch work here must leave room for. */
-  private external: LiveLoad = { running: 0, queued: 0 };
   private readonly liveListeners = new Set<(load: LiveLoad) => void>();
   private lastLive: LiveLoad = { running: 0, queued: 0 };
 
@@ -171,7 +169,7 @@ export class Admission {
     }
   }
 
-  /** Hears this gate's live load on every change (the jobs worker follows it); returns unsubscribe. */
+  /** Hears this gate's live load on every change (the service pauses its jobs worker by it); returns unsubscribe. */
   watchLive(listener: (load: LiveLoad) => void): () => void {
     this.liveListeners.add(listener);
     return () => this.liveListeners.delete(listener);
@@ -180,15 +178,6 @@ export class Admission {
   /** This gate's live load now. */
   get liveLoad(): LiveLoad {
     return { running: this.counters.running - this.batchRunning, queued: this.queue.length };
-  }
-
-  /**
-   * The serving process's live load, told to the jobs worker's gate: batch work here takes only
-   * the slots it leaves free, never while live work waits, and yields at piece boundaries.
-   */
-  setExternalLoad(load: LiveLoad): void {
-    this.external = { running: Math.max(0, load.running), queued: Math.max(0, load.queued) };
-    this.next();
   }
 
   /** Seconds a rejected client should wait: roughly how long the work ahead takes to clear. */
@@ -212,15 +201,10 @@ export class Admission {
   async yieldToLive(signal?: AbortSignal): Promise<void> {
     while (this.queue.length > 0 && performance.now() >= this.queue[0]!.deadline) this.expire(this.queue[0]!);
     const waiter = this.queue[0];
-    if (waiter === undefined && !this.externalPressure(0)) return;
-    // A live waiter here takes the slot as it is (`running` stays); the serving process's live
-    // work (worker only) needs it freed.
+    if (waiter === undefined) return;
+    // The slot changes hands without being freed: `running` stays, the batch count drops.
     this.batchRunning--;
-    if (waiter) waiter.start();
-    else {
-      this.counters.running--;
-      runningEverywhere--;
-    }
+    waiter.start();
     try {
       await this.waitBatch(signal);
     } catch (error) {
@@ -293,11 +277,6 @@ export class Admission {
     });
   }
 
-  /** Whether the serving process's live work leaves too few slots for ours plus `extra` (worker only). */
-  private externalPressure(extra: number): boolean {
-    return this.external.queued > 0 || this.external.running + this.counters.running + extra > this.options.concurrency;
-  }
-
   /** Tells the live-load listeners when the live load changed. */
   private notifyLive(): void {
     if (this.liveListeners.size === 0) return;
@@ -310,7 +289,6 @@ export class Admission {
   /** Whether a batch job may take a slot now. */
   private batchMayStart(): boolean {
     return (
-      !this.externalPressure(1) &&
       this.counters.running < this.options.concurrency &&
       this.batchRunning < this.batchSlots &&
       this.queue.length === 0 &&

@@ -1,9 +1,8 @@
 /**
  * One job file's transcription and what its end writes. The jobs worker process runs
- * {@link transcribeJobFile}: one `transcribeFile` call with `priority: "batch"`, which admission
- * runs only in slots live work leaves free, offering its slot to live work at every piece boundary
- * (src/runtime/admission.ts). The serving process claims files, sends them to the worker, and
- * writes each outcome (./worker/process-runner.ts):
+ * {@link transcribeJobFile}: one `transcribeFile` call with `priority: "batch"`, as the
+ * synchronous route would make it. The serving process claims files, sends them to the worker
+ * (which it pauses while live work runs), and writes each outcome (./worker/process-runner.ts):
  *
  * - completed: the result is stored; failed: the audio is unusable (the synchronous route's
  *   400 detail), or the same file failed internally {@link MAX_ATTEMPTS} times;

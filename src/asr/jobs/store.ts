@@ -33,6 +33,10 @@ export interface NewDelivery {
   readonly body: Record<string, unknown>;
 }
 
+/** Files that wait to be claimed: queued files of unfinished jobs (`f` files, `j` jobs). */
+const CLAIMABLE = `FROM job_files f JOIN jobs j ON j.id = f.job_id
+  WHERE f.status = 'queued' AND j.status IN ('queued', 'running')`;
+
 /** Jobs, files and deliveries over one SQLite connection. */
 export class JobStore {
   readonly db: Database;
@@ -47,12 +51,10 @@ export class JobStore {
     this.db.exec("PRAGMA synchronous = NORMAL");
     const version = (this.db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     for (let v = version; v < JOB_MIGRATIONS.length; v++)
-      this.db
-        .transaction(() => {
-          this.db.exec(JOB_MIGRATIONS[v]!);
-          this.db.exec(`PRAGMA user_version = ${v + 1}`);
-        })
-        .immediate();
+      this.db.transaction(() => {
+        this.db.exec(JOB_MIGRATIONS[v]!);
+        this.db.exec(`PRAGMA user_version = ${v + 1}`);
+      })();
   }
 
   /** Files the process was transcribing when it died go back to the queue; returns how many. */
@@ -62,20 +64,18 @@ export class JobStore {
 
   /** Inserts a job and its files in one transaction. */
   createJob(job: { id: string; keyId: string; options: JobOptions; callbackUrl: string | null }, files: NewFile[]) {
-    this.db
-      .transaction(() => {
-        this.db.run(
-          "INSERT INTO jobs (id, key_id, status, options, callback_url, created_at) VALUES (?, ?, 'queued', ?, ?, ?)",
-          [job.id, job.keyId, JSON.stringify(job.options), job.callbackUrl, Date.now()],
-        );
-        const insert = this.db.prepare(
-          "INSERT INTO job_files (job_id, idx, id, name, path, spooled, status) VALUES (?, ?, ?, ?, ?, ?, 'queued')",
-        );
-        files.forEach((file, index) =>
-          insert.run(job.id, index, fileId(index), file.name, file.path, file.spooled ? 1 : 0),
-        );
-      })
-      .immediate();
+    this.db.transaction(() => {
+      this.db.run(
+        "INSERT INTO jobs (id, key_id, status, options, callback_url, created_at) VALUES (?, ?, 'queued', ?, ?, ?)",
+        [job.id, job.keyId, JSON.stringify(job.options), job.callbackUrl, Date.now()],
+      );
+      const insert = this.db.prepare(
+        "INSERT INTO job_files (job_id, idx, id, name, path, spooled, status) VALUES (?, ?, ?, ?, ?, ?, 'queued')",
+      );
+      files.forEach((file, index) =>
+        insert.run(job.id, index, fileId(index), file.name, file.path, file.spooled ? 1 : 0),
+      );
+    })();
   }
 
   job(id: string): JobRow | undefined {
@@ -113,36 +113,24 @@ export class JobStore {
 
   /** Claims the oldest queued file of a live job (FIFO over jobs): it turns `running`. */
   claimNext(): FileRow | undefined {
-    return this.db
-      .transaction(() => {
-        const row = this.db
-          .query(
-            `SELECT f.* FROM job_files f JOIN jobs j ON j.id = f.job_id
-           WHERE f.status = 'queued' AND j.status IN ('queued', 'running') ORDER BY j.created_at, j.id, f.idx LIMIT 1`,
-          )
-          .get() as FileRow | null;
-        if (row === null) return undefined;
-        this.db.run("UPDATE job_files SET status = 'running', attempts = attempts + 1 WHERE job_id = ? AND idx = ?", [
-          row.job_id,
-          row.idx,
-        ]);
-        this.db.run("UPDATE jobs SET status = 'running' WHERE id = ? AND status = 'queued'", [row.job_id]);
-        // `attempts` as stored now: the claim's token, which release() and finish() check.
-        return { ...row, status: "running" as const, attempts: row.attempts + 1 };
-      })
-      .immediate();
+    return this.db.transaction(() => {
+      const row = this.db
+        .query(`SELECT f.* ${CLAIMABLE} ORDER BY j.created_at, j.id, f.idx LIMIT 1`)
+        .get() as FileRow | null;
+      if (row === null) return undefined;
+      this.db.run("UPDATE job_files SET status = 'running', attempts = attempts + 1 WHERE job_id = ? AND idx = ?", [
+        row.job_id,
+        row.idx,
+      ]);
+      this.db.run("UPDATE jobs SET status = 'running' WHERE id = ? AND status = 'queued'", [row.job_id]);
+      // `attempts` as stored now: the claim's token, which release() and finish() check.
+      return { ...row, status: "running" as const, attempts: row.attempts + 1 };
+    })();
   }
 
-  /** Whether a queued file of an unfinished job waits to be claimed. */
+  /** Whether a file waits to be claimed. */
   hasClaimable(): boolean {
-    return (
-      this.db
-        .query(
-          `SELECT 1 FROM job_files f JOIN jobs j ON j.id = f.job_id
-           WHERE f.status = 'queued' AND j.status IN ('queued', 'running') LIMIT 1`,
-        )
-        .get() !== null
-    );
+    return this.db.query(`SELECT 1 ${CLAIMABLE} LIMIT 1`).get() !== null;
   }
 
   /** A claimed file goes back to the queue (the engine was busy or draining). */
@@ -156,69 +144,65 @@ export class JobStore {
   /**
    * Ends a running file — its result or error, its webhook, and when it was the job's last file
    * the job's end and webhook — in one transaction. Returns false when the file was no longer
-   * running under this claim (cancelled or deleted meanwhile, or requeued after the worker
-   * process that claimed it was lost and claimed again): nothing is written.
+   * running under this claim (cancelled or deleted meanwhile, or queued again after the worker
+   * that ran it was lost): nothing is written.
    */
   finish(
     file: FileRow,
     outcome: { status: "completed"; result: string; audioSeconds: number } | { status: "failed"; error: string },
     deliveries: (job: JobRow, counts: FileCounts) => { file?: NewDelivery; job?: NewDelivery },
   ): boolean {
-    return this.db
-      .transaction(() => {
-        const changed = this.db.run(
-          `UPDATE job_files SET status = ?, result = ?, error = ?, audio_seconds = ?, completed_at = ?
+    return this.db.transaction(() => {
+      const changed = this.db.run(
+        `UPDATE job_files SET status = ?, result = ?, error = ?, audio_seconds = ?, completed_at = ?
          WHERE job_id = ? AND idx = ? AND status = 'running' AND attempts = ?`,
-          [
-            outcome.status,
-            outcome.status === "completed" ? outcome.result : null,
-            outcome.status === "failed" ? outcome.error : null,
-            outcome.status === "completed" ? outcome.audioSeconds : null,
-            Date.now(),
-            file.job_id,
-            file.idx,
-            file.attempts,
-          ],
-        ).changes;
-        if (changed === 0) return false;
-        const counts = this.counts(file.job_id);
-        const done = counts.queued === 0 && counts.running === 0;
-        if (done) {
-          const status: JobStatus = counts.completed > 0 || counts.failed === 0 ? "completed" : "failed";
-          this.db.run("UPDATE jobs SET status = ?, completed_at = ? WHERE id = ? AND status = 'running'", [
-            status,
-            Date.now(),
-            file.job_id,
-          ]);
-        }
-        const job = this.job(file.job_id)!;
-        const queued = deliveries(job, counts);
-        if (queued.file) this.queueDelivery(job, queued.file);
-        if (done && queued.job) this.queueDelivery(job, queued.job);
-        return true;
-      })
-      .immediate();
+        [
+          outcome.status,
+          outcome.status === "completed" ? outcome.result : null,
+          outcome.status === "failed" ? outcome.error : null,
+          outcome.status === "completed" ? outcome.audioSeconds : null,
+          Date.now(),
+          file.job_id,
+          file.idx,
+          file.attempts,
+        ],
+      ).changes;
+      if (changed === 0) return false;
+      const counts = this.counts(file.job_id);
+      const done = counts.queued === 0 && counts.running === 0;
+      if (done) {
+        const status: JobStatus = counts.completed > 0 || counts.failed === 0 ? "completed" : "failed";
+        this.db.run("UPDATE jobs SET status = ?, completed_at = ? WHERE id = ? AND status = 'running'", [
+          status,
+          Date.now(),
+          file.job_id,
+        ]);
+      }
+      const job = this.job(file.job_id)!;
+      const queued = deliveries(job, counts);
+      if (queued.file) this.queueDelivery(job, queued.file);
+      if (done && queued.job) this.queueDelivery(job, queued.job);
+      return true;
+    })();
   }
 
   /** Cancels a job's queued and running files; returns whether the job was still unfinished. */
   cancel(jobId: string, jobDelivery?: (job: JobRow, counts: FileCounts) => NewDelivery | undefined): boolean {
-    return this.db
-      .transaction(() => {
-        const changed = this.db.run(
-          "UPDATE jobs SET status = 'cancelled', completed_at = ? WHERE id = ? AND status IN ('queued', 'running')",
-          [Date.now(), jobId],
-        ).changes;
-        if (changed === 0) return false;
-        this.db.run(
-          "UPDATE job_files SET status = 'cancelled', completed_at = ? WHERE job_id = ? AND status IN ('queued', 'running')",
-          [Date.now(), jobId],
-        );
-        const job = this.job(jobId)!;
-        const delivery = jobDelivery?.(job, this.counts(jobId));
-        if (delivery) this.queueDelivery(job, delivery);
-        return true;
-      })
-      .immediate();
+    return this.db.transaction(() => {
+      const changed = this.db.run(
+        "UPDATE jobs SET status = 'cancelled', completed_at = ? WHERE id = ? AND status IN ('queued', 'running')",
+        [Date.now(), jobId],
+      ).changes;
+      if (changed === 0) return false;
+      this.db.run(
+        "UPDATE job_files SET status = 'cancelled', completed_at = ? WHERE job_id = ? AND status IN ('queued', 'running')",
+        [Date.now(), jobId],
+      );
+      const job = this.job(jobId)!;
+      const delivery = jobDelivery?.(job, this.counts(jobId));
+      if (delivery) this.queueDelivery(job, delivery);
+      return true;
+    })();
   }
 
   /** Deletes a job with its files and deliveries. */

@@ -57,7 +57,7 @@ export function jobsService(ctx: AppContext): JobsService {
         store: deps.store,
         spawn: spawnWorker,
         config: ctx.config,
-        live: ctx.admission.asr,
+        batchSlots: () => ctx.admission.asr.batchSlots,
         pauseFor: [ctx.admission.asr, ctx.admission.tts],
         inlineChars: jobs.webhook_inline_chars,
         log: ctx.log.child({ component: "jobs" }),

@@ -33,42 +33,39 @@ export async function serveJobFiles(ctx: AppContext, channel: WorkerChannel): Pr
     // Every door's written forms and redaction, as the job asked, with the server's floor.
     formatting: (fields) => requestFormatting(ctx, fields, "asr.redact"),
   };
-  const running = new Map<JobFile, AbortController>();
+  const running = new Map<JobFile, { abort: AbortController; done: Promise<void> }>();
   const done = Promise.withResolvers<number>();
   let idleSince = performance.now();
   const check = setInterval(() => {
-    if (running.size > 0) idleSince = performance.now();
-    else if (performance.now() - idleSince >= ctx.config.jobs.worker_idle_ms) done.resolve(0);
+    if (running.size === 0 && performance.now() - idleSince >= ctx.config.jobs.worker_idle_ms) done.resolve(0);
   }, CHECK_MS);
 
-  const run = async (file: JobFile) => {
+  const run = (file: JobFile) => {
     const abort = new AbortController();
-    running.set(file, abort);
-    const outcome = await transcribeJobFile(file, deps, abort.signal);
-    running.delete(file);
-    idleSince = performance.now();
-    channel.send({ type: "done", jobId: file.jobId, idx: file.idx, attempts: file.attempts, outcome });
+    const ended = transcribeJobFile(file, deps, abort.signal).then((outcome) => {
+      running.delete(file);
+      idleSince = performance.now();
+      channel.send({ type: "done", jobId: file.jobId, idx: file.idx, attempts: file.attempts, outcome });
+    });
+    running.set(file, { abort, done: ended });
   };
 
   channel.onDisconnect(() => done.resolve(0));
   channel.onMessage((message) => {
     switch (message.type) {
       case "run":
-        void run(message.file);
+        run(message.file);
         return;
       case "abort":
-        for (const [file, abort] of running) if (file.jobId === message.jobId) abort.abort(new Error("cancelled"));
+        for (const [file, { abort }] of running) if (file.jobId === message.jobId) abort.abort(new Error("cancelled"));
         return;
-      case "load":
-        ctx.admission.asr.setExternalLoad(message.load);
+      case "stop": {
+        // Each running file answers `aborted` (the service queues it again), then the worker exits.
+        const ending = [...running.values()];
+        for (const { abort } of ending) abort.abort(new Error("stopping"));
+        void Promise.all(ending.map((r) => r.done)).then(() => done.resolve(0));
         return;
-      case "stop":
-        for (const abort of running.values()) abort.abort(new Error("stopping"));
-        void (async () => {
-          while (running.size > 0) await Bun.sleep(5);
-          done.resolve(0);
-        })();
-        return;
+      }
       case "start":
         return; // answered once, before this loop
     }

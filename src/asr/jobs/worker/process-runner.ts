@@ -2,14 +2,13 @@
  * Runs a process's job files in a worker process of their own (issue #28: a night batch must
  * never slow a live call). The worker is the same executable (`sawt __jobs-worker`) running at
  * background CPU priority: the kernel gives live work its cores first, and the worker's decoding
- * and inference never share the serving process's event loop. Its batch slots follow the serving
- * process's admission: the worker hears the live load on every change and takes only the slots
- * live work leaves free, giving one back at the next piece boundary when live work needs it
- * (Admission.setExternalLoad).
+ * and inference never share the serving process's event loop.
  *
- * While live work runs (ASR or TTS) the worker is paused outright (SIGSTOP) and goes on when live
- * work has been quiet a moment: even at background priority a running batch costs a live call
- * cache and memory bandwidth (a fifth of its latency with a real model on two cores).
+ * While live work runs or waits (the service's ASR or TTS admission, Admission.watchLive) the
+ * worker is paused outright (SIGSTOP) and goes on when live work has been quiet a moment: even at
+ * background priority a running batch costs a live call cache and memory bandwidth (a fifth of
+ * its latency with a real model on two cores). So a batch never holds a slot or a core a live
+ * call wants; it runs at most the admission's batch slots (`jobs.max_slots`) of files at once.
  *
  * This side owns the store: it claims files (at most the admission's batch slots at once), sends
  * each to the worker, and writes the outcome — result, state and webhooks in one transaction — so
@@ -24,6 +23,7 @@
 import { rmSync } from "node:fs";
 import type { LiveLoad } from "../../../runtime/admission.ts";
 import type { Logger } from "../../../log/logger.ts";
+import type { Transcript } from "../../types.ts";
 import { endDeliveries, type FileOutcome, jobFileOf, MAX_ATTEMPTS, RETRY_MS } from "../runner.ts";
 import type { JobStore } from "../store.ts";
 import type { FileRow } from "../types.ts";
@@ -45,12 +45,8 @@ export interface ProcessRunnerOptions {
   readonly spawn: (onMessage: (message: FromWorker) => void) => WorkerHandle;
   /** The settings the worker runs by (sent in its `start` message). */
   readonly config: unknown;
-  /** The serving process's ASR admission: its live load and changes to it, and its batch slots. */
-  readonly live: {
-    readonly liveLoad: LiveLoad;
-    readonly batchSlots: number;
-    watchLive(listener: (load: LiveLoad) => void): () => void;
-  };
+  /** Files the worker may run at once (the ASR admission's batch slots). */
+  readonly batchSlots: () => number;
   /** Gates whose live work pauses the worker outright while any of it runs or waits (ASR, TTS). */
   readonly pauseFor: readonly {
     readonly liveLoad: LiveLoad;
@@ -95,17 +91,7 @@ export class ProcessRunner implements FileRunner {
   private readonly unwatch: Array<() => void>;
 
   constructor(private readonly options: ProcessRunnerOptions) {
-    this.unwatch = [
-      options.live.watchLive((load) => {
-        if (this.ready) this.worker?.send({ type: "load", load });
-      }),
-      ...options.pauseFor.map((gate) => gate.watchLive(() => this.followLive())),
-    ];
-  }
-
-  /** Whether the worker is paused now (live work runs, or ran moments ago). */
-  get isPaused(): boolean {
-    return this.paused;
+    this.unwatch = options.pauseFor.map((gate) => gate.watchLive(() => this.followLive()));
   }
 
   /**
@@ -144,7 +130,7 @@ export class ProcessRunner implements FileRunner {
       return;
     }
     if (!this.ready) return;
-    while (this.sent.size < this.options.live.batchSlots) {
+    while (this.sent.size < this.options.batchSlots()) {
       const file = this.options.store.claimNext();
       if (file === undefined) return;
       const job = this.options.store.job(file.job_id);
@@ -222,14 +208,12 @@ export class ProcessRunner implements FileRunner {
     switch (message.type) {
       case "hello":
         this.bonded = true;
-        worker.send({ type: "start", config: this.options.config, load: this.options.live.liveLoad });
+        worker.send({ type: "start", config: this.options.config });
         this.followLive(); // live work running now: the new worker waits (its model load too)
         return;
       case "ready":
         this.crashes = 0;
         this.ready = true;
-        // The live load may have changed while the worker loaded its models.
-        worker.send({ type: "load", load: this.options.live.liveLoad });
         this.wake();
         return;
       case "failed":
@@ -251,25 +235,14 @@ export class ProcessRunner implements FileRunner {
   private settle(file: FileRow, outcome: FileOutcome): void {
     switch (outcome.status) {
       case "completed":
-        this.finish(
-          file,
-          { status: "completed", text: outcome.transcript.text },
-          {
-            status: "completed",
-            result: JSON.stringify(outcome.transcript),
-            audioSeconds: outcome.transcript.duration,
-          },
-        );
-        return;
       case "failed":
-        this.finish(file, outcome, outcome);
+        this.finish(file, outcome);
         return;
       case "error":
         this.options.log.error("job file failed", { job: file.job_id, file: file.id, error: outcome.message });
-        if (file.attempts >= MAX_ATTEMPTS) {
-          const failed = { status: "failed" as const, error: "Internal error while transcribing" };
-          this.finish(file, failed, failed);
-        } else this.options.store.release(file);
+        if (file.attempts >= MAX_ATTEMPTS)
+          this.finish(file, { status: "failed", error: "Internal error while transcribing" });
+        else this.options.store.release(file);
         return;
       case "retry":
         // The worker's engine could not take it now: queued again, claimed after a pause.
@@ -285,17 +258,27 @@ export class ProcessRunner implements FileRunner {
     }
   }
 
+  /** Stores a file's result or error with its webhooks (nothing when it was cancelled or deleted meanwhile). */
   private finish(
     file: FileRow,
-    outcome: { status: "completed"; text: string } | { status: "failed"; error: string },
-    stored: { status: "completed"; result: string; audioSeconds: number } | { status: "failed"; error: string },
+    ended: { status: "completed"; transcript: Transcript } | { status: "failed"; error: string },
   ): void {
-    // A file cancelled or deleted meanwhile is no longer running: finish() then writes nothing.
-    const written = this.options.store.finish(file, stored, endDeliveries(file, outcome, this.options.inlineChars));
+    const completed = ended.status === "completed";
+    const written = this.options.store.finish(
+      file,
+      completed
+        ? { status: "completed", result: JSON.stringify(ended.transcript), audioSeconds: ended.transcript.duration }
+        : ended,
+      endDeliveries(
+        file,
+        completed ? { status: "completed", text: ended.transcript.text } : ended,
+        this.options.inlineChars,
+      ),
+    );
     if (!written) return;
     // Uploaded audio is deleted once transcribed (D18); a crash before this leaves it to the sweeper.
     if (file.spooled === 1) rmSync(file.path, { force: true });
-    this.options.onFile?.(outcome.status, stored.status === "completed" ? stored.audioSeconds : 0);
+    this.options.onFile?.(ended.status, completed ? ended.transcript.duration : 0);
     this.options.onDeliveries?.();
   }
 
@@ -303,17 +286,19 @@ export class ProcessRunner implements FileRunner {
   private afterExit(code: number): void {
     const crashed = code !== 0 && !this.killed;
     this.killed = false;
-    const lost = [...this.sent.values()];
-    this.sent.clear();
-    for (const file of lost) {
-      if (crashed && file.attempts >= MAX_ATTEMPTS) {
-        const failed = { status: "failed" as const, error: "The transcription stopped unexpectedly on this file" };
-        this.finish(file, failed, failed);
-      } else this.options.store.release(file);
+    let requeued = 0;
+    for (const file of this.sent.values()) {
+      if (crashed && file.attempts >= MAX_ATTEMPTS)
+        this.finish(file, { status: "failed", error: "The transcription stopped unexpectedly on this file" });
+      else {
+        this.options.store.release(file);
+        requeued++;
+      }
     }
+    this.sent.clear();
     if (code !== 0) {
       this.crashes++;
-      this.options.log.error("jobs worker exited", { code, requeued: lost.length });
+      this.options.log.error("jobs worker exited", { code, requeued });
     }
     if (!this.claiming || !this.options.store.hasClaimable()) return;
     const pause = code === 0 ? 0 : Math.min(MAX_CRASH_PAUSE_MS, CRASH_PAUSE_MS * 2 ** (this.crashes - 1));

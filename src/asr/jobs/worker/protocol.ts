@@ -5,7 +5,6 @@
  * worker never opens the store, so nothing in the serving process ever waits on a lock held by a
  * process that runs at background priority.
  */
-import type { LiveLoad } from "../../../runtime/admission.ts";
 import type { FileOutcome, JobFile } from "../runner.ts";
 
 /** The hidden `sawt` command that runs the worker process (src/app/jobs-worker.ts). */
@@ -14,13 +13,11 @@ export const JOBS_WORKER_COMMAND = "__jobs-worker";
 /** The serving process to its worker. */
 export type ToWorker =
   /** Answer to `hello`: the serving process's resolved settings, which the worker runs by. */
-  | { readonly type: "start"; readonly config: unknown; readonly load: LiveLoad }
+  | { readonly type: "start"; readonly config: unknown }
   /** Transcribe a claimed file. */
   | { readonly type: "run"; readonly file: JobFile }
   /** Stop the running files of a job (cancelled or deleted). */
   | { readonly type: "abort"; readonly jobId: string }
-  /** The serving process's live load changed. */
-  | { readonly type: "load"; readonly load: LiveLoad }
   /** Stop now: running files are aborted (answered `aborted`), then exit. */
   | { readonly type: "stop" };
 

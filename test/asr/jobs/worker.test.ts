@@ -216,4 +216,23 @@ describe("jobs worker process", () => {
     expect(stopped).toBe(true);
     await until(() => !alive(worker!) || stateOf(worker!) === "Z", "the worker to end", { timeoutMs: 5_000 });
   }, 60_000);
+
+  test("does start a new worker on the reloaded models and finish the job on it", async () => {
+    const { sawt, key } = await start({ SAWT_JOBS_MAX_SLOTS: "1" });
+    const admin = (await sawt.createKey({ name: "admin", admin: true, rpm: 1_000_000 })).key;
+    const id = (await submitPaths(sawt, key, { paths: ["many"] })).json.id as string;
+    const [first] = await until(() => workers(sawt.proc.pid).length > 0 && workers(sawt.proc.pid), "a worker");
+    await until(async () => (await api(sawt, key, `/v1/asr/jobs/${id}`)).json.counts.completed > 0, "progress");
+    const reload = await api(sawt, admin, "/v1/admin/models/reload", { method: "POST" });
+    expect(reload.status).toBe(200);
+    const [second] = await until(
+      () => workers(sawt.proc.pid).filter((pid) => pid !== first).length > 0 && workers(sawt.proc.pid),
+      "a new worker after the reload",
+    );
+    expect(second).not.toBe(first);
+    expect(alive(first!) && stateOf(first!) !== "Z").toBe(false);
+    const job = await waitForJob(sawt, key, id);
+    expect(job.counts).toEqual({ queued: 0, running: 0, completed: 200, failed: 0, cancelled: 0 });
+    await sawt.stop();
+  }, 120_000);
 });

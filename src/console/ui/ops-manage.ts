@@ -86,8 +86,9 @@ export function packsCard(): HTMLElement {
           progress.value = f;
         },
       );
-      replace(status, `${t("installed")}: `, bdi(result.pack.name), " — ", bdi(result.pack.serves));
+      // The list first, so that "Installed" never shows beside a list without the pack.
       await refresh();
+      replace(status, `${t("installed")}: `, bdi(result.pack.name), " — ", bdi(result.pack.serves));
     } catch (error) {
       status.textContent = shown(error);
     }

@@ -3,6 +3,7 @@
  * offline commands: config, store, engine states and admission gates. Built once by
  * {@link createAppContext}; transports only read it. The type itself is src/core/context.ts.
  */
+import { workerSlots } from "../asr/jobs/worker/protocol.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { AppContext } from "../core/context.ts";
 import { Detail } from "../errors/taxonomy.ts";
@@ -28,7 +29,8 @@ export interface ContextOptions {
 export function createAppContext(config: SawtConfig, options: ContextOptions = {}): AppContext {
   // The jobs worker never opens the service's store: it has no keys to check and must not hold
   // a lock the service would wait on while it runs at background priority.
-  const db = options.role === "jobs-worker" ? openMemoryDatabase() : openDatabase(config.paths.data_dir);
+  const worker = options.role === "jobs-worker";
+  const db = worker ? openMemoryDatabase() : openDatabase(config.paths.data_dir);
   const voiceStore = new ClonedVoiceStore(db);
   // A voice still training when the process stopped can never finish: its samples are gone.
   voiceStore.failInterrupted("training was interrupted by a restart; create the voice again");
@@ -42,14 +44,15 @@ export function createAppContext(config: SawtConfig, options: ContextOptions = {
       busyDetail: Detail.ttsBusy,
       timeoutDetail: Detail.ttsTimeout,
     }),
+    // The jobs worker's gate runs exactly the files the service sends it at once (no live work
+    // reaches that process); the service's gate is for live work only.
     asr: new Admission({
       name: "asr",
-      concurrency: config.asr.concurrency,
-      maxQueue: config.asr.max_queue,
+      concurrency: worker ? workerSlots(config) : config.asr.concurrency,
+      maxQueue: worker ? workerSlots(config) : config.asr.max_queue,
       queueTimeoutMs: config.asr.queue_timeout_ms,
       busyDetail: Detail.asrBusy,
       timeoutDetail: Detail.asrTimeout,
-      batchSlots: config.jobs.max_slots,
     }),
   };
   return {

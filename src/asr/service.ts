@@ -129,7 +129,7 @@ export class AsrEngineService implements AsrService {
         this.options.observe?.((performance.now() - started) / 1000, transcript.duration * (split ?? 1));
         return formatTranscript(transcript, options.formatting);
       },
-      { signal: options.signal, timeoutMs: options.timeoutMs, priority: options.priority },
+      { signal: options.signal, timeoutMs: options.timeoutMs },
     );
   }
 
@@ -167,7 +167,7 @@ export class AsrEngineService implements AsrService {
           this.options.observe?.((performance.now() - started) / 1000, transcript.duration);
           return formatTranscript(transcript, options.formatting);
         },
-        { signal: options.signal, timeoutMs: options.timeoutMs, priority: options.priority },
+        { signal: options.signal, timeoutMs: options.timeoutMs },
       );
     } finally {
       hold.release();
@@ -313,8 +313,6 @@ export class AsrEngineService implements AsrService {
     let timed = false;
     for await (const piece of pieces) {
       signal?.throwIfAborted();
-      // Batch work (jobs) offers its slot to waiting live work at every piece boundary.
-      if (options.priority === "batch") await this.options.admission.yieldToLive(signal);
       const result = await recognizer.recognize(samples.slice(piece.start, piece.end), signal, {
         ...recognizeOptions(options),
         ...wordBreaks(piece),

@@ -11,9 +11,4 @@ export interface CallOptions {
   readonly keyId?: string;
   /** A shorter queue timeout than the engine's (gRPC deadlines). */
   readonly timeoutMs?: number;
-  /**
-   * Admission class (issue #28): `live` (default: every door a client waits on) or `batch`
-   * (transcription jobs), which runs only in free slots and yields to live work between pieces.
-   */
-  readonly priority?: "live" | "batch";
 }

@@ -198,95 +198,27 @@ describe("Admission", () => {
   });
 });
 
-describe("Admission classes", () => {
-  test("does keep one slot free of batch work when batch jobs queue", async () => {
-    const a = gate({ concurrency: 3, maxQueue: 5 });
-    const jobs = [held(), held(), held()];
-    const runs = jobs.map((j) => a.run(j.job, { priority: "batch" }));
-    await settle();
-    expect(jobs.map((j) => j.started)).toEqual([true, true, false]);
-    expect(a.stats).toMatchObject({ running: 2, batchRunning: 2, batchQueued: 1 });
-    const live = held();
-    const liveRun = a.run(live.job);
-    await settle();
-    expect(live.started).toBe(true);
-    for (const j of [...jobs, live]) j.release();
-    await Promise.all([...runs, liveRun]);
-  });
-
-  test("does run waiting live work before queued batch work when a slot frees", async () => {
-    const a = gate({ concurrency: 1, maxQueue: 5 });
-    const first = held();
-    const order: string[] = [];
-    const runs = [a.run(first.job)];
-    runs.push(a.run(async () => void order.push("batch"), { priority: "batch" }));
-    runs.push(a.run(async () => void order.push("live")));
-    await settle();
-    first.release();
-    await Promise.all(runs);
-    expect(order).toEqual(["live", "batch"]);
-  });
-
-  test("does hand a batch job's slot to waiting live work when it yields at a piece boundary", async () => {
-    const a = gate({ concurrency: 1, maxQueue: 5 });
-    const order: string[] = [];
-    let pieceDone!: () => void;
-    const firstPiece = new Promise<void>((resolve) => (pieceDone = resolve));
-    const batch = a.run(
-      async () => {
-        await firstPiece;
-        order.push("piece 1");
-        await a.yieldToLive();
-        order.push("piece 2");
-      },
-      { priority: "batch" },
-    );
-    await settle();
-    const live = a.run(async () => void order.push("live"));
-    await settle();
-    pieceDone();
-    await Promise.all([batch, live]);
-    expect(order).toEqual(["piece 1", "live", "piece 2"]);
-    expect(a.stats).toMatchObject({ running: 0, batchRunning: 0, queued: 0, batchQueued: 0 });
-  });
-
-  test("does fail queued batch work when the gate drains", async () => {
-    const a = gate({ concurrency: 2, maxQueue: 5 });
-    const first = held();
-    const running = a.run(first.job, { priority: "batch" });
-    const queued = a.run(async () => "ran", { priority: "batch" });
-    await settle();
-    const drained = a.drain();
-    await expect(queued).rejects.toMatchObject({ kind: "unavailable" });
-    first.release();
-    await running;
-    await drained;
-  });
-
-  test("does report its live load on every change, batch work not counted", async () => {
+describe("Admission live load", () => {
+  test("does report its running and waiting work on every change (the service pauses its jobs worker by it)", async () => {
     const a = gate({ concurrency: 1, maxQueue: 5 });
     const heard: Array<{ running: number; queued: number }> = [];
     const unwatch = a.watchLive((load) => heard.push(load));
-    const batch = held();
-    const batchRun = a.run(batch.job, { priority: "batch" });
     const first = held();
     const second = held();
     const runs = [a.run(first.job), a.run(second.job)];
     await settle();
-    batch.release();
-    await batchRun;
-    await settle();
+    expect(a.liveLoad).toEqual({ running: 1, queued: 1 });
     first.release();
     await settle();
     second.release();
     await Promise.all(runs);
     unwatch();
     expect(heard).toEqual([
-      { running: 0, queued: 1 },
-      { running: 0, queued: 2 },
+      { running: 1, queued: 0 },
       { running: 1, queued: 1 },
       { running: 1, queued: 0 },
       { running: 0, queued: 0 },
     ]);
+    expect(a.liveLoad).toEqual({ running: 0, queued: 0 });
   });
 });

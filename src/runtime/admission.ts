@@ -15,12 +15,8 @@
  * even when its timer has not fired yet (a busy event loop fires timers late): expiry is decided
  * by the clock, not by timer order.
  *
- * Two classes (issue #28): `live` work (every live door and synchronous REST; the default) and
- * `batch` work (transcription jobs). Batch work runs only in slots live work leaves free, at most
- * `batchSlots` at once, never while a live request waits; it waits in its own unbounded queue
- * without a deadline (a job has no client holding a connection). A running batch job offers its
- * slot to waiting live work at each piece boundary ({@link Admission.yieldToLive}) and queues
- * again behind it, so a night batch never holds a live request longer than one piece.
+ * Transcription jobs never pass through the service's gates: they run in the jobs worker process,
+ * which the service pauses while its gates have live work ({@link Admission.watchLive}).
  */
 import { AppError } from "../errors/taxonomy.ts";
 
@@ -32,14 +28,9 @@ export interface AdmissionOptions {
   readonly queueTimeoutMs: number;
   readonly busyDetail: string;
   readonly timeoutDetail: string;
-  /** Batch jobs running at once at most; default all slots but one (at least one). */
-  readonly batchSlots?: number;
 }
 
-/** Admission class: live work always goes before batch work. */
-export type AdmissionPriority = "live" | "batch";
-
-/** Live work of a gate: running and waiting (batch work not counted). */
+/** The work of a gate: running and waiting. */
 export interface LiveLoad {
   readonly running: number;
   readonly queued: number;
@@ -61,10 +52,6 @@ export interface AdmissionStats {
   readonly completed: number;
   /** Sum of queue waits of admitted jobs, seconds. */
   readonly queueWaitSecondsTotal: number;
-  /** Batch jobs running now (included in `running`). */
-  readonly batchRunning: number;
-  /** Batch jobs waiting now (not in `queued`, which is live work only). */
-  readonly batchQueued: number;
 }
 
 /** Per-call admission options. */
@@ -73,8 +60,6 @@ export interface AdmissionRequest {
   readonly signal?: AbortSignal;
   /** A shorter queue timeout than the engine's (ignored when longer or not a finite number). */
   readonly timeoutMs?: number;
-  /** `batch` runs only in free slots and after every live waiter; default `live`. */
-  readonly priority?: AdmissionPriority;
 }
 
 interface Waiter {
@@ -108,8 +93,6 @@ export class Admission {
     queueWaitSecondsTotal: 0,
   };
   private readonly queue: Waiter[] = [];
-  private readonly batchQueue: Waiter[] = [];
-  private batchRunning = 0;
   private readonly waitListeners = new Set<(seconds: number) => void>();
   private draining = false;
   private idleResolvers: Array<() => void> = [];
@@ -121,12 +104,7 @@ export class Admission {
 
   /** A snapshot of the counters. */
   get stats(): AdmissionStats {
-    return {
-      ...this.counters,
-      queued: this.queue.length,
-      batchRunning: this.batchRunning,
-      batchQueued: this.batchQueue.length,
-    };
+    return { ...this.counters, queued: this.queue.length };
   }
 
   /** True once {@link drain} was called. */
@@ -146,22 +124,19 @@ export class Admission {
    */
   async run<T>(job: () => Promise<T>, request: AdmissionRequest = {}): Promise<T> {
     request.signal?.throwIfAborted();
-    const batch = request.priority === "batch";
-    if (batch) await this.waitBatch(request.signal);
-    else if (this.counters.running < this.options.concurrency && this.queue.length === 0) {
+    if (this.counters.running < this.options.concurrency && this.queue.length === 0) {
       this.started();
       this.admit(0);
     } else {
       await this.wait(request);
     }
-    if (!batch) this.notifyLive();
+    this.notifyLive();
     const started = performance.now();
     try {
       return await job();
     } finally {
       this.recentRunMs = 0.8 * this.recentRunMs + 0.2 * (performance.now() - started);
       this.counters.running--;
-      if (batch) this.batchRunning--;
       runningEverywhere--; // the one place a job ends; started() is where it begins
       this.counters.completed++;
       this.next();
@@ -177,7 +152,7 @@ export class Admission {
 
   /** This gate's live load now. */
   get liveLoad(): LiveLoad {
-    return { running: this.counters.running - this.batchRunning, queued: this.queue.length };
+    return { running: this.counters.running, queued: this.queue.length };
   }
 
   /** Seconds a rejected client should wait: roughly how long the work ahead takes to clear. */
@@ -186,40 +161,9 @@ export class Admission {
     return Math.min(60, Math.max(1, Math.ceil((ahead * this.recentRunMs) / this.options.concurrency / 1000)));
   }
 
-  /** Batch slots: the option, else every slot but one (at least one). */
-  get batchSlots(): number {
-    return this.options.batchSlots && this.options.batchSlots > 0
-      ? this.options.batchSlots
-      : Math.max(1, this.options.concurrency - 1);
-  }
-
-  /**
-   * Called by a running batch job between two pieces: when live work waits, its slot goes to the
-   * oldest live waiter at once and the job queues again as batch work. Resolves when the job may
-   * go on (at once when nothing live waits); rejects when the signal aborts or the gate drains.
-   */
-  async yieldToLive(signal?: AbortSignal): Promise<void> {
-    while (this.queue.length > 0 && performance.now() >= this.queue[0]!.deadline) this.expire(this.queue[0]!);
-    const waiter = this.queue[0];
-    if (waiter === undefined) return;
-    // The slot changes hands without being freed: `running` stays, the batch count drops.
-    this.batchRunning--;
-    waiter.start();
-    try {
-      await this.waitBatch(signal);
-    } catch (error) {
-      // The caller's run() ends now and frees one slot: count back the one it gave away.
-      this.started();
-      this.batchRunning++;
-      throw error;
-    }
-  }
-
   /** Marks the gate draining; resolves when nothing runs or waits (queued work still runs). */
   drain(): Promise<void> {
     this.draining = true;
-    // Batch work has no client waiting: it leaves the queue (its job requeues it after a restart).
-    for (const waiter of this.batchQueue.slice()) waiter.fail(new AppError("unavailable", this.options.busyDetail));
     if (this.counters.running === 0 && this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleResolvers.push(resolve));
   }
@@ -286,53 +230,6 @@ export class Admission {
     for (const listener of this.liveListeners) listener(load);
   }
 
-  /** Whether a batch job may take a slot now. */
-  private batchMayStart(): boolean {
-    return (
-      this.counters.running < this.options.concurrency &&
-      this.batchRunning < this.batchSlots &&
-      this.queue.length === 0 &&
-      !this.draining
-    );
-  }
-
-  /** Waits (without deadline or bound) for a batch slot; the slot is counted before it resolves. */
-  private waitBatch(signal?: AbortSignal): Promise<void> {
-    signal?.throwIfAborted();
-    if (this.draining) return Promise.reject(new AppError("unavailable", this.options.busyDetail));
-    if (this.batchQueue.length === 0 && this.batchMayStart()) {
-      this.started();
-      this.batchRunning++;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
-      const leave = () => {
-        signal?.removeEventListener("abort", onAbort);
-        const index = this.batchQueue.indexOf(waiter);
-        if (index >= 0) this.batchQueue.splice(index, 1);
-      };
-      const waiter: Waiter = {
-        enqueuedAt: performance.now(),
-        deadline: Number.POSITIVE_INFINITY,
-        start: () => {
-          leave();
-          resolve();
-        },
-        fail: (error) => {
-          leave();
-          reject(error);
-          this.checkIdle();
-        },
-      };
-      const onAbort = () => {
-        const reason: unknown = signal?.reason;
-        waiter.fail(reason instanceof Error ? reason : new Error("job cancelled"));
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.batchQueue.push(waiter);
-    });
-  }
-
   private expire(waiter: Waiter): void {
     this.counters.timedOut++;
     waiter.fail(new AppError("timeout", this.options.timeoutDetail));
@@ -349,11 +246,6 @@ export class Admission {
       this.started();
       waiter.start();
     }
-    while (this.batchQueue.length > 0 && this.batchMayStart()) {
-      this.started();
-      this.batchRunning++;
-      this.batchQueue[0]!.start();
-    }
     this.checkIdle();
   }
 
@@ -364,7 +256,7 @@ export class Admission {
   }
 
   private checkIdle(): void {
-    if (this.counters.running === 0 && this.queue.length === 0 && this.batchQueue.length === 0) {
+    if (this.counters.running === 0 && this.queue.length === 0) {
       for (const resolve of this.idleResolvers.splice(0)) resolve();
     }
   }

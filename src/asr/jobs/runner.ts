@@ -1,7 +1,7 @@
 /**
  * One job file's transcription and what its end writes. The jobs worker process runs
- * {@link transcribeJobFile}: one `transcribeFile` call with `priority: "batch"`, as the
- * synchronous route would make it. The serving process claims files, sends them to the worker
+ * {@link transcribeJobFile}: one `transcribeFile` call, as the synchronous route would make
+ * it. The serving process claims files, sends them to the worker
  * (which it pauses while live work runs), and writes each outcome (./worker/process-runner.ts):
  *
  * - completed: the result is stored; failed: the audio is unusable (the synchronous route's
@@ -101,7 +101,6 @@ export async function transcribeJobFile(
     const transcript = await deps.service().transcribeFile(path, {
       signal,
       keyId: file.keyId,
-      priority: "batch",
       ...(options.model !== undefined ? { model: options.model } : {}),
       ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
       ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),

@@ -26,6 +26,7 @@ import { jobOperations } from "./openapi.ts";
 import { requestFormatting } from "../../format/request.ts";
 import { selfCommand } from "../../../runtime/self-command.ts";
 import { ProcessRunner, type WorkerHandle } from "../worker/process-runner.ts";
+import { workerSlots } from "../worker/protocol.ts";
 import { JOBS_WORKER_COMMAND, type FromWorker, type ToWorker } from "../worker/protocol.ts";
 
 /** Response header naming the recogniser pack that answered (as the synchronous route sends it). */
@@ -57,7 +58,7 @@ export function jobsService(ctx: AppContext): JobsService {
         store: deps.store,
         spawn: spawnWorker,
         config: ctx.config,
-        batchSlots: () => ctx.admission.asr.batchSlots,
+        slots: workerSlots(ctx.config),
         pauseFor: [ctx.admission.asr, ctx.admission.tts],
         inlineChars: jobs.webhook_inline_chars,
         log: ctx.log.child({ component: "jobs" }),

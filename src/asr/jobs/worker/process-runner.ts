@@ -8,9 +8,9 @@
  * worker is paused outright (SIGSTOP) and goes on when live work has been quiet a moment: even at
  * background priority a running batch costs a live call cache and memory bandwidth (a fifth of
  * its latency with a real model on two cores). So a batch never holds a slot or a core a live
- * call wants; it runs at most the admission's batch slots (`jobs.max_slots`) of files at once.
+ * call wants; it runs at most `jobs.max_slots` files at once (`workerSlots`, ./protocol.ts).
  *
- * This side owns the store: it claims files (at most the admission's batch slots at once), sends
+ * This side owns the store: it claims files (at most the worker's slots at once), sends
  * each to the worker, and writes the outcome — result, state and webhooks in one transaction — so
  * the store has one writer and the service never waits on the worker.
  *
@@ -45,8 +45,8 @@ export interface ProcessRunnerOptions {
   readonly spawn: (onMessage: (message: FromWorker) => void) => WorkerHandle;
   /** The settings the worker runs by (sent in its `start` message). */
   readonly config: unknown;
-  /** Files the worker may run at once (the ASR admission's batch slots). */
-  readonly batchSlots: () => number;
+  /** Files the worker may run at once (`workerSlots` of ./protocol.ts). */
+  readonly slots: number;
   /** Gates whose live work pauses the worker outright while any of it runs or waits (ASR, TTS). */
   readonly pauseFor: readonly {
     readonly liveLoad: LiveLoad;
@@ -122,7 +122,7 @@ export class ProcessRunner implements FileRunner {
     this.paused = false;
   }
 
-  /** Claims queued files for the worker while batch slots are free; starts a worker if none runs. */
+  /** Claims queued files for the worker while the worker has free slots; starts a worker if none runs. */
   wake(): void {
     if (!this.claiming) return;
     if (!this.worker) {
@@ -130,7 +130,7 @@ export class ProcessRunner implements FileRunner {
       return;
     }
     if (!this.ready) return;
-    while (this.sent.size < this.options.batchSlots()) {
+    while (this.sent.size < this.options.slots) {
       const file = this.options.store.claimNext();
       if (file === undefined) return;
       const job = this.options.store.job(file.job_id);

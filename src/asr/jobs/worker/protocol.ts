@@ -5,7 +5,16 @@
  * worker never opens the store, so nothing in the serving process ever waits on a lock held by a
  * process that runs at background priority.
  */
+import type { SawtConfig } from "../../../config/config.ts";
 import type { FileOutcome, JobFile } from "../runner.ts";
+
+/**
+ * Files the worker transcribes at once: `jobs.max_slots`, else every `asr.concurrency` slot but one
+ * (at least one). The service sends no more than this; the worker's ASR gate admits exactly this.
+ */
+export function workerSlots(config: SawtConfig): number {
+  return config.jobs.max_slots > 0 ? config.jobs.max_slots : Math.max(1, config.asr.concurrency - 1);
+}
 
 /** The hidden `sawt` command that runs the worker process (src/app/jobs-worker.ts). */
 export const JOBS_WORKER_COMMAND = "__jobs-worker";

@@ -29,7 +29,7 @@ export function resultPath(jobId: string, fileId: string): string {
 /** The webhooks a file's end queues: the file's, and the job's when it was the last one. */
 export function endDeliveries(
   file: FileRow,
-  outcome: { status: "completed"; text: string } | { status: "failed"; error: string },
+  outcome: FileEnd,
   inlineChars: number,
 ): (job: JobRow, counts: FileCounts) => { file: NewDelivery; job: NewDelivery } {
   return (job, counts) => ({
@@ -44,7 +44,9 @@ export function endDeliveries(
           ...(outcome.status === "failed" ? { error: outcome.error } : {}),
         },
         ...(outcome.status === "completed" ? { result_url: resultPath(job.id, file.id) } : {}),
-        ...(outcome.status === "completed" && outcome.text.length <= inlineChars ? { text: outcome.text } : {}),
+        ...(outcome.status === "completed" && outcome.transcript.text.length <= inlineChars
+          ? { text: outcome.transcript.text }
+          : {}),
       },
     },
     job: jobEndDelivery(job, counts),
@@ -81,6 +83,9 @@ export type FileOutcome =
   /** Stopped: the job was cancelled or deleted, or the worker is stopping. */
   | { readonly status: "aborted" };
 
+/** The outcomes that end a file for good. */
+export type FileEnd = Extract<FileOutcome, { status: "completed" | "failed" }>;
+
 /** What a job file's transcription needs besides the file. */
 export interface TranscribeDeps {
   readonly service: () => AsrService;
@@ -95,22 +100,17 @@ export async function transcribeJobFile(
   deps: TranscribeDeps,
   signal: AbortSignal,
 ): Promise<FileOutcome> {
-  const { options } = file;
+  // The job's stored options are the call's, but for the answer's shape and the formatting fields.
+  const { response_format: _format, granularities: _granularities, itn, redact, ...call } = file.options;
   try {
     const path = file.spooled ? file.path : resolveSourcePath(file.path, deps.sourceDirs);
     const transcript = await deps.service().transcribeFile(path, {
+      ...call,
       signal,
       keyId: file.keyId,
-      ...(options.model !== undefined ? { model: options.model } : {}),
-      ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
-      ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-      ...(options.language !== undefined ? { language: options.language } : {}),
-      ...(options.channels !== undefined ? { channels: options.channels } : {}),
-      ...(options.speakers !== undefined ? { speakers: options.speakers } : {}),
-      ...(options.hotwords !== undefined ? { hotwords: options.hotwords } : {}),
       formatting: deps.formatting({
-        ...(options.itn !== undefined ? { itn: options.itn } : {}),
-        ...(options.redact !== undefined ? { redact: options.redact } : {}),
+        ...(itn !== undefined ? { itn } : {}),
+        ...(redact !== undefined ? { redact } : {}),
       }),
     });
     return { status: "completed", transcript };

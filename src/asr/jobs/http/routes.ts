@@ -26,8 +26,7 @@ import { jobOperations } from "./openapi.ts";
 import { requestFormatting } from "../../format/request.ts";
 import { selfCommand } from "../../../runtime/self-command.ts";
 import { ProcessRunner, type WorkerHandle } from "../worker/process-runner.ts";
-import { workerSlots } from "../worker/protocol.ts";
-import { JOBS_WORKER_COMMAND, type FromWorker, type ToWorker } from "../worker/protocol.ts";
+import { JOBS_WORKER_COMMAND, type FromWorker, type ToWorker, workerSlots } from "../worker/protocol.ts";
 
 /** Response header naming the recogniser pack that answered (as the synchronous route sends it). */
 const ASR_MODEL_HEADER = "X-ASR-Model";

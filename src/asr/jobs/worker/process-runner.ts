@@ -23,8 +23,7 @@
 import { rmSync } from "node:fs";
 import type { LiveLoad } from "../../../runtime/admission.ts";
 import type { Logger } from "../../../log/logger.ts";
-import type { Transcript } from "../../types.ts";
-import { endDeliveries, type FileOutcome, jobFileOf, MAX_ATTEMPTS, RETRY_MS } from "../runner.ts";
+import { endDeliveries, type FileEnd, type FileOutcome, jobFileOf, MAX_ATTEMPTS, RETRY_MS } from "../runner.ts";
 import type { JobStore } from "../store.ts";
 import type { FileRow } from "../types.ts";
 import type { FileRunner, FromWorker, ToWorker } from "./protocol.ts";
@@ -71,22 +70,28 @@ const RESUME_AFTER_MS = 100;
 
 const keyOf = (jobId: string, idx: number) => `${jobId}/${idx}`;
 
+/** A started worker and what this side knows of it; gone with the process. */
+interface Worker {
+  readonly handle: WorkerHandle;
+  /** It said `hello`: it has asked the kernel to end it with this process. */
+  bonded: boolean;
+  /** Its engine serves: files may be sent. */
+  ready: boolean;
+  /** Stopped (SIGSTOP) while live work runs. */
+  paused: boolean;
+  /** Killed here (it did not stop in time): its exit is not a crash of its own. */
+  killed: boolean;
+}
+
 /** Job files run by a worker process. */
 export class ProcessRunner implements FileRunner {
-  private worker: WorkerHandle | undefined;
-  private ready = false;
-  /** The worker said `hello`: it has asked the kernel to end it with this process. */
-  private bonded = false;
+  private worker: Worker | undefined;
   /** Files sent to the worker and not answered yet, by job id and index. */
   private readonly sent = new Map<string, FileRow>();
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private crashes = 0;
   private claiming = true;
-  /** The worker being ended was killed here (it did not stop in time): not a crash of its own. */
-  private killed = false;
-  /** The worker is stopped (SIGSTOP) while live work runs. */
-  private paused = false;
   private resumeTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly unwatch: Array<() => void>;
 
@@ -101,15 +106,16 @@ export class ProcessRunner implements FileRunner {
    */
   private followLive(): void {
     const busy = this.options.pauseFor.some((gate) => gate.liveLoad.running + gate.liveLoad.queued > 0);
+    const worker = this.worker;
     if (busy) {
       clearTimeout(this.resumeTimer);
       this.resumeTimer = undefined;
       // Not before `hello`: a worker stopped before it asked to die with the service could outlive it.
-      if (!this.paused && this.worker && this.bonded) {
-        this.worker.kill("SIGSTOP");
-        this.paused = true;
+      if (worker?.bonded && !worker.paused) {
+        worker.handle.kill("SIGSTOP");
+        worker.paused = true;
       }
-    } else if (this.paused && this.resumeTimer === undefined) {
+    } else if (worker?.paused && this.resumeTimer === undefined) {
       this.resumeTimer = setTimeout(() => this.resume(), RESUME_AFTER_MS);
       this.resumeTimer.unref?.();
     }
@@ -118,8 +124,9 @@ export class ProcessRunner implements FileRunner {
   private resume(): void {
     clearTimeout(this.resumeTimer);
     this.resumeTimer = undefined;
-    if (this.paused) this.worker?.kill("SIGCONT");
-    this.paused = false;
+    if (!this.worker?.paused) return;
+    this.worker.handle.kill("SIGCONT");
+    this.worker.paused = false;
   }
 
   /** Claims queued files for the worker while the worker has free slots; starts a worker if none runs. */
@@ -129,19 +136,19 @@ export class ProcessRunner implements FileRunner {
       if (this.restartTimer === undefined && this.options.store.hasClaimable()) this.start();
       return;
     }
-    if (!this.ready) return;
+    if (!this.worker.ready) return;
     while (this.sent.size < this.options.slots) {
       const file = this.options.store.claimNext();
       if (file === undefined) return;
       const job = this.options.store.job(file.job_id);
       if (job === undefined) continue;
       this.sent.set(keyOf(file.job_id, file.idx), file);
-      this.worker.send({ type: "run", file: jobFileOf(file, job) });
+      this.worker.handle.send({ type: "run", file: jobFileOf(file, job) });
     }
   }
 
   abortJob(jobId: string): void {
-    this.worker?.send({ type: "abort", jobId });
+    this.worker?.handle.send({ type: "abort", jobId });
   }
 
   /** Stops claiming; files the worker runs finish and are written. */
@@ -169,51 +176,48 @@ export class ProcessRunner implements FileRunner {
     const worker = this.worker;
     if (!worker) return;
     this.resume(); // a stopped worker could not hear it
-    worker.send({ type: "stop" });
-    const ended = await Promise.race([worker.exited.then(() => true), Bun.sleep(STOP_GRACE_MS).then(() => false)]);
+    const { handle } = worker;
+    handle.send({ type: "stop" });
+    const ended = await Promise.race([handle.exited.then(() => true), Bun.sleep(STOP_GRACE_MS).then(() => false)]);
     if (!ended) {
       this.options.log.warn("jobs worker did not stop in time; killed", { grace_ms: STOP_GRACE_MS });
-      this.killed = true;
-      worker.kill("SIGKILL");
-      await worker.exited;
+      worker.killed = true;
+      handle.kill("SIGKILL");
+      await handle.exited;
     }
   }
 
   private start(): void {
-    let worker: WorkerHandle;
+    let worker: Worker;
     try {
-      worker = this.options.spawn((message) => this.heard(worker, message));
+      const handle = this.options.spawn((message) => this.heard(worker, message));
+      worker = { handle, bonded: false, ready: false, paused: false, killed: false };
     } catch (error) {
       this.options.log.error("jobs worker could not be started", { error: String(error) });
-      this.afterExit(1);
+      this.afterExit(1, false);
       return;
     }
     this.worker = worker;
-    this.paused = false;
-    this.bonded = false;
-    void worker.exited.then((code) => {
+    void worker.handle.exited.then((code) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
-      this.ready = false;
-      this.bonded = false;
-      this.paused = false;
       clearTimeout(this.resumeTimer);
       this.resumeTimer = undefined;
-      this.afterExit(code);
+      this.afterExit(code, worker.killed);
     });
   }
 
-  private heard(worker: WorkerHandle, message: FromWorker): void {
+  private heard(worker: Worker, message: FromWorker): void {
     if (this.worker !== worker) return;
     switch (message.type) {
       case "hello":
-        this.bonded = true;
-        worker.send({ type: "start", config: this.options.config });
+        worker.bonded = true;
+        worker.handle.send({ type: "start", config: this.options.config });
         this.followLive(); // live work running now: the new worker waits (its model load too)
         return;
       case "ready":
         this.crashes = 0;
-        this.ready = true;
+        worker.ready = true;
         this.wake();
         return;
       case "failed":
@@ -259,33 +263,25 @@ export class ProcessRunner implements FileRunner {
   }
 
   /** Stores a file's result or error with its webhooks (nothing when it was cancelled or deleted meanwhile). */
-  private finish(
-    file: FileRow,
-    ended: { status: "completed"; transcript: Transcript } | { status: "failed"; error: string },
-  ): void {
-    const completed = ended.status === "completed";
+  private finish(file: FileRow, ended: FileEnd): void {
+    const audioSeconds = ended.status === "completed" ? ended.transcript.duration : 0;
     const written = this.options.store.finish(
       file,
-      completed
-        ? { status: "completed", result: JSON.stringify(ended.transcript), audioSeconds: ended.transcript.duration }
+      ended.status === "completed"
+        ? { status: "completed", result: JSON.stringify(ended.transcript), audioSeconds }
         : ended,
-      endDeliveries(
-        file,
-        completed ? { status: "completed", text: ended.transcript.text } : ended,
-        this.options.inlineChars,
-      ),
+      endDeliveries(file, ended, this.options.inlineChars),
     );
     if (!written) return;
     // Uploaded audio is deleted once transcribed (D18); a crash before this leaves it to the sweeper.
     if (file.spooled === 1) rmSync(file.path, { force: true });
-    this.options.onFile?.(ended.status, completed ? ended.transcript.duration : 0);
+    this.options.onFile?.(ended.status, audioSeconds);
     this.options.onDeliveries?.();
   }
 
-  /** The worker ended: its files go back to the queue, and a new one starts if work waits. */
-  private afterExit(code: number): void {
-    const crashed = code !== 0 && !this.killed;
-    this.killed = false;
+  /** The worker ended (`killed`: by this side): its files go back to the queue, and a new one starts if work waits. */
+  private afterExit(code: number, killed: boolean): void {
+    const crashed = code !== 0 && !killed;
     let requeued = 0;
     for (const file of this.sent.values()) {
       if (crashed && file.attempts >= MAX_ATTEMPTS)

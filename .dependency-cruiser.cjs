@@ -8,22 +8,25 @@
  * - src/edge      what every front door shares (auth, request id, readiness gate, call scope).
  * - transports    the front doors, see below. They never import each other.
  * - engines       everything else: feature folders (src/tts, src/asr, src/voices, ...) minus their
- *                 transport adapters, and src/audio, src/runtime, src/models, src/store, src/config,
- *                 src/errors, src/log, src/core, src/doctor ... A new folder is an engine by default.
+ *                 transport adapters, and the kits (src/audio, src/media, src/onnx, src/serving,
+ *                 src/models, src/store, src/config, src/errors, src/log, src/core), src/doctor ...
+ *                 A new folder is an engine by default.
  *
  * Features and kits (the feature-isolation rules):
  * - a FEATURE is any folder of src/ that is not in LAYERS or KITS below (src/tts, src/asr,
  *   src/voices; a new folder is a feature by default). Features import each other only through
  *   src/core: what two features share is a contract there, or signal code in src/audio;
- * - a KIT is a layer every feature builds on (core, edge, audio, runtime, models, store, config,
- *   errors, log): it imports no feature. The model registry (src/models) is one: the wiring hands
+ * - a KIT is a layer every feature builds on (core, edge, audio, media, onnx, serving, models,
+ *   store, config, errors, log): it imports no feature. The model registry (src/models) is one: the wiring hands
  *   it the built-in families (src/app/families.ts);
  * - src/app, src/cli and src/doctor (wiring and start-up checks) and the shared transports
  *   src/http, src/grpc may import features.
  *
  * Transport naming convention (one rule for files and folders):
  * - shared transport folders: src/http/** (the HTTP server: Elysia app, OpenAPI, docs, metrics),
- *   src/grpc/** (the gRPC server) and src/sip/** (the MRCPv2 kit: SIP, SDP, MRCP framing, RTP);
+ *   src/grpc/** (the gRPC server) and src/mrcp/** (the MRCPv2 kit: SIP signaling and SDP in
+ *   signaling/, MRCP framing and the control listener in control/, sessions and resources). RTP is
+ *   not part of it: src/media (sockets, port range, pacer, RFC 4733) is a kit any door may use;
  * - a feature's transport adapter is a FILE `<protocol>.ts` or a FOLDER `<protocol>/` anywhere
  *   inside a feature folder, where <protocol> is one of PROTOCOLS below: src/tts/http/**,
  *   src/tts/grpc/**, src/tts/ws/**, src/asr/http/**, src/asr/grpc/**, src/voices/http/**,
@@ -37,15 +40,15 @@
 /** Protocol names that mark a transport adapter file (`<name>.ts`) or folder (`<name>/`). */
 const HTTP_PROTOCOLS = ["http", "ws", "realtime", "jambonz"];
 const GRPC_PROTOCOLS = ["grpc"];
-/** MRCPv2 doors (src/tts/mrcp/, src/asr/mrcp/) over the shared SIP/MRCP/RTP kit src/sip/. */
+/** MRCPv2 doors (src/tts/mrcp/, src/asr/mrcp/) over the shared MRCPv2 transport kit src/mrcp/. */
 const MRCP_PROTOCOLS = ["mrcp"];
 const PROTOCOLS = [...HTTP_PROTOCOLS, ...GRPC_PROTOCOLS, ...MRCP_PROTOCOLS];
 
 /** Folders that are layers, not features: a file named http.ts in them is not an adapter. */
-const LAYERS = ["app", "cli", "core", "edge", "http", "grpc", "sip"];
+const LAYERS = ["app", "cli", "core", "edge", "http", "grpc", "mrcp"];
 
 /** Layers every feature builds on; they import no feature. */
-const KITS = ["core", "edge", "audio", "runtime", "models", "store", "config", "errors", "log"];
+const KITS = ["core", "edge", "audio", "media", "onnx", "serving", "models", "store", "config", "errors", "log"];
 /** Every folder of src/ that is not a feature. */
 const NOT_FEATURES = [...LAYERS, ...KITS, "doctor"];
 
@@ -64,8 +67,8 @@ const GRPC_ADAPTER = adapterOf(GRPC_PROTOCOLS);
 const MRCP_ADAPTER = adapterOf(MRCP_PROTOCOLS);
 const HTTP_SIDE = [HTTP_ADAPTER, "^src/http/"];
 const GRPC_SIDE = [GRPC_ADAPTER, "^src/grpc/"];
-const MRCP_SIDE = [MRCP_ADAPTER, "^src/sip/"];
-const TRANSPORT = [ADAPTER, "^src/http/", "^src/grpc/", "^src/sip/"];
+const MRCP_SIDE = [MRCP_ADAPTER, "^src/mrcp/"];
+const TRANSPORT = [ADAPTER, "^src/http/", "^src/grpc/", "^src/mrcp/"];
 const WIRING = ["^src/app/", "^src/cli/", "^src/main\\.ts$"];
 
 module.exports = {
@@ -81,7 +84,7 @@ module.exports = {
       name: "engine-not-to-transport",
       severity: "error",
       comment:
-        "Engines (and audio, runtime, models, store, config, errors, log, core) serve every front " +
+        "Engines (and the kits: audio, media, onnx, serving, models, store, config, errors, log, core) serve every front " +
         "door, so they never import src/http, src/grpc or a transport adapter (src/app: see only-wiring-to-app).",
       from: { path: "^src/", pathNot: [...TRANSPORT, ...WIRING, "^src/edge/"] },
       to: { path: TRANSPORT },
@@ -110,14 +113,14 @@ module.exports = {
     {
       name: "mrcp-not-to-other-transport",
       severity: "error",
-      comment: "The MRCP side (src/sip and mrcp adapters) parses its own wire formats: no HTTP or gRPC code.",
+      comment: "The MRCP side (src/mrcp and mrcp adapters) parses its own wire formats: no HTTP or gRPC code.",
       from: { path: MRCP_SIDE },
       to: { path: [...HTTP_SIDE, ...GRPC_SIDE] },
     },
     {
       name: "not-to-mrcp-side",
       severity: "error",
-      comment: "HTTP and gRPC code never imports the MRCP side (src/sip or mrcp adapters).",
+      comment: "HTTP and gRPC code never imports the MRCP side (src/mrcp or mrcp adapters).",
       from: { path: [...HTTP_SIDE, ...GRPC_SIDE] },
       to: { path: MRCP_SIDE },
     },
@@ -150,7 +153,7 @@ module.exports = {
       name: "kit-not-to-feature",
       severity: "error",
       comment:
-        "core, edge, audio, runtime, models, store, config, errors and log serve every feature, so " +
+        "core, edge, audio, media, onnx, serving, models, store, config, errors and log serve every feature, so " +
         "they import none (the model registry gets its families from src/app/families.ts).",
       from: { path: `^src/${alt(KITS)}/` },
       to: { path: FEATURE },

@@ -1,8 +1,8 @@
 /**
  * `bun run build`: compiles Sawt into one executable, dist/sawt (or `--outfile PATH`, which the
  * bundle uses). The onnxruntime native library is embedded as a file asset (see
- * src/runtime/ort.ts) so the binary needs no node_modules. The session worker
- * (src/runtime/session-worker.ts) and the espeak worker (src/tts/espeak/espeak-worker.ts) are
+ * src/onnx/ort.ts) so the binary needs no node_modules. The session worker
+ * (src/onnx/session-worker.ts) and the espeak worker (src/tts/espeak/espeak-worker.ts) are
  * further entry points: Bun only embeds worker scripts that are listed as entry points, under
  * their path relative to the entries' common root (src/).
  *
@@ -35,7 +35,7 @@ const proc = Bun.spawnSync(
     "--splitting",
     "--sourcemap=none",
     join(root, "src", "main.ts"),
-    join(root, "src", "runtime", "session-worker.ts"),
+    join(root, "src", "onnx", "session-worker.ts"),
     join(root, "src", "tts", "espeak", "espeak-worker.ts"),
     "--asset",
     BUILTIN_ASR_DIR,

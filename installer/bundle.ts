@@ -17,7 +17,7 @@ import { loadConfig } from "../src/config/config.ts";
 import "../src/app/families.ts"; // the built-in model families install recognises packs with
 import { PackError } from "../src/models/errors.ts";
 import { installPack } from "../src/models/install.ts";
-import { CUDA_PROVIDER_LIBRARIES } from "../src/runtime/devices.ts";
+import { CUDA_PROVIDER_LIBRARIES } from "../src/onnx/devices.ts";
 import { configTemplate } from "./config-template.ts";
 import { BUNDLED_PACKAGES, debClosure, downloadDebs, type DebFile } from "./debs.ts";
 

@@ -22,23 +22,17 @@ import {
   type BrokenPack,
   type EngineLoader,
   type EngineName,
+  type EngineReload,
   type EngineServices,
   type LoadedEngine,
 } from "../core/engines.ts";
 import { firstLine } from "../models/errors.ts";
-import { chooseDevice, deviceDetails, type DeviceChoice } from "../runtime/devices.ts";
-import { useDevice } from "../runtime/sessions.ts";
+import { chooseDevice, deviceDetails, type DeviceChoice } from "../onnx/devices.ts";
+import { useDevice } from "../onnx/sessions.ts";
 import type { AppContext } from "./context.ts";
 import { Generation, trackCalls } from "./generation.ts";
 
 /** What one engine did in a reload. */
-export interface EngineReload {
-  readonly engine: EngineName;
-  /** `ready`/`failed`: the new generation's state; `kept`: the load failed, the old one serves on. */
-  readonly outcome: "ready" | "failed" | "kept" | "absent";
-  readonly generation: number;
-  readonly reason?: string;
-}
 
 /** Loaded engines of a running service. */
 export interface RunningEngines {

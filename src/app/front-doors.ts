@@ -11,9 +11,9 @@ import { grpcRegistrars } from "../grpc/registrars.ts";
 import { startGrpcServer, stopGrpcServer, type BoundGrpcServer, type GrpcRegistrar } from "../grpc/server.ts";
 import { createHttpApp, httpListenOptions, type FeaturePlugin, type RequestObserver } from "./http-app.ts";
 import { httpPlugins } from "./http-plugins.ts";
-import { recentErrorObserver } from "./recent-errors.ts";
+import { recentErrorObserver } from "../admin/recent-errors.ts";
 import { mrcpResources } from "./mrcp-resources.ts";
-import { startMrcpServer, type MrcpServer } from "../sip/server.ts";
+import { startMrcpServer, type MrcpServer } from "../mrcp/server.ts";
 
 export { stopGrpcServer } from "../grpc/server.ts";
 export { settleRequestLogs } from "./http-app.ts";

@@ -13,9 +13,12 @@ import { lexiconRoutes } from "../tts/http/lexicon.ts";
 import { ttsWebSocketRoutes } from "../tts/ws/routes.ts";
 import { voicesRoutes } from "../voices/http/routes.ts";
 import { consoleRoutes } from "../console/http/routes.ts";
-import { adminKeyRoutes } from "./admin-keys.ts";
-import { adminPackRoutes } from "./admin-packs.ts";
-import { adminRoutes } from "./admin-routes.ts";
+import { adminKeyRoutes } from "../admin/http/keys.ts";
+import { adminPackRoutes } from "../admin/http/packs.ts";
+import { adminReloadRoutes } from "../admin/http/reload.ts";
+import { reloadEngines } from "./engines.ts";
+// Installing a pack over the admin API recognises it through the registry's built-in families.
+import "./families.ts";
 import { docsRoutes } from "./docs.ts";
 import type { FeaturePlugin } from "./http-app.ts";
 import { metricsRoutes } from "./metrics-route.ts";
@@ -37,8 +40,8 @@ export const httpPlugins: readonly FeaturePlugin[] = [
   asrLegacyRoutes,
   docsRoutes,
   metricsRoutes,
-  adminRoutes,
+  (ctx) => adminReloadRoutes(ctx, (cause) => reloadEngines(ctx, cause)),
   adminKeyRoutes,
-  adminPackRoutes,
+  (ctx) => adminPackRoutes(ctx, (cause) => reloadEngines(ctx, cause)),
   consoleRoutes,
 ];

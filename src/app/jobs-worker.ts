@@ -2,14 +2,14 @@
  * `sawt __jobs-worker`: the process the jobs feature starts to run transcription jobs away from
  * live work (src/asr/jobs/worker/). Not a command for people: it is started by the service with
  * an IPC channel, takes the service's resolved settings from its first message, takes background
- * CPU priority (src/runtime/background-process.ts), loads the ASR engine alone (over an in-memory database,
+ * CPU priority (src/serving/background-process.ts), loads the ASR engine alone (over an in-memory database,
  * never the service's store), and transcribes the files the service sends
  * until idle or told to stop.
  */
 import type { SawtConfig } from "../config/config.ts";
 import { serveJobFiles, type WorkerChannel } from "../asr/jobs/worker/child.ts";
 import { JOBS_WORKER_COMMAND, type FromWorker, type ToWorker } from "../asr/jobs/worker/protocol.ts";
-import { dieWithParent, runInBackground } from "../runtime/background-process.ts";
+import { dieWithParent, runInBackground } from "../serving/background-process.ts";
 import { createAppContext } from "./context.ts";
 import { engineLoaders } from "./engine-loaders.ts";
 import { startEngines } from "./engines.ts";

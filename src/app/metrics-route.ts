@@ -1,5 +1,5 @@
 /**
- * GET /metrics: the Prometheus text exposition of src/runtime/metrics.ts. Needs an admin key
+ * GET /metrics: the Prometheus text exposition of src/serving/metrics.ts. Needs an admin key
  * (`X-API-Key` or `Authorization: Bearer`, keys made with `sawt keys create --admin`) unless
  * `runtime.metrics_open` is set for a scraper on a trusted network. A scrape does not consume the
  * key's rate limit: Prometheus scrapes on a fixed interval and must never be throttled into gaps.

@@ -24,7 +24,8 @@ import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
 import "./families.ts";
 import { engineLoaders } from "./engine-loaders.ts";
-import { startEngines, type EngineReload, type RunningEngines } from "./engines.ts";
+import type { EngineReload } from "../core/engines.ts";
+import { startEngines, type RunningEngines } from "./engines.ts";
 import type { FeaturePlugin } from "./http-app.ts";
 
 type FrontDoors = typeof import("./front-doors.ts");

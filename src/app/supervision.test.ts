@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { log } from "../log/logger.ts";
-import { EngineState } from "../runtime/engine-state.ts";
-import type { Notifier } from "../runtime/sd-notify.ts";
+import { EngineState } from "../serving/engine-state.ts";
+import type { Notifier } from "../serving/sd-notify.ts";
 import type { RunningServer } from "./server.ts";
 import { until } from "../../test/support/sawt.ts";
 import { describeEngines, superviseServer } from "./supervision.ts";

@@ -3,8 +3,8 @@
  * READY=1 once the engines have settled, STATUS= lines for `systemctl status`, WATCHDOG=1 while the
  * service can still serve, STOPPING=1 when shutdown begins. Everything is a no-op outside systemd.
  */
-import type { EngineSnapshot } from "../runtime/engine-state.ts";
-import { createNotifier, startWatchdog, watchdogIntervalMs, type Notifier } from "../runtime/sd-notify.ts";
+import type { EngineSnapshot } from "../serving/engine-state.ts";
+import { createNotifier, startWatchdog, watchdogIntervalMs, type Notifier } from "../serving/sd-notify.ts";
 import type { RunningServer } from "./server.ts";
 
 /** The service-manager side of a running server. */

@@ -12,7 +12,7 @@ import { uploadDir } from "../audio/upload.ts";
 import { Detail } from "../errors/taxonomy.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Admission } from "../runtime/admission.ts";
+import type { Admission } from "../serving/admission.ts";
 import type { BrokenPack } from "../models/errors.ts";
 import { firstLine } from "../models/errors.ts";
 import { builtinAsrPackDir } from "./builtin/locate.ts";

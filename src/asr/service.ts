@@ -13,7 +13,7 @@ import { secondsOf, SPEECH_SAMPLE_RATE } from "../audio/speech-rate.ts";
 import { decodeAudioChunks } from "../audio/decode.ts";
 import { PCM_BYTES_PER_SECOND, type PcmBudget, type PcmHold } from "../audio/pcm-budget.ts";
 import { AppError } from "../errors/taxonomy.ts";
-import type { Admission } from "../runtime/admission.ts";
+import type { Admission } from "../serving/admission.ts";
 import type { CallOptions } from "../core/call.ts";
 import type { LoadedAsrPacks } from "./packs.ts";
 import type { Recognizer, VoiceActivityDetector } from "./recognizer.ts";

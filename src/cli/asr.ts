@@ -13,7 +13,7 @@ import "../app/families.ts";
 import { loadConfig } from "../config/config.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { log, setLogLevel } from "../log/logger.ts";
-import { Admission } from "../runtime/admission.ts";
+import { Admission } from "../serving/admission.ts";
 import { parseArgs, stringFlag, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 

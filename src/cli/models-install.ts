@@ -6,7 +6,7 @@
  */
 import "../app/families.ts";
 import { localServiceUrl, type SawtConfig } from "../config/config.ts";
-import { MODELS_RELOAD_PATH } from "../app/admin-routes.ts";
+import { MODELS_RELOAD_PATH } from "../admin/http/reload.ts";
 import { PackError } from "../models/errors.ts";
 import { installPack, removePack, type InstalledPack } from "../models/install.ts";
 import { stringFlag, UsageError, type ParsedArgs } from "./args.ts";

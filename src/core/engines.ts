@@ -9,7 +9,7 @@ import type { AppContext, EngineName } from "./context.ts";
 import type { AsrService } from "./asr.ts";
 import type { Logger } from "../log/logger.ts";
 import type { BrokenPack } from "../models/errors.ts";
-import type { DeviceChoice } from "../runtime/devices.ts";
+import type { DeviceChoice } from "../onnx/devices.ts";
 import type { TtsService } from "./tts.ts";
 
 export type { BrokenPack } from "../models/errors.ts";
@@ -76,3 +76,15 @@ export class EngineLoadError extends Error {
     this.name = "EngineLoadError";
   }
 }
+
+/** What a reload did to one engine (`POST /v1/admin/models/reload`, SIGHUP, `sawt models install`). */
+export interface EngineReload {
+  readonly engine: EngineName;
+  /** `ready`/`failed`: the new generation's state; `kept`: the load failed, the old one serves on. */
+  readonly outcome: "ready" | "failed" | "kept" | "absent";
+  readonly generation: number;
+  readonly reason?: string;
+}
+
+/** Loads every engine anew and swaps generations (the wiring hands it to the admin door). */
+export type EngineReloader = (cause: string) => Promise<EngineReload[]>;

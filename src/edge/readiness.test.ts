@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { AppContext } from "../core/context.ts";
 import { AppError } from "../errors/taxonomy.ts";
-import { EngineState } from "../runtime/engine-state.ts";
+import { EngineState } from "../serving/engine-state.ts";
 import { ENGINE_RETRY_AFTER_S, readyService } from "./readiness.ts";
 
 /** Just the parts of a context the gate reads. */

@@ -6,7 +6,7 @@
  */
 import type { AppContext } from "../core/context.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
-import type { StreamDoor } from "../runtime/metrics.ts";
+import type { StreamDoor } from "../serving/metrics.ts";
 import { ENGINE_RETRY_AFTER_S } from "./readiness.ts";
 
 /** A held slot; `release` is idempotent. */

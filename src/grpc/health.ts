@@ -7,7 +7,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import type { AppContext } from "../core/context.ts";
-import type { EngineState } from "../runtime/engine-state.ts";
+import type { EngineState } from "../serving/engine-state.ts";
 import { SERVICE } from "./proto-files.ts";
 import { grpcService } from "./services.ts";
 import type { GrpcRegistrar } from "./server.ts";

@@ -3,7 +3,7 @@
  * and status of one engine's health. The routes themselves live with their owners: /health and
  * /ready in src/app/health-routes.ts, /v1/tts/health and /v1/asr/health in each feature's http/.
  */
-import type { EngineState } from "../runtime/engine-state.ts";
+import type { EngineState } from "../serving/engine-state.ts";
 import { ref } from "./openapi.ts";
 
 /** A health reply: its status and JSON body. */

@@ -1,6 +1,6 @@
 /**
  * The one ONNX header reader families use: a model's metadata_props, inputs and outputs, read
- * from the file without a session (the low-level protobuf walk is src/runtime/onnx-metadata.ts).
+ * from the file without a session (the low-level protobuf walk is src/onnx/metadata.ts).
  * {@link readModelHeader} turns an unreadable file into a {@link PackError} that names the file
  * relative to its pack; {@link MetadataReader} reads typed values out of metadata_props
  * (sherpa-onnx and NeMo exports keep their settings there as strings), collecting every problem
@@ -9,15 +9,10 @@
  */
 import { basename, dirname } from "node:path";
 import { readFileSync } from "node:fs";
-import {
-  OnnxFormatError,
-  readOnnxModelInfo,
-  readOnnxModelInfoFile,
-  type OnnxModelInfo,
-} from "../runtime/onnx-metadata.ts";
+import { OnnxFormatError, readOnnxModelInfo, readOnnxModelInfoFile, type OnnxModelInfo } from "../onnx/metadata.ts";
 import { PackError } from "./errors.ts";
 
-export type { OnnxModelInfo, OnnxValueInfo } from "../runtime/onnx-metadata.ts";
+export type { OnnxModelInfo, OnnxValueInfo } from "../onnx/metadata.ts";
 
 /**
  * The header of the model at `path`. Throws {@link PackError}: for a malformed file the format

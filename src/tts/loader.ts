@@ -8,7 +8,7 @@ import type { AppContext } from "../core/context.ts";
 import { EngineLoadError, type EngineLoader } from "../core/engines.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Admission } from "../runtime/admission.ts";
+import type { Admission } from "../serving/admission.ts";
 import { ESPEAK_SAMPLE_RATE } from "./embedded.ts";
 import { probeEspeak, type EspeakStatus } from "./espeak/library.ts";
 import { LexiconStore, type LexiconEntry } from "./lexicon/store.ts";

@@ -8,7 +8,7 @@ import { describeEncoding, encodeAudio, encodeAudioStream } from "../audio/encod
 import { clampSpeed, type VoicePackServing } from "../core/tts.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Admission } from "../runtime/admission.ts";
+import type { Admission } from "../serving/admission.ts";
 import { EspeakVoice } from "./embedded.ts";
 import type { VoiceRenderer } from "./renderer.ts";
 import { codePointLength } from "./frontend/index.ts";

@@ -7,7 +7,7 @@
  */
 import type { SpeechChunk, SpeechResolution } from "../core/tts.ts";
 import { resampleAll } from "../audio/resampler.ts";
-import type { Admission } from "../runtime/admission.ts";
+import type { Admission } from "../serving/admission.ts";
 import type { CallOptions } from "./types.ts";
 import type { VoiceRenderer } from "./renderer.ts";
 import { codePointLength } from "./frontend/index.ts";

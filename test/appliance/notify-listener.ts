@@ -3,7 +3,7 @@
  * unix-datagram API, so it binds and reads through libc with bun:ffi (non-blocking, polled).
  */
 import { dlopen, FFIType } from "bun:ffi";
-import { sockaddrUn } from "../../src/runtime/sd-notify.ts";
+import { sockaddrUn } from "../../src/serving/sd-notify.ts";
 import { until } from "../support/sawt.ts";
 
 const libc = dlopen("libc.so.6", {

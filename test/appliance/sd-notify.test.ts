@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { createNotifier, watchdogIntervalMs } from "../../src/runtime/sd-notify.ts";
+import { createNotifier, watchdogIntervalMs } from "../../src/serving/sd-notify.ts";
 import { writeToneCtcPack } from "../support/models/ctc.ts";
 import { startSawt, tempDir } from "../support/sawt.ts";
 import { listenNotifySocket, type NotifyListener } from "./notify-listener.ts";

@@ -9,7 +9,7 @@ import { configureCtc } from "../../src/asr/ctc/config.ts";
 import { CtcModel } from "../../src/asr/ctc/model.ts";
 import { ctcText, greedyCtc, type CtcToken } from "../../src/asr/ctc/pipeline.ts";
 import { nemoFbank } from "../../src/audio/features/fbank.ts";
-import { argmax } from "../../src/runtime/onnx-runner.ts";
+import { argmax } from "../../src/onnx/runner.ts";
 import { packFiles } from "../../src/models/pack.ts";
 import { inspectAsrPacks, loadAsrPacks, type LoadedAsrPacks } from "../../src/asr/packs.ts";
 import type { Recognizer } from "../../src/asr/recognizer.ts";

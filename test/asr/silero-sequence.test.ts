@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { sileroSequenceModel } from "../../src/asr/vad/silero-sequence.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { setLogSink } from "../../src/log/logger.ts";
-import { loadOrt } from "../../src/runtime/ort.ts";
+import { loadOrt } from "../../src/onnx/ort.ts";
 import { GraphBuilder } from "../support/onnx/builder.ts";
 import { tempDir } from "../support/sawt.ts";
 import { realSpeechWithPauses, sileroModel } from "./support.ts";

@@ -9,7 +9,7 @@ import { buildAsrEngine, type AsrEngineResult } from "../../src/asr/loader.ts";
 import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { log } from "../../src/log/logger.ts";
-import { Admission } from "../../src/runtime/admission.ts";
+import { Admission } from "../../src/serving/admission.ts";
 import { ffmpegSync } from "../support/audio.ts";
 import { sileroVadFile } from "../support/fixtures/models.ts";
 import { englishSpeech } from "../support/fixtures/speech.ts";

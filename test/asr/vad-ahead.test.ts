@@ -10,7 +10,7 @@ import { loadAsrPacks, type LoadedAsrPacks } from "../../src/asr/packs.ts";
 import { AsrEngineService } from "../../src/asr/service.ts";
 import { encodeWav } from "../../src/audio/wav.ts";
 import { PcmBudget } from "../../src/audio/pcm-budget.ts";
-import { Admission } from "../../src/runtime/admission.ts";
+import { Admission } from "../../src/serving/admission.ts";
 import { writeToneCtcPack } from "../support/models/ctc.ts";
 import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { piecesAhead, runAhead, speechPiecesAhead } from "../../src/asr/segmentation/ahead.ts";

@@ -11,7 +11,7 @@ import { segmentSpeech } from "../../src/asr/vad/endpointer.ts";
 import { SpeechSegmenter } from "../../src/asr/vad/segmenter.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
-import { loadOrt } from "../../src/runtime/ort.ts";
+import { loadOrt } from "../../src/onnx/ort.ts";
 import { perWindowDetector, realSpeechWithPauses, sileroModel } from "./support.ts";
 
 const W = 512;

@@ -14,7 +14,7 @@ import { configureWav2Vec2 } from "../../src/asr/wav2vec2/config.ts";
 import { normalizeInput } from "../../src/asr/wav2vec2/pipeline.ts";
 import { packFiles } from "../../src/models/pack.ts";
 import { packTree } from "../../src/models/scan.ts";
-import { argmax, f32, floatData, i64, openSession } from "../../src/runtime/onnx-runner.ts";
+import { argmax, f32, floatData, i64, openSession } from "../../src/onnx/runner.ts";
 import { spellAudio, writeWav2Vec2Pack } from "../support/models/wav2vec2.ts";
 import { modelsDir } from "./support.ts";
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { whisperLogMel } from "../../src/audio/features/whisper-mel.ts";
-import { argmax } from "../../src/runtime/onnx-runner.ts";
+import { argmax } from "../../src/onnx/runner.ts";
 import { packFiles } from "../../src/models/pack.ts";
 import { inspectAsrPacks, loadAsrPacks, type LoadedAsrPacks } from "../../src/asr/packs.ts";
 import type { Recognizer } from "../../src/asr/recognizer.ts";

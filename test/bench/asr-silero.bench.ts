@@ -16,9 +16,9 @@ import { segmentSpeech } from "../../src/asr/vad/endpointer.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { encodeWav } from "../../src/audio/wav.ts";
 import { setLogSink } from "../../src/log/logger.ts";
-import { chooseDevice } from "../../src/runtime/devices.ts";
-import { loadOrt } from "../../src/runtime/ort.ts";
-import { useDevice } from "../../src/runtime/sessions.ts";
+import { chooseDevice } from "../../src/onnx/devices.ts";
+import { loadOrt } from "../../src/onnx/ort.ts";
+import { useDevice } from "../../src/onnx/sessions.ts";
 import {
   installSilero,
   perWindowDetector,
@@ -48,7 +48,7 @@ try {
   const engine = await readyEngine(dir);
 
   const ort = await loadOrt();
-  // Sawt's session settings (src/runtime/session-worker.ts), so the ratio is the serving layer's
+  // Sawt's session settings (src/onnx/session-worker.ts), so the ratio is the serving layer's
   // alone: the same threads, graph optimisation and no spinning, on the main thread without a worker.
   const raw = await ort.InferenceSession.create(pack.modelPath, {
     intraOpNumThreads: device.intraOpThreads,

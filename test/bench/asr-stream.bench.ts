@@ -19,7 +19,7 @@ import { join } from "node:path";
 import type { LiveEvent } from "../../src/asr/types.ts";
 import type { Recognizer } from "../../src/asr/recognizer.ts";
 import { AsrEngineService } from "../../src/asr/service.ts";
-import { Admission } from "../../src/runtime/admission.ts";
+import { Admission } from "../../src/serving/admission.ts";
 import { concat, modelsDir, readyEngine, silence } from "../asr/support.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
 import { calibrateSlowModel } from "../support/models/slow-model.ts";

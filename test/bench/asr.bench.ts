@@ -14,13 +14,13 @@ import { join } from "node:path";
 import { buildAsrEngine } from "../../src/asr/loader.ts";
 import { nemoFbank } from "../../src/audio/features/fbank.ts";
 import { whisperLogMel } from "../../src/audio/features/whisper-mel.ts";
-import { f32, i64, openSession, ortModule } from "../../src/runtime/onnx-runner.ts";
+import { f32, i64, openSession, ortModule } from "../../src/onnx/runner.ts";
 import { createEnergyDetector } from "../../src/asr/vad/energy.ts";
 import { segmentSpeech } from "../../src/asr/vad/endpointer.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { log, setLogSink } from "../../src/log/logger.ts";
-import { Admission } from "../../src/runtime/admission.ts";
+import { Admission } from "../../src/serving/admission.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
 import { writeWhisperPack } from "../support/models/whisper.ts";
 

@@ -19,8 +19,8 @@ import { buildAsrEngine } from "../../src/asr/loader.ts";
 import type { Hotword } from "../../src/asr/types.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { log, setLogSink } from "../../src/log/logger.ts";
-import { Admission } from "../../src/runtime/admission.ts";
-import { ortModule } from "../../src/runtime/onnx-runner.ts";
+import { Admission } from "../../src/serving/admission.ts";
+import { ortModule } from "../../src/onnx/runner.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
 import { writeToneTransducerPack } from "../support/models/transducer.ts";
 

@@ -9,7 +9,7 @@
  */
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { defaultIntraOpThreads } from "../../src/runtime/devices.ts";
+import { defaultIntraOpThreads } from "../../src/onnx/devices.ts";
 import { startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
 import { IVR_SENTENCE, MEDIUM_VOICE_ENV, mediumVoiceIds, writeMediumVoice } from "./medium-voice.ts";
 import { median, postSpeech, rawSession } from "./tts-support.ts";

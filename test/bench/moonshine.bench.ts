@@ -13,14 +13,14 @@ import type { InferenceSession, Tensor } from "onnxruntime-node";
 import { buildAsrEngine } from "../../src/asr/loader.ts";
 import { configureMoonshine } from "../../src/asr/moonshine/config.ts";
 import { MoonshineRecognizer, moonshineTokenBudget } from "../../src/asr/moonshine/pipeline.ts";
-import { argmax } from "../../src/runtime/onnx-runner.ts";
+import { argmax } from "../../src/onnx/runner.ts";
 import { decodeAudioFile } from "../../src/audio/decode.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { log, setLogSink } from "../../src/log/logger.ts";
 import { packFiles } from "../../src/models/pack.ts";
-import { Admission } from "../../src/runtime/admission.ts";
-import { loadOrt } from "../../src/runtime/ort.ts";
-import { currentDevice } from "../../src/runtime/sessions.ts";
+import { Admission } from "../../src/serving/admission.ts";
+import { loadOrt } from "../../src/onnx/ort.ts";
+import { currentDevice } from "../../src/onnx/sessions.ts";
 import { englishSpeechWav, installMoonshineTiny } from "../support/models/moonshine.ts";
 
 const RUNS = 3;

@@ -4,7 +4,7 @@
  * ids it is sent and answers with the audio's sample count. Not a benchmark itself.
  */
 import type { InferenceSession, Tensor } from "onnxruntime-node";
-import { loadOrt } from "../../src/runtime/ort.ts";
+import { loadOrt } from "../../src/onnx/ort.ts";
 
 declare const self: Worker;
 

@@ -5,13 +5,13 @@
  * phonemes), and real `sawt serve` processes (REST pcm) at `SAWT_TTS_CONCURRENCY` 1, 2 and 4.
  * raw and sherpa run in child processes (throughput-engines.ts), each once as one 2-thread
  * session and once as two 1-thread sessions; raw also as two 1-thread sessions of the graph
- * Sawt's lanes run (decoder lifted to 2-D, src/runtime/conv-lift.ts). Closed-loop clients 1–16; per point: req/s, p50,
+ * Sawt's lanes run (decoder lifted to 2-D, src/onnx/conv-lift.ts). Closed-loop clients 1–16; per point: req/s, p50,
  * p95, cores used (the serving process's CPU time over wall time, from /proc) and, for Sawt, its CPU
  * per request split by thread (event loop, model and espeak workers, runtime).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { liftConv1d } from "../../src/runtime/conv-lift.ts";
+import { liftConv1d } from "../../src/onnx/conv-lift.ts";
 import { concatBytes } from "../../src/audio/concat.ts";
 import { PIPER_MEDIUM } from "../support/models/piper-medium.ts";
 import { type SawtProcess, startSawt, tempDir, waitForStatus } from "../support/sawt.ts";
@@ -198,7 +198,7 @@ const models = join(dir.path, "models");
 mkdirSync(models);
 const packs = await writeMediumVoice(models, join(dir.path, "sherpa"));
 const ids = await mediumVoiceIds(packs, IVR_SENTENCE);
-// The graph a Sawt lane runs: the voice with its decoder lifted to 2-D (src/runtime/conv-lift.ts).
+// The graph a Sawt lane runs: the voice with its decoder lifted to 2-D (src/onnx/conv-lift.ts).
 const lift = liftConv1d(readFileSync(packs.piper.modelPath));
 if (lift.pieces === undefined) throw new Error(`the bench voice has nothing to lift: ${lift.reason}`);
 const liftedPath = join(dir.path, "lifted.onnx");
@@ -299,7 +299,7 @@ ${rawTwo.toFixed(0)} ms on 2 threads, ${rawOne.toFixed(0)} ms on 1** (RTF ${rtf}
 
 Engines, interleaved point by point in one run: *raw* = onnxruntime-node on the ids Sawt feeds (each session in a
 worker thread, with Sawt's session options); *raw lifted* = the same on the graph Sawt's one-thread lanes run, the
-voice with its HiFi-GAN decoder's ${lift.convolutions} convolutions lifted to 2-D at load (src/runtime/conv-lift.ts), so
+voice with its HiFi-GAN decoder's ${lift.convolutions} convolutions lifted to 2-D at load (src/onnx/conv-lift.ts), so
 onnxruntime uses its NCHWc kernels (raw and sherpa run the file as written); *sherpa* = sherpa-onnx-node 1.13.8 \`OfflineTts.generateAsync\` on the
 same weights (VITS config, system espeak-ng-data), in a child process; *Sawt* = \`sawt serve\` with
 \`SAWT_TTS_CONCURRENCY\` 1/2/4, REST \`POST /v1/tts/audio/speech\` pcm, tashkeel off (sherpa does not diacritise).

@@ -6,7 +6,7 @@
 import "../support/families.ts";
 import { join } from "node:path";
 import type { InferenceSession, Tensor } from "onnxruntime-node";
-import { loadOrt } from "../../src/runtime/ort.ts";
+import { loadOrt } from "../../src/onnx/ort.ts";
 import { prepareText } from "../../src/tts/frontend/index.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { ARABIC_TEXT_SYMBOLS, expectedIds, idMap } from "../tts/support.ts";

@@ -11,7 +11,7 @@ import type { InferenceSession } from "onnxruntime-node";
 import type { VoiceActivityDetector } from "../../src/asr/recognizer.ts";
 import { segmentSpeech } from "../../src/asr/vad/endpointer.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
-import { loadOrt } from "../../src/runtime/ort.ts";
+import { loadOrt } from "../../src/onnx/ort.ts";
 import { perWindowDetector, realSpeechWithPauses, sileroModel } from "../asr/support.ts";
 import { median } from "./tts-support.ts";
 

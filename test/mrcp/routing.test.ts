@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createSocket, type Socket } from "node:dgram";
-import { firstExternalIpv4 } from "../../src/sip/network.ts";
+import { firstExternalIpv4 } from "../../src/edge/networks.ts";
 import { offer, SipClient } from "./client.ts";
 import { startMrcpSawt, type MrcpSawt } from "./support.ts";
 

@@ -2,11 +2,11 @@
  * Test engines' way to open a model file as one pack's session: a file onnxruntime cannot load
  * becomes a {@link BrokenPackError} naming the pack and the file (never its absolute path). The
  * real engines load packs through the model registry (src/models/); this helper only serves
- * test loaders (test/support/slow-engine.ts, test/runtime/engines.test.ts).
+ * test loaders (test/support/slow-engine.ts, test/serving/engines.test.ts).
  */
 import { EngineLoadError } from "../../src/core/engines.ts";
 import type { BrokenPack } from "../../src/models/errors.ts";
-import { createSession, type CreatedSession } from "../../src/runtime/sessions.ts";
+import { createSession, type CreatedSession } from "../../src/onnx/sessions.ts";
 
 /**
  * One pack is unusable; `reason` is one line saying why. An EngineLoadError, so a test loader

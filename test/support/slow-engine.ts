@@ -12,8 +12,8 @@ import type { EngineLoader } from "../../src/core/engines.ts";
 import { openPackModel } from "./pack-model.ts";
 import type { FeaturePlugin } from "../../src/app/http-app.ts";
 import { readyService } from "../../src/edge/readiness.ts";
-import { loadOrt } from "../../src/runtime/ort.ts";
-import { warmUp, type Session } from "../../src/runtime/sessions.ts";
+import { loadOrt } from "../../src/onnx/ort.ts";
+import { warmUp, type Session } from "../../src/onnx/sessions.ts";
 import type { TtsService } from "../../src/tts/types.ts";
 
 /** The test service: one inference of the slow model. */

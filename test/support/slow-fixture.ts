@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chooseDevice } from "../../src/runtime/devices.ts";
-import { createSession, useDevice, warmUp } from "../../src/runtime/sessions.ts";
+import { chooseDevice } from "../../src/onnx/devices.ts";
+import { createSession, useDevice, warmUp } from "../../src/onnx/sessions.ts";
 import { buildSlowModel } from "./models/slow-model.ts";
 import { writeModel } from "./onnx/builder.ts";
 import { slowFeeds } from "./slow-engine.ts";

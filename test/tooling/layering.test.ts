@@ -99,24 +99,24 @@ const FIXTURE: Record<string, string[]> = {
   "src/models/registry.ts": ["src/tts/engine.ts", "src/models/family.ts"],
   "src/models/family.ts": [],
   "src/audio/mel.ts": ["src/voices/encoder/model.ts"],
-  // MRCP: the doors use the shared src/sip kit (allowed); the kit and HTTP/gRPC never meet, doors
+  // MRCP: the doors use the shared src/mrcp kit (allowed); the kit and HTTP/gRPC never meet, doors
   // never import each other, engines never import the kit.
-  "src/tts/mrcp/door.ts": ["src/sip/kit.ts", "src/tts/engine.ts", "src/edge/auth.ts"],
-  "src/sip/kit.ts": [],
-  "src/sip/bad.ts": ["src/http/kit.ts", "src/grpc/pcm.ts"],
-  "src/http/sip-user.ts": ["src/sip/kit.ts"],
+  "src/tts/mrcp/door.ts": ["src/mrcp/kit.ts", "src/tts/engine.ts", "src/edge/auth.ts"],
+  "src/mrcp/kit.ts": [],
+  "src/mrcp/bad.ts": ["src/http/kit.ts", "src/grpc/pcm.ts"],
+  "src/http/mrcp-user.ts": ["src/mrcp/kit.ts"],
   "src/asr/mrcp/door.ts": ["src/tts/mrcp/door.ts"],
-  "src/audio/rtp.ts": ["src/sip/kit.ts"],
+  "src/audio/rtp.ts": ["src/mrcp/kit.ts"],
 };
 
 /** What the rules must say about FIXTURE, and nothing more. */
 const EXPECTED: Violation[] = [
   "adapter-not-to-other-adapter: src/asr/jambonz/call.ts → src/asr/http.ts",
   "adapter-not-to-other-adapter: src/asr/mrcp/door.ts → src/tts/mrcp/door.ts",
-  "engine-not-to-transport: src/audio/rtp.ts → src/sip/kit.ts",
-  "mrcp-not-to-other-transport: src/sip/bad.ts → src/grpc/pcm.ts",
-  "mrcp-not-to-other-transport: src/sip/bad.ts → src/http/kit.ts",
-  "not-to-mrcp-side: src/http/sip-user.ts → src/sip/kit.ts",
+  "engine-not-to-transport: src/audio/rtp.ts → src/mrcp/kit.ts",
+  "mrcp-not-to-other-transport: src/mrcp/bad.ts → src/grpc/pcm.ts",
+  "mrcp-not-to-other-transport: src/mrcp/bad.ts → src/http/kit.ts",
+  "not-to-mrcp-side: src/http/mrcp-user.ts → src/mrcp/kit.ts",
   "adapter-not-to-other-adapter: src/tts/ws.ts → src/tts/http.ts",
   "edge-not-to-transport: src/edge/scope.ts → src/grpc/server.ts",
   "edge-not-to-transport: src/edge/scope.ts → src/tts/ws.ts",

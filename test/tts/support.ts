@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { bytesToInt16, parseWavHeader } from "../../src/audio/wav.ts";
 import { loadConfig, type SawtConfig } from "../../src/config/config.ts";
 import { log } from "../../src/log/logger.ts";
-import { Admission } from "../../src/runtime/admission.ts";
+import { Admission } from "../../src/serving/admission.ts";
 import { createTtsEngine, type TtsEngine } from "../../src/tts/loader.ts";
 import { decodeToneAudio, type DecodedTones } from "../support/models/tone-decoder.ts";
 import { PIPER_SPECIAL_IDS } from "../support/models/tone-voice.ts";

@@ -5,7 +5,7 @@
  * or empty/NA for none; NeMo's default is per_feature), `subsampling_factor` (else derived from
  * T / T'), `feat_dim`/`n_mels` (else the input's fixed dim, else 80).
  */
-import type { OnnxModelInfo } from "../../runtime/onnx-metadata.ts";
+import type { OnnxModelInfo } from "../../onnx/metadata.ts";
 import { PackError } from "../../models/errors.ts";
 import { MetadataReader, missingIo } from "../../models/header.ts";
 import type { PackFiles } from "../../models/pack.ts";

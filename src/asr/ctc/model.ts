@@ -1,5 +1,5 @@
 /** The NeMo CTC session: features in, per-frame log-probabilities out. */
-import { f32, floatData, i64, openSession, type Session } from "../../runtime/onnx-runner.ts";
+import { f32, floatData, i64, openSession, type Session } from "../../onnx/runner.ts";
 import type { CtcConfig } from "./config.ts";
 
 /** Per-frame log-probabilities `[frames, vocab]` row-major. */

@@ -5,7 +5,7 @@
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { nemoFbank } from "../../audio/features/fbank.ts";
-import { argmax } from "../../runtime/onnx-runner.ts";
+import { argmax } from "../../onnx/runner.ts";
 import {
   OFFLINE_CONFORMER_SECONDS,
   type RecognizedText,

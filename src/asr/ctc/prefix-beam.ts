@@ -11,7 +11,7 @@
  * from greedy's only where a phrase won. Prefixes are nodes of a tree, so two alignments of the
  * same text meet in the same object.
  */
-import { argmax } from "../../runtime/onnx-runner.ts";
+import { argmax } from "../../onnx/runner.ts";
 import type { ContextGraph, ContextState } from "../boost/context-graph.ts";
 import type { CtcOutput } from "./model.ts";
 

@@ -6,7 +6,7 @@
  * Routing to a dialect-specific recogniser uses the call's decision, made before recognition.
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
-import { argmax } from "../../runtime/onnx-runner.ts";
+import { argmax } from "../../onnx/runner.ts";
 import type { DialectIdentifier } from "../recognizer.ts";
 
 /** Seconds of speech the call-level decision looks at unless configured. */

@@ -1,5 +1,5 @@
 /** The dialect-id session: features in, one logit per label out. */
-import { f32, floatData, openSession, type Session } from "../../runtime/onnx-runner.ts";
+import { f32, floatData, openSession, type Session } from "../../onnx/runner.ts";
 import type { DialectConfig } from "./config.ts";
 
 /** Owns one dialect-id session. */

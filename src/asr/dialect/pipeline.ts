@@ -5,7 +5,7 @@
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { nemoFbank } from "../../audio/features/fbank.ts";
-import { argmax } from "../../runtime/onnx-runner.ts";
+import { argmax } from "../../onnx/runner.ts";
 import type { DialectIdentifier } from "../recognizer.ts";
 import type { DialectConfig } from "./config.ts";
 import { DialectModel } from "./model.ts";

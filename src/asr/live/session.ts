@@ -21,7 +21,7 @@ import { LiveChannelsInput, type LiveChannelsFormat } from "../../audio/live-cha
 import type { LiveEvent, LiveTranscription, LiveTranscriptionOptions } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
-import type { StreamDoor } from "../../runtime/metrics.ts";
+import type { StreamDoor } from "../../serving/metrics.ts";
 import type { ApiKeyRecord } from "../../store/keys.ts";
 import { readyService } from "../../edge/readiness.ts";
 import { openScope, type CallScope } from "../../edge/scope.ts";

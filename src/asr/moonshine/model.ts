@@ -2,7 +2,7 @@
  * Moonshine's two sessions: the encoder, and the merged decoder run by the shared Hugging Face
  * seq2seq cache protocol (../seq2seq/kv-decoder.ts).
  */
-import { f32, openSessions, packLabel, type Session, type Tensor } from "../../runtime/onnx-runner.ts";
+import { f32, openSessions, packLabel, type Session, type Tensor } from "../../onnx/runner.ts";
 import { Seq2SeqDecoder, type Seq2SeqRun } from "../seq2seq/kv-decoder.ts";
 import type { MoonshineConfig } from "./config.ts";
 

@@ -7,7 +7,7 @@
  * its attention decoder has no alignment to the audio frames.
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
-import { argmax } from "../../runtime/onnx-runner.ts";
+import { argmax } from "../../onnx/runner.ts";
 import type { RecognizedText, Recognizer } from "../recognizer.ts";
 import type { MoonshineConfig } from "./config.ts";
 import { MoonshineModel } from "./model.ts";

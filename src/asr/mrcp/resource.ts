@@ -8,13 +8,11 @@
  */
 import type { AppContext } from "../../core/context.ts";
 import { DEFAULT_TURN_DETECTION, type LiveEvent } from "../../core/asr.ts";
-import type { LiveAudioFormat } from "../../audio/live-input.ts";
 import { toAppError } from "../../errors/taxonomy.ts";
-import { mrcpMetrics } from "../../sip/metrics.ts";
-import { MrcpStatus, type MrcpRequest } from "../../sip/mrcp-message.ts";
-import type { MrcpChannel, MrcpChannelIo, MrcpResource } from "../../sip/resource.ts";
-import { swap16 } from "../../sip/rtp.ts";
-import type { AudioCodec } from "../../sip/sdp.ts";
+import { mrcpMetrics } from "../../mrcp/metrics.ts";
+import { MrcpStatus, type MrcpRequest } from "../../mrcp/control/message.ts";
+import type { MrcpChannel, MrcpChannelIo, MrcpResource } from "../../mrcp/resource.ts";
+import { type AudioCodec, liveFormatOf, swap16 } from "../../media/codec.ts";
 import { openLiveSession, type LiveSession } from "../live/session.ts";
 import {
   type CompiledGrammar,
@@ -40,13 +38,6 @@ interface Recognition {
   maxTimer?: ReturnType<typeof setTimeout>;
   maxed?: boolean;
   done?: boolean;
-}
-
-/** The live core's input format for a codec (L16 arrives big-endian and is swapped first). */
-function liveFormat(codec: AudioCodec): LiveAudioFormat {
-  if (codec.name === "PCMU") return { encoding: "pcm_mulaw", sampleRate: 8000 };
-  if (codec.name === "PCMA") return { encoding: "pcm_alaw", sampleRate: 8000 };
-  return { encoding: "pcm_s16le", sampleRate: codec.rate };
 }
 
 class RecogChannel implements MrcpChannel {
@@ -143,7 +134,7 @@ class RecogChannel implements MrcpChannel {
   }
 
   private openLive(recognition: Recognition, codec: AudioCodec): LiveSession {
-    const format = liveFormat(codec);
+    const format = liveFormatOf(codec);
     const live = openLiveSession(
       this.ctx,
       {

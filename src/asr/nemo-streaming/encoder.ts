@@ -14,7 +14,7 @@
  * streaming features are not normalised), optional `feat_dim`.
  */
 import { MetadataReader, missingIo, type OnnxModelInfo } from "../../models/header.ts";
-import { f32, i64, openSession, type Session, type Tensor } from "../../runtime/onnx-runner.ts";
+import { f32, i64, openSession, type Session, type Tensor } from "../../onnx/runner.ts";
 
 /** The streaming facts of an encoder's metadata. */
 export interface StreamingMeta {

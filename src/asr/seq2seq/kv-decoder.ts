@@ -19,7 +19,7 @@
  * input names the same way): an export that dropped `encoder_hidden_states` from the with-past
  * decoder, or has no `use_cache_branch`, is fed without them.
  */
-import { bool, f32, floatData, i64, type Session, type Tensor } from "../../runtime/onnx-runner.ts";
+import { bool, f32, floatData, i64, type Session, type Tensor } from "../../onnx/runner.ts";
 
 /** Cache geometry: decoder layers, key/value heads and head size. */
 export interface CacheGeometry {

@@ -9,7 +9,7 @@
  * spelling breaks off. Token sequences are nodes of a tree holding their prediction network
  * output, so each is predicted once.
  */
-import { argmax } from "../../runtime/onnx-runner.ts";
+import { argmax } from "../../onnx/runner.ts";
 import type { ContextGraph, ContextState } from "../boost/context-graph.ts";
 import type { PredictorOutput, TransducerJoint } from "./model.ts";
 import { tdtAdvance, type TdtFrame } from "./tdt.ts";

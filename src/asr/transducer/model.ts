@@ -13,7 +13,7 @@ import {
   packLabel,
   type Session,
   type Tensor,
-} from "../../runtime/onnx-runner.ts";
+} from "../../onnx/runner.ts";
 
 /** The prediction network's output for one token and the states after it. */
 export interface PredictorOutput {

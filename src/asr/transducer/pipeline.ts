@@ -13,7 +13,7 @@
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { nemoFbank } from "../../audio/features/fbank.ts";
-import { argmax, openSession, packLabel } from "../../runtime/onnx-runner.ts";
+import { argmax, openSession, packLabel } from "../../onnx/runner.ts";
 import { PhraseTokenizer } from "../boost/tokenize.ts";
 import {
   OFFLINE_CONFORMER_SECONDS,

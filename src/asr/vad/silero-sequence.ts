@@ -16,17 +16,10 @@
  * In: `input` [N, 576] (each window with the previous window's last 64 samples), `state`
  * [2, 1, 128]. Out: `output` [N, 1] (speech probability per window), `stateN` [2, 1, 128].
  */
-import {
-  AttributeField,
-  AttributeType,
-  GraphField,
-  ModelField,
-  NodeField,
-  TensorField,
-} from "../../runtime/onnx-format.ts";
-import { copyField, type GraphNode, int64Tensor, readNode } from "../../runtime/onnx-graph.ts";
-import { bytesSource, type ProtoField, ProtoReader } from "../../runtime/protobuf-reader.ts";
-import { ProtoWriter } from "../../runtime/protobuf-writer.ts";
+import { AttributeField, AttributeType, GraphField, ModelField, NodeField, TensorField } from "../../onnx/format.ts";
+import { copyField, type GraphNode, int64Tensor, readNode } from "../../onnx/graph.ts";
+import { bytesSource, type ProtoField, ProtoReader } from "../../onnx/protobuf-reader.ts";
+import { ProtoWriter } from "../../onnx/protobuf-writer.ts";
 
 /** One (sub)graph of the file: its nodes, and its initializers, inputs and outputs by name. */
 interface SourceGraph {

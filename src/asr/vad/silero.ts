@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
 import { log } from "../../log/logger.ts";
 import { missingIo, type OnnxModelInfo } from "../../models/header.ts";
-import { f32, floatData, i64, openSession, ortModule, type Session, type Tensor } from "../../runtime/onnx-runner.ts";
+import { f32, floatData, i64, openSession, ortModule, type Session, type Tensor } from "../../onnx/runner.ts";
 import { VAD_WINDOW, type VadStream, type VoiceActivityDetector } from "../recognizer.ts";
 import { sileroSequenceModel } from "./silero-sequence.ts";
 

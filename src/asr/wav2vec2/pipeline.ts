@@ -7,7 +7,7 @@
  * ends an utterance at also breaks a word (../ctc/pipeline.ts ctcText).
  */
 import { SPEECH_SAMPLE_RATE } from "../../audio/speech-rate.ts";
-import { f32, floatData, i64, openSession, packLabel, type Session } from "../../runtime/onnx-runner.ts";
+import { f32, floatData, i64, openSession, packLabel, type Session } from "../../onnx/runner.ts";
 import { ctcText, greedyCtc } from "../ctc/pipeline.ts";
 import { MAX_SEGMENT_SECONDS, type RecognizedText, type RecognizeOptions, type Recognizer } from "../recognizer.ts";
 import type { Wav2Vec2Config } from "./config.ts";

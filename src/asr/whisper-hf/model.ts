@@ -4,7 +4,7 @@
  * the shared seq2seq cache protocol (../seq2seq/kv-decoder.ts). Decoding itself is the Whisper
  * family's (../whisper/pipeline.ts).
  */
-import { f32, openSessions, packLabel } from "../../runtime/onnx-runner.ts";
+import { f32, openSessions, packLabel } from "../../onnx/runner.ts";
 import { Seq2SeqDecoder, type Seq2SeqDecoderSessions } from "../seq2seq/kv-decoder.ts";
 import type { WhisperBackend } from "../whisper/pipeline.ts";
 import type { HfWhisperConfig } from "./config.ts";

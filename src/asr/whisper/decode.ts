@@ -12,7 +12,7 @@
  * `max_initial_timestamp_index`), timestamps come in pairs except right before eot, and when the
  * timestamps together are likelier than any text token a timestamp is taken.
  */
-import { argmax } from "../../runtime/onnx-runner.ts";
+import { argmax } from "../../onnx/runner.ts";
 import type { WhisperMeta } from "./config.ts";
 import { logProbability, sample } from "./fallback.ts";
 

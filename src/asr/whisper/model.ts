@@ -4,7 +4,7 @@
  * updated at positions [offset, offset + n); `offset` (int64 [1]) is the position of the first
  * token fed. Cross-attention keys/values come from the encoder once per window.
  */
-import { f32, floatData, i64, openSessions, packLabel, type Session, type Tensor } from "../../runtime/onnx-runner.ts";
+import { f32, floatData, i64, openSessions, packLabel, type Session, type Tensor } from "../../onnx/runner.ts";
 import type { WhisperConfig } from "./config.ts";
 
 /** Encoder output, fed unchanged to every decoder step of the window. */

@@ -1,7 +1,7 @@
 /**
  * Operations (admin keys): engines, load charts from /metrics, queues and live sessions, model
  * packs, keys, lexicons and cloned voices per key, recent errors by kind. Every action is an
- * admin API call (src/app/admin-*.ts), which refuses a key that is not an admin key.
+ * admin API call (src/admin/http/*.ts), which refuses a key that is not an admin key.
  */
 import { ApiError, call, json } from "./api.ts";
 import { lineChart } from "./chart.ts";

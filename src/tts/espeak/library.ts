@@ -10,7 +10,7 @@
 
 import { AppError, Detail } from "../../errors/taxonomy.ts";
 import { log } from "../../log/logger.ts";
-import { isCompiledBinary } from "../../runtime/ort.ts";
+import { isCompiledBinary } from "../../onnx/ort.ts";
 import type { Sentence } from "../frontend/sentences.ts";
 import { EspeakUnavailableError } from "./locate.ts";
 import type {

@@ -3,7 +3,7 @@
  * (its dialect mapping is documented in docs/mrcp.md), Prosody-Rate → speed, and
  * Vendor-Specific-Parameters `sawt.dialect`. A SPEAK's own headers beat the channel's SET-PARAMS.
  */
-import type { AudioCodec } from "../../sip/sdp.ts";
+import { type AudioCodec, synthesisEncodingOf } from "../../media/codec.ts";
 
 /** Header names SET-PARAMS may set on a synthesizer channel. */
 export const SYNTH_PARAMETERS: ReadonlySet<string> = new Set([
@@ -74,11 +74,6 @@ export function vendorParameters(value: string | undefined): Map<string, string>
   return out;
 }
 
-/** The wire encoding Sawt's synthesis is asked for, per negotiated codec (L16 is byte-swapped after). */
-export function encodingFor(codec: AudioCodec): "pcm_mulaw" | "pcm_alaw" | "pcm_s16le" {
-  return codec.name === "PCMU" ? "pcm_mulaw" : codec.name === "PCMA" ? "pcm_alaw" : "pcm_s16le";
-}
-
 /**
  * The speech fields (REST names) of a SPEAK: its body, the headers over the channel's parameters,
  * and the codec's rate and encoding.
@@ -100,7 +95,7 @@ export function speakFields(
     speed: prosodyRate(get("prosody-rate")),
     response_format: "pcm",
     sample_rate: codec.rate,
-    encoding: encodingFor(codec),
+    encoding: synthesisEncodingOf(codec),
   };
 }
 

@@ -10,11 +10,11 @@ import type { AppContext } from "../../core/context.ts";
 import { readyService } from "../../edge/readiness.ts";
 import { openScope, type CallScope } from "../../edge/scope.ts";
 import { toAppError } from "../../errors/taxonomy.ts";
-import { mrcpMetrics } from "../../sip/metrics.ts";
-import { MrcpStatus, type MrcpRequest } from "../../sip/mrcp-message.ts";
-import type { MrcpChannel, MrcpChannelIo, MrcpResource } from "../../sip/resource.ts";
-import { swap16 } from "../../sip/rtp.ts";
-import { PTIME_MS, RtpPacer } from "../../sip/rtp-pacer.ts";
+import { mrcpMetrics } from "../../mrcp/metrics.ts";
+import { MrcpStatus, type MrcpRequest } from "../../mrcp/control/message.ts";
+import type { MrcpChannel, MrcpChannelIo, MrcpResource } from "../../mrcp/resource.ts";
+import { swap16 } from "../../media/codec.ts";
+import { PTIME_MS, RtpPacer } from "../../media/pacer.ts";
 import { parseSpeech } from "../schema.ts";
 import { killOnBargeIn, SPEAK_TYPES, speakFields, SYNTH_PARAMETERS } from "./params.ts";
 

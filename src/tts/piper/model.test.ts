@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { OnnxValueInfo } from "../../runtime/onnx-metadata.ts";
+import type { OnnxValueInfo } from "../../onnx/metadata.ts";
 import { checkVoiceGraph } from "./model.ts";
 
 const value = (

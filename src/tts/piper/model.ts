@@ -6,7 +6,7 @@
  */
 import { PackError } from "../../models/errors.ts";
 import { readModelHeader, type OnnxModelInfo } from "../../models/header.ts";
-import { f32, floatData, i64, openSession, packLabel, type Session, type Tensors } from "../../runtime/onnx-runner.ts";
+import { f32, floatData, i64, openSession, packLabel, type Session, type Tensors } from "../../onnx/runner.ts";
 import type { VoiceConfig } from "./config.ts";
 
 /** Inputs a Piper graph must take. */
@@ -79,7 +79,7 @@ export class VoiceModel {
     const info = readModelHeader(config.modelPath);
     const { output, hasSid, embeddingDim } = checkVoiceGraph(info, config.numSpeakers);
     // VITS is a chain of 1-D convolutions (flow and HiFi-GAN decoder): lifted, a pool's one-thread
-    // lanes run a sentence 13–17 % faster (runtime/conv-lift.ts).
+    // lanes run a sentence 13–17 % faster (onnx/conv-lift.ts).
     const created = await openSession(config.modelPath, {
       parallel,
       liftConv1d: true,

@@ -6,7 +6,7 @@
  */
 import type { Logger } from "../../log/logger.ts";
 import { firstLine } from "../../models/errors.ts";
-import { readOnnxModelInfo } from "../../runtime/onnx-metadata.ts";
+import { readOnnxModelInfo } from "../../onnx/metadata.ts";
 // The path resolves to the source tree in a checkout and to the embedded copy (/$bunfs/…) when compiled.
 import builtinModel from "./builtin/model.onnx" with { type: "file" };
 import inputMap from "./builtin/input_id_map.json";

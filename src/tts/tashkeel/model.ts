@@ -16,7 +16,7 @@ import {
   type Session,
   type Tensor,
   type Tensors,
-} from "../../runtime/onnx-runner.ts";
+} from "../../onnx/runner.ts";
 import { readTashkeelConfig, type TashkeelConfig } from "./config.ts";
 import { hintFor, readWritten, writeBack } from "./marks.ts";
 

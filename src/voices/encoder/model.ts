@@ -5,7 +5,7 @@
  * NeMo-style fbank, transposed to frames × mels. Embeddings are L2-normalised.
  */
 import { nemoFbank } from "../../audio/features/fbank.ts";
-import { f32, floatData, openSession, type Session } from "../../runtime/onnx-runner.ts";
+import { f32, floatData, openSession, type Session } from "../../onnx/runner.ts";
 import type { SpeakerEncoderConfig } from "./config.ts";
 
 /** A loaded speaker encoder. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
-import { readOnnxModelInfoFile } from "../../../src/runtime/onnx-metadata.ts";
+import { readOnnxModelInfoFile } from "../../../src/onnx/metadata.ts";
 import { tempDir } from "../sawt.ts";
 import { expectedSamples, framesPerId, type PiperMediumPacks, writePiperMediumPacks } from "./piper-medium.ts";
 

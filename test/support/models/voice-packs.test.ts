@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
-import { readOnnxModelInfoFile } from "../../../src/runtime/onnx-metadata.ts";
+import { readOnnxModelInfoFile } from "../../../src/onnx/metadata.ts";
 import { decodeToneAudio } from "./tone-decoder.ts";
 import { maxToneId, writePiperPack, writeSherpaVitsPack } from "./tone-voice.ts";
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
-import { readOnnxModelInfo } from "../../../src/runtime/onnx-metadata.ts";
+import { readOnnxModelInfo } from "../../../src/onnx/metadata.ts";
 import { Attr, GraphBuilder, tensor, writeModel } from "./builder.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "sawt-builder-"));
@@ -151,7 +151,7 @@ describe("GraphBuilder", () => {
 
 describe("onnxruntime-node 1.30", () => {
   // Pinned so that an upgrade which starts exposing custom metadata is noticed: until then, packs
-  // are read with readOnnxModelInfo (src/runtime/onnx-metadata.ts).
+  // are read with readOnnxModelInfo (src/onnx/metadata.ts).
   test("does not expose custom model metadata when a session is created", async () => {
     const g = new GraphBuilder("meta");
     g.output(g.input("x", "float32", [1]), "y");

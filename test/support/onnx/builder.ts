@@ -27,8 +27,8 @@ import {
   TypeField,
   ValueInfoField,
   type OnnxElemType,
-} from "../../../src/runtime/onnx-format.ts";
-import { ProtoWriter } from "../../../src/runtime/protobuf-writer.ts";
+} from "../../../src/onnx/format.ts";
+import { ProtoWriter } from "../../../src/onnx/protobuf-writer.ts";
 
 /** Element types the builder declares for graph inputs and outputs. */
 export type ElemType = Extract<OnnxElemType, "float32" | "int64" | "int32" | "bool" | "uint8">;

@@ -24,7 +24,7 @@ import { expandSourcePath, SourcePathError, TooManyFilesError } from "../sources
 import { JOB_STATUSES, type JobStatus } from "../types.ts";
 import { jobOperations } from "./openapi.ts";
 import { requestFormatting } from "../../format/request.ts";
-import { selfCommand } from "../../../runtime/self-command.ts";
+import { selfCommand } from "../../../serving/self-command.ts";
 import { ProcessRunner, type WorkerHandle } from "../worker/process-runner.ts";
 import { JOBS_WORKER_COMMAND, type FromWorker, type ToWorker, workerSlots } from "../worker/protocol.ts";
 

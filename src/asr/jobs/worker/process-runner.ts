@@ -21,7 +21,7 @@
  * that was running at {@link MAX_ATTEMPTS} of its worker's crashes fails instead.
  */
 import { rmSync } from "node:fs";
-import type { LiveLoad } from "../../../runtime/admission.ts";
+import type { LiveLoad } from "../../../serving/admission.ts";
 import type { Logger } from "../../../log/logger.ts";
 import { endDeliveries, type FileEnd, type FileOutcome, jobFileOf, MAX_ATTEMPTS, RETRY_MS } from "../runner.ts";
 import type { JobStore } from "../store.ts";

@@ -5,7 +5,7 @@
  * the stream-wide output frame of each token.
  */
 import type { Tensor } from "onnxruntime-node";
-import { argmax, floatData } from "../../../runtime/onnx-runner.ts";
+import { argmax, floatData } from "../../../onnx/runner.ts";
 import type { RecognizedText, RecognizeOptions, RecognizerStream, StreamingRecognizer } from "../../recognizer.ts";
 import { concatSamples } from "../../../audio/concat.ts";
 import { PhraseTokenizer } from "../../boost/tokenize.ts";

@@ -4,7 +4,7 @@
  * search, fed in pieces). Word times come from the stream-wide output frame of each token.
  */
 import type { Tensor } from "onnxruntime-node";
-import { floatData } from "../../../runtime/onnx-runner.ts";
+import { floatData } from "../../../onnx/runner.ts";
 import type { RecognizedText, RecognizeOptions, RecognizerStream, StreamingRecognizer } from "../../recognizer.ts";
 import { PhraseTokenizer } from "../../boost/tokenize.ts";
 import { BiasedRnntSearch } from "../../transducer/beam.ts";

@@ -3,7 +3,7 @@ import { buildAnswer, negotiateAudio, parseSdp } from "./sdp.ts";
 
 const OFFER = [
   "v=0",
-  "o=UniMRCPClient 0 0 IN IP4 10.0.0.9",
+  "o=ivr-client 0 0 IN IP4 10.0.0.9",
   "s=-",
   "c=IN IP4 10.0.0.9",
   "t=0 0",

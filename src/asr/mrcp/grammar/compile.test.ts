@@ -12,35 +12,36 @@ const failure = (run: () => unknown): GrammarError => {
   throw new Error("expected a GrammarError");
 };
 
-/** UniMRCP's own data/grammar.xml, as umc's recogniser scenario sends it with DEFINE-GRAMMAR. */
-const UNIMRCP_GRAMMAR = `<?xml version="1.0"?>
-<grammar xmlns="http://www.w3.org/2001/06/grammar" xml:lang="en-US" version="1.0" mode="voice" root="digit">
-  <rule id="digit">
+/** A service menu as an Arabic IVR defines it: weighted items with semantic tags. */
+const MENU_GRAMMAR = `<?xml version="1.0" encoding="UTF-8"?>
+<grammar xmlns="http://www.w3.org/2001/06/grammar" xml:lang="ar-SA" version="1.0" mode="voice"
+         root="service" tag-format="semantics/1.0">
+  <rule id="service" scope="public">
     <one-of>
-      <item>one</item>
-      <item>two</item>
-      <item>three</item>
+      <item weight="2">رصيد الحساب<tag>out="balance";</tag></item>
+      <item weight="1">تحويل<tag>out="transfer";</tag></item>
+      <item weight="0.5">موظف خدمة العملاء<tag>out="agent";</tag></item>
     </one-of>
   </rule>
 </grammar>`;
 
 describe("compiling what an IVR sends", () => {
-  test("does compile UniMRCP's sample grammar, with its Content-Type parameters ignored", () => {
-    const grammar = compileGrammar("Application/SRGS+XML; charset=UTF-8", UNIMRCP_GRAMMAR, undefined, {
+  test("does compile a weighted, tagged menu grammar, with its Content-Type parameters ignored", () => {
+    const grammar = compileGrammar("Application/SRGS+XML; charset=UTF-8", MENU_GRAMMAR, undefined, {
       uri: "session:request1@form-level",
     });
     expect(grammar).toMatchObject({
       kind: "srgs",
       mode: "voice",
-      root: "digit",
-      language: "en-US",
+      root: "service",
+      language: "ar-SA",
       uri: "session:request1@form-level",
       weight: 1,
     });
   });
 
   test("does take application/grammar+xml as the same SRGS XML", () => {
-    expect(compileGrammar("application/grammar+xml", UNIMRCP_GRAMMAR).kind).toBe("srgs");
+    expect(compileGrammar("application/grammar+xml", MENU_GRAMMAR).kind).toBe("srgs");
   });
 
   test("does compile the builtin URIs from a text/uri-list body", () => {
@@ -63,7 +64,7 @@ describe("compiling what an IVR sends", () => {
   });
 
   test("does resolve session: URIs through the door and skip comment lines", () => {
-    const defined = compileGrammar("application/srgs+xml", UNIMRCP_GRAMMAR, undefined, {
+    const defined = compileGrammar("application/srgs+xml", MENU_GRAMMAR, undefined, {
       uri: "session:request1@form-level",
     });
     const grammars = compileGrammars(
@@ -78,8 +79,8 @@ describe("compiling what an IVR sends", () => {
     expect(grammars[0]!.uri).toBe("session:request1@form-level");
   });
 
-  test("does read weights from text/grammar-ref-list as UniMRCP's asrclient writes them", () => {
-    const defined = compileGrammar("application/srgs+xml", UNIMRCP_GRAMMAR, undefined, {
+  test("does read weights from text/grammar-ref-list as IVR clients write them (quoted, two decimals)", () => {
+    const defined = compileGrammar("application/srgs+xml", MENU_GRAMMAR, undefined, {
       uri: "session:demo-grammar-0",
     });
     const grammars = compileGrammars(

@@ -5,6 +5,7 @@
  * its own ./live-input.ts `LiveAudioInput`, exactly as a mono stream is. One channel passes
  * straight through.
  */
+import { encodeG711 } from "./g711.ts";
 import { LiveAudioInput, type LiveAudioFormat } from "./live-input.ts";
 
 /** Most interleaved channels a stream may declare here (doors set their own, lower, limit). */
@@ -60,6 +61,19 @@ export class LiveChannelsInput {
     return this.inputs.map((input, channel) =>
       input.push(channelBytes(frames, this.inputs.length, channel, this.sampleBytes)),
     );
+  }
+
+  /**
+   * `ms` of silence on every channel, decoded exactly as received audio is (the live core's wall
+   * clock: a caller that stopped sending is silent, src/asr/live/silence-clock.ts). It counts as
+   * audio received.
+   */
+  silence(ms: number): Float32Array[] {
+    const samples = Math.round((this.format.sampleRate * ms) / 1000) * this.inputs.length;
+    const { encoding } = this.format;
+    const bytes =
+      encoding === "pcm_s16le" ? new Uint8Array(samples * 2) : encodeG711(new Int16Array(samples), encoding);
+    return this.push(bytes);
   }
 
   /** Ends the stream: what each channel's resampler still owes. */

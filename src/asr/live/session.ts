@@ -16,6 +16,9 @@
  * every channel; a mono stream's events stay unlabelled. Written forms and redaction
  * (`options.formatting`, issue #27) are applied to each channel's events here, for every door
  * (../format/live.ts): a door only carries the fields.
+ *
+ * A session whose utterances the endpointer cuts hears missing audio as silence on the wall clock
+ * (./silence-clock.ts): a caller that stops sending still gets its final.
  */
 import { LiveChannelsInput, type LiveChannelsFormat } from "../../audio/live-channels.ts";
 import type { LiveEvent, LiveTranscription, LiveTranscriptionOptions } from "../../core/asr.ts";
@@ -29,6 +32,7 @@ import { acquireStreamSlot, type StreamSlot } from "../../edge/stream-slots.ts";
 import { speakerOf } from "../channels/labels.ts";
 import { LiveFormatter } from "../format/live.ts";
 import { formats } from "../format/units.ts";
+import { SilenceClock } from "./silence-clock.ts";
 
 /** How a door opens a session. */
 export interface LiveSessionInit {
@@ -65,6 +69,8 @@ export class LiveSession {
   private ended = false;
   /** When the operation being processed arrived (final latency is measured from it). */
   private arrivedAt = 0;
+  /** Missing audio as silence on the wall clock, for endpointed calls. */
+  private readonly silence = new SilenceClock((ms) => this.fillSilence(ms));
 
   constructor(
     private readonly ctx: AppContext,
@@ -110,6 +116,8 @@ export class LiveSession {
         this.input = new LiveChannelsInput(format);
       }
       const asr = readyService(this.ctx, "asr");
+      // Only an endpointer needs silence to end an utterance; a client that commits decides itself.
+      this.silence.enabled = options.endpointing === "segments" || options.turnDetection !== null;
       const count = this.input.channels;
       this.formatters = [];
       this.lives = Array.from({ length: count }, (_, channel) => {
@@ -147,14 +155,29 @@ export class LiveSession {
       );
       return this.queue;
     }
+    this.silence.frame((bytes.length / perSecond) * 1000);
     return this.enqueue(bytes.length, async () => {
-      const channels = this.input.push(bytes);
-      this.ctx.metrics.observeStreamAudio(this.init.door, bytes.length / perSecond);
-      const lives = this.requireLive();
-      for (const [channel, samples] of channels.entries()) if (samples.length > 0) await lives[channel]!.push(samples);
-      // A final held for an open number is not held for ever (../format/live.ts).
-      for (const formatter of this.formatters) formatter.tick(this.input.secondsIn);
+      try {
+        const channels = this.input.push(bytes);
+        this.ctx.metrics.observeStreamAudio(this.init.door, bytes.length / perSecond);
+        await this.transcribe(channels);
+      } finally {
+        this.silence.transcribed();
+      }
     });
+  }
+
+  /** Queues `ms` of silence for every channel (the wall clock's, ./silence-clock.ts). */
+  private fillSilence(ms: number): void {
+    if (this.ended || this.lives.length === 0) return;
+    void this.enqueue(0, () => this.transcribe(this.input.silence(ms)));
+  }
+
+  private async transcribe(channels: readonly Float32Array[]): Promise<void> {
+    const lives = this.requireLive();
+    for (const [channel, samples] of channels.entries()) if (samples.length > 0) await lives[channel]!.push(samples);
+    // A final held for an open number is not held for ever (../format/live.ts).
+    for (const formatter of this.formatters) formatter.tick(this.input.secondsIn);
   }
 
   /** Ends the open utterance now (a client commit). Errors go to `onError` and leave the session open. */
@@ -255,6 +278,7 @@ export class LiveSession {
     if (this.ended) return;
     if (error) this.init.onEvent({ type: "error", error });
     this.ended = true;
+    this.silence.cancel();
     clearTimeout(this.idleTimer);
     clearTimeout(this.sessionTimer);
     this.slot.release();

@@ -5,6 +5,14 @@
  * final is matched against the grammars (`builtin:speech/transcribe` takes the transcript); DTMF
  * grammars take RFC 4733 digits. START-OF-INPUT when speech or a digit starts (it also barges in
  * on a SPEAK of the same session), RECOGNITION-COMPLETE with Completion-Cause and an NLSML body.
+ *
+ * Which silence ends the caller's speech (RFC 6787 §9.4.15–16): the endpointer closes an utterance
+ * after the shorter of Speech-Complete-Timeout and Speech-Incomplete-Timeout; its words are then
+ * held for the rest of the timeout that applies — Speech-Incomplete-Timeout when they are only the
+ * start of a grammar phrase, Speech-Complete-Timeout otherwise — and speech in that time continues
+ * them. Silence is counted on the wall clock from the caller's last RTP packet (the live core's
+ * silence clock), so a gateway that stops sending, or sends only comfort noise, ends the utterance
+ * on time.
  */
 import type { AppContext } from "../../core/context.ts";
 import { DEFAULT_TURN_DETECTION, type LiveEvent } from "../../core/asr.ts";
@@ -18,6 +26,7 @@ import {
   type CompiledGrammar,
   digitsProgress,
   matchDigits,
+  speechProgress,
   matchTranscriptNBest,
   nlsmlFromMatches,
   nlsmlNoMatch,
@@ -38,6 +47,9 @@ interface Recognition {
   maxTimer?: ReturnType<typeof setTimeout>;
   maxed?: boolean;
   done?: boolean;
+  /** Words of an ended utterance waiting out the rest of their timeout (see the file comment). */
+  held?: { readonly text: string; readonly confidence: number };
+  holdTimer?: ReturnType<typeof setTimeout>;
 }
 
 class RecogChannel implements MrcpChannel {
@@ -148,15 +160,37 @@ class RecogChannel implements MrcpChannel {
       },
       format,
     );
-    const turn = { ...DEFAULT_TURN_DETECTION, silenceDurationMs: recognition.settings.speechCompleteMs };
+    const { speechCompleteMs, speechIncompleteMs } = recognition.settings;
+    const turn = { ...DEFAULT_TURN_DETECTION, silenceDurationMs: Math.min(speechCompleteMs, speechIncompleteMs) };
     live.configure({ turnDetection: turn, partialIntervalMs: 0 }, format);
     return live;
   }
 
   private liveEvent(recognition: Recognition, event: LiveEvent): void {
     if (recognition.done) return;
-    if (event.type === "speech_started") this.inputStarted(recognition, "speech");
-    else if (event.type === "final") this.speechFinal(recognition, event.text, event.confidence ?? 1);
+    if (event.type === "speech_started") {
+      // The caller goes on: the held words start the utterance that ends next.
+      clearTimeout(recognition.holdTimer);
+      this.inputStarted(recognition, "speech");
+    } else if (event.type === "final") this.utteranceEnded(recognition, event.text, event.confidence ?? 1);
+  }
+
+  /** An utterance ended: decide now, or hold its words for the rest of the timeout that applies. */
+  private utteranceEnded(recognition: Recognition, said: string, confidence: number): void {
+    const held = recognition.held;
+    const text = held ? `${held.text} ${said}`.trim() : said;
+    const sure = held ? Math.min(held.confidence, confidence) : confidence;
+    recognition.held = undefined;
+    const { speechCompleteMs, speechIncompleteMs } = recognition.settings;
+    const voice = recognition.grammars.filter((g) => g.mode !== "dtmf");
+    const timeout = speechProgress(voice, text) === "incomplete" ? speechIncompleteMs : speechCompleteMs;
+    const rest = timeout - Math.min(speechCompleteMs, speechIncompleteMs);
+    if (rest <= 0 || recognition.maxed) return this.speechFinal(recognition, text, sure);
+    recognition.held = { text, confidence: sure };
+    recognition.holdTimer = setTimeout(() => {
+      recognition.held = undefined;
+      this.speechFinal(recognition, text, sure);
+    }, rest);
   }
 
   private inputStarted(recognition: Recognition, mode: "speech" | "dtmf"): void {
@@ -168,7 +202,13 @@ class RecogChannel implements MrcpChannel {
     recognition.maxTimer = setTimeout(() => {
       recognition.maxed = true;
       // Recognition-Timeout: end the utterance where it is; its final decides the cause.
-      if (recognition.live) recognition.live.commit(() => this.complete(recognition, RecogCause.noMatchMaxtime));
+      const held = recognition.held;
+      if (recognition.live)
+        recognition.live.commit(() =>
+          held
+            ? this.speechFinal(recognition, held.text, held.confidence)
+            : this.complete(recognition, RecogCause.noMatchMaxtime),
+        );
       else this.digitsEnded(recognition);
     }, recognition.settings.recognitionMs);
   }
@@ -255,6 +295,7 @@ class RecogChannel implements MrcpChannel {
     recognition.done = true;
     clearTimeout(recognition.timer);
     clearTimeout(recognition.maxTimer);
+    clearTimeout(recognition.holdTimer);
     if (this.current === recognition) this.current = undefined;
     if (completed) void recognition.live?.finish();
     else recognition.live?.abandon();

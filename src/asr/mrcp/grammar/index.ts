@@ -7,7 +7,7 @@ export { DIGITS_URI, TRANSCRIBE_URI } from "./builtin.ts";
 export { digitsProgress, matchDigits, type DigitsProgress } from "./dtmf.ts";
 export { GrammarError, type GrammarFailure } from "./errors.ts";
 export { DEFAULT_LIMITS, type GrammarLimits } from "./limits.ts";
-export { matchTranscript, matchTranscriptNBest, type TranscriptOptions } from "./match.ts";
+export { matchTranscript, matchTranscriptNBest, speechProgress, type TranscriptOptions } from "./match.ts";
 export {
   escapeXml,
   nlsmlFromMatches,

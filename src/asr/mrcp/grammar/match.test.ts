@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { compileGrammar, compileGrammars } from "./compile.ts";
-import { matchTranscript, matchTranscriptNBest } from "./match.ts";
+import { matchTranscript, matchTranscriptNBest, speechProgress } from "./match.ts";
 import type { CompiledGrammar, SrgsGrammar } from "./types.ts";
 
 const srgs = (rules: string, uri = "session:menu@sawt", attributes = 'root="main"'): CompiledGrammar =>
@@ -173,5 +173,26 @@ describe("several grammars and free-form", () => {
   test("does not match a DTMF grammar against speech", () => {
     const [digits] = compileGrammars("text/uri-list", "builtin:dtmf/digits");
     expect(matchTranscript([digits!], "1234")).toBeNull();
+  });
+});
+
+describe("how far speech got through the grammars (which timer ends it)", () => {
+  const ACCOUNT = srgs(`<rule id="main" scope="public"><one-of>
+    <item>رصيد الحساب الجاري</item><item>تحويل</item></one-of></rule>`);
+
+  test("does call a whole menu item complete", () => {
+    expect(speechProgress([ACCOUNT], "تحويل")).toBe("complete");
+    expect(speechProgress([ACCOUNT], "رصيد الحساب الجاري")).toBe("complete");
+  });
+
+  test("does call the start of a longer item incomplete", () => {
+    expect(speechProgress([ACCOUNT], "رصيد الحساب")).toBe("incomplete");
+  });
+
+  test("does call words no item starts with none, and free-form speech complete", () => {
+    expect(speechProgress([ACCOUNT], "مرحبا")).toBe("none");
+    const transcribe = compileGrammar("text/uri-list", "builtin:speech/transcribe");
+    expect(speechProgress([ACCOUNT, transcribe], "مرحبا")).toBe("complete");
+    expect(speechProgress([transcribe], "")).toBe("none");
   });
 });

@@ -91,6 +91,28 @@ export function matchTranscriptNBest(
   return matches.map((entry) => entry.match);
 }
 
+/**
+ * How far the transcript got through the speech grammars (RFC 6787 §9.4.15–16, which timer ends
+ * the utterance): `complete` when a grammar matches it now, `incomplete` when none does yet but
+ * one could with more words, `none` when no words could make it match.
+ */
+export function speechProgress(grammars: readonly CompiledGrammar[], text: string): "complete" | "incomplete" | "none" {
+  const words = matchWords(text);
+  let incomplete = false;
+  for (const grammar of grammars) {
+    if (grammar.mode !== "voice") continue;
+    if (grammar.kind !== "srgs") {
+      if (words.length > 0) return "complete";
+      continue;
+    }
+    if (words.length > grammar.limits.maxInputTokens) continue;
+    const result = parseInput(grammar, words);
+    if (result.root) return "complete";
+    incomplete ||= result.wantsMore;
+  }
+  return incomplete ? "incomplete" : "none";
+}
+
 /** The best match of the transcript among the grammars (see {@link matchTranscriptNBest}), or null. */
 export function matchTranscript(
   grammars: readonly CompiledGrammar[],

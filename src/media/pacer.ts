@@ -5,7 +5,7 @@
  * runs dry before the source ends) the next packet starts a new talk spurt (marker bit) on a new
  * schedule. PAUSE holds packets; RESUME continues with a marker.
  */
-import type { RtpEndpoint } from "./rtp.ts";
+import type { RtpEndpoint } from "./endpoint.ts";
 
 /** Packet time. */
 export const PTIME_MS = 20;

@@ -1,11 +1,12 @@
 /**
  * The MRCP door's metrics, registered once per metrics registry beside the others: open sessions
- * (gauge), SPEAK/RECOGNIZE requests by resource, method and completion cause with their latency
+ * and the RTP ports they hold (gauges), SPEAK/RECOGNIZE requests by resource, method and completion cause with their latency
  * (SPEAK: until the first RTP packet; RECOGNIZE: until RECOGNITION-COMPLETE), RTP packets sent late
  * (over one packet time after their slot), RTP packets from unexpected addresses, and SIP messages
  * that could not be parsed.
  */
 import type { AppContext } from "../core/context.ts";
+import { rtpPortsInUse } from "../media/ports.ts";
 import type { Counter, Histogram } from "../serving/prometheus.ts";
 
 const BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -28,6 +29,9 @@ function entry(ctx: AppContext) {
     const sessions = { count: 0 };
     registry.gauge("sawt_mrcp_sessions", "MRCP sessions open (SIP dialogs with their channels and RTP ports).", () => [
       { labels: {}, value: sessions.count },
+    ]);
+    registry.gauge("sawt_mrcp_rtp_ports", "RTP ports the MRCP door's sessions hold (mrcp.rtp_port_min..max).", () => [
+      { labels: {}, value: rtpPortsInUse("mrcp") },
     ]);
     const metrics: MrcpMetrics = {
       requests: registry.counter(

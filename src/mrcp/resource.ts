@@ -8,7 +8,7 @@
 import type { AppContext } from "../core/context.ts";
 import type { ApiKeyRecord } from "../store/keys.ts";
 import type { MrcpRequest, RequestState } from "./control/message.ts";
-import type { RtpEndpoint } from "../media/rtp.ts";
+import type { RtpEndpoint } from "../media/endpoint.ts";
 import type { AudioCodec } from "../media/codec.ts";
 
 /** MRCP resource names Sawt serves. */

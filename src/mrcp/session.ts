@@ -12,7 +12,7 @@ import type { MrcpControl } from "./control/listener.ts";
 import { dialogRequestTarget, type NextHop } from "./signaling/dialog.ts";
 import { addressUri, header, headerParam, type SipMessage } from "./signaling/message.ts";
 import type { MrcpChannel, MrcpSessionView, ResourceName } from "./resource.ts";
-import type { RtpEndpoint } from "../media/rtp.ts";
+import type { RtpEndpoint } from "../media/endpoint.ts";
 import type { AudioCodec } from "../media/codec.ts";
 import type { NegotiatedAudio } from "./signaling/sdp.ts";
 

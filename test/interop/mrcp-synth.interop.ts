@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { decodeG711, encodeG711 } from "../../src/audio/g711.ts";
 import { bytesToInt16 } from "../../src/audio/wav.ts";
-import { rtpPortsInUse } from "../../src/media/rtp.ts";
+import { rtpPortsInUse } from "../../src/media/ports.ts";
 import { startMrcpSawt, type MrcpSawt } from "../mrcp/support.ts";
 import { tempDir } from "../support/sawt.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createSocket, type Socket } from "node:dgram";
 import { join } from "node:path";
-import { buildRtp, parseRtp } from "../../src/media/rtp.ts";
+import { buildRtp, parseRtp } from "../../src/media/rtp-packet.ts";
 import { encodeG711 } from "../../src/audio/g711.ts";
 import { floatToInt16 } from "../../src/audio/wav.ts";
 import { concat, silence } from "../asr/support.ts";

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import { rtpPortsInUse } from "../../src/media/rtp.ts";
+import { rtpPortsInUse } from "../../src/media/ports.ts";
 import { answerOf, offer, SipClient } from "./client.ts";
 import { startMrcpSawt, type MrcpSawt } from "./support.ts";
 

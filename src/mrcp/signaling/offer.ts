@@ -7,7 +7,7 @@
 import { mrcpMetrics } from "../metrics.ts";
 import { MrcpStatus } from "../control/message.ts";
 import type { MrcpResource, ResourceName } from "../resource.ts";
-import { RtpEndpoint } from "../../media/rtp.ts";
+import { RtpEndpoint } from "../../media/endpoint.ts";
 import { type AnswerMedia, attribute, negotiateAudio, type SdpOffer } from "./sdp.ts";
 import type { MrcpSession, SessionHost } from "../session.ts";
 
@@ -72,6 +72,7 @@ export async function applyOffer(session: MrcpSession, offer: SdpOffer, context:
           bind.host,
           { min: bind.rtpMin, max: bind.rtpMax },
           () => stream!.negotiated,
+          "mrcp",
         ).catch(() => {
           throw new OfferRefused(503, "No free RTP port");
         });

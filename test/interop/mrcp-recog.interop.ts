@@ -1,27 +1,29 @@
 /**
- * Issue 26, acceptance 2: UniMRCP's umc runs its recogniser and DTMF scenarios against a real
- * Sawt (the constructed tone CTC recogniser, audio umc streams as L16 16 kHz RTP):
- * `builtin:speech/transcribe` gives the transcript, a DEFINE-GRAMMAR'd SRGS menu the matched
- * item, START-OF-INPUT before RECOGNITION-COMPLETE; silence gives no-input-timeout; RFC 4733
- * digits give the digits with input mode dtmf.
+ * Issue 36, acceptances 2 and 7: a real Sawt (the constructed tone CTC recogniser) against peers
+ * from the registries. SIPp sets up a speechrecog session (PCMU offered first), the npm `mrcp`
+ * client RECOGNIZEs, ffmpeg streams the caller's audio as RTP PCMU in real time (or the dgram peer
+ * plays RFC 4733 digits and RFC 3389 comfort noise). `builtin:speech/transcribe`, an inline SRGS
+ * menu, a DEFINE-GRAMMAR'd one with semantic tags, `builtin:dtmf/digits`, no input, a caller
+ * whose RTP stops after speech (and one that sends comfort noise instead), and a phrase finished
+ * after a pause within Speech-Incomplete-Timeout. START-OF-INPUT comes before RECOGNITION-COMPLETE.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { floatToInt16, int16ToBytes } from "../../src/audio/wav.ts";
+import { floatToInt16 } from "../../src/audio/wav.ts";
 import { concat, silence } from "../asr/support.ts";
 import { startMrcpSawt, type MrcpSawt } from "../mrcp/support.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
 import { tempDir } from "../support/sawt.ts";
-import { umcPrefix, umcRoot } from "./umc.ts";
+import { type MrcpMessage, MrcpPeer } from "./peers/mrcp-client.ts";
+import { g711Payload, RtpPeer, sendRtp } from "./peers/rtp.ts";
+import { runSipp, type SippCall, type SippRun } from "./peers/sipp.ts";
+import { freeEvenPort, waitForIdle } from "./support.ts";
 
-const RATE = 16000;
-const found = umcPrefix();
-const prefix = "prefix" in found ? found.prefix : "";
+const RATE = 8000;
 const models = tempDir("sawt-mrcp-recog-");
 let server: MrcpSawt;
 
 beforeAll(async () => {
-  if ("missing" in found) throw new Error(found.missing);
   await writeToneCtcPack(join(models.path, "tone-ctc"));
   server = await startMrcpSawt({
     SAWT_MODELS_DIR: models.path,
@@ -36,134 +38,217 @@ afterAll(async () => {
   models.remove();
 });
 
-/** Raw 16-bit PCM of `text` spoken by the tone code, padded with silence. */
-function utterance(text: string): Uint8Array {
-  return int16ToBytes(floatToInt16(concat(silence(0.5, RATE), letterToneAudio(text, RATE), silence(1.5, RATE))));
+/** 8 kHz linear PCM of `text` in the tone code after `lead` s of silence, then `tail` s of it. */
+function utterance(text: string, lead = 0.5, tail = 1.5): Int16Array {
+  return floatToInt16(concat(silence(lead, RATE), letterToneAudio(text, RATE), silence(tail, RATE)));
 }
 
-/** A recogniser scenario: a DEFINE-GRAMMAR'd body, or an inline/URI grammar in RECOGNIZE. */
-function recogScenario(grammar: { define: boolean; type: string; file: string }, audio: string): string {
-  const define = grammar.define
-    ? `<define-grammar enable="1" content-type="${grammar.type}" content-location="${grammar.file}"/>\n  <recognize enable="1" audio-source="${audio}"/>`
-    : `<define-grammar enable="0"/>\n  <recognize enable="1" content-type="${grammar.type}" content-location="${grammar.file}" audio-source="${audio}"/>`;
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<umcscenario name="recog" class="Recognizer" profile="uni2">
-  <resource-discovery enable="0"/>
-  ${define}
-  <termination enable="1"><capabilities><codec name="LPCM" rates="${RATE}"/></capabilities></termination>
-</umcscenario>`;
-}
-
-const CODECS = `L16/96/${RATE} telephone-event/101/${RATE}`;
-
-async function runRecog(
-  setup: (root: ReturnType<typeof umcRoot>) => void,
-  command: string,
-  waitMs: number,
-): Promise<string> {
-  const root = umcRoot(prefix, server.sipPort, CODECS);
-  try {
-    setup(root);
-    const log = await root.run([command], { waitMs });
-    if (process.env.UMC_DEBUG) console.error(log.slice(log.indexOf("Create MRCP Handle")));
-    return log;
-  } finally {
-    root.remove();
-  }
-}
-
-/** The RECOGNITION-COMPLETE message umc logged (start line to end of its body). */
-function completion(log: string): string {
-  const at = log.indexOf("RECOGNITION-COMPLETE");
-  expect(at).toBeGreaterThan(0);
-  return log.slice(at, at + 1500);
-}
-
-describe("umc recogniser scenarios against Sawt", () => {
-  test("does answer builtin:speech/transcribe with the transcript after START-OF-INPUT", async () => {
-    const log = await runRecog(
-      (root) => {
-        root.data("transcribe.uri", "builtin:speech/transcribe");
-        root.data("utt.pcm", utterance("سلام عليكم"));
-        root.scenario(
-          "recognizer.xml",
-          recogScenario({ define: false, type: "text/uri-list", file: "transcribe.uri" }, "utt.pcm"),
-        );
-      },
-      "run recog",
-      5000,
-    );
-    const complete = completion(log);
-    expect(log.indexOf("START-OF-INPUT")).toBeGreaterThan(0);
-    expect(log.indexOf("START-OF-INPUT")).toBeLessThan(log.indexOf("RECOGNITION-COMPLETE"));
-    expect(complete).toContain("Completion-Cause: 000 success");
-    expect(complete).toMatch(/<instance>سلام عليكم<\/instance>/);
-    expect(complete).toMatch(/<input mode="speech"[^>]*>/);
-  }, 60_000);
-
-  test("does answer a DEFINE-GRAMMAR'd SRGS menu with the matched item", async () => {
-    const grammar = `<?xml version="1.0" encoding="UTF-8"?>
-<grammar xmlns="http://www.w3.org/2001/06/grammar" xml:lang="ar-SA" version="1.0" mode="voice" root="menu">
-  <rule id="menu"><one-of><item>رصيد</item><item>تحويل</item><item>موظف</item></one-of></rule>
-</grammar>`;
-    const log = await runRecog(
-      (root) => {
-        root.data("menu.xml", grammar);
-        root.data("utt.pcm", utterance("تحويل"));
-        root.scenario(
-          "recognizer.xml",
-          recogScenario({ define: true, type: "application/srgs+xml", file: "menu.xml" }, "utt.pcm"),
-        );
-      },
-      "run recog",
-      5000,
-    );
-    const complete = completion(log);
-    expect(complete).toContain("Completion-Cause: 000 success");
-    expect(complete).toMatch(/<instance>تحويل<\/instance>/);
-  }, 60_000);
-
-  test("does complete with no-input-timeout when the caller says nothing", async () => {
-    const log = await runRecog(
-      (root) => {
-        root.data("transcribe.uri", "builtin:speech/transcribe");
-        root.data("quiet.pcm", int16ToBytes(floatToInt16(silence(7, RATE))));
-        root.scenario(
-          "recognizer.xml",
-          recogScenario({ define: false, type: "text/uri-list", file: "transcribe.uri" }, "quiet.pcm"),
-        );
-      },
-      "run recog",
-      7000,
-    );
-    expect(completion(log)).toContain("Completion-Cause: 002 no-input-timeout");
-    expect(log).not.toContain("START-OF-INPUT");
-  }, 60_000);
-
-  test("does give RFC 4733 digits with input mode dtmf", async () => {
-    const log = await runRecog(
-      (root) =>
-        root.scenario(
-          "dtmfrecognizer.xml",
-          `<?xml version="1.0" encoding="UTF-8"?>
-<umcscenario name="dtmf" class="DtmfRecognizer" profile="uni2">
-  <resource-discovery enable="0"/>
-  <recognize enable="1" content-type="text/uri-list" grammar="builtin:dtmf/digits?length=4" digits="1234"/>
-  <termination enable="1"><capabilities><codec name="LPCM" rates="${RATE}"/></capabilities></termination>
-</umcscenario>`,
-        ),
-      "run dtmf",
-      4000,
-    );
-    const complete = completion(log);
-    expect(complete).toContain("Completion-Cause: 000 success");
-    expect(complete).toMatch(/<input mode="dtmf"[^>]*>1234<\/input>/);
-    expect(log.indexOf("START-OF-INPUT")).toBeLessThan(log.indexOf("RECOGNITION-COMPLETE"));
-  }, 60_000);
-
-  test("does release every session and RTP port after the scenarios", async () => {
-    const deadline = Date.now() + 3000;
-    while (server.sawt.server.mrcp!.sessions > 0 && Date.now() < deadline) await Bun.sleep(50);
-    expect(server.sawt.server.mrcp!.sessions).toBe(0);
+/**
+ * A SIPp speechrecog session held for `holdMs` (about twice what a test needs, so a loaded machine
+ * still finishes inside it), and the mrcp client on its channel.
+ */
+async function recogSession(holdMs = 7000): Promise<{ call: SippCall; peer: MrcpPeer; sipp: SippRun }> {
+  const port = await freeEvenPort();
+  const sipp = runSipp({
+    scenario: "session.xml",
+    target: `127.0.0.1:${server.sipPort}`,
+    rows: [[port, "speechrecog", "0 8"]],
+    holdMs,
   });
+  const [call] = await sipp.calls(1);
+  expect(call!.channel).toMatch(/@speechrecog$/);
+  return { call: call!, peer: await MrcpPeer.open(Number(call!.mrcp)), sipp };
+}
+
+/** Ends the session with SIPp's BYE; checks SIPp saw a clean call and Sawt freed everything. */
+async function hangUp(session: { peer: MrcpPeer; sipp: SippRun }): Promise<void> {
+  const result = await session.sipp.done;
+  session.peer.close();
+  expect(result.errors).toBe("");
+  expect(result.code).toBe(0);
+  expect(await waitForIdle(server)).toEqual({ sessions: 0, rtpPorts: 0 });
+}
+
+/** RECOGNIZE with `headers` and body; expects 200 IN-PROGRESS; returns its id. */
+async function recognize(peer: MrcpPeer, channel: string, headers: Record<string, string>, body: string) {
+  const id = peer.send("RECOGNIZE", channel, headers, body);
+  const response = await peer.response(id);
+  expect(`${response.status_code} ${response.request_state}`).toBe("200 IN-PROGRESS");
+  return id;
+}
+
+/** START-OF-INPUT (when `started`) then RECOGNITION-COMPLETE of request `id`. */
+async function completion(peer: MrcpPeer, id: number, started = true): Promise<MrcpMessage> {
+  const complete = await peer.event("RECOGNITION-COMPLETE", id, 20_000);
+  const start = peer.inbox.find((m) => m.event_name === "START-OF-INPUT" && m.request_id === id);
+  if (started) {
+    expect(start).toBeDefined();
+    expect(start!.at).toBeLessThanOrEqual(complete.at);
+  } else expect(start).toBeUndefined();
+  return complete;
+}
+
+const TRANSCRIBE = { "content-type": "text/uri-list" };
+
+const MENU = `<?xml version="1.0" encoding="UTF-8"?>
+<grammar xmlns="http://www.w3.org/2001/06/grammar" xml:lang="ar-SA" version="1.0" mode="voice" root="menu" tag-format="semantics/1.0">
+  <rule id="menu" scope="public">
+    <one-of>
+      <item>حساب<tag>out="account";</tag></item>
+      <item>تحويل<tag>out="transfer";</tag></item>
+      <item>سداد<tag>out="payment";</tag></item>
+    </one-of>
+  </rule>
+</grammar>`;
+
+describe("SIPp, the mrcp client and ffmpeg RTP against Sawt's recogniser", () => {
+  test("does answer builtin:speech/transcribe with the transcript in NLSML after START-OF-INPUT", async () => {
+    const session = await recogSession();
+    const id = await recognize(session.peer, session.call.channel!, TRANSCRIBE, "builtin:speech/transcribe");
+    await sendRtp(utterance("سلام عليكم"), Number(session.call.audio), "PCMU");
+    const complete = await completion(session.peer, id);
+    expect(complete.headers["completion-cause"]).toBe("000 success");
+    expect(complete.headers["content-type"]).toBe("application/nlsml+xml");
+    expect(complete.body).toContain('<result xmlns="urn:ietf:params:xml:ns:mrcpv2"');
+    expect(complete.body).toMatch(/<interpretation grammar="builtin:speech\/transcribe" confidence="[01]\.\d{2}">/);
+    expect(complete.body).toContain("<instance>سلام عليكم</instance>");
+    expect(complete.body).toMatch(/<input mode="speech"[^>]*>سلام عليكم<\/input>/);
+    await hangUp(session);
+  }, 60_000);
+
+  test("does match an inline SRGS menu of Arabic items", async () => {
+    const session = await recogSession();
+    const id = await recognize(session.peer, session.call.channel!, { "content-type": "application/srgs+xml" }, MENU);
+    await sendRtp(utterance("تحويل"), Number(session.call.audio), "PCMU");
+    const complete = await completion(session.peer, id);
+    expect(complete.headers["completion-cause"]).toBe("000 success");
+    expect(complete.body).toContain("<instance>transfer</instance>");
+    expect(complete.body).toMatch(/<input mode="speech"[^>]*>تحويل<\/input>/);
+    await hangUp(session);
+  }, 60_000);
+
+  test("does match a DEFINE-GRAMMAR'd menu named by its session: URI", async () => {
+    const session = await recogSession();
+    const { peer, call } = session;
+    const defined = peer.send(
+      "DEFINE-GRAMMAR",
+      call.channel!,
+      { "content-type": "application/srgs+xml; charset=UTF-8", "content-id": "<menu@form-level>" },
+      MENU,
+    );
+    const answer = await peer.response(defined);
+    expect(`${answer.status_code} ${answer.request_state}`).toBe("200 COMPLETE");
+    expect(answer.headers["completion-cause"]).toBe("000 success");
+    const id = await recognize(peer, call.channel!, TRANSCRIBE, "session:menu@form-level");
+    await sendRtp(utterance("سداد"), Number(call.audio), "PCMU");
+    const complete = await completion(peer, id);
+    expect(complete.headers["completion-cause"]).toBe("000 success");
+    expect(complete.body).toContain('grammar="session:menu@form-level"');
+    expect(complete.body).toContain("<instance>payment</instance>");
+    await hangUp(session);
+  }, 60_000);
+
+  test("does give RFC 4733 digits for builtin:dtmf/digits with input mode dtmf", async () => {
+    const session = await recogSession();
+    const { peer, call } = session;
+    const id = await recognize(peer, call.channel!, TRANSCRIBE, "builtin:dtmf/digits?length=4");
+    const rtp = await RtpPeer.open(Number(call.rtp), Number(call.audio));
+    try {
+      await rtp.digits("4071");
+    } finally {
+      rtp.close();
+    }
+    const complete = await completion(peer, id);
+    expect(complete.headers["completion-cause"]).toBe("000 success");
+    expect(complete.body).toMatch(/<input mode="dtmf"[^>]*>4071<\/input>/);
+    await hangUp(session);
+  }, 60_000);
+
+  test("does complete with no-input-timeout when the caller is silent", async () => {
+    const session = await recogSession();
+    const id = await recognize(
+      session.peer,
+      session.call.channel!,
+      { ...TRANSCRIBE, "no-input-timeout": "1500" },
+      "builtin:speech/transcribe",
+    );
+    await sendRtp(floatToInt16(silence(2.5, RATE)), Number(session.call.audio), "PCMU");
+    const complete = await completion(session.peer, id, false);
+    expect(complete.headers["completion-cause"]).toBe("002 no-input-timeout");
+    await hangUp(session);
+  }, 60_000);
+
+  test("does answer 000 success, not 008, when the caller's RTP stops right after speech", async () => {
+    const session = await recogSession();
+    const id = await recognize(
+      session.peer,
+      session.call.channel!,
+      { ...TRANSCRIBE, "speech-complete-timeout": "800", "recognition-timeout": "10000" },
+      "builtin:speech/transcribe",
+    );
+    // A prompt-sized file and nothing after it: ffmpeg ends with the speech's last packet.
+    await sendRtp(utterance("سلام عليكم", 0.5, 0), Number(session.call.audio), "PCMU");
+    const lastPacket = performance.now();
+    const complete = await completion(session.peer, id);
+    expect(complete.headers["completion-cause"]).toBe("000 success");
+    expect(complete.body).toContain("<instance>سلام عليكم</instance>");
+    const afterLast = complete.at - lastPacket;
+    console.info(
+      `RTP stopped: RECOGNITION-COMPLETE ${Math.round(afterLast)} ms after the last packet (Speech-Complete-Timeout 800)`,
+    );
+    expect(afterLast).toBeLessThan(10_000);
+    await hangUp(session);
+  }, 60_000);
+
+  test("does answer 000 success when the caller sends comfort noise after speech", async () => {
+    const session = await recogSession();
+    const { peer, call } = session;
+    const id = await recognize(peer, call.channel!, TRANSCRIBE, "builtin:speech/transcribe");
+    const rtp = await RtpPeer.open(Number(call.rtp), Number(call.audio));
+    try {
+      await rtp.audio(g711Payload(utterance("سلام عليكم", 0.5, 0), "PCMU"), "PCMU");
+      const noise = rtp.comfortNoise(4000);
+      const complete = await completion(peer, id);
+      await noise;
+      expect(complete.headers["completion-cause"]).toBe("000 success");
+      expect(complete.body).toContain("<instance>سلام عليكم</instance>");
+    } finally {
+      rtp.close();
+    }
+    await hangUp(session);
+  }, 60_000);
+
+  test("does wait Speech-Incomplete-Timeout for the rest of a phrase the caller paused in", async () => {
+    const grammar = MENU.replace("<item>حساب<tag>", "<item>حساب توفير<tag>");
+    for (const [incomplete, cause, instance] of [
+      ["2500", "000 success", "<instance>account</instance>"],
+      ["800", "001 no-match", undefined],
+    ] as const) {
+      const session = await recogSession(10_000);
+      const id = await recognize(
+        session.peer,
+        session.call.channel!,
+        {
+          "content-type": "application/srgs+xml",
+          "speech-complete-timeout": "800",
+          "speech-incomplete-timeout": incomplete,
+        },
+        grammar,
+      );
+      const pcm = floatToInt16(
+        concat(
+          silence(0.5, RATE),
+          letterToneAudio("حساب", RATE),
+          silence(1.3, RATE),
+          letterToneAudio("توفير", RATE),
+          silence(1.5, RATE),
+        ),
+      );
+      await sendRtp(pcm, Number(session.call.audio), "PCMU");
+      const complete = await completion(session.peer, id);
+      expect(complete.headers["completion-cause"]).toBe(cause);
+      if (instance) expect(complete.body).toContain(instance);
+      await hangUp(session);
+    }
+  }, 90_000);
 });

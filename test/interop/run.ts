@@ -1,32 +1,23 @@
 /**
- * `bun run interop`: the interoperability suite, against peers no package registry carries, run
- * after `npm test` by .ci/run. Today the peer is UniMRCP 1.8.0's client (umc, asrclient), whose
- * source and build script are in `../shared/tools/unimrcp/` beside the checkout; it is built once
- * per machine into `${XDG_CACHE_HOME:-~/.cache}/unimrcp-1.8.0` (outside the repository) and the
- * suite's files (test/interop/*.interop.ts, which plain `bun test` does not pick up) run through
- * test/run.ts, so the last line is the same `N passed, N failed`. A missing peer is a failure
- * with a one-line reason, never a skip.
+ * `bun run interop`: the MRCPv2 interoperability suite against peers from the registries, run
+ * after `npm test` by .ci/run: SIPp (Debian's sip-tester) on the SIP side, the npm `mrcp` client on
+ * the control channel, ffmpeg (Debian's) as RTP sender and recorder, and Kamailio in front of two
+ * boxes. `npm test`'s setup installs them (installer/dev-setup.sh --test); a missing peer is a
+ * failure with a one-line reason, never a skip. The suite's files (test/interop/*.interop.ts,
+ * which plain `bun test` does not pick up) run through test/run.ts, so the last line is the same
+ * `N passed, N failed`.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { sharedIfPresent } from "../support/sawt.ts";
 
-const fail = (reason: string): never => {
-  console.error(`interop: FAILED: ${reason}`);
+const missing = [
+  ["sipp", "sip-tester"],
+  ["ffmpeg", "ffmpeg"],
+].filter(([command]) => !Bun.which(command!));
+if (missing.length > 0) {
+  const names = missing.map(([command, pkg]) => `${command} (apt-get install ${pkg})`).join(", ");
+  console.error(`interop: FAILED: missing peers: ${names}; run installer/dev-setup.sh --test`);
   process.exit(1);
-};
-
-const build = sharedIfPresent("tools/unimrcp/build.sh");
-if (build === undefined)
-  fail("../shared/tools/unimrcp is missing beside the checkout: UniMRCP's client (umc, asrclient) cannot be built");
-
-// build.sh apt-installs what it needs, builds (~35 s) and prints the prefix; later runs only print it.
-console.error("interop: building UniMRCP's client tools (once per machine) ...");
-const built = Bun.spawnSync(["sh", build as string], { stdout: "pipe", stderr: "pipe" });
-const prefix = built.stdout.toString().trim().split("\n").at(-1) ?? "";
-if (built.exitCode !== 0 || prefix === "") {
-  const why = built.stderr.toString().trim().split("\n").at(-1) ?? `exit code ${built.exitCode}`;
-  fail(`${build} could not build UniMRCP: ${why}`);
 }
 
 const files = readdirSync(import.meta.dir)
@@ -36,6 +27,5 @@ const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "run.ts"),
   cwd: join(import.meta.dir, "..", ".."),
   stdout: "inherit",
   stderr: "inherit",
-  env: { ...process.env, SAWT_UNIMRCP_PREFIX: prefix },
 });
 process.exit(await proc.exited);

@@ -1,0 +1,56 @@
+/** What the interop tests share: free ports, the MRCP gauges, and aligning recorded audio. */
+import { createSocket } from "node:dgram";
+import type { MrcpSawt } from "../mrcp/support.ts";
+
+/** A free even UDP port with its odd neighbour free too (RTP and RTCP), from the range SIPp and ffmpeg use. */
+export async function freeEvenPort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 40000 + 2 * Math.floor(Math.random() * 10000);
+    const sockets = [createSocket("udp4"), createSocket("udp4")];
+    const bound = await Promise.all(
+      sockets.map(
+        (socket, i) =>
+          new Promise<boolean>((resolve) => {
+            socket.once("error", () => resolve(false));
+            socket.bind(port + i, "127.0.0.1", () => resolve(true));
+          }),
+      ),
+    );
+    await Promise.all(sockets.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    if (bound.every(Boolean)) return port;
+  }
+  throw new Error("no free even UDP port pair");
+}
+
+/** `sawt_mrcp_sessions` and `sawt_mrcp_rtp_ports` from /metrics. */
+export async function mrcpGauges(baseUrl: string): Promise<{ sessions: number; rtpPorts: number }> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)`, "m").exec(text)?.[1] ?? Number.NaN);
+  return { sessions: gauge("sawt_mrcp_sessions"), rtpPorts: gauge("sawt_mrcp_rtp_ports") };
+}
+
+/** Waits (up to `ms`) until the door has no session and holds no RTP port; returns the gauges. */
+export async function waitForIdle(server: MrcpSawt, ms = 5000): Promise<{ sessions: number; rtpPorts: number }> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const gauges = await mrcpGauges(server.sawt.baseUrl);
+    if ((gauges.sessions === 0 && gauges.rtpPorts === 0) || Date.now() > deadline) return gauges;
+    await Bun.sleep(50);
+  }
+}
+
+/**
+ * Where `needle` starts in `hay` with every sample within `tolerance` (leading silence either
+ * side may differ); NaN when nowhere.
+ */
+export function alignedOffset(hay: Int16Array, needle: Int16Array, tolerance: number): number {
+  const first = needle.findIndex((s) => Math.abs(s) > 200);
+  for (let offset = -first; offset < hay.length; offset++) {
+    let ok = true;
+    for (let i = Math.max(0, -offset); i < needle.length && i + offset < hay.length && ok; i++) {
+      if (Math.abs((hay[i + offset] ?? 0) - needle[i]!) > tolerance) ok = false;
+    }
+    if (ok) return offset;
+  }
+  return Number.NaN;
+}

@@ -133,7 +133,7 @@ describe("the MRCP door's SIP side", () => {
     }
     await Bun.sleep(300);
     const statuses = new Set(client.pending.map((r) => r.status));
-    expect([...statuses].every((s) => s === 400 || s === 413 || s === 505)).toBe(true);
+    expect([...statuses].every((s) => s === 400 || s === 413 || s === 505 || s === 513)).toBe(true);
     expect(statuses.has(400)).toBe(true);
     expect((await fetch(`${server.sawt.baseUrl}/health`)).status).toBe(200);
     client.raw(client.request("OPTIONS"));

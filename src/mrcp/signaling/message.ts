@@ -31,7 +31,7 @@ export interface SipMessage {
 /** A message that breaks the grammar or a bound; `status` is the response it deserves. */
 export class SipParseError extends Error {
   constructor(
-    readonly status: 400 | 413 | 505,
+    readonly status: 400 | 413 | 505 | 513,
     message: string,
     /** What could be read before the problem (headers to answer with), if anything. */
     readonly partial?: SipMessage,
@@ -58,7 +58,7 @@ const COMPACT: Record<string, string> = {
 const SPLIT = new Set(["via", "record-route", "route"]);
 
 const TOKEN = /^[A-Za-z0-9.!%*_+`'~-]+$/;
-const REQUEST_LINE = /^([A-Za-z0-9.!%*_+`'~-]+) (\S+) SIP\/2\.0$/;
+const REQUEST_LINE = /^([A-Za-z0-9.!%*_+`'~-]+) (\S+) SIP\/(\d{1,3}\.\d{1,3})$/;
 const STATUS_LINE = /^SIP\/2\.0 ([1-6]\d\d) ([^\r\n]*)$/;
 
 /** The first value of a header, or undefined. */
@@ -68,13 +68,18 @@ export function header(message: SipMessage, name: string): string | undefined {
 
 /**
  * Parses one message. `bytes` is a whole datagram, or on TCP exactly one framed message (see
- * {@link sipFrameLength}). Throws {@link SipParseError}.
+ * {@link sipFrameLength}). Throws {@link SipParseError}, with the headers read when the message
+ * had them, so that it can be answered as RFC 3261 says: 505 for another SIP version (§21.5.7),
+ * 513 for a message or header section over the bounds (§21.5.14), 413 for a body over its bound
+ * (§21.4.11), 400 for the rest. A message over the bound is read no further than the bound.
  */
 export function parseSip(bytes: Uint8Array): SipMessage {
-  if (bytes.length > SIP_LIMITS.maxMessageBytes) throw new SipParseError(413, "Message too large");
-  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  const tooLarge = bytes.length > SIP_LIMITS.maxMessageBytes;
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(
+    tooLarge ? bytes.subarray(0, SIP_LIMITS.maxMessageBytes) : bytes,
+  );
   const split = text.indexOf("\r\n\r\n");
-  if (split < 0) throw new SipParseError(400, "No end of headers");
+  if (split < 0) throw new SipParseError(tooLarge ? 513 : 400, tooLarge ? "Message too large" : "No end of headers");
   const lines = text.slice(0, split).split("\r\n");
   const body = text.slice(split + 4);
   const start = lines.shift() ?? "";
@@ -85,22 +90,37 @@ export function parseSip(bytes: Uint8Array): SipMessage {
     if (/^\S+ \S+ SIP\/\d/.test(start)) throw new SipParseError(505, "Version not supported");
     throw new SipParseError(400, "Bad start line");
   }
+  const otherVersion = request !== null && request[3] !== "2.0";
   const message: SipMessage = request
     ? { method: request[1]!.toUpperCase(), uri: request[2]!, headers, body }
     : { status: Number(status![1]), reason: status![2]!, headers, body };
-  if (lines.length > SIP_LIMITS.maxHeaders) throw new SipParseError(413, "Too many headers", message);
+  // A bad or oversized line is skipped and the first problem kept, so that the headers a
+  // response copies are read wherever they stand and the problem can be answered.
+  let problem: SipParseError | undefined;
+  const fail = (status: 400 | 513, reason: string) => {
+    problem ??= new SipParseError(status, reason, message);
+  };
+  if (lines.length > SIP_LIMITS.maxHeaders) fail(513, "Too many headers");
   let last: string[] | undefined;
-  for (const line of lines) {
-    if (line.length > SIP_LIMITS.maxLineBytes) throw new SipParseError(413, "Header line too long", message);
+  for (const line of lines.slice(0, SIP_LIMITS.maxHeaders)) {
+    if (line.length > SIP_LIMITS.maxLineBytes) {
+      fail(513, "Header line too long");
+      last = undefined;
+      continue;
+    }
     if (/^[ \t]/.test(line)) {
       // Folded continuation of the previous header (RFC 3261 §7.3.1).
-      if (!last || last.length === 0) throw new SipParseError(400, "Continuation without a header", message);
-      last[last.length - 1] += ` ${line.trim()}`;
+      if (!last || last.length === 0) fail(400, "Continuation without a header");
+      else last[last.length - 1] += ` ${line.trim()}`;
       continue;
     }
     const colon = line.indexOf(":");
     const rawName = colon > 0 ? line.slice(0, colon).trim() : "";
-    if (!TOKEN.test(rawName)) throw new SipParseError(400, "Bad header line", message);
+    if (!TOKEN.test(rawName)) {
+      fail(400, "Bad header line");
+      last = undefined;
+      continue;
+    }
     const lower = rawName.toLowerCase();
     const name = COMPACT[lower] ?? lower;
     const value = line.slice(colon + 1).trim();
@@ -111,8 +131,11 @@ export function parseSip(bytes: Uint8Array): SipMessage {
     last = values;
   }
   for (const required of ["via", "from", "to", "call-id", "cseq"]) {
-    if (!headers.get(required)?.[0]) throw new SipParseError(400, `Missing ${required} header`, message);
+    if (!headers.get(required)?.[0]) throw problem ?? new SipParseError(400, `Missing ${required} header`, message);
   }
+  if (problem) throw problem;
+  if (otherVersion) throw new SipParseError(505, "Version Not Supported", message);
+  if (tooLarge) throw new SipParseError(513, "Message Too Large", message);
   const cseq = /^(\d{1,10}) ([A-Za-z]+)$/.exec(header(message, "cseq")!);
   if (!cseq || Number(cseq[1]) > 2 ** 31 - 1) throw new SipParseError(400, "Bad CSeq header", message);
   if (request && cseq[2]!.toUpperCase() !== message.method)
@@ -143,7 +166,7 @@ export function sipFrameLength(buffer: Uint8Array): number {
     }
   }
   if (end < 0) {
-    if (buffer.length >= SIP_LIMITS.maxMessageBytes) throw new SipParseError(413, "Headers too large");
+    if (buffer.length >= SIP_LIMITS.maxMessageBytes) throw new SipParseError(513, "Headers too large");
     return 0;
   }
   const head = new TextDecoder().decode(buffer.subarray(0, end));
@@ -151,7 +174,7 @@ export function sipFrameLength(buffer: Uint8Array): number {
   // RFC 3261 §18.3: on a stream, Content-Length is mandatory.
   if (!match) throw new SipParseError(400, "Missing Content-Length on a stream");
   const total = end + Number(match[1]);
-  if (total > SIP_LIMITS.maxMessageBytes) throw new SipParseError(413, "Message too large");
+  if (total > SIP_LIMITS.maxMessageBytes) throw new SipParseError(513, "Message too large");
   return buffer.length >= total ? total : 0;
 }
 
@@ -208,8 +231,10 @@ const REASONS: Record<number, string> = {
   487: "Request Terminated",
   488: "Not Acceptable Here",
   500: "Server Internal Error",
+  501: "Not Implemented",
   503: "Service Unavailable",
   505: "Version Not Supported",
+  513: "Message Too Large",
 };
 
 /** Serializes a message; Content-Length is computed, any given one is replaced. */

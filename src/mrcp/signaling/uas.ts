@@ -21,6 +21,21 @@ import {
 const T1 = 500;
 const T2 = 4000;
 const TIMER_H = 64 * T1;
+
+/** The methods this UAS serves (the Allow header). */
+const ALLOW = "INVITE, ACK, BYE, CANCEL, OPTIONS";
+/** SIP methods registered with IANA that a UAS may be sent (RFC 3261 and its extensions). */
+const KNOWN_METHODS: ReadonlySet<string> = new Set([
+  "INFO",
+  "MESSAGE",
+  "NOTIFY",
+  "PRACK",
+  "PUBLISH",
+  "REFER",
+  "REGISTER",
+  "SUBSCRIBE",
+  "UPDATE",
+]);
 /** Transactions remembered at once; more requests get 503 (a flood cannot grow memory). */
 const MAX_TRANSACTIONS = 20000;
 
@@ -274,7 +289,13 @@ export class SipUas {
       case "OPTIONS":
         return void reply(this.handlers.options(request));
       default:
-        reply(responseTo(request, 405, { extra: [["allow", "INVITE, ACK, BYE, CANCEL, OPTIONS"]] }));
+        // RFC 3261 §8.2.1 and §21.5.2: a method SIP defines but Sawt does not serve is 405 with
+        // Allow; a method it does not recognise at all is 501.
+        reply(
+          KNOWN_METHODS.has(request.method)
+            ? responseTo(request, 405, { extra: [["allow", ALLOW]] })
+            : responseTo(request, 501, { extra: [["allow", ALLOW]] }),
+        );
     }
   }
 

@@ -1,9 +1,11 @@
 /**
- * Issue 26, acceptance 4: two real `sawt serve` boxes with the MRCPv2 door behind Debian's
- * Kamailio started from deploy/kamailio/ (dispatcher probing each box with OPTIONS), UniMRCP's umc
- * pointed at Kamailio. Sessions spread over both boxes; a box drained with SIGTERM (and
+ * Issue 36, acceptance 6 (issue 26's, now with registry peers): two real `sawt serve` boxes with the
+ * MRCPv2 door behind Debian's Kamailio started from deploy/kamailio/ (dispatcher probing each box
+ * with OPTIONS), SIPp pointed at Kamailio and the npm `mrcp` client SPEAKing on the channel each
+ * answer names. Sessions spread over both boxes; a box drained with SIGTERM (and
  * server.drain_grace_ms) gets no new session, the other box takes them all, and the SPEAK open on
- * the drained box finishes with 000 normal before the box exits 0.
+ * the drained box finishes with 000 normal before the box exits 0; a box's BYE at its drain
+ * deadline reaches SIPp.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
@@ -15,13 +17,13 @@ import { kamcmdBinary, startKamailio, type Kamailio } from "../scale/kamailio.ts
 import { startSawt, tempDir, type SawtProcess } from "../support/sawt.ts";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
-import { umcPrefix, umcRoot } from "./umc.ts";
+import { MrcpPeer } from "./peers/mrcp-client.ts";
+import { runSipp, type SippRun } from "./peers/sipp.ts";
+import { expectCleanRun, freeEvenPort } from "./support.ts";
 
 const SHORT = "مرحبا بكم";
 /** Long enough that its audio, paced in real time, outlasts the drain grace and the new sessions. */
-const LONG = Array.from({ length: 4 }, () => "مرحبا بكم في خدمة العملاء").join("، ");
-const found = umcPrefix();
-const prefix = "prefix" in found ? found.prefix : "";
+const LONG = Array.from({ length: 3 }, () => "مرحبا بكم في خدمة العملاء").join("، ");
 const temp = tempDir("sawt-kamailio-interop-");
 
 interface MrcpBox {
@@ -83,26 +85,54 @@ async function sessions(box: MrcpBox): Promise<number> {
   return Number(/^sawt_mrcp_sessions (\d+)/m.exec(text)?.[1] ?? Number.NaN);
 }
 
-/** umc's synthesizer scenario speaking data/speak-ar.txt, umc recording 8 kHz linear PCM. */
-const SCENARIO = `<?xml version="1.0" encoding="UTF-8"?>
-<umcscenario name="synth" class="Synthesizer" profile="uni2">
-  <resource-discovery enable="0"/>
-  <speak enable="1" content-type="text/plain" content-location="speak-ar.txt"/>
-  <termination enable="1"><capabilities><codec name="LPCM" rates="8000"/></capabilities></termination>
-</umcscenario>`;
-
-/** A umc root whose "uni2" profile points at Kamailio, speaking `text`. */
-function umcThroughKamailio(text: string) {
-  const root = umcRoot(prefix, kamailio.port, "PCMU telephone-event/101/8000");
-  root.data("speak-ar.txt", text);
-  root.scenario("synthesizer.xml", SCENARIO);
-  return root;
+/**
+ * SIPp placing `calls` sessions through Kamailio, each SPEAKing `text` on the box that answered
+ * (the mrcp client connects where the SDP answer says) and holding `holdMs`; resolves each SPEAK's
+ * completion cause, and SIPp's result.
+ */
+async function speakThroughKamailio(
+  text: string,
+  options: { calls?: number; limit?: number; holdMs: number; scenario?: string; onCall?: (n: number) => void },
+): Promise<{ causes: string[]; sipp: Awaited<SippRun["done"]> }> {
+  const calls = options.calls ?? 1;
+  const ports: number[] = [];
+  for (let i = 0; i < calls; i++) ports.push(await freeEvenPort());
+  const sipp = runSipp({
+    scenario: options.scenario ?? "session.xml",
+    target: `127.0.0.1:${kamailio.port}`,
+    rows: ports.map((port) => [port, "speechsynth", "0 8"]),
+    calls,
+    limit: options.limit ?? 1,
+    rate: options.limit ?? 1,
+    holdMs: options.holdMs,
+    timeoutMs: 120_000,
+  });
+  const speaking: Promise<string>[] = [];
+  for (let n = 1; n <= calls; n++) {
+    const call = (await sipp.calls(n, 30_000))[n - 1]!;
+    options.onCall?.(n);
+    speaking.push(
+      (async () => {
+        const peer = await MrcpPeer.open(Number(call.mrcp));
+        try {
+          const id = peer.send("SPEAK", call.channel!, { "content-type": "text/plain" }, text);
+          const complete = await peer.event("SPEAK-COMPLETE", id, 60_000);
+          await sipp.done;
+          return complete.headers["completion-cause"] ?? "";
+        } catch (error) {
+          // A session the server ended (its drain deadline) never completes its SPEAK.
+          return `ended: ${error instanceof Error ? error.message : String(error)}`;
+        } finally {
+          peer.close();
+        }
+      })(),
+    );
+  }
+  const causes = await Promise.all(speaking);
+  return { causes, sipp: await sipp.done };
 }
 
-const completions = (log: string) => log.match(/Completion-Cause: 000 normal/g)?.length ?? 0;
-
 beforeAll(async () => {
-  if ("missing" in found) throw new Error(found.missing);
   await writePiperPack(join(temp.path, "models", "yara"), {
     name: "ar_text",
     sampleRate: 16000,
@@ -130,68 +160,57 @@ afterAll(async () => {
   temp.remove();
 });
 
-describe("umc through Kamailio in front of two Sawt boxes", () => {
-  test("does spread umc's sessions over both boxes", async () => {
+describe("SIPp through Kamailio in front of two Sawt boxes", () => {
+  test("does spread SIPp's sessions over both boxes", async () => {
     const before = await Promise.all(boxes.map(speaks));
-    const root = umcThroughKamailio(SHORT);
-    try {
-      const log = await root.run(["run synth", "run synth", "run synth", "run synth"], { gapMs: 3000, waitMs: 2000 });
-      if (process.env.UMC_DEBUG) console.error(log);
-      expect(completions(log)).toBe(4);
-    } finally {
-      root.remove();
-    }
+    const { causes, sipp } = await speakThroughKamailio(SHORT, { calls: 4, limit: 4, holdMs: 3000 });
+    expectCleanRun(sipp, 4);
+    expect(sipp.failed).toBe(0);
+    expect(causes).toEqual(Array(4).fill("000 normal"));
     const perBox = (await Promise.all(boxes.map(speaks))).map((n, i) => n - before[i]!);
     console.info(`SPEAKs per box through Kamailio: ${perBox.join(", ")}`);
     expect(perBox.reduce((a, b) => a + b, 0)).toBe(4);
     for (const n of perBox) expect(n).toBeGreaterThanOrEqual(1);
-  }, 60_000);
-
-  test("does send new sessions to the other box while a drained box finishes its open SPEAK", async () => {
-    const open = umcThroughKamailio(LONG);
-    const later = umcThroughKamailio(SHORT);
-    try {
-      const openRun = open.run(["run synth"], { waitMs: 25_000 });
-      // The box the long SPEAK landed on.
-      let drained: MrcpBox | undefined;
-      const deadline = Date.now() + 10_000;
-      while (!drained && Date.now() < deadline) {
-        const counts = await Promise.all(boxes.map(sessions));
-        drained = boxes[counts.indexOf(1)];
-        await Bun.sleep(50);
-      }
-      expect(drained).toBeDefined();
-      const other = boxes.find((b) => b !== drained)!;
-      await Bun.sleep(500); // the SPEAK is under way
-      const otherBefore = await speaks(other);
-      const sessionLines = () => drained!.process.logs.filter((l) => l.includes('"mrcp session"')).length;
-      const drainedSessions = sessionLines();
-      drained!.process.proc.kill("SIGTERM");
-
-      // New sessions at once (inside the drain grace: the box refuses them with 503 and Kamailio
-      // tries the other box) and after Kamailio's probe took the box out.
-      const laterLog = await later.run(["run synth", "run synth", "run synth"], { gapMs: 3000, waitMs: 2000 });
-      expect(completions(laterLog)).toBe(3);
-      // ... while the drained box still had its session open (the SPEAK still speaking).
-      expect(await sessions(drained!)).toBe(1);
-      console.info(kamailio.logs.filter((l) => l.includes("sawt:")).join("\n"));
-      expect((await kamailio.states())[drained!.uri]).toStartWith("I");
-      expect((await speaks(other)) - otherBefore).toBe(3);
-
-      const openLog = await openRun;
-      if (process.env.UMC_DEBUG) console.error(openLog);
-      expect(openLog).toContain("SPEAK-COMPLETE");
-      expect(completions(openLog)).toBe(1);
-      // The drained box served only the open session, then exited cleanly.
-      expect(await drained!.process.proc.exited).toBe(0);
-      expect(sessionLines() - drainedSessions).toBe(1);
-    } finally {
-      open.remove();
-      later.remove();
-    }
   }, 90_000);
 
-  test("does deliver the BYE a box sends at its drain deadline to the IVR, with the other box disabled by kamcmd", async () => {
+  test("does send new sessions to the other box while a drained box finishes its open SPEAK", async () => {
+    const open = speakThroughKamailio(LONG, { holdMs: 16_000 });
+    // The box the long SPEAK landed on.
+    let drained: MrcpBox | undefined;
+    const deadline = Date.now() + 10_000;
+    while (!drained && Date.now() < deadline) {
+      const counts = await Promise.all(boxes.map(sessions));
+      drained = boxes[counts.indexOf(1)];
+      await Bun.sleep(50);
+    }
+    expect(drained).toBeDefined();
+    const other = boxes.find((b) => b !== drained)!;
+    await Bun.sleep(500); // the SPEAK is under way
+    const otherBefore = await speaks(other);
+    const sessionLines = () => drained!.process.logs.filter((l) => l.includes('"mrcp session"')).length;
+    const drainedSessions = sessionLines();
+    drained!.process.proc.kill("SIGTERM");
+
+    // New sessions at once (inside the drain grace: the box refuses them with 503 and Kamailio
+    // tries the other box) and after Kamailio's probe took the box out.
+    const later = await speakThroughKamailio(SHORT, { calls: 3, holdMs: 2500 });
+    expect(later.sipp.code).toBe(0);
+    expect(later.causes).toEqual(Array(3).fill("000 normal"));
+    // ... while the drained box still had its session open (the SPEAK still speaking).
+    expect(await sessions(drained!)).toBe(1);
+    console.info(kamailio.logs.filter((l) => l.includes("sawt:")).join("\n"));
+    expect((await kamailio.states())[drained!.uri]).toStartWith("I");
+    expect((await speaks(other)) - otherBefore).toBe(3);
+
+    const first = await open;
+    expect(first.causes).toEqual(["000 normal"]);
+    expect(first.sipp.code).toBe(0);
+    // The drained box served only the open session, then exited cleanly.
+    expect(await drained!.process.proc.exited).toBe(0);
+    expect(sessionLines() - drainedSessions).toBe(1);
+  }, 120_000);
+
+  test("does deliver the BYE a box sends at its drain deadline to SIPp, with the other box disabled by kamcmd", async () => {
     // Bring back the box drained above, with a short drain deadline; take the other out by hand.
     const index = boxes.findIndex((b) => b.process.proc.exitCode !== null);
     expect(index).toBeGreaterThanOrEqual(0);
@@ -211,22 +230,26 @@ describe("umc through Kamailio in front of two Sawt boxes", () => {
     ]);
     expect(disabled.exitCode).toBe(0);
     expect((await kamailio.states())[other.uri]).toStartWith("D");
-    const root = umcThroughKamailio(LONG);
     try {
-      const run = root.run(["run synth"], { waitMs: 8000 });
+      let answered = false;
+      const run = speakThroughKamailio(LONG, {
+        holdMs: 0,
+        scenario: "session-ended-by-server.xml",
+        onCall: () => (answered = true),
+      });
       const deadline = Date.now() + 10_000;
-      while ((await sessions(box)) !== 1 && Date.now() < deadline) await Bun.sleep(50);
+      while ((!answered || (await sessions(box)) !== 1) && Date.now() < deadline) await Bun.sleep(50);
       expect(await sessions(other)).toBe(0);
       box.process.proc.kill("SIGTERM");
       expect(await box.process.proc.exited).toBe(0);
-      const log = await run;
-      if (process.env.UMC_DEBUG) console.error(log);
+      const result = await run;
       // The session was still speaking at the deadline: the box ended it with a BYE, sent
-      // straight to umc's Contact (no Record-Route from this Kamailio).
-      expect(log).toContain("nua_i_bye");
+      // straight to SIPp's Contact (no Record-Route from this Kamailio), which SIPp answered.
+      expect(result.causes[0]).toStartWith("ended:");
+      expect(result.sipp.code).toBe(0);
+      expect(result.sipp.messages).toMatch(/^BYE sip:ivr@/m);
       expect(box.process.logs.some((l) => l.includes('"mrcp session"') && l.includes('"shutdown"'))).toBe(true);
     } finally {
-      root.remove();
       Bun.spawnSync([kamcmdBinary(), "-s", `unix:${kamailio.ctl}`, "dispatcher.set_state", "ap", "1", other.uri]);
     }
   }, 60_000);

@@ -17,7 +17,7 @@ import { tempDir } from "../support/sawt.ts";
 import { type MrcpMessage, MrcpPeer } from "./peers/mrcp-client.ts";
 import { g711Payload, RtpPeer, sendRtp } from "./peers/rtp.ts";
 import { runSipp, type SippCall, type SippRun } from "./peers/sipp.ts";
-import { freeEvenPort, waitForIdle } from "./support.ts";
+import { expectCleanRun, freeEvenPort, waitForIdle } from "./support.ts";
 
 const RATE = 8000;
 const models = tempDir("sawt-mrcp-recog-");
@@ -64,8 +64,7 @@ async function recogSession(holdMs = 7000): Promise<{ call: SippCall; peer: Mrcp
 async function hangUp(session: { peer: MrcpPeer; sipp: SippRun }): Promise<void> {
   const result = await session.sipp.done;
   session.peer.close();
-  expect(result.errors).toBe("");
-  expect(result.code).toBe(0);
+  expectCleanRun(result);
   expect(await waitForIdle(server)).toEqual({ sessions: 0, rtpPorts: 0 });
 }
 

@@ -17,7 +17,7 @@ import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
 import { MrcpPeer } from "./peers/mrcp-client.ts";
 import { recordRtp, type G711 } from "./peers/rtp.ts";
 import { runSipp } from "./peers/sipp.ts";
-import { alignedOffset, freeEvenPort, mrcpGauges, waitForIdle } from "./support.ts";
+import { alignedOffset, expectCleanRun, freeEvenPort, mrcpGauges, waitForIdle } from "./support.ts";
 
 const TEXT = "مرحبا بكم في خدمة العملاء";
 const models = tempDir("sawt-mrcp-synth-");
@@ -92,8 +92,7 @@ describe("SIPp and the mrcp client against Sawt's synthesizer", () => {
       // Every sample arrived: nothing cut at the end.
       expect(heard.length - offset).toBeGreaterThanOrEqual(quantised.length);
 
-      expect(result.errors).toBe("");
-      expect(result.code).toBe(0);
+      expectCleanRun(result);
       expect(result.successful).toBe(1);
       expect(result.failed).toBe(0);
       expect(await waitForIdle(server)).toEqual({ sessions: 0, rtpPorts: 0 });

@@ -1,4 +1,5 @@
 /** What the interop tests share: free ports, the MRCP gauges, and aligning recorded audio. */
+import { expect } from "bun:test";
 import { createSocket } from "node:dgram";
 import type { MrcpSawt } from "../mrcp/support.ts";
 
@@ -53,4 +54,16 @@ export function alignedOffset(hay: Int16Array, needle: Int16Array, tolerance: nu
     if (ok) return offset;
   }
   return Number.NaN;
+}
+
+/**
+ * Checks a SIPp run was clean: exit code 0, nothing in -trace_err, and every 200 to an INVITE
+ * received once (a retransmitted 200 means Sawt never took SIPp's ACK).
+ */
+export function expectCleanRun(result: { code: number; errors: string; messages: string }, calls = 1): void {
+  const oks = result.messages.match(/^SIP\/2\.0 200 OK\r?\n(?:[^\r\n]+\r?\n)*?CSeq: 1 INVITE/gm) ?? [];
+  if (result.errors !== "" || result.code !== 0) console.error(result.errors);
+  expect(result.errors).toBe("");
+  expect(result.code).toBe(0);
+  expect(oks.length).toBe(calls);
 }

@@ -28,7 +28,7 @@ export interface SippOptions {
   readonly holdMs?: number;
   /** Per-call fields, one row per call in order (`[field0]`, `[field1]`, …). */
   readonly rows?: readonly (readonly (string | number)[])[];
-  /** SIPp's own address (default 127.0.0.1) and port (default: SIPp picks). */
+  /** SIPp's own address (default 127.0.0.1) and port (default: a free one, never a port an earlier run used). */
   readonly localIp?: string;
   readonly localPort?: number;
   /** `u1` (UDP, default) or `t1` (TCP). */
@@ -62,6 +62,8 @@ export interface SippRun {
   kill(): void;
 }
 
+let nextPort = Math.floor(Math.random() * 4000);
+
 /** SIPp's final statistics line for `name` (cumulative column). */
 function statistic(stdout: string, name: string): number {
   const line = stdout.split("\n").findLast((l) => l.trimStart().startsWith(name));
@@ -71,12 +73,17 @@ function statistic(stdout: string, name: string): number {
 
 /** Starts SIPp; see the file comment. */
 export function runSipp(options: SippOptions): SippRun {
+  // A port of its own: SIPp's default (5060) would take a late retransmission meant for an earlier run.
+  const localPort = options.localPort ?? 61_000 + ((nextPort += 7) % 4000);
   const sipp = testTool("sipp", "sip-tester");
   const dir = mkdtempSync(join(tmpdir(), "sawt-sipp-"));
   const callsFile = join(dir, "calls.txt");
+  const scenario = join(SCENARIOS, options.scenario);
+  // Only session scenarios declare the calls file (SIPp refuses a global no scenario declares).
+  const writesCalls = readFileSync(scenario, "utf8").includes('<Global variables="callsfile"/>');
   const args = [
     "-sf",
-    join(SCENARIOS, options.scenario),
+    scenario,
     "-m",
     String(options.calls ?? 1),
     "-l",
@@ -89,9 +96,6 @@ export function runSipp(options: SippOptions): SippRun {
     options.localIp ?? "127.0.0.1",
     "-t",
     options.transport ?? "u1",
-    "-set",
-    "callsfile",
-    callsFile,
     "-nostdin",
     "-trace_msg",
     "-message_file",
@@ -100,7 +104,8 @@ export function runSipp(options: SippOptions): SippRun {
     "-error_file",
     join(dir, "errors.log"),
   ];
-  if (options.localPort) args.push("-p", String(options.localPort));
+  if (writesCalls) args.push("-set", "callsfile", callsFile);
+  args.push("-p", String(localPort));
   for (const [name, value] of Object.entries(options.vars ?? {})) args.push("-set", name, value);
   if (options.rows) {
     const file = join(dir, "fields.csv");

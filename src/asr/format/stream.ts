@@ -10,15 +10,15 @@
  * back until the words after it decide it.
  */
 import type { TranscriptFormatting, TranscriptionOptions } from "../../core/asr.ts";
-import { type FormatLanguage, type FormatOptions, formatWords } from "./apply.ts";
-import { arabicItn } from "./itn/arabic.ts";
-import { numberWordAfterAnd, numberWordWithClitic } from "./itn/arabic-lexicon.ts";
-import { englishItn } from "./itn/english.ts";
-import { below100Word } from "./itn/english-numbers.ts";
-import { wordsOf, type WrittenToken } from "./itn/words.ts";
-import { isEmailJoiner } from "./redact/email.ts";
+import { type FormatLanguage, type FormatOptions, formatWords } from "../../text/format.ts";
+import { arabicItn } from "../../text/itn/arabic.ts";
+import { numberWordAfterAnd, numberWordWithClitic } from "../../text/itn/arabic-lexicon.ts";
+import { englishItn } from "../../text/itn/english.ts";
+import { below100Word } from "../../text/itn/english-numbers.ts";
+import { wordsOf, type WrittenToken } from "../../text/itn/words.ts";
+import { isEmailJoiner } from "../../text/redact/email.ts";
 import { formatOptions } from "./units.ts";
-import { asciiDigits, isFiller, tokenKey } from "./redact/numbers.ts";
+import { asciiDigits, isFiller, tokenKey } from "../../text/redact/numbers.ts";
 
 /** What may follow a growing text, per language: the decided words must not change under any of them. */
 const PROBES: Readonly<Record<FormatLanguage, readonly (readonly string[])[]>> = {

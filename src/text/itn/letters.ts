@@ -4,11 +4,11 @@
  * IBAN only when the mod-97 check passes, because Arabic letter names are also everyday words
  * («في» is V, «دي» is D) and a guess would rewrite ordinary speech.
  */
-import { groupIban, isIban } from "../checks.ts";
+import { groupIban, isIban } from "../redact/checks.ts";
 import { digitAt } from "./arabic-numbers.ts";
 import { arabicKey, commaAfter, joinable, type Match, type Word } from "./words.ts";
 
-/** Arabic names of Latin letters (src/tts/frontend/arabic-numerals.ts reads them so), unfolded. */
+/** Arabic names of Latin letters (src/text/verbalize/arabic.ts reads them so), unfolded. */
 const ARABIC_LETTERS: Readonly<Record<string, string>> = {
   إيه: "A",
   بي: "B",

@@ -14,7 +14,7 @@
  *   ثانية are feminine: "ثلاث دقائق", "إحدى عشرة دقيقة").
  */
 
-import type { ArabicNoun, Currency } from "./currency.ts";
+import type { ArabicNoun, Currency } from "../numbers/currencies.ts";
 import type { Meridiem, NumberReader } from "./reader.ts";
 
 /** Grammatical gender of the counted noun. */

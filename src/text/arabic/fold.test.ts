@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { matchWords, normalizeForMatch } from "./normalize.ts";
+import { matchWords, normalizeForMatch } from "./fold.ts";
 
 describe("Arabic-aware normalisation", () => {
   const table: [string, string, string][] = [

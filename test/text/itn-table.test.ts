@@ -3,7 +3,7 @@
  * dialect Sawt speaks) and English, through the same formatText the REST door uses.
  */
 import { describe, expect, test } from "bun:test";
-import { formatText, type FormatLanguage } from "../../../src/asr/format/apply.ts";
+import { formatText, type FormatLanguage } from "../../src/text/format.ts";
 import { ARABIC_DIALECTS } from "./tables/arabic-dialects.ts";
 import { ARABIC_MSA } from "./tables/arabic-msa.ts";
 import { ENGLISH } from "./tables/english.ts";

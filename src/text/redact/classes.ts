@@ -3,7 +3,7 @@
  * DSS) and `pii` (other personal identifiers), or single types. An unknown name is a typed
  * validation error, never ignored: a client that asked to hide something must not get it shown.
  */
-import { AppError, Detail } from "../../../errors/taxonomy.ts";
+import { AppError, Detail } from "../../errors/taxonomy.ts";
 
 /** Every redaction type, as it appears in `[REDACTED:<type>]` and `redactions[].type`. */
 export const REDACTION_TYPES = ["card", "cvv", "expiry", "iban", "national_id", "phone", "email"] as const;

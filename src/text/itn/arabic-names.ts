@@ -1,6 +1,6 @@
 /**
  * The Arabic nouns around numbers: currencies and their subunits in every form the TTS front-end
- * counts them (src/tts/frontend/currency.ts: singular, dual, plural, accusative) plus the
+ * counts them (src/text/numbers/currencies.ts: singular, dual, plural, accusative) plus the
  * Levantine lira, and the Gregorian (Gulf/Egyptian and Levantine) and Hijri month names.
  */
 import { arabicKey } from "./words.ts";

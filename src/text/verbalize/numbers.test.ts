@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { arabicCardinal, countArabic } from "./arabic-numerals.ts";
-import { CURRENCIES } from "./currency.ts";
-import { englishCardinal, englishOrdinal, englishYear } from "./english-numerals.ts";
+import { arabicCardinal, countArabic } from "./arabic.ts";
+import { CURRENCIES } from "../numbers/currencies.ts";
+import { englishCardinal, englishOrdinal, englishYear } from "./english.ts";
 import { normalizeNumbers, normalizeNumbersEnglish, toAsciiDigits } from "./numbers.ts";
 
 /** [input, expected Arabic words] — each row is one rule of numbers.ts / arabic-numerals.ts. */

@@ -19,9 +19,9 @@
  *   the subunit ("12.50 ريال" → "اثنا عشر ريالًا وخمسون هللة").
  */
 
-import { arabicReader } from "./arabic-numerals.ts";
-import { CURRENCIES, type Currency } from "./currency.ts";
-import { englishReader } from "./english-numerals.ts";
+import { arabicReader } from "./arabic.ts";
+import { CURRENCIES, type Currency } from "../numbers/currencies.ts";
+import { englishReader } from "./english.ts";
 import type { Meridiem, NumberReader } from "./reader.ts";
 
 /** Languages the front-end reads numbers in. */

@@ -4,11 +4,11 @@
  * unannounced three-digit number), the classes, and the word spans a recording system mutes.
  */
 import { describe, expect, test } from "bun:test";
-import { formatText, formatWords, type FormatLanguage } from "../../../src/asr/format/apply.ts";
-import { isCardNumber, isIban, isSaudiId, luhnValid } from "../../../src/asr/format/checks.ts";
-import { parseRedactClasses } from "../../../src/asr/format/redact/classes.ts";
-import { wordsOf } from "../../../src/asr/format/itn/words.ts";
-import { AppError } from "../../../src/errors/taxonomy.ts";
+import { formatText, formatWords, type FormatLanguage } from "../../src/text/format.ts";
+import { isCardNumber, isIban, isSaudiId, luhnValid } from "../../src/text/redact/checks.ts";
+import { parseRedactClasses } from "../../src/text/redact/classes.ts";
+import { wordsOf } from "../../src/text/itn/words.ts";
+import { AppError } from "../../src/errors/taxonomy.ts";
 
 const ALL = parseRedactClasses("pci,pii", "body.redact");
 

@@ -6,12 +6,12 @@
  * cases also run in Arabic-Indic digits (the TTS reads them; ITN writes them with asr.digits).
  */
 import { describe, expect, test } from "bun:test";
-import { formatText, toArabicIndic } from "../../../src/asr/format/apply.ts";
-import type { Dialect } from "../../../src/core/tts.ts";
-import { seededRandom } from "../../../src/asr/whisper/fallback.ts";
-import { readInDialect } from "../../../src/tts/frontend/dialects.ts";
-import { collapseWhitespace, normalizeText } from "../../../src/tts/frontend/normalize.ts";
-import { normalizeNumbers } from "../../../src/tts/frontend/numbers.ts";
+import { formatText, toArabicIndic } from "../../src/text/format.ts";
+import type { Dialect } from "../../src/core/tts.ts";
+import { seededRandom } from "../../src/asr/whisper/fallback.ts";
+import { readInDialect } from "../../src/text/numbers/dialects.ts";
+import { collapseWhitespace, normalizeText } from "../../src/tts/frontend/normalize.ts";
+import { normalizeNumbers } from "../../src/text/verbalize/numbers.ts";
 import { randomCase } from "./round-trip-cases.ts";
 
 const CASES = 10_000;

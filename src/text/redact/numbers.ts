@@ -5,7 +5,7 @@
  * hesitations, or split over two segments, is still one card; IBANs; a CVV or expiry date after
  * the words that announce it.
  */
-import { isCardNumber, isIban, isSaudiId } from "../checks.ts";
+import { isCardNumber, isIban, isSaudiId } from "./checks.ts";
 import { splitWord, type WrittenToken } from "../itn/words.ts";
 import type { RedactionType } from "./classes.ts";
 

@@ -1,7 +1,7 @@
 /**
  * The Arabic number words inverse text normalisation reads: MSA as Sawt's TTS front-end writes
- * them (src/tts/frontend/arabic-numerals.ts, in every case and gender) and the forms Egyptian,
- * Levantine, Gulf and Hijazi speakers say (src/tts/frontend/dialects.ts and common speech:
+ * them (src/text/verbalize/arabic.ts, in every case and gender) and the forms Egyptian,
+ * Levantine, Gulf and Hijazi speakers say (src/text/numbers/dialects.ts and common speech:
  * «تلاتة», «اتنين», «تنين», «تلتاشر», «تلتعش», «ثلطعش», «ميتين», «تلتمية», «ثلاث مية»). Keys are
  * written naturally and folded once with {@link arabicKey}, so «مئة», «مائة» and «مية» all match.
  */

@@ -2,7 +2,7 @@
  * Arabic inverse text normalisation: spoken words (MSA and the dialects Sawt speaks) → written
  * tokens. Rules run most specific first at each word: time, date, negative, money/percent,
  * ordinal from 11, digit run (phones, accounts, cards), decimal or cardinal. It inverts what Sawt's
- * TTS front-end says for numbers (src/tts/frontend/), which the round-trip test checks per dialect.
+ * TTS front-end says for numbers (../verbalize/), which the round-trip test checks per dialect.
  */
 import { arabicAmount, arabicAmountPhrase, arabicNounFirstMoney, writeDecimal } from "./arabic-amounts.ts";
 import { digitRun } from "./arabic-numbers.ts";
@@ -58,7 +58,7 @@ const RULES: readonly Rule[] = [
   number,
 ];
 
-/** Arabic spoken words → written tokens (Western digits; see apply.ts for the digit style). */
+/** Arabic spoken words → written tokens (Western digits; see ../format.ts for the digit style). */
 export function arabicItn(words: readonly string[]): WrittenToken[] {
   return rewriteWords(words, RULES);
 }

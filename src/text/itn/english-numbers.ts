@@ -4,7 +4,7 @@
  * ordinals ("twenty-second"), years in pairs ("twenty twenty-six", "nineteen oh five"), and
  * digit runs ("zero five oh, double five"). Hyphenated compounds are one word.
  */
-import { ENGLISH_ONES, ENGLISH_TENS } from "../../../core/number-words.ts";
+import { ENGLISH_ONES, ENGLISH_TENS } from "../numbers/english-words.ts";
 import { commaAfter, type DigitRun, joinable, settleGroups, type Word } from "./words.ts";
 
 const ONES = ENGLISH_ONES;

@@ -1,6 +1,6 @@
 /** The contract between the number scanner (numbers.ts) and a language's number words. */
 
-import type { Currency } from "./currency.ts";
+import type { Currency } from "../numbers/currencies.ts";
 
 /** AM/PM marker found after a time. */
 export type Meridiem = "am" | "pm";

@@ -4,8 +4,8 @@
  * ("twenty twenty-six"), times in 24-hour style as written ("fourteen thirty", "nine oh five").
  */
 
-import { ENGLISH_ONES, ENGLISH_TENS } from "../../core/number-words.ts";
-import type { Currency } from "./currency.ts";
+import { ENGLISH_ONES, ENGLISH_TENS } from "../numbers/english-words.ts";
+import type { Currency } from "../numbers/currencies.ts";
 import type { NumberReader } from "./reader.ts";
 
 const ONES = ENGLISH_ONES;

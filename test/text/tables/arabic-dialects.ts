@@ -1,6 +1,6 @@
 /**
  * Arabic spoken → written forms in the dialects Sawt speaks: Egyptian and Levantine as Sawt's TTS
- * reads them (src/tts/frontend/dialects.ts) and as callers say them, Najdi/Gulf and Hijazi forms.
+ * reads them (src/text/numbers/dialects.ts) and as callers say them, Najdi/Gulf and Hijazi forms.
  */
 export const ARABIC_DIALECTS: readonly (readonly [string, string])[] = [
   // Egyptian

@@ -1,6 +1,6 @@
 /**
  * English inverse text normalisation, inverting Sawt's English reader
- * (src/tts/frontend/english-numerals.ts): "twelve dollars and fifty cents" → "$12.50", "fourteen
+ * (src/text/verbalize/english.ts): "twelve dollars and fifty cents" → "$12.50", "fourteen
  * thirty" → "14:30", "March fifth, twenty twenty-four" → "2024-03-05" (ISO: unambiguous, and the
  * TTS reads it back the same), "fifteen percent" → "15%", "zero five oh…" → digits.
  */

@@ -8,6 +8,7 @@
  * always looks at the written form (spoken and written digits alike), whether or not `itn` asks
  * for it in the output; the spoken form is redacted too, so no output carries a hidden digit.
  */
+import { toArabicIndic } from "./arabic/digits.ts";
 import { arabicItn } from "./itn/arabic.ts";
 import { englishItn } from "./itn/english.ts";
 import { wordsOf, type TokenKind, type WrittenToken } from "./itn/words.ts";
@@ -60,17 +61,6 @@ export const redactionMarker = (type: RedactionType): string => `[REDACTED:${typ
 /** The language of a text when the caller names none: Arabic if it has Arabic letters. */
 export function guessLanguage(text: string): FormatLanguage {
   return /[\u0600-\u06FF]/u.test(text) ? "ar" : "en";
-}
-
-const INDIC = "٠١٢٣٤٥٦٧٨٩";
-
-/** A written token in Arabic-Indic digits, with the Arabic decimal and thousands separators and ٪. */
-export function toArabicIndic(text: string): string {
-  return text
-    .replace(/(?<=\d)\.(?=\d)/g, "٫")
-    .replace(/(?<=\d),(?=\d)/g, "٬")
-    .replace(/(?<=\d)%/g, "٪")
-    .replace(/\d/g, (d) => INDIC[Number(d)]!);
 }
 
 /** Replaces the tokens inside each span by one marker token over the span's words. */

@@ -6,7 +6,8 @@
  * cases also run in Arabic-Indic digits (the TTS reads them; ITN writes them with asr.digits).
  */
 import { describe, expect, test } from "bun:test";
-import { formatText, toArabicIndic } from "../../src/text/format.ts";
+import { toArabicIndic } from "../../src/text/arabic/digits.ts";
+import { formatText } from "../../src/text/format.ts";
 import type { Dialect } from "../../src/core/tts.ts";
 import { seededRandom } from "../../src/asr/whisper/fallback.ts";
 import { readInDialect } from "../../src/text/numbers/dialects.ts";

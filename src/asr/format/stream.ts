@@ -18,7 +18,8 @@ import { below100Word } from "../../text/itn/english-numbers.ts";
 import { wordsOf, type WrittenToken } from "../../text/itn/words.ts";
 import { isEmailJoiner } from "../../text/redact/email.ts";
 import { formatOptions } from "./units.ts";
-import { asciiDigits, isFiller, tokenKey } from "../../text/redact/numbers.ts";
+import { isFiller, tokenKey } from "../../text/redact/numbers.ts";
+import { asciiDigits } from "../../text/arabic/digits.ts";
 
 /** What may follow a growing text, per language: the decided words must not change under any of them. */
 const PROBES: Readonly<Record<FormatLanguage, readonly (readonly string[])[]>> = {

@@ -5,6 +5,7 @@
  * hesitations, or split over two segments, is still one card; IBANs; a CVV or expiry date after
  * the words that announce it.
  */
+import { asciiDigits } from "../arabic/digits.ts";
 import { isCardNumber, isIban, isSaudiId } from "./checks.ts";
 import { splitWord, type WrittenToken } from "../itn/words.ts";
 import type { RedactionType } from "./classes.ts";
@@ -47,11 +48,6 @@ export function tokenKey(token: WrittenToken): string {
 /** Whether a token is a hesitation a number may continue across. */
 export function isFiller(token: WrittenToken): boolean {
   return FILLERS.has(tokenKey(token));
-}
-
-/** ASCII digits for Arabic-Indic and Eastern Arabic ones. */
-export function asciiDigits(text: string): string {
-  return text.replace(/[\u0660-\u0669\u06F0-\u06F9]/g, (c) => String((c.charCodeAt(0) - 0x0660) % 0x90));
 }
 
 /** The digits of a token that is only a number ("4111", "050 123 4567", "+966…"), else undefined. */

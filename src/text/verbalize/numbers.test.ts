@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { arabicCardinal, countArabic } from "./arabic.ts";
 import { CURRENCIES } from "../numbers/currencies.ts";
 import { englishCardinal, englishOrdinal, englishYear } from "./english.ts";
-import { normalizeNumbers, normalizeNumbersEnglish, toAsciiDigits } from "./numbers.ts";
+import { normalizeNumbers, normalizeNumbersEnglish } from "./numbers.ts";
 
 /** [input, expected Arabic words] — each row is one rule of numbers.ts / arabic-numerals.ts. */
 const ARABIC_CASES: readonly (readonly [string, string])[] = [
@@ -132,10 +132,6 @@ describe("number edge cases", () => {
   test("leaves invalid dates and times as separate numbers when they cannot be a date", () => {
     expect(normalizeNumbers("32/13/2026", "ar")).not.toContain("من");
     expect(normalizeNumbers("25:00", "en")).not.toContain("o'clock");
-  });
-
-  test("folds every Arabic digit system to ASCII when converting", () => {
-    expect(toAsciiDigits("٠١٢٣٤٥٦٧٨٩ ۰۱۲۳۴۵۶۷۸۹ ٣٫٥ ١٬٠٠٠ ٪")).toBe("0123456789 0123456789 3.5 1,000 %");
   });
 
   test("reads English when the English shorthand is used", () => {

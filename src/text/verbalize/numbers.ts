@@ -19,6 +19,7 @@
  *   the subunit ("12.50 ريال" → "اثنا عشر ريالًا وخمسون هللة").
  */
 
+import { asciiNumerals } from "../arabic/digits.ts";
 import { arabicReader } from "./arabic.ts";
 import { CURRENCIES, type Currency } from "../numbers/currencies.ts";
 import { englishReader } from "./english.ts";
@@ -28,16 +29,6 @@ import type { Meridiem, NumberReader } from "./reader.ts";
 export type NumberLanguage = "ar" | "en";
 
 const READERS: Record<NumberLanguage, NumberReader> = { ar: arabicReader, en: englishReader };
-
-/** Maps Arabic-Indic and Eastern Arabic digits and the Arabic separators to ASCII. */
-export function toAsciiDigits(text: string): string {
-  return text.replace(/[\u0660-\u066C\u06F0-\u06F9]/g, (c) => {
-    const code = c.charCodeAt(0);
-    if (code <= 0x0669) return String(code - 0x0660);
-    if (code >= 0x06f0) return String(code - 0x06f0);
-    return code === 0x066a ? "%" : code === 0x066b ? "." : ",";
-  });
-}
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const alternation = (words: Iterable<string>): string =>
@@ -150,7 +141,7 @@ function readNumber(reader: NumberReader, groups: Record<string, string | undefi
  */
 export function normalizeNumbers(text: string, lang: NumberLanguage): string {
   const reader = READERS[lang];
-  let out = toAsciiDigits(text);
+  let out = asciiNumerals(text);
   if (!/\d/.test(out)) return out;
   out = rewrite(out, IBAN, (m) =>
     m[0]

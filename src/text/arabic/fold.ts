@@ -1,22 +1,26 @@
 /**
- * Arabic-aware normalisation, applied alike to grammar words and to transcripts so that spelling
- * variants an ASR model or a grammar author may produce compare equal. Recognisers differ in how
- * they write hamza, alef, ta marbuta and final ya (and whether they add harakat), while callers
- * never hear the difference; an IVR menu item must match whichever spelling came out.
+ * THE Arabic letter folding, one function with a named variant per use, so that two features
+ * never disagree on which spellings are the same word:
+ *
+ * - `match`: every spelling a recogniser, a grammar author or a caller's keyboard may produce for
+ *   one word compares equal. Recognisers differ in how they write hamza, alef, ta marbuta and final
+ *   ya, and whether they add harakat, while callers never hear the difference. NFKC (presentation
+ *   forms such as ﻻ become letters, full-width forms ASCII), invisible characters, every combining
+ *   mark and tatweel removed, the letter foldings below, Indic digits to ASCII, Latin lower-cased.
+ *   The SRGS matcher compares with it ({@link matchWords}) and written forms look words up with it
+ *   (src/text/itn/words.ts), so an IVR grammar and ITN accept the same spellings.
+ * - `lexicon`: the letters the author wrote, as a pronunciation lexicon keys a grapheme: vowel
+ *   marks and tatweel off, letters as written (an author who writes «أحمد» chose the hamza).
+ * - `display`: vowel marks off, nothing else: the console shows a word as changed when Sawt changed
+ *   more than its harakat.
  */
+import { asciiDigits } from "./digits.ts";
+import { MARK_CLASS, stripMarks, stripTatweel, TATWEEL } from "./marks.ts";
 
-/**
- * Marks that do not change which word it is: every combining mark left after NFKC (harakat,
- * shadda, sukun, tanwin, superscript alef, Quranic annotation and small high letters; a Latin
- * accent NFKC could not compose) and tatweel (U+0640), a typographic stretch. Removed rather than
- * made separators, so that a stray mark never splits a word.
- */
-const MARKS = /[\p{M}\u0640]/gu;
+/** The uses a folding serves (see the file comment). */
+export type FoldVariant = "match" | "lexicon" | "display";
 
-/** Direction and zero-width marks copied along with Arabic text; they would split or glue words. */
-const INVISIBLE = /[\u200B-\u200F\u061C\u202A-\u202E\u2066-\u2069\uFEFF]/gu;
-
-/** Letter foldings: each key is written as its value. */
+/** Letter foldings of `match`: each key is written as its value. */
 const LETTERS: Readonly<Record<string, string>> = {
   "\u0623": "\u0627", // أ alef with hamza above → ا
   "\u0625": "\u0627", // إ alef with hamza below → ا
@@ -31,35 +35,38 @@ const LETTERS: Readonly<Record<string, string>> = {
 };
 const LETTER_PATTERN = new RegExp(`[${Object.keys(LETTERS).join("")}]`, "gu");
 
-/** Arabic-Indic (U+0660–U+0669) and Eastern Arabic-Indic (U+06F0–U+06F9) digits → 0–9. */
-const INDIC_DIGITS = /[\u0660-\u0669\u06F0-\u06F9]/gu;
+/**
+ * One character `lexicon` or `display` drops, as a regular-expression source (`u` flag): a
+ * pattern that finds a folded word in unfolded text allows any number of them between its letters.
+ */
+export function droppedBy(variant: "lexicon" | "display"): string {
+  return variant === "lexicon" ? `(?:${MARK_CLASS.vowel}|${TATWEEL})` : MARK_CLASS.vowel;
+}
 
-const indicDigit = (digit: string): string => {
-  const code = digit.codePointAt(0)!;
-  return String(code >= 0x06f0 ? code - 0x06f0 : code - 0x0660);
+const dropped = {
+  lexicon: new RegExp(droppedBy("lexicon"), "gu"),
+  display: new RegExp(droppedBy("display"), "gu"),
 };
 
-/** Anything that is not a letter or a digit after the foldings: punctuation, symbols, spaces. */
+/** `text` folded for `variant` (see the file comment). */
+export function foldArabic(text: string, variant: FoldVariant): string {
+  if (variant !== "match") return text.replace(dropped[variant], "");
+  const bare = stripTatweel(stripMarks(stripMarks(text.normalize("NFKC"), "invisible"), "any"));
+  return asciiDigits(bare.replace(LETTER_PATTERN, (letter) => LETTERS[letter] ?? letter)).toLowerCase();
+}
+
+/** Anything that is not a letter or a digit after folding: punctuation, symbols, spaces. */
 const SEPARATORS = /[^\p{L}\p{N}]+/gu;
 
 /**
- * Normalises text for matching: NFKC (presentation forms such as ﻻ become letters, full-width
- * forms ASCII), marks and tatweel removed, the letter foldings above, Indic digits to Western,
- * Latin lower-cased, and every run of punctuation or space made one space; ends trimmed.
+ * Text folded for matching (`match`), every run of punctuation or space made one space, ends
+ * trimmed: how the SRGS matcher compares a grammar's words with a transcript.
  */
 export function normalizeForMatch(text: string): string {
-  return text
-    .normalize("NFKC")
-    .replace(INVISIBLE, "")
-    .replace(MARKS, "")
-    .replace(LETTER_PATTERN, (letter) => LETTERS[letter] ?? letter)
-    .replace(INDIC_DIGITS, indicDigit)
-    .toLowerCase()
-    .replace(SEPARATORS, " ")
-    .trim();
+  return foldArabic(text, "match").replace(SEPARATORS, " ").trim();
 }
 
-/** The normalised words of `text` (none for text of punctuation only). */
+/** The words of `text` folded for matching (none for text of punctuation only). */
 export function matchWords(text: string): string[] {
   const normalized = normalizeForMatch(text);
   return normalized === "" ? [] : normalized.split(" ");

@@ -3,9 +3,9 @@
  * them (src/text/verbalize/arabic.ts, in every case and gender) and the forms Egyptian,
  * Levantine, Gulf and Hijazi speakers say (src/text/numbers/dialects.ts and common speech:
  * «تلاتة», «اتنين», «تنين», «تلتاشر», «تلتعش», «ثلطعش», «ميتين», «تلتمية», «ثلاث مية»). Keys are
- * written naturally and folded once with {@link arabicKey}, so «مئة», «مائة» and «مية» all match.
+ * written naturally and folded once with {@link wordKey}, so «مئة», «مائة» and «مية» all match.
  */
-import { arabicKey } from "./words.ts";
+import { wordKey } from "./words.ts";
 
 /** What one number word is. */
 export type NumberWord =
@@ -22,7 +22,7 @@ export type NumberWord =
 
 const table = new Map<string, NumberWord>();
 function add(word: NumberWord, ...spellings: string[]): void {
-  for (const s of spellings) table.set(arabicKey(s), word);
+  for (const s of spellings) table.set(wordKey(s), word);
 }
 
 const unit = (v: number, fem = false, digit = true) => ({ t: "unit", v, digit, fem }) as const;
@@ -101,8 +101,8 @@ scale(1e12, ["تريليون"], ["تريليونان", "تريليونين", "ت
 // «مليونًا» folds to «مليونا», the construct dual's spelling too: after a count it is the
 // accusative (11–99 millions), alone the dual, so it is "acc2" like «ألفا».
 for (const s of ["مليونا", "مليارا", "تريليونا"]) {
-  const entry = table.get(arabicKey(s));
-  if (entry?.t === "scale") table.set(arabicKey(s), { ...entry, n: "acc2" });
+  const entry = table.get(wordKey(s));
+  if (entry?.t === "scale") table.set(wordKey(s), { ...entry, n: "acc2" });
 }
 
 /** The number word a folded key names. */
@@ -156,12 +156,12 @@ const ORDINAL_TENS: readonly (readonly string[])[] = [
 ];
 const ordinals = new Map<string, { v: number; tens: boolean }>();
 ORDINAL_UNITS.forEach((forms, k) => {
-  for (const f of forms) ordinals.set(arabicKey(f), { v: k + 1, tens: false });
+  for (const f of forms) ordinals.set(wordKey(f), { v: k + 1, tens: false });
 });
 ORDINAL_TENS.forEach((forms, k) => {
-  for (const f of forms) ordinals.set(arabicKey(f), { v: 20 + 10 * k, tens: true });
+  for (const f of forms) ordinals.set(wordKey(f), { v: 20 + 10 * k, tens: true });
 });
-for (const f of ["الحادي", "الحادية"]) ordinals.set(arabicKey(f), { v: 1, tens: false });
+for (const f of ["الحادي", "الحادية"]) ordinals.set(wordKey(f), { v: 1, tens: false });
 
 /** An ordinal word: 1–10 (`tens` false; «الحادي» is 1) or a tens ordinal 20–90. */
 export function ordinalWord(key: string): { v: number; tens: boolean } | undefined {

@@ -3,7 +3,7 @@
  * counts them (src/text/numbers/currencies.ts: singular, dual, plural, accusative) plus the
  * Levantine lira, and the Gregorian (Gulf/Egyptian and Levantine) and Hijri month names.
  */
-import { arabicKey } from "./words.ts";
+import { wordKey } from "./words.ts";
 
 /** A currency as Arabic speech names it. */
 export interface ArabicCurrency {
@@ -34,9 +34,9 @@ const currencies = new Map<string, CurrencyForm<ArabicCurrency>>();
 const subunits = new Map<string, CurrencyForm<string>>();
 
 function forms<T>(map: Map<string, CurrencyForm<T>>, of: T, singular: string[], dual: string[], other: string[]): void {
-  for (const s of singular) map.set(arabicKey(s), { of, n: 1 });
-  for (const s of dual) map.set(arabicKey(s), { of, n: 2 });
-  for (const s of other) map.set(arabicKey(s), { of });
+  for (const s of singular) map.set(wordKey(s), { of, n: 1 });
+  for (const s of dual) map.set(wordKey(s), { of, n: 2 });
+  for (const s of other) map.set(wordKey(s), { of });
 }
 
 forms(currencies, SAR, ["ريال"], ["ريالان", "ريالين"], ["ريالات", "ريالًا", "ريالا"]);
@@ -74,7 +74,7 @@ const months = new Map<string, Month>();
 function month(names: readonly string[], hijri: boolean): void {
   names.forEach((spellings, k) => {
     for (const name of spellings.split("|")) {
-      months.set(arabicKey(name), { month: k + 1, hijri, words: name.split(" ").length });
+      months.set(wordKey(name), { month: k + 1, hijri, words: name.split(" ").length });
     }
   });
 }

@@ -4,9 +4,10 @@
  * IBAN only when the mod-97 check passes, because Arabic letter names are also everyday words
  * («في» is V, «دي» is D) and a guess would rewrite ordinary speech.
  */
+import { foldArabic } from "../arabic/fold.ts";
 import { groupIban, isIban } from "../redact/checks.ts";
 import { digitAt } from "./arabic-numbers.ts";
-import { arabicKey, commaAfter, joinable, type Match, type Word } from "./words.ts";
+import { wordKey, commaAfter, joinable, type Match, type Word } from "./words.ts";
 
 /** Arabic names of Latin letters (src/text/verbalize/arabic.ts reads them so), unfolded. */
 const ARABIC_LETTERS: Readonly<Record<string, string>> = {
@@ -56,13 +57,14 @@ const ENGLISH_DIGITS: Readonly<Record<string, number>> = {
  * because a spoken IBAN is only written when its mod-97 check passes.
  */
 const FOLDED_LETTERS: ReadonlyMap<string, string> = new Map(
-  Object.entries(ARABIC_LETTERS).map(([name, letter]) => [arabicKey(name), letter]),
+  Object.entries(ARABIC_LETTERS).map(([name, letter]) => [wordKey(name), letter]),
 );
 
 function letterAt(words: readonly Word[], i: number): string | undefined {
   const w = words[i];
   if (!w) return undefined;
-  const bare = w.core.replace(/[\u064B-\u065F\u0670]/g, "");
+  // The letter names as written first: «إي» (E) and «آي» (I) fold to one key.
+  const bare = foldArabic(w.core, "lexicon");
   return ARABIC_LETTERS[bare] ?? FOLDED_LETTERS.get(w.key) ?? (/^[a-z]$/i.test(bare) ? bare.toUpperCase() : undefined);
 }
 

@@ -3,6 +3,7 @@
  * punctuation and its core, and the written tokens that replace them. A written token knows the
  * input words it spans (`from`..`to`), so a transcript's word times carry over to it unchanged.
  */
+import { foldArabic } from "../arabic/fold.ts";
 
 /** One input word: leading punctuation, the core the rules read, trailing punctuation. */
 export interface Word {
@@ -10,7 +11,7 @@ export interface Word {
   readonly pre: string;
   readonly core: string;
   readonly post: string;
-  /** The core folded for lookup (Arabic letter variants and diacritics, Latin case). */
+  /** The core folded for lookup (`foldArabic`'s `match`: Arabic letter variants and marks, Latin case). */
   readonly key: string;
 }
 
@@ -38,17 +39,13 @@ export type Rule = (words: readonly Word[], i: number) => Match | undefined;
 
 const LEADING = /^[«"'“‘(\[{]+/u;
 const TRAILING = /[.,،؛;:!?؟»"'”’)\]}]+$/u;
-const ARABIC_MARKS = /[\u064B-\u065F\u0670\u0640]/g;
-
-/** Folds an Arabic word for lookup: no diacritics or tatweel, one alef, ى→ي, ة→ه, ئ→ي, ؤ→و. */
-export function arabicKey(text: string): string {
-  return text
-    .replace(ARABIC_MARKS, "")
-    .replace(/[أإآٱ]/g, "ا")
-    .replace(/ى/g, "ي")
-    .replace(/ة/g, "ه")
-    .replace(/ئ/g, "ي")
-    .replace(/ؤ/g, "و");
+/**
+ * The lookup key of a word (or of a table's spelling): the text kit's `match` folding, so a word
+ * is found however a recogniser spelt its hamza, alef, ta marbuta, final ya or marks, exactly as
+ * the SRGS matcher compares words.
+ */
+export function wordKey(text: string): string {
+  return foldArabic(text, "match");
 }
 
 /** Splits a raw word into punctuation and core; "a.m." and "$5" keep their inner marks. */
@@ -59,7 +56,7 @@ export function splitWord(raw: string): Word {
   // "a.m." / "p.m.": the final dot belongs to the abbreviation.
   if (/^[ap]\.m$/i.test(rest.slice(0, rest.length - post.length)) && post.startsWith(".")) post = post.slice(1);
   rest = rest.slice(0, rest.length - post.length);
-  return { raw, pre, core: rest, post, key: arabicKey(rest.normalize("NFKC")).toLowerCase() };
+  return { raw, pre, core: rest, post, key: wordKey(rest) };
 }
 
 /** Splits text on white space into words (the tokens of a plain-text input). */

@@ -12,9 +12,9 @@
 import type { TranscriptFormatting, TranscriptionOptions } from "../../core/asr.ts";
 import { type FormatLanguage, type FormatOptions, formatWords } from "../../text/format.ts";
 import { arabicItn } from "../../text/itn/arabic.ts";
-import { numberWordAfterAnd, numberWordWithClitic } from "../../text/itn/arabic-lexicon.ts";
+import { numberWordAfterAnd, numberWordWithClitic } from "../../text/numbers/arabic-lexicon.ts";
 import { englishItn } from "../../text/itn/english.ts";
-import { below100Word } from "../../text/itn/english-numbers.ts";
+import { below100Word } from "../../text/numbers/english-words.ts";
 import { wordsOf, type WrittenToken } from "../../text/itn/words.ts";
 import { isEmailJoiner } from "../../text/redact/email.ts";
 import { formatOptions } from "./units.ts";

@@ -6,7 +6,8 @@
  */
 import { arabicCardinal, arabicFraction } from "./arabic-numbers.ts";
 import { type ArabicCurrency, arabicCurrency, arabicSubunit } from "./arabic-names.ts";
-import { joinable, type Match, type Word, writeAmount, writeInteger } from "./words.ts";
+import { ONES_FEMININE, ONES_MASCULINE, PHRASE } from "../numbers/arabic-words.ts";
+import { joinable, type Match, type Word, wordKey, writeAmount, writeInteger } from "./words.ts";
 
 /** A number as spoken: its integer, the fraction digits after «فاصلة», where it ends, its proclitic. */
 export interface Amount {
@@ -16,10 +17,13 @@ export interface Amount {
   readonly clitic: string;
 }
 
-const POINT = new Set(["فاصله", "فاصل", "فاصلة"]);
+/** The reader's words (../numbers/arabic-words.ts) and what callers say besides. */
+const keys = (...words: string[]) => new Set(words.map(wordKey));
+const POINT = keys(PHRASE.point, "فاصل");
 const HALF = new Set(["ونص", "ونصف", "والنص", "والنصف"]);
-const PERCENT = new Set(["بالميه", "بالمايه", "بالمئه", "%"]);
-const ONE = new Set(["واحد", "واحده"]);
+const PERCENT = keys(PHRASE.percent, "بالمية", "بالماية", "%");
+/** «واحد»/«واحدة» after a singular noun: «ريال واحد», «هللة واحدة». */
+const ONE = keys(ONES_MASCULINE[1]!, ONES_FEMININE[1]!);
 
 /** A cardinal, optionally with «فاصلة» and a fraction. */
 export function arabicAmount(words: readonly Word[], i: number): Amount | undefined {

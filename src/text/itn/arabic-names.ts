@@ -1,9 +1,15 @@
 /**
- * The Arabic nouns around numbers: currencies and their subunits in every form the TTS front-end
- * counts them (src/text/numbers/currencies.ts: singular, dual, plural, accusative) plus the
- * Levantine lira, and the Gregorian (Gulf/Egyptian and Levantine) and Hijri month names.
+ * The Arabic nouns around numbers, read: currencies and their subunits in every form the TTS
+ * reader counts them (the currency table, ../numbers/currencies.ts: singular, dual, plural,
+ * accusative) plus the Levantine lira, and the month names of ../numbers/arabic-calendar.ts.
  */
+import { GREGORIAN_MONTHS, HIJRI_MONTHS } from "../numbers/arabic-calendar.ts";
+import type { ArabicNoun } from "../numbers/arabic-words.ts";
+import { CURRENCIES } from "../numbers/currencies.ts";
 import { wordKey } from "./words.ts";
+
+/** Spellings of a currency's singular that callers (and recognisers) write beside the table's. */
+const HEARD_SPELLINGS: Readonly<Record<string, string[]>> = { EGP: ["جنية"] };
 
 /** A currency as Arabic speech names it. */
 export interface ArabicCurrency {
@@ -11,7 +17,7 @@ export interface ArabicCurrency {
   readonly written: string;
   /** Subunits per unit (1000 for the Kuwaiti dinar's fils). */
   readonly subunits: number;
-  /** The subunit's id (a key of the subunit table). */
+  /** The subunit's singular («هللة»), which names it in the subunit table. */
   readonly sub: string;
 }
 
@@ -22,35 +28,30 @@ export interface CurrencyForm<T> {
   readonly n?: 1 | 2;
 }
 
-const SAR: ArabicCurrency = { written: "ريال", subunits: 100, sub: "halala" };
-const USD: ArabicCurrency = { written: "دولار", subunits: 100, sub: "cent" };
-const EGP: ArabicCurrency = { written: "جنيه", subunits: 100, sub: "piastre" };
-const AED: ArabicCurrency = { written: "درهم", subunits: 100, sub: "fils" };
-const KWD: ArabicCurrency = { written: "دينار", subunits: 1000, sub: "fils" };
-const EUR: ArabicCurrency = { written: "يورو", subunits: 100, sub: "cent" };
-const LIRA: ArabicCurrency = { written: "ليرة", subunits: 100, sub: "piastre" };
-
 const currencies = new Map<string, CurrencyForm<ArabicCurrency>>();
 const subunits = new Map<string, CurrencyForm<string>>();
 
 function forms<T>(map: Map<string, CurrencyForm<T>>, of: T, singular: string[], dual: string[], other: string[]): void {
-  for (const s of singular) map.set(wordKey(s), { of, n: 1 });
-  for (const s of dual) map.set(wordKey(s), { of, n: 2 });
   for (const s of other) map.set(wordKey(s), { of });
+  for (const s of dual) map.set(wordKey(s), { of, n: 2 });
+  for (const s of singular) map.set(wordKey(s), { of, n: 1 });
 }
 
-forms(currencies, SAR, ["ريال"], ["ريالان", "ريالين"], ["ريالات", "ريالًا", "ريالا"]);
-forms(currencies, USD, ["دولار"], ["دولاران", "دولارين"], ["دولارات", "دولارًا", "دولارا"]);
-forms(currencies, EGP, ["جنيه", "جنية"], ["جنيهان", "جنيهين"], ["جنيهات", "جنيهًا", "جنيها"]);
-forms(currencies, AED, ["درهم"], ["درهمان", "درهمين"], ["دراهم", "درهمًا", "درهما"]);
-forms(currencies, KWD, ["دينار"], ["ديناران", "دينارين"], ["دنانير", "دينارًا", "دينارا"]);
-forms(currencies, EUR, ["يورو"], [], []);
-forms(currencies, LIRA, ["ليرة"], ["ليرتان", "ليرتين"], ["ليرات"]);
+/** A noun's singular, dual (a one-word dual only: the euro's is «اثنان يورو») and counted forms. */
+function nounForms<T>(map: Map<string, CurrencyForm<T>>, of: T, noun: ArabicNoun, heard: string[] = []): void {
+  const dual = noun.dual.filter((w) => !w.includes(" "));
+  forms(map, of, [noun.singular, ...heard], dual, [noun.plural, noun.accusative]);
+}
 
-forms(subunits, "halala", ["هللة"], ["هللتان", "هللتين"], ["هللات"]);
-forms(subunits, "piastre", ["قرش"], ["قرشان", "قرشين"], ["قروش", "قرشًا", "قرشا"]);
-forms(subunits, "fils", ["فلس"], ["فلسان", "فلسين"], ["فلوس", "فلسًا", "فلسا"]);
-forms(subunits, "cent", ["سنت"], ["سنتان", "سنتين"], ["سنتات", "سنتًا", "سنتا"]);
+// The currency table the reader counts with (its Arabic nouns and subunit nouns), written after the
+// amount by its singular; a subunit is known by its singular («هللة»), which currencies share.
+for (const currency of CURRENCIES) {
+  const of = { written: currency.ar.singular, subunits: currency.subunits, sub: currency.arSub.singular };
+  nounForms(currencies, of, currency.ar, HEARD_SPELLINGS[currency.code]);
+  nounForms(subunits, currency.arSub.singular, currency.arSub);
+}
+// Heard, not in the reader's table: the Levantine lira (Lebanese, Syrian; its piastre is «قرش»).
+forms(currencies, { written: "ليرة", subunits: 100, sub: "قرش" }, ["ليرة"], ["ليرتان", "ليرتين"], ["ليرات"]);
 
 /** The currency a folded word names, in which form. */
 export function arabicCurrency(key: string): CurrencyForm<ArabicCurrency> | undefined {
@@ -71,47 +72,13 @@ export interface Month {
 }
 
 const months = new Map<string, Month>();
-function month(names: readonly string[], hijri: boolean): void {
+function month(names: readonly (readonly string[])[], hijri: boolean): void {
   names.forEach((spellings, k) => {
-    for (const name of spellings.split("|")) {
-      months.set(wordKey(name), { month: k + 1, hijri, words: name.split(" ").length });
-    }
+    for (const name of spellings) months.set(wordKey(name), { month: k + 1, hijri, words: name.split(" ").length });
   });
 }
-month(
-  [
-    "يناير|كانون الثاني",
-    "فبراير|شباط",
-    "مارس|آذار",
-    "أبريل|ابريل|إبريل|نيسان",
-    "مايو|أيار|ايار",
-    "يونيو|يونيه|حزيران",
-    "يوليو|يوليه|تموز",
-    "أغسطس|اغسطس|آب",
-    "سبتمبر|أيلول|ايلول",
-    "أكتوبر|اكتوبر|تشرين الأول",
-    "نوفمبر|تشرين الثاني",
-    "ديسمبر|كانون الأول",
-  ],
-  false,
-);
-month(
-  [
-    "محرم|المحرم",
-    "صفر",
-    "ربيع الأول|ربيع الاول",
-    "ربيع الآخر|ربيع الثاني|ربيع التاني",
-    "جمادى الأولى|جمادى الاولى|جماد الأول",
-    "جمادى الآخرة|جمادى الثانية|جمادى الاخرة",
-    "رجب",
-    "شعبان",
-    "رمضان",
-    "شوال",
-    "ذو القعدة|ذي القعدة",
-    "ذو الحجة|ذي الحجة",
-  ],
-  true,
-);
+month(GREGORIAN_MONTHS, false);
+month(HIJRI_MONTHS, true);
 
 /** The month named at word `i` (one or two words), if any. */
 export function monthAt(words: readonly { readonly key: string }[], i: number): Month | undefined {

@@ -5,7 +5,7 @@
  * in the dialects («ثلاث مية»). Two number words side by side without «و» are two numbers (or
  * digits of a phone number): that is what keeps «خمسة خمسة» from being read as ten.
  */
-import { type NumberWord, numberWordAfterAnd, numberWordWithClitic } from "./arabic-lexicon.ts";
+import { type NumberWord, numberWordAfterAnd, numberWordWithClitic } from "../numbers/arabic-lexicon.ts";
 import { commaAfter, type DigitRun, joinable, settleGroups, type Word } from "./words.ts";
 
 /** A parsed number: its value, the index after its last word, and the proclitic before it. */

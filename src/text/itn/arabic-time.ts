@@ -5,10 +5,12 @@
  * "9:45 م". Dates: a day (ordinal «الخامس», «أول», or a cardinal), «من», «شهر», a Gregorian or
  * Hijri month name (or «شهر» + its number), a year → "5/3/2024", "5 مارس", "1 رمضان 1445 هـ".
  */
-import { ordinalWord } from "./arabic-lexicon.ts";
+import { ordinalWord } from "../numbers/arabic-lexicon.ts";
+import { type ArabicNoun, MINUTE, ORDINAL_ONE_COMPOUND, PHRASE, SECOND, TEEN_TEN } from "../numbers/arabic-words.ts";
+import { spokenForms } from "../numbers/dialects.ts";
 import { monthAt } from "./arabic-names.ts";
 import { arabicCardinal } from "./arabic-numbers.ts";
-import { joinable, type Match, pad2, type Word } from "./words.ts";
+import { joinable, type Match, pad2, type Word, wordKey } from "./words.ts";
 
 const QUARTERS: Readonly<Record<string, number>> = {
   وربع: 15,
@@ -21,10 +23,24 @@ const QUARTERS: Readonly<Record<string, number>> = {
   وتلت: 20,
   والثلث: 20,
 };
-const MINUTE_NOUNS = new Set(["دقيقه", "دقايق", "دقائق", "دقيقا"]);
-const SECOND_NOUNS = new Set(["ثانيه", "ثواني", "ثوان", "تانيه", "تواني"]);
-const AM = new Set(["صباحا", "صباح", "الصبح", "الصباح", "صبحا", "فجرا", "الفجر"]);
-const PM = new Set(["مساء", "مساءا", "المسا", "المساء", "بالليل", "ليلا", "عصرا", "العصر", "بليل", "مسا"]);
+const keys = (words: readonly string[]) => new Set(words.map(wordKey));
+/** The forms a noun takes after a count (the reader's, in each dialect's reading: «تانية»), and `heard` ones. */
+const nounForms = (noun: ArabicNoun, heard: readonly string[]) =>
+  [noun.singular, noun.plural, noun.accusative].flatMap(spokenForms).concat(heard);
+const MINUTE_NOUNS = keys(nounForms(MINUTE, ["دقايق", "دقيقا"]));
+const SECOND_NOUNS = keys(nounForms(SECOND, ["ثواني", "تواني"]));
+/** «و» + the singular, «و» + the dual: one and two counted by the noun alone («ودقيقتان»). */
+const withAnd = (words: readonly string[]) => words.flatMap(spokenForms).map((w) => wordKey(`و${w}`));
+const MINUTE_ONE = withAnd([MINUTE.singular]);
+const MINUTE_TWO = withAnd(MINUTE.dual);
+const SECOND_ONE = withAnd([SECOND.singular]);
+const SECOND_TWO = [...withAnd(SECOND.dual), wordKey("وتانيتين")];
+const AM = keys([PHRASE.am, "صباح", "الصبح", "الصباح", "صبحا", "فجرا", "الفجر"]);
+const PM = keys([PHRASE.pm, "مساءا", "المسا", "المساء", "بالليل", "ليلا", "عصرا", "العصر", "بليل", "مسا"]);
+const HOUR = wordKey(PHRASE.hour);
+const TEN = keys(Object.values(TEEN_TEN));
+const ONE_COMPOUND = wordKey(ORDINAL_ONE_COMPOUND);
+const OF = wordKey(PHRASE.of);
 
 /** An ordinal 1–99 at `i` («الخامس», «الحادي عشر», «الحادية والعشرون», «العشرون»). */
 export function arabicOrdinal(words: readonly Word[], i: number): { value: number; end: number } | undefined {
@@ -34,15 +50,21 @@ export function arabicOrdinal(words: readonly Word[], i: number): { value: numbe
   if (o.tens) return { value: o.v, end: i + 1 };
   if (joinable(words, i)) {
     const next = words[i + 1]!.key;
-    if (o.v <= 9 && (next === "عشر" || next === "عشره")) return { value: 10 + o.v, end: i + 2 };
+    if (o.v <= 9 && TEN.has(next)) return { value: 10 + o.v, end: i + 2 };
     const tens = next.startsWith("و") ? ordinalWord(next.slice(1)) : undefined;
     if (tens?.tens) return { value: o.v + tens.v, end: i + 2 };
   }
-  return key.startsWith("الحادي") || key === "اول" ? undefined : { value: o.v, end: i + 1 };
+  return key.startsWith(ONE_COMPOUND) || key === "اول" ? undefined : { value: o.v, end: i + 1 };
 }
 
 /** `n` things counted with one of `nouns` after «و» at `pos`, as the TTS reader counts them. */
-function counted(words: readonly Word[], pos: number, nouns: ReadonlySet<string>, singular: string[], dual: string[]) {
+function counted(
+  words: readonly Word[],
+  pos: number,
+  nouns: ReadonlySet<string>,
+  singular: readonly string[],
+  dual: readonly string[],
+) {
   const key = words[pos]?.key ?? "";
   if (dual.includes(key)) return { n: 2, end: pos + 1 };
   if (singular.includes(key) && joinable(words, pos) && /^واحد/.test(words[pos + 1]!.key))
@@ -70,7 +92,7 @@ function hourAt(words: readonly Word[], pos: number): { value: number; end: numb
 
 /** A clock time starting at «الساعة». */
 export function arabicTime(words: readonly Word[], i: number): Match | undefined {
-  if (words[i]!.key !== "الساعه" || !joinable(words, i)) return undefined;
+  if (words[i]!.key !== HOUR || !joinable(words, i)) return undefined;
   const hour = hourAt(words, i + 1);
   if (!hour) return undefined;
   let h = hour.value;
@@ -95,16 +117,14 @@ export function arabicTime(words: readonly Word[], i: number): Match | undefined
         if (c && joinable(words, end - 1) && MINUTE_NOUNS.has(words[end]?.key ?? "")) end++;
       }
     } else {
-      const m = counted(words, end, MINUTE_NOUNS, ["ودقيقه"], ["ودقيقتان", "ودقيقتين"]);
+      const m = counted(words, end, MINUTE_NOUNS, MINUTE_ONE, MINUTE_TWO);
       // «الساعة ثلاثة وسبع ثوان» (3:00:07): a count that ends in a seconds noun is no minutes.
       const isSeconds = m !== undefined && m.noun === false && SECOND_NOUNS.has(words[m.end]?.key ?? "");
       if (m && m.n <= 59 && !isSeconds) {
         minutes = m.n;
         end = m.end;
       }
-      const s = joinable(words, end - 1)
-        ? counted(words, end, SECOND_NOUNS, ["وثانيه", "وتانيه"], ["وثانيتان", "وثانيتين", "وتانيتين"])
-        : undefined;
+      const s = joinable(words, end - 1) ? counted(words, end, SECOND_NOUNS, SECOND_ONE, SECOND_TWO) : undefined;
       if (s && s.n <= 59 && s.noun !== false) {
         seconds = s.n;
         end = s.end;
@@ -133,7 +153,7 @@ export function arabicDate(words: readonly Word[], i: number): Match | undefined
   const day = ordinal ?? (cardinal?.clitic === "" ? cardinal : undefined);
   if (!day || day.value < 1 || day.value > 31 || !joinable(words, day.end - 1)) return undefined;
   let pos = day.end;
-  const from = words[pos]!.key === "من" && joinable(words, pos);
+  const from = words[pos]!.key === OF && joinable(words, pos);
   if (from) pos++;
   const shahr = words[pos]!.key === "شهر" && joinable(words, pos);
   if (shahr) pos++;

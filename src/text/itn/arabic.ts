@@ -8,11 +8,15 @@ import { arabicAmount, arabicAmountPhrase, arabicNounFirstMoney, writeDecimal } 
 import { digitRun } from "./arabic-numbers.ts";
 import { arabicDate, arabicOrdinal, arabicTime } from "./arabic-time.ts";
 import { ibanRule } from "./letters.ts";
-import { joinable, type Match, type Rule, rewriteWords, type Word, type WrittenToken } from "./words.ts";
+import { PHRASE } from "../numbers/arabic-words.ts";
+import { joinable, type Match, type Rule, rewriteWords, type Word, wordKey, type WrittenToken } from "./words.ts";
+
+const PLUS = wordKey(PHRASE.plus);
+const MINUS = wordKey(PHRASE.minus);
 
 /** "+966 50 123 4567": «زائد» and a digit run, groups kept apart by spaces. */
 function digits(words: readonly Word[], i: number): Match | undefined {
-  const plus = words[i]!.key === "زايد" && joinable(words, i);
+  const plus = words[i]!.key === PLUS && joinable(words, i);
   const run = digitRun(words, plus ? i + 1 : i);
   if (!run) return undefined;
   return { text: (plus ? "+" : "") + run.groups.join(" "), end: run.end, kind: "digits" };
@@ -30,7 +34,7 @@ function number(words: readonly Word[], i: number): Match | undefined {
 
 /** «سالب» before money, a percentage or a number. */
 function negative(words: readonly Word[], i: number): Match | undefined {
-  if (words[i]!.key !== "سالب" || !joinable(words, i)) return undefined;
+  if (words[i]!.key !== MINUS || !joinable(words, i)) return undefined;
   const m = arabicAmountPhrase(words, i + 1) ?? digitsFree(words, i + 1);
   return m && !/^[وب]/.test(m.text) ? { ...m, text: `-${m.text}` } : undefined;
 }

@@ -4,54 +4,19 @@
  * ordinals ("twenty-second"), years in pairs ("twenty twenty-six", "nineteen oh five"), and
  * digit runs ("zero five oh, double five"). Hyphenated compounds are one word.
  */
-import { ENGLISH_ONES, ENGLISH_TENS } from "../numbers/english-words.ts";
+import {
+  below100Word,
+  ENGLISH_HUNDRED,
+  ENGLISH_ONES,
+  ENGLISH_PHRASE,
+  ENGLISH_SCALES,
+} from "../numbers/english-words.ts";
 import { commaAfter, type DigitRun, joinable, settleGroups, type Word } from "./words.ts";
 
 const ONES = ENGLISH_ONES;
-const TENS = ENGLISH_TENS;
-const SCALES: Readonly<Record<string, number>> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
-const ORDINAL_ONES: Readonly<Record<string, number>> = {
-  first: 1,
-  second: 2,
-  third: 3,
-  fifth: 5,
-  eighth: 8,
-  ninth: 9,
-  twelfth: 12,
-};
-
-/** The value of a word below 100 ("seven", "forty", "forty-two"), or undefined. */
-export function below100Word(key: string): number | undefined {
-  const one = ONES.indexOf(key);
-  if (one >= 0) return one;
-  const ten = TENS.indexOf(key);
-  if (ten >= 2) return ten * 10;
-  const [t, u] = key.split("-");
-  const tv = TENS.indexOf(t ?? "");
-  const uv = ONES.indexOf(u ?? "");
-  return tv >= 2 && uv >= 1 && uv <= 9 ? tv * 10 + uv : undefined;
-}
-
-/** The value of an ordinal word ("fifth", "twentieth", "twenty-first"), or undefined. */
-export function ordinalWordValue(key: string): number | undefined {
-  const simple = (w: string): number | undefined => {
-    if (ORDINAL_ONES[w] !== undefined) return ORDINAL_ONES[w];
-    if (w.endsWith("ieth")) {
-      const t = TENS.indexOf(`${w.slice(0, -4)}y`);
-      return t >= 2 ? t * 10 : undefined;
-    }
-    if (w.endsWith("th")) {
-      const v = ONES.indexOf(w.slice(0, -2));
-      return v >= 4 ? v : undefined;
-    }
-    return undefined;
-  };
-  const [a, b] = key.split("-");
-  if (b === undefined) return simple(a!);
-  const t = TENS.indexOf(a!);
-  const u = simple(b);
-  return t >= 2 && u !== undefined && u <= 9 ? t * 10 + u : undefined;
-}
+const SCALES: Readonly<Record<string, number>> = Object.fromEntries(
+  ENGLISH_SCALES.slice(1).map((word, k) => [word, 1000 ** (k + 1)]),
+);
 
 /** A parsed value and the index after its last word. */
 export interface Value {
@@ -91,7 +56,7 @@ export function englishCardinal(words: readonly Word[], i: number): Value | unde
     }
     if ((key === "a" || key === "an") && pos === i && joinable(words, pos)) {
       const next = words[pos + 1]!.key;
-      if (next === "hundred" || SCALES[next] !== undefined) {
+      if (next === ENGLISH_HUNDRED || SCALES[next] !== undefined) {
         current = 1;
         last = "unit";
         pos++;
@@ -99,7 +64,7 @@ export function englishCardinal(words: readonly Word[], i: number): Value | unde
       }
       break;
     }
-    if (key === "hundred" && current >= 1 && current <= 99 && current % 100 === current && last !== "hundred") {
+    if (key === ENGLISH_HUNDRED && current >= 1 && current <= 99 && current % 100 === current && last !== "hundred") {
       if (current >= 10 && lastScale !== Infinity) break;
       current *= 100;
       last = "hundred";
@@ -117,7 +82,7 @@ export function englishCardinal(words: readonly Word[], i: number): Value | unde
       end = pos;
       continue;
     }
-    if (key === "and" && (last === "hundred" || last === "scale") && joinable(words, pos)) {
+    if (key === ENGLISH_PHRASE.and && (last === "hundred" || last === "scale") && joinable(words, pos)) {
       const next = below100Word(words[pos + 1]!.key);
       if (next !== undefined && next > 0) {
         pos++;
@@ -134,8 +99,8 @@ export function englishYear(words: readonly Word[], i: number): Value | undefine
   const high = below100Word(words[i]?.key ?? "");
   if (high !== undefined && high >= 10 && joinable(words, i)) {
     const next = words[i + 1]!.key;
-    if (next === "hundred") return { value: high * 100, end: i + 2 };
-    if (next === "oh" && joinable(words, i + 1)) {
+    if (next === ENGLISH_HUNDRED) return { value: high * 100, end: i + 2 };
+    if (next === ENGLISH_PHRASE.oh && joinable(words, i + 1)) {
       const low = below100Word(words[i + 2]!.key);
       if (low !== undefined && low >= 1 && low <= 9) return { value: high * 100 + low, end: i + 3 };
     }
@@ -149,7 +114,7 @@ export function englishYear(words: readonly Word[], i: number): Value | undefine
 /** A digit word at `i` ("oh" only after another digit). */
 function digitWord(words: readonly Word[], i: number, first: boolean): number | undefined {
   const key = words[i]?.key ?? "";
-  if (key === "oh") return first ? undefined : 0;
+  if (key === ENGLISH_PHRASE.oh) return first ? undefined : 0;
   const v = ONES.indexOf(key);
   return v >= 0 && v <= 9 ? v : undefined;
 }
@@ -177,7 +142,7 @@ export function englishDigitRun(words: readonly Word[], i: number): DigitRun | u
   }
   // "two hundred": the last digit starts a cardinal.
   const next = joinable(words, pos - 1) ? words[pos]?.key : undefined;
-  if (pos > i + 1 && (next === "hundred" || SCALES[next ?? ""] !== undefined) && groups.at(-1)!.length > 1) {
+  if (pos > i + 1 && (next === ENGLISH_HUNDRED || SCALES[next ?? ""] !== undefined) && groups.at(-1)!.length > 1) {
     groups[groups.length - 1] = groups.at(-1)!.slice(0, -1);
     pos--;
   }

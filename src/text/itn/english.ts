@@ -4,15 +4,10 @@
  * thirty" → "14:30", "March fifth, twenty twenty-four" → "2024-03-05" (ISO: unambiguous, and the
  * TTS reads it back the same), "fifteen percent" → "15%", "zero five oh…" → digits.
  */
+import { CURRENCIES as TABLE } from "../numbers/currencies.ts";
+import { below100Word, ENGLISH_MONTHS, ENGLISH_PHRASE as P, ordinalWordValue } from "../numbers/english-words.ts";
+import { englishCardinal, englishDigitRun, englishYear, type Value } from "./english-numbers.ts";
 import { ibanRule } from "./letters.ts";
-import {
-  below100Word,
-  englishCardinal,
-  englishDigitRun,
-  englishYear,
-  ordinalWordValue,
-  type Value,
-} from "./english-numbers.ts";
 import {
   joinable,
   type Match,
@@ -25,54 +20,41 @@ import {
   writeInteger,
 } from "./words.ts";
 
-const MONTHS = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-];
+const MONTHS = ENGLISH_MONTHS.map((name) => name.toLowerCase());
 
 interface EnglishCurrency {
   readonly prefix: string;
   readonly subunits: number;
   readonly sub: readonly string[];
 }
-const USD: EnglishCurrency = { prefix: "$", subunits: 100, sub: ["cent", "cents"] };
-const EUR: EnglishCurrency = { prefix: "€", subunits: 100, sub: ["cent", "cents"] };
-const SAR: EnglishCurrency = { prefix: "SAR ", subunits: 100, sub: ["halala", "halalas", "halalah"] };
-const EGP: EnglishCurrency = { prefix: "EGP ", subunits: 100, sub: ["piastre", "piastres", "piaster", "piasters"] };
-const AED: EnglishCurrency = { prefix: "AED ", subunits: 100, sub: ["fils"] };
-const KWD: EnglishCurrency = { prefix: "KWD ", subunits: 1000, sub: ["fils"] };
-const CURRENCIES: Readonly<Record<string, EnglishCurrency>> = {
-  dollar: USD,
-  dollars: USD,
-  bucks: USD,
-  euro: EUR,
-  euros: EUR,
-  riyal: SAR,
-  riyals: SAR,
-  rial: SAR,
-  rials: SAR,
-  pound: EGP,
-  pounds: EGP,
-  dirham: AED,
-  dirhams: AED,
-  dinar: KWD,
-  dinars: KWD,
+
+/** Words callers say for a currency or its subunit that the reader does not, by code. */
+const HEARD: Readonly<Record<string, { units?: readonly string[]; subs?: readonly string[] }>> = {
+  USD: { units: ["bucks"] },
+  SAR: { units: ["rial", "rials"], subs: ["halalah"] },
+  EGP: { subs: ["piaster", "piasters"] },
 };
+
+/**
+ * The currency table's English words (and the heard ones) → how the written form puts the
+ * currency before the amount: its symbol ("$12.50"), else its code ("SAR 12.50").
+ */
+const CURRENCIES: ReadonlyMap<string, EnglishCurrency> = new Map(
+  TABLE.flatMap((c) => {
+    const heard = HEARD[c.code] ?? {};
+    const currency = {
+      prefix: c.symbol ?? `${c.code} `,
+      subunits: c.subunits,
+      sub: [...new Set([...c.enSub, ...(heard.subs ?? [])])],
+    };
+    return [...c.en, ...(heard.units ?? [])].map((word) => [word, currency] as const);
+  }),
+);
 const MERIDIEM: Readonly<Record<string, string>> = { am: "AM", pm: "PM", "a.m": "AM", "p.m": "PM" };
 const YEAR_CONTEXT = new Set(["in", "since", "year", "of", "until", "by", "from", "before", "after"]);
 
 function digitValue(key: string | undefined): number | undefined {
-  const v = key === "oh" ? 0 : below100Word(key ?? "");
+  const v = key === P.oh ? 0 : below100Word(key ?? "");
   return v !== undefined && v <= 9 ? v : undefined;
 }
 
@@ -87,7 +69,7 @@ function year(words: readonly Word[], i: number): Match | undefined {
 function amount(words: readonly Word[], i: number): { units: number; frac?: string; end: number } | undefined {
   const n = englishCardinal(words, i);
   if (!n) return undefined;
-  if (joinable(words, n.end - 1) && words[n.end]!.key === "point") {
+  if (joinable(words, n.end - 1) && words[n.end]!.key === P.point) {
     let frac = "";
     let pos = n.end + 1;
     for (
@@ -124,10 +106,10 @@ function time(words: readonly Word[], i: number): Match | undefined {
   let end = i + 1;
   let minutes: number | undefined;
   const next = words[end]!.key;
-  if (next === "o'clock" || next === "oclock") {
+  if (next === P.oclock || next === "oclock") {
     minutes = 0;
     end++;
-  } else if (next === "oh" && joinable(words, end)) {
+  } else if (next === P.oh && joinable(words, end)) {
     const m = below100Word(words[end + 1]!.key);
     if (m !== undefined && m >= 1 && m <= 9) [minutes, end] = [m, end + 2];
   } else {
@@ -138,7 +120,7 @@ function time(words: readonly Word[], i: number): Match | undefined {
   if (minutes === undefined && !mer) return undefined;
   let text = `${hour}:${pad2(minutes ?? 0)}`;
   if (mer) end = mer.end;
-  else if (joinable(words, end - 1) && words[end]?.key === "and") {
+  else if (joinable(words, end - 1) && words[end]?.key === P.and) {
     const s = englishCardinal(words, end + 1);
     const noun = s && joinable(words, s.end - 1) ? words[s.end]?.key : undefined;
     if (s && s.value <= 59 && (noun === "second" || noun === "seconds")) {
@@ -210,7 +192,7 @@ function date(words: readonly Word[], i: number): Match | undefined {
 
 /** Money, percentages and plain numbers; "minus" before any of them. */
 function quantity(words: readonly Word[], i: number): Match | undefined {
-  const minus = (words[i]!.key === "minus" || words[i]!.key === "negative") && joinable(words, i);
+  const minus = (words[i]!.key === P.minus || words[i]!.key === "negative") && joinable(words, i);
   const start = minus ? i + 1 : i;
   const run = englishDigitRun(words, start);
   if (run) {
@@ -221,11 +203,11 @@ function quantity(words: readonly Word[], i: number): Match | undefined {
   if (!a) return undefined;
   const sign = minus ? "-" : "";
   const next = joinable(words, a.end - 1) ? (words[a.end]?.key ?? "") : "";
-  const currency = CURRENCIES[next];
+  const currency = CURRENCIES.get(next);
   if (currency) {
     let end = a.end + 1;
     let subs: number | undefined;
-    if (a.frac === undefined && joinable(words, end - 1) && words[end]?.key === "and") {
+    if (a.frac === undefined && joinable(words, end - 1) && words[end]?.key === P.and) {
       const s = englishCardinal(words, end + 1);
       const noun = s && joinable(words, s.end - 1) ? words[s.end]!.key : "";
       if (s && s.value > 0 && s.value < currency.subunits && currency.sub.includes(noun))
@@ -234,7 +216,7 @@ function quantity(words: readonly Word[], i: number): Match | undefined {
     const value = a.frac === undefined ? writeAmount(a.units, subs, currency.subunits) : written(a);
     return { text: `${sign}${currency.prefix}${value}`, end, kind: "money" };
   }
-  if (next === "percent") return { text: `${sign}${written(a)}%`, end: a.end + 1, kind: "percent" };
+  if (next === P.percent) return { text: `${sign}${written(a)}%`, end: a.end + 1, kind: "percent" };
   if (next === "per" && joinable(words, a.end) && words[a.end + 1]?.key === "cent")
     return { text: `${sign}${written(a)}%`, end: a.end + 2, kind: "percent" };
   if (!minus && a.end === i + 1 && words[i]!.key === "one" && pronounOne(words, i)) return undefined;

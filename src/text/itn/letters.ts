@@ -5,59 +5,33 @@
  * («في» is V, «دي» is D) and a guess would rewrite ordinary speech.
  */
 import { foldArabic } from "../arabic/fold.ts";
+import { LATIN_LETTER_NAMES } from "../numbers/arabic-words.ts";
+import { ENGLISH_ONES, ENGLISH_PHRASE } from "../numbers/english-words.ts";
 import { groupIban, isIban } from "../redact/checks.ts";
 import { digitAt } from "./arabic-numbers.ts";
 import { wordKey, commaAfter, joinable, type Match, type Word } from "./words.ts";
 
-/** Arabic names of Latin letters (src/text/verbalize/arabic.ts reads them so), unfolded. */
-const ARABIC_LETTERS: Readonly<Record<string, string>> = {
-  إيه: "A",
-  بي: "B",
-  سي: "C",
-  دي: "D",
-  إي: "E",
-  إف: "F",
-  جي: "G",
-  إتش: "H",
-  آي: "I",
-  جيه: "J",
-  كيه: "K",
-  إل: "L",
-  إم: "M",
-  إن: "N",
-  أو: "O",
-  كيو: "Q",
-  آر: "R",
-  إس: "S",
-  تي: "T",
-  يو: "U",
-  في: "V",
-  دبليو: "W",
-  إكس: "X",
-  واي: "Y",
-  زد: "Z",
-};
+/**
+ * The Arabic names of Latin letters the reader spells codes with (../numbers/arabic-words.ts),
+ * name → letter, unfolded. «بي» names both B and P there; it reads back as B (an IBAN's P then fails
+ * the check and its words are left as said).
+ */
+const ARABIC_LETTERS = new Map<string, string>();
+for (const [letter, name] of Object.entries(LATIN_LETTER_NAMES))
+  if (!ARABIC_LETTERS.has(name)) ARABIC_LETTERS.set(name, letter);
 
-const ENGLISH_DIGITS: Readonly<Record<string, number>> = {
-  zero: 0,
-  oh: 0,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-};
+/** English digit words, "oh" for zero too. */
+const ENGLISH_DIGITS: ReadonlyMap<string, number> = new Map([
+  ...ENGLISH_ONES.slice(0, 10).map((word, d) => [word, d] as const),
+  [ENGLISH_PHRASE.oh, 0],
+]);
 
 /**
  * The letter names folded (no hamza: «اس ايه»), as recognisers often write them; safe to read
  * because a spoken IBAN is only written when its mod-97 check passes.
  */
 const FOLDED_LETTERS: ReadonlyMap<string, string> = new Map(
-  Object.entries(ARABIC_LETTERS).map(([name, letter]) => [wordKey(name), letter]),
+  [...ARABIC_LETTERS].map(([name, letter]) => [wordKey(name), letter]),
 );
 
 function letterAt(words: readonly Word[], i: number): string | undefined {
@@ -65,13 +39,15 @@ function letterAt(words: readonly Word[], i: number): string | undefined {
   if (!w) return undefined;
   // The letter names as written first: «إي» (E) and «آي» (I) fold to one key.
   const bare = foldArabic(w.core, "lexicon");
-  return ARABIC_LETTERS[bare] ?? FOLDED_LETTERS.get(w.key) ?? (/^[a-z]$/i.test(bare) ? bare.toUpperCase() : undefined);
+  return (
+    ARABIC_LETTERS.get(bare) ?? FOLDED_LETTERS.get(w.key) ?? (/^[a-z]$/i.test(bare) ? bare.toUpperCase() : undefined)
+  );
 }
 
 function symbolAt(words: readonly Word[], i: number): string | undefined {
   const w = words[i];
   if (!w) return undefined;
-  const d = digitAt(words, i) ?? ENGLISH_DIGITS[w.key];
+  const d = digitAt(words, i) ?? ENGLISH_DIGITS.get(w.key);
   return d === undefined ? letterAt(words, i) : String(d);
 }
 

@@ -1,21 +1,11 @@
 /**
- * Currencies a Gulf/Egypt call centre mentions, with the spellings that select them and the
- * words each language reads. Arabic nouns carry every form the counting rules need; all main
- * units and most subunits are masculine, the halala is feminine.
+ * THE currency table: the currencies a Gulf/Egypt call centre mentions, with the spellings that
+ * select them in a prompt, the words each language reads (the TTS reader counts with them) and how
+ * a written form names them (ITN reads the same words back: ../itn/arabic-names.ts, ../itn/english.ts).
+ * Arabic nouns carry every form the counting rules need; all main units and most subunits are
+ * masculine, the halala is feminine.
  */
-
-/** The inflected forms of an Arabic counted noun (see `countArabic` for which is used when). */
-export interface ArabicNoun {
-  /** Singular, genitive after 100/1000/…: "ريال". */
-  readonly singular: string;
-  /** Dual nominative / genitive: "ريالان" / "ريالين". */
-  readonly dual: readonly [string, string];
-  /** Plural after 3–10: "ريالات". */
-  readonly plural: string;
-  /** Accusative singular after 11–99: "ريالًا". */
-  readonly accusative: string;
-  readonly feminine: boolean;
-}
+import type { ArabicNoun } from "./arabic-words.ts";
 
 /** A currency unit and its subunit. */
 export interface Currency {
@@ -29,6 +19,11 @@ export interface Currency {
   readonly arSub: ArabicNoun;
   /** English singular and plural, e.g. ["riyal", "riyals"]. */
   readonly en: readonly [string, string];
+  /**
+   * The symbol an English written form puts before the amount ("$12.50"); without one, the code
+   * and a space ("SAR 12.50"). Arabic written forms name the currency after it: "12.50 ريال".
+   */
+  readonly symbol?: string;
   readonly enSub: readonly [string, string];
   /** Subunits per unit (100, or 1000 for the Kuwaiti fils). */
   readonly subunits: number;
@@ -60,6 +55,7 @@ export const CURRENCIES: readonly Currency[] = [
     ar: noun("دولار", "دولار", "دولارات", "دولارًا"),
     arSub: CENT,
     en: ["dollar", "dollars"],
+    symbol: "$",
     enSub: ["cent", "cents"],
     subunits: 100,
   },
@@ -101,6 +97,7 @@ export const CURRENCIES: readonly Currency[] = [
     ar: { singular: "يورو", dual: ["اثنان يورو", "اثنين يورو"], plural: "يورو", accusative: "يورو", feminine: false },
     arSub: CENT,
     en: ["euro", "euros"],
+    symbol: "€",
     enSub: ["cent", "cents"],
     subunits: 100,
   },

@@ -2,11 +2,14 @@
  * Dialect-aware reading, where it is cheap and right: the number words and a few common words
  * Egyptian and Levantine speakers say differently from Najdi/MSA, chiefly ث read as ت
  * («ثلاثة» → «تلاتة») and their own teens and tens («ثلاثة عشر» → «تلتاشر» / «تلتعش»,
- * «عشرون» → «عشرين»). THE table of these readings is here; the front-end applies it after numbers
- * are read out, so "13" and «ثلاثة عشر» typed as words are both said the dialect's way.
- * Najdi, Hijazi and Qassimi keep the MSA forms the number reader writes.
+ * «عشرون» → «عشرين»). THE table of these readings is here, used both ways: the TTS front-end
+ * applies it after numbers are read out (so "13" and «ثلاثة عشر» typed as words are both said the
+ * dialect's way), and written forms read every reading back (./arabic-lexicon.ts gives each the
+ * entry of the MSA word it replaces). Najdi, Hijazi and Qassimi keep the MSA forms the number
+ * reader writes.
  */
 import type { Dialect } from "../../core/tts.ts";
+import { LETTER_OR_MARK } from "../arabic/marks.ts";
 
 /** Shared by both dialects: tens end in -een, hundreds and two thousand as spoken. */
 const SPOKEN_TENS: Readonly<Record<string, string>> = {
@@ -83,7 +86,7 @@ function patternFor(dialect: Dialect, table: Readonly<Record<string, string>>): 
   let pattern = patterns.get(dialect);
   if (!pattern) {
     const keys = Object.keys(table).sort((a, b) => b.length - a.length);
-    pattern = new RegExp(`(?<![\\p{L}\\p{M}])(و?)(${keys.join("|")})(?![\\p{L}\\p{M}])`, "gu");
+    pattern = new RegExp(`(?<![${LETTER_OR_MARK}])(و?)(${keys.join("|")})(?![${LETTER_OR_MARK}])`, "gu");
     patterns.set(dialect, pattern);
   }
   return pattern;
@@ -94,4 +97,14 @@ export function readInDialect(text: string, dialect: Dialect | "en" | undefined)
   const table = dialect === undefined || dialect === "en" ? undefined : DIALECT_READINGS[dialect];
   if (!table) return text;
   return text.replace(patternFor(dialect as Dialect, table), (_m, and: string, word: string) => and + table[word]!);
+}
+
+/** `word` and every dialect's reading of it (the MSA word first): what a caller may say for it. */
+export function spokenForms(word: string): string[] {
+  const forms = [word];
+  for (const table of Object.values(DIALECT_READINGS)) {
+    const spoken = table?.[word];
+    if (spoken !== undefined && !forms.includes(spoken)) forms.push(spoken);
+  }
+  return forms;
 }

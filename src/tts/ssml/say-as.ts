@@ -3,7 +3,7 @@
  * Numbers, dates, times and money are then read by the front-end's own readers (src/text/verbalize/numbers.ts)
  * in the voice's language, so SSML and plain text say "15/03/2026" the same way.
  */
-import { arabicDayOrdinal } from "../../text/verbalize/arabic.ts";
+import { arabicDayOrdinal } from "../../text/numbers/arabic-cardinal.ts";
 
 /** The interpretations Sawt reads. */
 export const SAY_AS = [

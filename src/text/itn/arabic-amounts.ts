@@ -95,6 +95,22 @@ function afterCurrency(words: readonly Word[], units: number, pos: number, curre
   return money(total, undefined, currency, end)!;
 }
 
+/**
+ * An amount under one unit, said in its subunit alone («خمسون هللة», «عشرون فلسًا», «ثمانمئة فلس
+ * وفلس»): written with the subunit's singular, as an amount is with its currency's ("20 فلس").
+ */
+function subunitsAlone(words: readonly Word[], a: Amount, sub: string): Match {
+  let count = a.units;
+  let end = a.end + 1;
+  const next = joinable(words, a.end) ? (words[end]?.key ?? "") : "";
+  const again = count % 100 === 0 && next.startsWith("و") ? arabicSubunit(next.slice(1)) : undefined;
+  if (again?.of === sub && again.n !== undefined) {
+    count += again.n;
+    end++;
+  }
+  return { text: `${a.clitic}${writeInteger(count)} ${sub}`, end, kind: "money" };
+}
+
 /** An amount followed by a currency or a percent word; plain amounts are left to the caller. */
 export function arabicAmountPhrase(words: readonly Word[], i: number): Match | undefined {
   const a = arabicAmount(words, i);
@@ -107,16 +123,27 @@ export function arabicAmountPhrase(words: readonly Word[], i: number): Match | u
     const m = afterCurrency(words, a.units, a.end + 1, currency.of);
     return { ...m, text: a.clitic + m.text };
   }
+  const sub = a.frac === undefined ? arabicSubunit(next) : undefined;
+  if (sub && sub.n !== 2) return subunitsAlone(words, a, sub.of);
   if (PERCENT.has(next)) return { text: `${a.clitic}${writeDecimal(a)}%`, end: a.end + 1, kind: "percent" };
   if (next === "في" && joinable(words, a.end) && /^ال(ميه|مايه)$/.test(words[a.end + 1]?.key ?? ""))
     return { text: `${a.clitic}${writeDecimal(a)}%`, end: a.end + 2, kind: "percent" };
   return undefined;
 }
 
-/** The currency word first: «ريال واحد» (1), «ريالان» (2), each with its subunits. */
+/**
+ * The currency word first: «ريال واحد» (1), «ريالان» (2), each with its subunits; or a subunit
+ * alone: «هللة واحدة» → "1 هللة", «هللتان» → "2 هللة".
+ */
 export function arabicNounFirstMoney(words: readonly Word[], i: number): Match | undefined {
   const form = arabicCurrency(words[i]!.key);
-  if (!form?.n) return undefined;
+  if (!form?.n) {
+    const sub = arabicSubunit(words[i]!.key);
+    if (sub?.n === 2) return { text: `2 ${sub.of}`, end: i + 1, kind: "money" };
+    if (sub?.n === 1 && joinable(words, i) && ONE.has(words[i + 1]?.key ?? ""))
+      return { text: `1 ${sub.of}`, end: i + 2, kind: "money" };
+    return undefined;
+  }
   if (form.n === 2) return afterCurrency(words, 2, i + 1, form.of);
   if (joinable(words, i) && ONE.has(words[i + 1]?.key ?? "")) return afterCurrency(words, 1, i + 2, form.of);
   return undefined;

@@ -32,10 +32,10 @@ function number(words: readonly Word[], i: number): Match | undefined {
   return { text: a.clitic + writeDecimal(a), end: a.end, kind: a.frac === undefined ? "cardinal" : "decimal" };
 }
 
-/** «سالب» before money, a percentage or a number. */
+/** «سالب» before money (the noun first too: «سالب ريالان», as the reader says -2 ريال), a percentage or a number. */
 function negative(words: readonly Word[], i: number): Match | undefined {
   if (words[i]!.key !== MINUS || !joinable(words, i)) return undefined;
-  const m = arabicAmountPhrase(words, i + 1) ?? digitsFree(words, i + 1);
+  const m = arabicAmountPhrase(words, i + 1) ?? arabicNounFirstMoney(words, i + 1) ?? digitsFree(words, i + 1);
   return m && !/^[وب]/.test(m.text) ? { ...m, text: `-${m.text}` } : undefined;
 }
 

@@ -9,7 +9,8 @@
  * - transports    the front doors, see below. They never import each other.
  * - engines       everything else: feature folders (src/tts, src/asr, src/voices, ...) minus their
  *                 transport adapters, and the kits (src/audio, src/media, src/onnx, src/serving,
- *                 src/models, src/store, src/config, src/errors, src/log, src/core), src/doctor ...
+ *                 src/models, src/store, src/config, src/errors, src/log, src/text, src/core),
+ *                 src/doctor ...
  *                 A new folder is an engine by default.
  *
  * Features and kits (the feature-isolation rules):
@@ -17,7 +18,7 @@
  *   src/voices; a new folder is a feature by default). Features import each other only through
  *   src/core: what two features share is a contract there, or signal code in src/audio;
  * - a KIT is a layer every feature builds on (core, edge, audio, media, onnx, serving, models,
- *   store, config, errors, log): it imports no feature. The model registry (src/models) is one: the wiring hands
+ *   store, config, errors, log, text): it imports no feature. The model registry (src/models) is one: the wiring hands
  *   it the built-in families (src/app/families.ts);
  * - src/app, src/cli and src/doctor (wiring and start-up checks) and the shared transports
  *   src/http, src/grpc may import features.
@@ -48,7 +49,20 @@ const PROTOCOLS = [...HTTP_PROTOCOLS, ...GRPC_PROTOCOLS, ...MRCP_PROTOCOLS];
 const LAYERS = ["app", "cli", "core", "edge", "http", "grpc", "mrcp"];
 
 /** Layers every feature builds on; they import no feature. */
-const KITS = ["core", "edge", "audio", "media", "onnx", "serving", "models", "store", "config", "errors", "log"];
+const KITS = [
+  "core",
+  "edge",
+  "audio",
+  "media",
+  "onnx",
+  "serving",
+  "models",
+  "store",
+  "config",
+  "errors",
+  "log",
+  "text",
+];
 /** Every folder of src/ that is not a feature. */
 const NOT_FEATURES = [...LAYERS, ...KITS, "doctor"];
 
@@ -84,7 +98,7 @@ module.exports = {
       name: "engine-not-to-transport",
       severity: "error",
       comment:
-        "Engines (and the kits: audio, media, onnx, serving, models, store, config, errors, log, core) serve every front " +
+        "Engines (and the kits: audio, media, onnx, serving, models, store, config, errors, log, text, core) serve every front " +
         "door, so they never import src/http, src/grpc or a transport adapter (src/app: see only-wiring-to-app).",
       from: { path: "^src/", pathNot: [...TRANSPORT, ...WIRING, "^src/edge/"] },
       to: { path: TRANSPORT },
@@ -153,8 +167,8 @@ module.exports = {
       name: "kit-not-to-feature",
       severity: "error",
       comment:
-        "core, edge, audio, media, onnx, serving, models, store, config, errors and log serve every feature, so " +
-        "they import none (the model registry gets its families from src/app/families.ts).",
+        "core, edge, audio, media, onnx, serving, models, store, config, errors, log and text serve every feature, " +
+        "so they import none (the model registry gets its families from src/app/families.ts).",
       from: { path: `^src/${alt(KITS)}/` },
       to: { path: FEATURE },
     },

@@ -5,12 +5,13 @@
  * before any audio instead of answering "Synthesis produced no audio" (issue #32).
  */
 import { AppError } from "../errors/taxonomy.ts";
+import { WORD_CHARACTER } from "../text/arabic/marks.ts";
 import type { CharacterSet } from "./renderer.ts";
 import type { Sentence } from "./frontend/index.ts";
 import type { PlanStep } from "./plan.ts";
 
-/** Symbols that are speech; spaces and punctuation only shape the pauses around it. */
-const SPOKEN = /[\p{L}\p{M}\p{N}]/u;
+/** Symbols that are speech (letters, the marks on them, digits); spaces and punctuation only shape the pauses around it. */
+const SPOKEN = new RegExp(`[${WORD_CHARACTER}]`, "u");
 
 /** Scripts named in details, in the order they are listed; a vocabulary in none reads "its own characters". */
 const SCRIPTS = ["Arabic", "Latin", "Cyrillic", "Greek", "Hebrew", "Devanagari", "Han", "Hangul", "Thai"].map(

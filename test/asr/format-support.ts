@@ -5,7 +5,7 @@
  * Luhn-valid card over two utterances with hesitations, an SA IBAN, a Saudi ID, a mobile number
  * and an e-mail address, each utterance after a second of silence.
  */
-import { isIban, isSaudiId, luhnValid } from "../../src/asr/format/checks.ts";
+import { isIban, isSaudiId, luhnValid } from "../../src/text/redact/checks.ts";
 import { letterToneAudio } from "../support/models/ctc.ts";
 import { concat, silence } from "./support.ts";
 

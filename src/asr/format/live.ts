@@ -12,7 +12,7 @@
  * new speech decide it as it stands. A session that fails drops what is held.
  */
 import type { LiveEvent, TranscriptFormatting } from "../../core/asr.ts";
-import { wordsOf } from "./itn/words.ts";
+import { wordsOf } from "../../text/itn/words.ts";
 import { decidedText, decidedWords } from "./stream.ts";
 import { type FormattedRun, formatRuns, type TimedUnit, unitsOf } from "./units.ts";
 

@@ -9,7 +9,7 @@
 import type { TranscriptFormatting } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
 import { AppError, Detail } from "../../errors/taxonomy.ts";
-import { parseRedactClasses } from "./redact/classes.ts";
+import { parseRedactClasses } from "../../text/redact/classes.ts";
 
 /** The request's own fields, as the door read them (absent: the defaults). */
 export interface FormattingFields {

@@ -10,15 +10,16 @@
  * back until the words after it decide it.
  */
 import type { TranscriptFormatting, TranscriptionOptions } from "../../core/asr.ts";
-import { type FormatLanguage, type FormatOptions, formatWords } from "./apply.ts";
-import { arabicItn } from "./itn/arabic.ts";
-import { numberWordAfterAnd, numberWordWithClitic } from "./itn/arabic-lexicon.ts";
-import { englishItn } from "./itn/english.ts";
-import { below100Word } from "./itn/english-numbers.ts";
-import { wordsOf, type WrittenToken } from "./itn/words.ts";
-import { isEmailJoiner } from "./redact/email.ts";
+import { type FormatLanguage, type FormatOptions, formatWords } from "../../text/format.ts";
+import { arabicItn } from "../../text/itn/arabic.ts";
+import { numberWordAfterAnd, numberWordWithClitic } from "../../text/numbers/arabic-lexicon.ts";
+import { englishItn } from "../../text/itn/english.ts";
+import { below100Word, ENGLISH_HUNDRED, ENGLISH_PHRASE, ENGLISH_SCALES } from "../../text/numbers/english-words.ts";
+import { wordsOf, type WrittenToken } from "../../text/itn/words.ts";
+import { isEmailJoiner } from "../../text/redact/email.ts";
 import { formatOptions } from "./units.ts";
-import { asciiDigits, isFiller, tokenKey } from "./redact/numbers.ts";
+import { isFiller, tokenKey } from "../../text/redact/numbers.ts";
+import { asciiDigits } from "../../text/arabic/digits.ts";
 
 /** What may follow a growing text, per language: the decided words must not change under any of them. */
 const PROBES: Readonly<Record<FormatLanguage, readonly (readonly string[])[]>> = {
@@ -35,16 +36,15 @@ const PROBES: Readonly<Record<FormatLanguage, readonly (readonly string[])[]>> =
 };
 /** Words held before a run of open words. */
 const RUN_LEAD = 2;
+/** English words of a number that `below100Word` does not read: hundreds, scales, "oh", "double five", "point", "plus". */
 const ENGLISH_NUMBER_WORDS = new Set([
-  "hundred",
-  "thousand",
-  "million",
-  "billion",
-  "oh",
+  ENGLISH_HUNDRED,
+  ...ENGLISH_SCALES.slice(1),
+  ENGLISH_PHRASE.oh,
   "double",
   "triple",
-  "point",
-  "plus",
+  ENGLISH_PHRASE.point,
+  ENGLISH_PHRASE.plus,
 ]);
 
 /** Whether a token could still be part of a card, ID, phone, IBAN or e-mail address the next words complete. */

@@ -6,9 +6,9 @@
  * (./live.ts), so every door reports the same words and times.
  */
 import type { TranscriptFormatting, TranscriptWord } from "../../core/asr.ts";
-import { type FormatOptions, formatWords, guessLanguage } from "./apply.ts";
-import type { RedactionType } from "./redact/classes.ts";
-import { wordsOf } from "./itn/words.ts";
+import { type FormatOptions, formatWords, guessLanguage } from "../../text/format.ts";
+import type { RedactionType } from "../../text/redact/classes.ts";
+import { wordsOf } from "../../text/itn/words.ts";
 
 /** One spoken word with its time and the run (segment, final) it came from. */
 export interface TimedUnit {

@@ -14,8 +14,8 @@ import { BODY_FIELDS, fieldErrors } from "../../errors/fields.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { readJsonBody } from "../../http/body.ts";
 import { authedOperation, AUTHED_HEADERS } from "../../http/openapi.ts";
-import { formatText, guessLanguage } from "../format/apply.ts";
-import { parseRedactClasses, REDACTION_CLASSES, REDACTION_TYPES } from "../format/redact/classes.ts";
+import { formatText, guessLanguage } from "../../text/format.ts";
+import { parseRedactClasses, REDACTION_CLASSES, REDACTION_TYPES } from "../../text/redact/classes.ts";
 
 /** The request body; `redact` is checked by {@link parseRedactClasses} for its own message. */
 const FormatBodySchema = v.object({

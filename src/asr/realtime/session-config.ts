@@ -17,7 +17,7 @@ import * as v from "valibot";
 import { G711_RATE, liveFormatProblem, type LiveAudioFormat } from "../../audio/live-input.ts";
 import type { TurnDetection } from "../../core/asr.ts";
 import { AppError, Detail, toAppError } from "../../errors/taxonomy.ts";
-import { parseRedactClasses } from "../format/redact/classes.ts";
+import { parseRedactClasses } from "../../text/redact/classes.ts";
 import { TranscriptionFormSchema } from "../schema.ts";
 import { SpeakersSchema } from "../channels/labels.ts";
 import type { Hotword } from "../../core/asr.ts";

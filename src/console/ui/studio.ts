@@ -3,6 +3,7 @@
  * downloads, and the reading (`POST /v1/tts/analyze`) shows beside it with what Sawt changed
  * marked; a word added to the key's lexicon is spoken again at once, so the difference is heard.
  */
+import { foldArabic } from "../../text/arabic/fold.ts";
 import { ApiError, call, json } from "./api.ts";
 import { bdi, field, h, replace } from "./dom.ts";
 import { num, t } from "./i18n.ts";
@@ -29,21 +30,22 @@ interface Entry {
   dialect?: string;
 }
 
-const HARAKAT = /[\u064B-\u0652\u0670]/g;
-
-/** `text`'s words, those not in `known` (compared without harakat) marked as changed. */
+/**
+ * `text`'s words, those not in `known` marked as changed; compared by the text kit's `display`
+ * folding, so a word that only gained harakat is unchanged.
+ */
 function marked(text: string, known: ReadonlySet<string>): HTMLElement {
   const out = h("bdi", { class: "reading" });
   for (const [i, word] of text.split(/\s+/).entries()) {
     if (i > 0) out.append(" ");
-    const plain = word.replace(HARAKAT, "");
+    const plain = foldArabic(word, "display");
     out.append(known.has(plain) ? word : h("mark", { title: t("changed") }, word));
   }
   return out;
 }
 
 function words(text: string): Set<string> {
-  return new Set(text.replace(HARAKAT, "").split(/\s+/));
+  return new Set(foldArabic(text, "display").split(/\s+/));
 }
 
 async function digest(bytes: ArrayBuffer): Promise<string> {

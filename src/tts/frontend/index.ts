@@ -2,18 +2,18 @@
  * The text front-end: raw request text → bounded sentences ready for phonemisation or a
  * character-based model. Order matters: NFKC first (so digits and presentation forms are
  * canonical), numbers next (they contain "." and "," that must not split sentences), sentence
- * splitting last.
+ * splitting last. Numbers and dialect readings are the text kit's (src/text), which ASR's written
+ * forms invert.
  */
 
 import type { Dialect } from "../../core/tts.ts";
-import { readInDialect } from "./dialects.ts";
+import { readInDialect } from "../../text/numbers/dialects.ts";
 import { collapseWhitespace, normalizeText } from "./normalize.ts";
-import { normalizeNumbers, type NumberLanguage } from "./numbers.ts";
+import { normalizeNumbers, type NumberLanguage } from "../../text/verbalize/numbers.ts";
 import { DEFAULT_MAX_SENTENCE_CHARS, splitSentences, type Sentence } from "./sentences.ts";
 
 export { codePointLength } from "./length.ts";
 export { normalizeText } from "./normalize.ts";
-export { normalizeNumbers, normalizeNumbersEnglish, type NumberLanguage } from "./numbers.ts";
 export { splitClauses, splitSentences, DEFAULT_MAX_SENTENCE_CHARS, type Clause, type Sentence } from "./sentences.ts";
 export {
   createContentFilter,

@@ -5,6 +5,7 @@
  * Every piece is bounded (D6 allows 51,200 code points; a model gets at most `maxChars`).
  */
 
+import { LETTER_OR_MARK, startsWithMark } from "../../text/arabic/marks.ts";
 import { codePointLength } from "./length.ts";
 
 /** One clause: text including its trailing punctuation, and how it ended. */
@@ -33,9 +34,8 @@ const PUNCT_RUN = /[.!?؟…۔,،;؛:]+["'”’»)\]]*/gu;
 const SENTENCE_MARKS = /[.!?؟…۔]/u;
 /** Arabic marks and the ellipsis never occur inside a token, so they always end a clause. */
 const ALWAYS_BREAKS = /[،؛؟۔…]/u;
-const TRAILING_WORD = /[\p{L}\p{M}]+$/u;
+const TRAILING_WORD = new RegExp(`[${LETTER_OR_MARK}]+$`, "u");
 const LETTER = /\p{L}/gu;
-const COMBINING = /^\p{M}/u;
 /** Multi-letter abbreviations whose period does not end a sentence (single letters never do). */
 const ABBREVIATIONS = new Set([
   "dr",
@@ -154,7 +154,7 @@ function bound(clause: Clause, maxChars: number): Clause[] {
     let cut = from + maxChars;
     const space = lastSpace(points, from, cut);
     if (space > from) cut = space;
-    else while (cut > from + 1 && COMBINING.test(points[cut]!)) cut--; // keep diacritics on their letter
+    else while (cut > from + 1 && startsWithMark(points[cut]!)) cut--; // keep diacritics on their letter
     const text = points.slice(from, cut).join("").trim();
     if (text !== "") pieces.push({ text, terminator: "", endsSentence: false });
     from = cut;

@@ -3,19 +3,19 @@
  * phonemes): every whole-word occurrence of a grapheme becomes its alias text, or a phoneme span
  * (frontend/phoneme-span.ts) for an IPA entry. Longer graphemes win over their prefixes; an entry
  * for the speaking dialect wins over a general one. Matching ignores the harakat the author wrote
- * on the grapheme, so «محمّد» and «محمد» match the same entry.
+ * on the grapheme (the text kit's vowel marks and tatweel), so «محمّد» and «محمد» match the same entry.
  */
+import { droppedBy, foldArabic } from "../../text/arabic/fold.ts";
+import { WORD_CHARACTER } from "../../text/arabic/marks.ts";
 import { phonemeSpan } from "../frontend/phoneme-span.ts";
 import type { Dialect } from "../types.ts";
 import type { LexiconEntry } from "./store.ts";
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&");
-/** A haraka or tatweel the author may have put between the letters of a grapheme. */
-const MARK = "[\\u064B-\\u0652\\u0640]";
-const OPTIONAL_MARKS = `${MARK}*`;
-const MARKS = new RegExp(MARK, "gu");
+/** Vowel marks or tatweel the author may have put between the letters of a grapheme. */
+const OPTIONAL_MARKS = `${droppedBy("lexicon")}*`;
 /** A grapheme's bare letters: how entries are matched and keyed. */
-const bare = (text: string) => text.replace(MARKS, "");
+const bare = (text: string) => foldArabic(text, "lexicon");
 
 /** The pattern of a grapheme: its letters with optional harakat between them, as a whole word. */
 function graphemePattern(grapheme: string): string {
@@ -45,7 +45,7 @@ function substitute(text: string, entries: readonly LexiconEntry[], dialect: Dia
   if (chosen.size === 0) return text;
   const ordered = [...chosen.entries()].sort((a, b) => b[0].length - a[0].length);
   const pattern = new RegExp(
-    `(?<![\\p{L}\\p{M}\\p{N}])(?:${ordered.map(([key]) => `(${graphemePattern(key)})`).join("|")})(?![\\p{L}\\p{M}\\p{N}])`,
+    `(?<![${WORD_CHARACTER}])(?:${ordered.map(([key]) => `(${graphemePattern(key)})`).join("|")})(?![${WORD_CHARACTER}])`,
     "gu",
   );
   return text.replace(pattern, (match, ...groups: unknown[]) => {

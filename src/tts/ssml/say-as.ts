@@ -1,9 +1,9 @@
 /**
  * `<say-as interpret-as>`: the element's text rewritten so the front-end reads it as asked.
- * Numbers, dates, times and money are then read by the front-end's own readers (frontend/numbers.ts)
+ * Numbers, dates, times and money are then read by the front-end's own readers (src/text/verbalize/numbers.ts)
  * in the voice's language, so SSML and plain text say "15/03/2026" the same way.
  */
-import { arabicDayOrdinal } from "../frontend/arabic-numerals.ts";
+import { arabicDayOrdinal } from "../../text/numbers/arabic-cardinal.ts";
 
 /** The interpretations Sawt reads. */
 export const SAY_AS = [

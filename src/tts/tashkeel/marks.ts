@@ -4,13 +4,11 @@
  * the model's per-character classes are written back. Marks the author wrote always win (D22):
  * the model fills only unmarked letters, whether or not its graph takes the marks as hints.
  */
+import { isHaraka, SHADDA } from "../../text/arabic/marks.ts";
 
-/** The eight harakat libtashkeel reads and writes: fathatan … sukun (U+064B–U+0652). */
-const HARAKA = /^[\u064B-\u0652]$/u;
 const DIGIT = /^[0-9\u0660-\u0669]$/u;
 /** libtashkeel feeds every digit as this symbol (the model learnt how numbers affect endings). */
 const NUMERAL_SYMBOL = "#";
-const SHADDA = "\u0651";
 
 /** One character of the text and what the author wrote on it. */
 export interface WrittenChar {
@@ -28,7 +26,8 @@ export interface WrittenChar {
 export function readWritten(text: string, inputIds: ReadonlyMap<string, number>): WrittenChar[] {
   const out: Array<{ char: string; marks: string; modelSymbol: string | undefined }> = [];
   for (const char of text) {
-    if (HARAKA.test(char)) {
+    // The eight harakat libtashkeel reads and writes (the text kit's table).
+    if (isHaraka(char)) {
       const last = out[out.length - 1];
       if (last) last.marks += char;
       continue;

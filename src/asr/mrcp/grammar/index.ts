@@ -16,7 +16,6 @@ export {
   nlsmlResult,
   type NlsmlInterpretation,
 } from "./nlsml.ts";
-export { normalizeForMatch } from "./normalize.ts";
 export type {
   CompiledGrammar,
   DigitsGrammar,

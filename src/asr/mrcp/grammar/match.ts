@@ -16,7 +16,7 @@
  * (`builtin:speech/transcribe`) scores the ASR's confidence and always ranks after a grammar match.
  */
 import { interpret } from "./semantics.ts";
-import { matchWords } from "./normalize.ts";
+import { matchWords } from "../../../text/arabic/fold.ts";
 import { parseInput } from "./matcher.ts";
 import type { CompiledGrammar, GrammarMatch, SemanticValue, SrgsGrammar } from "./types.ts";
 

@@ -7,7 +7,7 @@
  */
 import { compilationFailure, loadFailure, quote } from "./errors.ts";
 import type { GrammarLimits } from "./limits.ts";
-import { matchWords } from "./normalize.ts";
+import { matchWords } from "../../../text/arabic/fold.ts";
 import { compileTag } from "./tags.ts";
 import type { Expansion, SrgsGrammar, TokenExpansion } from "./types.ts";
 import { parseXml, type XmlElement } from "./xml.ts";

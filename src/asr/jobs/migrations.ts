@@ -2,7 +2,10 @@
  * Schema of the job database (`<data_dir>/jobs.db`), applied in order; index + 1 is its
  * `user_version`. Never edit a released migration: append one.
  */
-export const JOB_MIGRATIONS: readonly string[] = [
+import type { Schema } from "../../store/database.ts";
+
+const JOB_MIGRATIONS: readonly string[] = [
+  // 1: jobs, their files and webhook deliveries (issue #28).
   `CREATE TABLE jobs (
      id TEXT PRIMARY KEY,
      key_id TEXT NOT NULL,
@@ -44,3 +47,6 @@ export const JOB_MIGRATIONS: readonly string[] = [
    ) STRICT;
    CREATE INDEX job_deliveries_due ON job_deliveries(status, next_at);`,
 ];
+
+/** The jobs database's schema, opened by the store kit (src/store/database.ts). */
+export const JOB_SCHEMA: Schema = { name: "the jobs database (jobs.db)", migrations: JOB_MIGRATIONS };

@@ -7,12 +7,15 @@
  * deliveries it causes are written in ONE transaction; and a file found `running` at start-up
  * (the process died under it) goes back to `queued`, so it is transcribed again and its result
  * written once. Deliveries are at-least-once, each with a fixed idempotency key (its id).
+ *
+ * The database is opened by the store kit, as the key database is: the same settings and
+ * migrations, and one written by a newer schema is refused.
  */
-import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import type { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { closeDatabase, openStore } from "../../store/database.ts";
 import { deliveryId, fileId } from "./ids.ts";
-import { JOB_MIGRATIONS } from "./migrations.ts";
+import { JOB_SCHEMA } from "./migrations.ts";
 import type { DeliveryRow, FileRow, FileStatus, JobOptions, JobRow, JobStatus } from "./types.ts";
 
 /** A file as a new job lists it. */
@@ -42,19 +45,7 @@ export class JobStore {
   readonly db: Database;
 
   constructor(dataDir: string) {
-    mkdirSync(dataDir, { recursive: true, mode: 0o750 });
-    this.db = new Database(join(dataDir, "jobs.db"), { create: true, strict: true });
-    this.db.exec("PRAGMA journal_mode = WAL");
-    this.db.exec("PRAGMA busy_timeout = 5000");
-    this.db.exec("PRAGMA foreign_keys = ON");
-    // NORMAL in WAL mode: a commit survives the process being killed (not a power cut).
-    this.db.exec("PRAGMA synchronous = NORMAL");
-    const version = (this.db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-    for (let v = version; v < JOB_MIGRATIONS.length; v++)
-      this.db.transaction(() => {
-        this.db.exec(JOB_MIGRATIONS[v]!);
-        this.db.exec(`PRAGMA user_version = ${v + 1}`);
-      })();
+    this.db = openStore(join(dataDir, "jobs.db"), JOB_SCHEMA);
   }
 
   /** Files the process was transcribing when it died go back to the queue; returns how many. */
@@ -279,7 +270,8 @@ export class JobStore {
     return { files, audioSeconds: audio.s };
   }
 
+  /** Checkpoints the WAL and closes the database. */
   close(): void {
-    this.db.close();
+    closeDatabase(this.db);
   }
 }

@@ -8,8 +8,8 @@
 import type { AppContext } from "../../../core/context.ts";
 import { readyService } from "../../../edge/readiness.ts";
 import { requestFormatting } from "../../format/request.ts";
-import { type JobFile, transcribeJobFile, type TranscribeDeps } from "../runner.ts";
-import type { FromWorker, ToWorker } from "./protocol.ts";
+import type { FromWorker, JobFile, ToWorker } from "./protocol.ts";
+import { transcribeJobFile, type TranscribeDeps } from "./transcribe.ts";
 
 /** The IPC channel to the serving process. */
 export interface WorkerChannel {

@@ -59,7 +59,11 @@ export function jobsFor(ctx: AppContext): JobsService {
   return service;
 }
 
-/** Ties the jobs to the service's ASR engine: draining stops claiming, and models reloaded start a new worker on them. */
+/**
+ * Ties the jobs to the service's ASR engine: draining stops claiming, and models reloaded start a
+ * new worker on them. The first generation (start-up) is not a reload: a worker started before it
+ * reads the same packs, so it is not stopped (stopping it would cost a model load for nothing).
+ */
 function followEngine(ctx: AppContext, service: JobsService, runner: () => ProcessRunner | undefined): void {
   let generation = ctx.engines.asr.snapshot().details.generation;
   const unsubscribe = ctx.engines.asr.onChange((snapshot) => {
@@ -68,10 +72,11 @@ function followEngine(ctx: AppContext, service: JobsService, runner: () => Proce
       service.quiesce();
       return;
     }
-    if (snapshot.status === "ready" && snapshot.details.generation !== generation) {
-      generation = snapshot.details.generation;
-      void runner()?.restart();
-    }
+    const now = snapshot.details.generation;
+    if (snapshot.status !== "ready" || now === undefined || now === generation) return;
+    const reloaded = generation !== undefined;
+    generation = now;
+    if (reloaded) void runner()?.restart();
   });
 }
 

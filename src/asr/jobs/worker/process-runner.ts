@@ -11,10 +11,12 @@
  * transaction — so the store has one writer and the service never waits on the worker.
  *
  * The worker is started when files are queued and leaves when it has been idle a while (its
- * models are loaded only while there is batch work). When it dies, the files it was running go
- * back to the queue and it is started again — at once after a clean exit, after a growing pause
- * (up to a minute) after a crash, so a worker that cannot start is reported, not spun; a file
- * that was running at MAX_ATTEMPTS of its worker's crashes fails instead (../outcomes.ts).
+ * models are loaded only while there is batch work). A worker this side stops (a reload, the
+ * service's shutdown) is sent no more files once asked, and its files go back to the queue with no
+ * fault. A worker that dies on its own while the service runs charges each file it was
+ * transcribing one fault (the rule is ../outcomes.ts's), and is started again — at once after a
+ * clean exit, after a growing pause (up to a minute) after a crash, so a worker that cannot start
+ * is reported, not spun.
  */
 import type { Logger } from "../../../log/logger.ts";
 import { FileOutcomes, RETRY_MS } from "../outcomes.ts";
@@ -67,8 +69,8 @@ interface Worker {
   bonded: boolean;
   /** Its engine serves: files may be sent. */
   ready: boolean;
-  /** Killed here (it did not stop in time): its exit is not a crash of its own. */
-  killed: boolean;
+  /** Asked to stop by this side (or killed after the grace): no file is sent, its end is no crash. */
+  stopping: boolean;
 }
 
 /** Job files run by a worker process. */
@@ -96,9 +98,11 @@ export class ProcessRunner implements FileRunner {
       if (this.restartTimer === undefined && this.options.store.hasClaimable()) this.start();
       return;
     }
-    if (!this.worker.ready) return;
+    if (!this.worker.ready || this.worker.stopping) return;
     while (this.sent.size < this.options.slots) {
-      const file = this.options.store.claimNext();
+      // A file with a fault runs alone: nothing joins it, and it waits for the others to finish.
+      if ([...this.sent.values()].some((f) => f.faults > 0)) return;
+      const file = this.options.store.claimNext(this.sent.size > 0);
       if (file === undefined) return;
       const job = this.options.store.job(file.job_id);
       if (job === undefined) continue;
@@ -135,13 +139,14 @@ export class ProcessRunner implements FileRunner {
   private async stopWorker(graceMs: number): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
+    // From now on it is sent nothing, and neither its answers nor its end are a file's fault.
+    worker.stopping = true;
     this.pause.resume(); // a stopped worker could not hear it
     const { handle } = worker;
     handle.send({ type: "stop" });
     const ended = await Promise.race([handle.exited.then(() => true), Bun.sleep(graceMs).then(() => false)]);
     if (!ended) {
       this.options.log.warn("jobs worker did not stop in time; killed", { grace_ms: graceMs });
-      worker.killed = true;
       handle.kill("SIGKILL");
       await handle.exited;
     }
@@ -151,7 +156,7 @@ export class ProcessRunner implements FileRunner {
     let worker: Worker;
     try {
       const handle = this.options.spawn((message) => this.heard(worker, message));
-      worker = { handle, bonded: false, ready: false, killed: false };
+      worker = { handle, bonded: false, ready: false, stopping: false };
     } catch (error) {
       this.options.log.error("jobs worker could not be started", { error: String(error) });
       this.afterExit(1, true);
@@ -162,7 +167,8 @@ export class ProcessRunner implements FileRunner {
       if (this.worker !== worker) return;
       this.worker = undefined;
       this.pause.forget();
-      this.afterExit(code, code !== 0 && !worker.killed);
+      // Died on its own: not stopped by this side, and the service is not shutting down.
+      this.afterExit(code, code !== 0 && !worker.stopping && this.claiming);
     });
   }
 
@@ -199,17 +205,20 @@ export class ProcessRunner implements FileRunner {
     }
   }
 
-  /** The worker ended (`crashed`: not killed by this side): its files go back to the queue, and a new one starts if work waits. */
-  private afterExit(code: number, crashed: boolean): void {
+  /**
+   * The worker ended: the files it was running go back to the queue — each with a fault when it
+   * `died` on its own — and a new worker starts if work waits.
+   */
+  private afterExit(code: number, died: boolean): void {
     const lost = [...this.sent.values()];
     this.sent.clear();
-    for (const file of lost) this.outcomes.lost(file, crashed);
+    for (const file of lost) this.outcomes.lost(file, died);
     if (code !== 0) {
-      this.crashes++;
-      this.options.log.error("jobs worker exited", { code, files: lost.length });
+      if (died) this.crashes++;
+      this.options.log.error("jobs worker exited", { code, files: lost.length, faulted: died });
     }
     if (!this.claiming || !this.options.store.hasClaimable()) return;
-    const pause = code === 0 ? 0 : Math.min(MAX_CRASH_PAUSE_MS, CRASH_PAUSE_MS * 2 ** (this.crashes - 1));
+    const pause = died ? Math.min(MAX_CRASH_PAUSE_MS, CRASH_PAUSE_MS * 2 ** (this.crashes - 1)) : 0;
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;
       this.wake();

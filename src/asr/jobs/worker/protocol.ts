@@ -54,9 +54,12 @@ export type FileOutcome =
   | { readonly status: "failed"; readonly error: string }
   /** The engine could not take it now (not ready, busy, draining). */
   | { readonly status: "retry" }
-  /** An internal error: retried up to MAX_ATTEMPTS claims (../outcomes.ts). */
+  /** The serving engine failed on this file: one fault of the file's own. */
   | { readonly status: "error"; readonly message: string }
-  /** Stopped: the job was cancelled or deleted, or the worker is stopping. */
+  /**
+   * Not transcribed, through no fault of the file: the job was cancelled or deleted, or the worker
+   * is stopping (told to, idle, or its service gone) and its engine may be released under it.
+   */
   | { readonly status: "aborted" };
 
 /** The outcomes that end a file for good. */

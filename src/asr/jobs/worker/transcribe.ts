@@ -4,8 +4,10 @@
  * serving process writes that outcome (../outcomes.ts):
  *
  * - completed: the result is stored; failed: the audio is unusable (the synchronous route's
- *   400 detail), or the same file failed internally MAX_ATTEMPTS times;
- * - retry: the engine is not ready, busy or draining: back to the queue, tried again later.
+ *   400 detail);
+ * - retry: the engine is not ready, busy or draining: back to the queue, tried again later;
+ * - error: the serving engine failed on this file (one fault of the file's own);
+ * - aborted: stopped through no fault of the file (cancelled, or the worker is ending).
  *
  * A source-folder file is checked against the folders again right before it is decoded.
  */
@@ -22,7 +24,11 @@ export interface TranscribeDeps {
   readonly formatting: (fields: { itn?: boolean; redact?: string }) => TranscriptFormatting;
 }
 
-/** Transcribes one job file as the synchronous route would; never throws. */
+/**
+ * Transcribes one job file as the synchronous route would; never throws. Whatever ends it once
+ * `signal` is aborted — the abort itself, or a session released under it as the worker's engine
+ * closes — is `aborted`, never the file's fault.
+ */
 export async function transcribeJobFile(
   file: JobFile,
   deps: TranscribeDeps,

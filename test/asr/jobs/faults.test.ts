@@ -47,7 +47,8 @@ const SECRET = "faults-test-secret-0123456789abcdef0123";
 let models: Awaited<ReturnType<typeof toneModels>>;
 let source: ReturnType<typeof tempDir>;
 let receiver: ReturnType<typeof webhookReceiver>;
-let running: SawtProcess | undefined;
+/** Every server started here: a test that fails midway must not leave one running. */
+const started: SawtProcess[] = [];
 let env: Record<string, string>;
 
 beforeAll(async () => {
@@ -66,7 +67,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await running?.stop("SIGKILL");
+  await Promise.all(started.map((sawt) => sawt.stop("SIGKILL")));
   receiver?.stop();
   models?.remove();
   source?.remove();
@@ -74,17 +75,19 @@ afterAll(async () => {
 
 /** A server on `dataDir`, resolved once its ports are bound: its engines may still be loading. */
 async function startBound(dataDir: string): Promise<SawtProcess> {
-  running = await startSawt({
+  const sawt = await startSawt({
     env: { SAWT_MODELS_DIR: models.dir, SAWT_JOBS_BOX_ID: "box1", ...env },
     dataDir,
   });
-  return running;
+  started.push(sawt);
+  return sawt;
 }
 
 /** A server on `dataDir` whose ASR engine serves. */
 async function startServing(dataDir: string): Promise<SawtProcess> {
-  running = await startJobsServer(models.dir, env, dataDir);
-  return running;
+  const sawt = await startJobsServer(models.dir, env, dataDir);
+  started.push(sawt);
+  return sawt;
 }
 
 /** Reads the job store beside the server (read-only). */
@@ -292,7 +295,7 @@ describe("jobs under faults", () => {
       { ...env, SAWT_JOBS_SOURCE_DIRS: source.path, SAWT_ASR_CONCURRENCY: "3", SAWT_JOBS_MAX_SLOTS: "2" },
       data.path,
     );
-    running = sawt;
+    started.push(sawt);
     const key = (await sawt.createKey({ name: "poison", rpm: 1_000_000 })).key;
     const id = (await submitPaths(sawt, key, { paths: ["poison"] })).json.id as string;
     const killWorkerWhile = async (what: string, check: (files: ReturnType<typeof fileStates>) => boolean) => {

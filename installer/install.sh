@@ -10,11 +10,12 @@
 #   ./install.sh --root DIR            stage into DIR (see "Staging root" below)
 #
 # Layout: /opt/sawt/<version>/ (payload), /opt/sawt/current -> <version>, /usr/local/bin/sawt,
-# /etc/sawt/sawt.toml (0640 root:sawt, never overwritten), /var/lib/sawt (0750 sawt:sawt: database,
-# models/), units in /etc/systemd/system. An upgrade stops the service, backs up the database to
-# /var/lib/sawt/backup/, switches `current` atomically and starts the new version; if that one is
-# not healthy within SAWT_INSTALL_HEALTH_TIMEOUT seconds (default 180) it switches back, restores
-# the database, restarts the old version and exits 3.
+# /etc/sawt/sawt.toml (0640 root:sawt, never overwritten), /var/lib/sawt (0750 sawt:sawt: databases,
+# models/), units in /etc/systemd/system. An upgrade stops the service, backs up the databases (the
+# keys' sawt.db and the transcription jobs' jobs.db) to /var/lib/sawt/backup/, switches `current`
+# atomically and starts the new version; if that one is not healthy within
+# SAWT_INSTALL_HEALTH_TIMEOUT seconds (default 180) it switches back, restores the databases,
+# restarts the old version and exits 3.
 #
 # Staging root (--root DIR): everything is written under DIR; no user is created, nothing is
 # chowned (modes are still applied), no systemctl and no dpkg run (units are enabled by creating
@@ -36,6 +37,8 @@ PURGE=0
 HEALTH_TIMEOUT=${SAWT_INSTALL_HEALTH_TIMEOUT:-180}
 USER_NAME=sawt
 STARTED=""
+# The service's SQLite databases under the state directory: keys, then transcription jobs.
+DATABASES="sawt.db jobs.db"
 
 say() { printf '==> %s\n' "$*"; }
 note() { printf '    %s\n' "$*"; }
@@ -195,7 +198,9 @@ check_machine() {
   [ "$have_kb" -ge "$need_kb" ] || die "not enough disk space for $OPT: $((have_kb / 1024)) MB free, $((need_kb / 1024)) MB needed; nothing was changed"
   state_kb=65536
   if [ -d "$BUNDLE/models" ]; then state_kb=$((state_kb + $(du -sk "$BUNDLE/models" | cut -f1))); fi
-  if [ -f "$STATE/sawt.db" ]; then state_kb=$((state_kb + $(du -sk "$STATE/sawt.db" | cut -f1))); fi
+  for db in $DATABASES; do
+    if [ -f "$STATE/$db" ]; then state_kb=$((state_kb + $(du -sk "$STATE/$db" | cut -f1))); fi
+  done
   have_kb=$(free_kb "$STATE")
   [ "$have_kb" -ge "$state_kb" ] || die "not enough disk space for $STATE: $((have_kb / 1024)) MB free, $((state_kb / 1024)) MB needed; nothing was changed"
 
@@ -363,25 +368,35 @@ install_cli_link() {
 
 # ---------------------------------------------------------------- database backup
 
+# Both databases: a new version migrates each when it starts, and the old one refuses a schema newer
+# than it knows, so a rollback needs both as they were. Each with its WAL and shared-memory files.
+database_files() {
+  for db in $DATABASES; do printf '%s %s-wal %s-shm ' "$db" "$db" "$db"; done
+}
+
 backup_database() {
   BACKUP=""
-  [ -f "$STATE/sawt.db" ] || return 0
+  found=""
+  for db in $DATABASES; do [ ! -f "$STATE/$db" ] || found=1; done
+  [ -n "$found" ] || return 0
   BACKUP=$STATE/backup/pre-$VERSION
-  say "backing up the database to $BACKUP"
+  say "backing up the databases to $BACKUP"
   make_dir 0750 "$USER_NAME:$USER_NAME" "$STATE/backup"
   rm -rf "$BACKUP"
   mkdir -m 0750 "$BACKUP"
-  for f in "$STATE"/sawt.db "$STATE"/sawt.db-wal "$STATE"/sawt.db-shm; do
-    [ ! -f "$f" ] || cp -p "$f" "$BACKUP/"
+  for f in $(database_files); do
+    [ ! -f "$STATE/$f" ] || cp -p "$STATE/$f" "$BACKUP/"
   done
   own -R "$USER_NAME:$USER_NAME" "$BACKUP"
 }
 
+# What the failed version left of either database goes; the backup comes back as it was (a
+# database the old version never had is not left behind for it to refuse).
 restore_database() {
   [ -n "$BACKUP" ] || return 0
-  rm -f "$STATE/sawt.db" "$STATE/sawt.db-wal" "$STATE/sawt.db-shm"
+  for f in $(database_files); do rm -f "$STATE/$f"; done
   for f in "$BACKUP"/*; do cp -p "$f" "$STATE/"; done
-  note "database restored from $BACKUP"
+  note "databases restored from $BACKUP"
 }
 
 # ---------------------------------------------------------------- health
@@ -585,7 +600,7 @@ do_install() {
   prune_versions
   admin_key
   if [ -n "$FROM" ]; then
-    say "upgraded sawt $FROM to $VERSION (config, keys and data kept; database backup in $BACKUP)"
+    say "upgraded sawt $FROM to $VERSION (config, keys and data kept; databases backed up in $BACKUP)"
   else
     say "installed sawt $VERSION"
   fi

@@ -17,6 +17,7 @@ import { adminKeyRoutes } from "../admin/http/keys.ts";
 import { adminPackRoutes } from "../admin/http/packs.ts";
 import { adminReloadRoutes } from "../admin/http/reload.ts";
 import { reloadEngines } from "./engines.ts";
+import { jobsFor } from "./jobs.ts";
 // Installing a pack over the admin API recognises it through the registry's built-in families.
 import "./families.ts";
 import { docsRoutes } from "./docs.ts";
@@ -30,7 +31,8 @@ export const httpPlugins: readonly FeaturePlugin[] = [
   lexiconRoutes,
   ttsWebSocketRoutes,
   asrRoutes,
-  jobsRoutes,
+  // The process's jobs (store, worker process, webhooks) start with the door that serves them.
+  (ctx) => jobsRoutes(ctx, jobsFor(ctx)),
   asrFormatRoutes,
   phraseRoutes,
   realtimeRoutes,

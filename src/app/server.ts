@@ -13,8 +13,9 @@
  *     `server.stop(false)` resolves once in-flight responses are sent (idle keep-alive
  *     connections do not hold it). gRPC shuts down the same way. What is still running at the
  *     deadline is cut (`stop(true)`, gRPC forceShutdown).
- *  3. The last request log lines are written, engines release their sessions and worker
- *     threads, SQLite checkpoints its WAL and closes.
+ *  3. The last request log lines are written, the jobs worker is stopped (its files go back to
+ *     the queue) and jobs.db closed, engines release their sessions and worker threads, SQLite
+ *     checkpoints its WAL and closes.
  */
 import type { Server } from "bun";
 import type { SawtConfig } from "../config/config.ts";
@@ -24,6 +25,7 @@ import { closeDatabase } from "../store/database.ts";
 import { createAppContext, type AppContext } from "./context.ts";
 import "./families.ts";
 import { engineLoaders } from "./engine-loaders.ts";
+import { stopJobs } from "./jobs.ts";
 import type { EngineReload } from "../core/engines.ts";
 import { startEngines, type RunningEngines } from "./engines.ts";
 import type { FeaturePlugin } from "./http-app.ts";
@@ -147,6 +149,7 @@ async function shutdown(
 
   // Phase 3: release engines (loads still running get a short grace) and close the store.
   await front.settleRequestLogs();
+  await stopJobs(ctx, Math.min(2000, left()));
   await engines.close(Math.min(2000, left()));
   closeDatabase(ctx.db);
 }

@@ -1,7 +1,9 @@
 /**
  * installer/install.sh in a staging root (--root), through a whole life: fresh install, no-op
  * rerun, refused bundles, upgrade, rollback of a broken build, pruning, uninstall and purge. The
- * bundles are real (bun compile); the staged health checks start the staged binary for real.
+ * bundles are real (bun compile); the staged health checks start the staged binary for real. Both
+ * databases — the keys' sawt.db and the transcription jobs' jobs.db — are backed up on upgrade and
+ * restored on rollback.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -25,10 +27,10 @@ beforeAll(() => {
   Bun.spawnSync(["mkdir", "-p", variants]);
   bundles.upgrade = bundleVariant(v1Bundle, join(variants, "good-9.0.1"), "9.0.1");
   bundles.broken = bundleVariant(v1Bundle, join(variants, "broken-9.0.2"), "9.0.2", {
-    // A release that cannot start, after wrecking the database the way a failed migration would.
+    // A release that cannot start, after wrecking both databases the way a failed migration would.
     sawt: {
       content:
-        '#!/bin/sh\n: > "$SAWT_DATA_DIR/sawt.db"\necho "sawt (broken build): cannot start the engines" >&2\nexit 1\n',
+        '#!/bin/sh\n: > "$SAWT_DATA_DIR/sawt.db"\n: > "$SAWT_DATA_DIR/jobs.db"\necho "sawt (broken build): cannot start the engines" >&2\nexit 1\n',
       mode: 0o755,
     },
   });
@@ -55,6 +57,16 @@ function keyIds(): string[] {
   const db = new Database(path("var/lib/sawt/sawt.db"));
   try {
     return (db.query("SELECT id FROM api_keys ORDER BY id").all() as Array<{ id: string }>).map((r) => r.id);
+  } finally {
+    db.close();
+  }
+}
+
+/** Job ids in the jobs database at `p` (the installed one by default). */
+function jobIds(p = "var/lib/sawt/jobs.db"): string[] {
+  const db = new Database(path(p));
+  try {
+    return (db.query("SELECT id FROM jobs ORDER BY id").all() as Array<{ id: string }>).map((r) => r.id);
   } finally {
     db.close();
   }
@@ -92,6 +104,8 @@ describe("install.sh --root", () => {
     expect(mode("var/lib/sawt")).toBe("0750");
     expect(mode("var/lib/sawt/models")).toBe("0750");
     expect(mode("var/lib/sawt/sawt.db")).toBe("0640");
+    // The staged health check started the service, which opened its jobs store.
+    expect(mode("var/lib/sawt/jobs.db")).toBe("0640");
     for (const unit of ["sawt.service", "sawt-healthcheck.service", "sawt-healthcheck.timer"])
       expect(mode(`etc/systemd/system/${unit}`)).toBe("0644");
     expect(readlinkSync(path("etc/systemd/system/multi-user.target.wants/sawt.service"))).toBe(
@@ -184,7 +198,7 @@ describe("install.sh --root", () => {
     replaceFile(path("etc/sawt/sawt.toml"), original, 0o640);
   }, 60_000);
 
-  test("does upgrade keeping the config, the keys and cloned voices, with a database backup", async () => {
+  test("does upgrade keeping the config, the keys, cloned voices and jobs, with a backup of both databases", async () => {
     // The operator edited the config; a user cloned a voice.
     const edited = readFileSync(path("etc/sawt/sawt.toml"), "utf8").replace(
       "[tts]\n",
@@ -197,6 +211,14 @@ describe("install.sh --root", () => {
       "INSERT INTO cloned_voices (id, key_id, name, status, created_at, updated_at) VALUES ('cv_1', ?, 'Noura (cloned)', 'ready', 1, 1)",
     ).run(keys[0]!);
     db.close();
+    // A finished job, inside its retention (the sweeper at the next start keeps it).
+    const jobs = new Database(path("var/lib/sawt/jobs.db"));
+    jobs
+      .query(
+        "INSERT INTO jobs (id, key_id, status, options, created_at, completed_at) VALUES ('job_box1_kept', ?, 'completed', '{}', ?, ?)",
+      )
+      .run(keys[0]!, Date.now(), Date.now());
+    jobs.close();
 
     const result = await runInstaller(bundles.upgrade!, ["--root", root]);
     expect(result.stderr).toBe("");
@@ -208,7 +230,9 @@ describe("install.sh --root", () => {
     expect(readFileSync(path("etc/sawt/sawt.toml"), "utf8")).toBe(edited);
     expect(keyIds()).toEqual(keys);
     expect(clonedVoices()).toEqual([{ id: "cv_1", name: "Noura (cloned)" }]);
+    expect(jobIds()).toEqual(["job_box1_kept"]);
     expect(existsSync(path("var/lib/sawt/backup/pre-9.0.1/sawt.db"))).toBe(true);
+    expect(jobIds("var/lib/sawt/backup/pre-9.0.1/jobs.db")).toEqual(["job_box1_kept"]);
   }, 120_000);
 
   test("does roll back to the previous version and exit 3 when the new build fails its health check", async () => {
@@ -225,10 +249,11 @@ describe("install.sh --root", () => {
       readFileSync(path("opt/sawt/9.0.1/systemd/sawt.service"), "utf8"),
     );
     expect(readFileSync(path("etc/sawt/sawt.toml"), "utf8")).toBe(config);
-    // The database the broken build emptied was restored from the pre-upgrade backup.
-    expect(result.stdout).toContain("database restored");
+    // The databases the broken build emptied were restored from the pre-upgrade backup.
+    expect(result.stdout).toContain("databases restored");
     expect(keyIds()).toEqual(keys);
     expect(clonedVoices()).toHaveLength(1);
+    expect(jobIds()).toEqual(["job_box1_kept"]);
   }, 120_000);
 
   test("does keep only the current and the previous version after another upgrade", async () => {

@@ -2,7 +2,10 @@
  * Schema of the job database (`<data_dir>/jobs.db`), applied in order; index + 1 is its
  * `user_version`. Never edit a released migration: append one.
  */
-export const JOB_MIGRATIONS: readonly string[] = [
+import type { Schema } from "../../store/database.ts";
+
+const JOB_MIGRATIONS: readonly string[] = [
+  // 1: jobs, their files and webhook deliveries (issue #28).
   `CREATE TABLE jobs (
      id TEXT PRIMARY KEY,
      key_id TEXT NOT NULL,
@@ -43,4 +46,12 @@ export const JOB_MIGRATIONS: readonly string[] = [
      delivered_at INTEGER
    ) STRICT;
    CREATE INDEX job_deliveries_due ON job_deliveries(status, next_at);`,
+  // 2: a file's faults, apart from its claims (issue #39). `attempts` counts claims and is the
+  // claim's token; `faults` counts only what the file did itself: its worker died while
+  // transcribing it (the service alive and not stopping it), or the engine failed on it. A
+  // restart, a reload or a stopped worker claims a file again without a fault.
+  `ALTER TABLE job_files ADD COLUMN faults INTEGER NOT NULL DEFAULT 0;`,
 ];
+
+/** The jobs database's schema, opened by the store kit (src/store/database.ts). */
+export const JOB_SCHEMA: Schema = { name: "the jobs database (jobs.db)", migrations: JOB_MIGRATIONS };

@@ -1,8 +1,9 @@
 /**
  * Transcription jobs (issue #28): accept a job (spooled uploads or source-folder paths), answer
  * its state, results and delivery log, cancel and delete it, and keep the runner, the webhook
- * sender and the retention sweeper going. Transport-free: the REST door (./http/) parses the
- * request and calls this.
+ * sender and the retention sweeper going. Transport-free: the wiring (src/app/jobs.ts) builds one
+ * per process with its runner and hands it to the REST door (./http/), which parses the request
+ * and calls this.
  *
  * Acceptance is durable before it is answered: uploads are moved from the upload staging folder
  * into `<data_dir>/jobs/<job id>/` and the job's rows committed, then 202. A crash in between
@@ -14,14 +15,25 @@ import type { Logger } from "../../log/logger.ts";
 import { AppError, Detail } from "../../errors/taxonomy.ts";
 import { renderTranscript, type RenderedTranscript } from "../formats.ts";
 import type { Transcript, TranscriptFormat } from "../types.ts";
-import { callbackUrlProblem } from "./callbacks.ts";
 import { newJobId } from "./ids.ts";
-import { jobEndDelivery } from "./runner.ts";
 import type { JobView } from "./schema.ts";
 import { JobStore, type NewFile } from "./store.ts";
 import type { DeliveryRow, JobOptions, JobRow, JobStatus } from "./types.ts";
-import { WebhookSender } from "./webhooks.ts";
-import type { FileRunner } from "./worker/protocol.ts";
+import { jobEndDelivery } from "./webhooks/events.ts";
+import { WebhookSender } from "./webhooks/sender.ts";
+import { webhookUrlProblem } from "./webhooks/targets.ts";
+
+/** What runs a process's job files (the wiring builds one: src/app/jobs.ts). */
+export interface FileRunner {
+  /** Queued files may be waiting: claim them while slots are free. */
+  wake(): void;
+  /** Stops the running files of `jobId` (cancel, delete). */
+  abortJob(jobId: string): void;
+  /** Stops claiming new files; running ones finish. */
+  quiesce(): void;
+  /** Stops claiming; running files go back to the queue (killed after `graceMs`). */
+  stop(graceMs?: number): Promise<void>;
+}
 
 /** What a jobs service gives the runner it builds. */
 export interface RunnerDeps {
@@ -104,21 +116,24 @@ export class JobsService {
     void this.webhooks.stop();
   }
 
-  /** Stops the runner (running files go back to the queue) and the sender, then closes the store. */
-  async stop(): Promise<void> {
+  /**
+   * Stops the runner (running files go back to the queue; its worker is killed after `graceMs`)
+   * and the sender, then closes the store.
+   */
+  async stop(graceMs?: number): Promise<void> {
     clearInterval(this.sweepTimer);
-    await this.runner.stop();
+    await this.runner.stop(graceMs);
     await this.webhooks.stop();
     this.store.close();
   }
 
-  /** 422 when `url` may not receive webhooks. */
-  checkCallback(url: string | undefined, field: string): string | null {
+  /** The job's webhook URL (`callback_url` on the wire), or null; 422 naming `field` when it may not receive webhooks. */
+  webhookUrl(url: string | undefined, field: string): string | null {
     if (url === undefined || url.trim() === "") return null;
     const problem =
       this.settings.webhookSecret.length < 32
         ? "Callbacks need jobs.webhook_secret (at least 32 characters)"
-        : callbackUrlProblem(url, this.settings.callbackHosts);
+        : webhookUrlProblem(url, this.settings.callbackHosts);
     if (problem !== undefined)
       throw new AppError("validation", Detail.validationFailed, { fields: [{ field, message: problem }] });
     return url;

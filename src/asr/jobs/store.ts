@@ -7,12 +7,17 @@
  * deliveries it causes are written in ONE transaction; and a file found `running` at start-up
  * (the process died under it) goes back to `queued`, so it is transcribed again and its result
  * written once. Deliveries are at-least-once, each with a fixed idempotency key (its id).
+ *
+ * A file's `attempts` counts its claims and is the claim's token; its `faults` count only what the
+ * file did itself (docs/jobs.md, "Faults"), so requeueing it after a restart, a reload or a
+ * stopped worker never brings it nearer to failing. The database is opened by the store kit, which
+ * refuses one written by a newer schema.
  */
-import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import type { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { closeDatabase, openStore } from "../../store/database.ts";
 import { deliveryId, fileId } from "./ids.ts";
-import { JOB_MIGRATIONS } from "./migrations.ts";
+import { JOB_SCHEMA } from "./migrations.ts";
 import type { DeliveryRow, FileRow, FileStatus, JobOptions, JobRow, JobStatus } from "./types.ts";
 
 /** A file as a new job lists it. */
@@ -42,19 +47,7 @@ export class JobStore {
   readonly db: Database;
 
   constructor(dataDir: string) {
-    mkdirSync(dataDir, { recursive: true, mode: 0o750 });
-    this.db = new Database(join(dataDir, "jobs.db"), { create: true, strict: true });
-    this.db.exec("PRAGMA journal_mode = WAL");
-    this.db.exec("PRAGMA busy_timeout = 5000");
-    this.db.exec("PRAGMA foreign_keys = ON");
-    // NORMAL in WAL mode: a commit survives the process being killed (not a power cut).
-    this.db.exec("PRAGMA synchronous = NORMAL");
-    const version = (this.db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-    for (let v = version; v < JOB_MIGRATIONS.length; v++)
-      this.db.transaction(() => {
-        this.db.exec(JOB_MIGRATIONS[v]!);
-        this.db.exec(`PRAGMA user_version = ${v + 1}`);
-      })();
+    this.db = openStore(join(dataDir, "jobs.db"), JOB_SCHEMA);
   }
 
   /** Files the process was transcribing when it died go back to the queue; returns how many. */
@@ -111,13 +104,18 @@ export class JobStore {
     return this.db.query(sql).all(...args) as JobRow[];
   }
 
-  /** Claims the oldest queued file of a live job (FIFO over jobs): it turns `running`. */
-  claimNext(): FileRow | undefined {
+  /**
+   * Claims the oldest queued file of a live job (FIFO over jobs): it turns `running`. A file with
+   * a fault runs alone, so that a worker crash while it runs is its own and not its neighbours':
+   * with `busy` (other files in flight) an oldest file that has a fault stays queued and nothing
+   * is claimed until the worker is free.
+   */
+  claimNext(busy = false): FileRow | undefined {
     return this.db.transaction(() => {
       const row = this.db
         .query(`SELECT f.* ${CLAIMABLE} ORDER BY j.created_at, j.id, f.idx LIMIT 1`)
         .get() as FileRow | null;
-      if (row === null) return undefined;
+      if (row === null || (busy && row.faults > 0)) return undefined;
       this.db.run("UPDATE job_files SET status = 'running', attempts = attempts + 1 WHERE job_id = ? AND idx = ?", [
         row.job_id,
         row.idx,
@@ -133,11 +131,15 @@ export class JobStore {
     return this.db.query(`SELECT 1 ${CLAIMABLE} LIMIT 1`).get() !== null;
   }
 
-  /** A claimed file goes back to the queue (the engine was busy or draining). */
-  release(file: FileRow): void {
+  /**
+   * A claimed file goes back to the queue: not its fault (the engine was busy, the worker was
+   * stopped or lost with the service), or with `fault` one more fault of its own.
+   */
+  release(file: FileRow, fault = false): void {
     this.db.run(
-      "UPDATE job_files SET status = 'queued' WHERE job_id = ? AND idx = ? AND status = 'running' AND attempts = ?",
-      [file.job_id, file.idx, file.attempts],
+      `UPDATE job_files SET status = 'queued', faults = faults + ?
+       WHERE job_id = ? AND idx = ? AND status = 'running' AND attempts = ?`,
+      [fault ? 1 : 0, file.job_id, file.idx, file.attempts],
     );
   }
 
@@ -279,7 +281,8 @@ export class JobStore {
     return { files, audioSeconds: audio.s };
   }
 
+  /** Checkpoints the WAL and closes the database. */
   close(): void {
-    this.db.close();
+    closeDatabase(this.db);
   }
 }

@@ -55,7 +55,10 @@ export interface FileRow {
   /** The Transcript as JSON, once completed. */
   readonly result: string | null;
   readonly audio_seconds: number | null;
+  /** Claims so far; the current claim's token. */
   readonly attempts: number;
+  /** Times the file failed its worker itself (died on it, or an internal error): 3 fail it. */
+  readonly faults: number;
   readonly completed_at: number | null;
 }
 

@@ -3,8 +3,8 @@
  * /v1/asr/jobs/{id}, POST …/cancel, GET …/files/{file_id}/result, GET …/deliveries. A job is
  * private to the key that created it (another key gets 404); an admin key sees every job.
  *
- * One {@link JobsService} per process context: this plugin builds it on first mount and starts
- * it (runner, webhooks, sweeper), as the ASR door sweeps stale uploads when it mounts.
+ * Routes only: the wiring (src/app/jobs.ts) builds and starts the process's {@link JobsService}
+ * (its store, worker process, webhooks and sweeper) and hands it to this door.
  */
 import { json } from "../../../http/json.ts";
 import { Elysia } from "elysia";
@@ -17,98 +17,16 @@ import { receiveUpload } from "../../../http/upload.ts";
 import { parseTranscriptionForm, transcriptionOptions, type TranscriptionForm } from "../../schema.ts";
 import { callHotwords } from "../../boost/store.ts";
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from "../../types.ts";
-import { boxId, JOB_ID } from "../ids.ts";
+import { JOB_ID } from "../ids.ts";
 import { jobOptions, parseJobJson } from "../schema.ts";
-import { JobsService, type JobCaller } from "../service.ts";
+import type { JobCaller, JobsService } from "../service.ts";
 import { expandSourcePath, SourcePathError, TooManyFilesError } from "../sources.ts";
 import { JOB_STATUSES, type JobStatus } from "../types.ts";
 import { jobOperations } from "./openapi.ts";
 import { requestFormatting } from "../../format/request.ts";
-import { selfCommand } from "../../../serving/self-command.ts";
-import { ProcessRunner, type WorkerHandle } from "../worker/process-runner.ts";
-import { JOBS_WORKER_COMMAND, type FromWorker, type ToWorker, workerSlots } from "../worker/protocol.ts";
 
 /** Response header naming the recogniser pack that answered (as the synchronous route sends it). */
 const ASR_MODEL_HEADER = "X-ASR-Model";
-
-const services = new WeakMap<AppContext, JobsService>();
-
-/** The process's jobs service, built and started once per context. */
-export function jobsService(ctx: AppContext): JobsService {
-  let service = services.get(ctx);
-  if (service) return service;
-  const jobs = ctx.config.jobs;
-  let runner: ProcessRunner | undefined;
-  service = new JobsService(
-    {
-      dataDir: ctx.config.paths.data_dir,
-      box: boxId(jobs.box_id),
-      sourceDirs: jobs.source_dirs,
-      callbackHosts: jobs.callback_hosts,
-      webhookSecret: jobs.webhook_secret,
-      retentionDays: jobs.retention_days,
-      maxFiles: jobs.max_files,
-      webhookRetryMs: jobs.webhook_retry_ms,
-      webhookRetryHours: jobs.webhook_retry_hours,
-      inlineChars: jobs.webhook_inline_chars,
-    },
-    (deps) =>
-      (runner = new ProcessRunner({
-        store: deps.store,
-        spawn: spawnWorker,
-        config: ctx.config,
-        slots: workerSlots(ctx.config),
-        pauseFor: [ctx.admission.asr, ctx.admission.tts],
-        inlineChars: jobs.webhook_inline_chars,
-        log: ctx.log.child({ component: "jobs" }),
-        onFile: (outcome, seconds) => ctx.metrics.observeJobFile(outcome, seconds),
-        onDeliveries: deps.onDeliveries,
-      })),
-    ctx.log.child({ component: "jobs" }),
-    (delivered) => ctx.metrics.observeWebhook(delivered),
-  );
-  services.set(ctx, service);
-  const store = service.store;
-  ctx.metrics.watchJobFiles(() => store.totals().files);
-  service.start();
-  const stopping = service;
-  let generation = ctx.engines.asr.snapshot().details.generation;
-  const unsubscribe = ctx.engines.asr.onChange((snapshot) => {
-    if (snapshot.status === "draining") {
-      unsubscribe();
-      stopping.quiesce();
-      return;
-    }
-    // Models reloaded: the worker process starts again on the new ones.
-    if (snapshot.status === "ready" && snapshot.details.generation !== generation) {
-      generation = snapshot.details.generation;
-      void runner?.restart();
-    }
-  });
-  return service;
-}
-
-/** Starts the jobs worker process: this executable, with an IPC channel, logging where we log. */
-function spawnWorker(onMessage: (message: FromWorker) => void): WorkerHandle {
-  const child = Bun.spawn(selfCommand([JOBS_WORKER_COMMAND]), {
-    stdio: ["ignore", "inherit", "inherit"],
-    serialization: "json",
-    ipc: (message) => onMessage(message as FromWorker),
-  });
-  // Should this process exit before the worker could ask the kernel to end it with us (or while
-  // it is paused), it must not outlive us.
-  const endWorker = () => child.kill("SIGKILL");
-  process.on("exit", endWorker);
-  void child.exited.then(() => process.off("exit", endWorker));
-  return {
-    send: (message: ToWorker) => {
-      // A worker that just ended has no channel; its exit handler takes over.
-      if (!child.killed && child.exitCode === null) child.send(message);
-    },
-    kill: (signal) => child.kill(signal),
-    exited: child.exited,
-  };
-}
 
 const whoIs = (caller: Caller): JobCaller => ({ keyId: caller.key.id, admin: caller.key.admin });
 
@@ -133,7 +51,7 @@ async function createJob(ctx: AppContext, jobs: JobsService, request: Request, c
       const { stream: _stream, callback_url, ...fields } = upload.fields;
       const form = parseTranscriptionForm(fields, upload.fieldValues);
       const options = resolvedOptions(ctx, caller, form, "form");
-      const callback = jobs.checkCallback(callback_url, "form.callback_url");
+      const callback = jobs.webhookUrl(callback_url, "form.callback_url");
       const files = upload.files.map((f) => ({ name: f.filename.slice(0, 255), path: f.path, spooled: true }));
       return json(created(jobs.create(whoIs(caller), options, callback, files)), 202);
     } finally {
@@ -145,7 +63,7 @@ async function createJob(ctx: AppContext, jobs: JobsService, request: Request, c
   const body = parseJobJson(await readJsonBody(request, ctx.config.server.max_json_bytes));
   const tooMany = jobs.tooMany(body.paths.length);
   if (tooMany) throw tooMany;
-  const callback = jobs.checkCallback(body.callback_url, "body.callback_url");
+  const callback = jobs.webhookUrl(body.callback_url, "body.callback_url");
   const { paths, callback_url: _c, timestamp_granularities, ...fields } = body;
   const form = { ...fields, "timestamp_granularities[]": timestamp_granularities };
   const options = resolvedOptions(ctx, caller, form, "body");
@@ -179,9 +97,8 @@ function jobId(id: string): string {
   return id;
 }
 
-/** The jobs REST plugin. */
-export function jobsRoutes(ctx: AppContext) {
-  const jobs = jobsService(ctx);
+/** The jobs REST plugin over the process's jobs service. */
+export function jobsRoutes(ctx: AppContext, jobs: JobsService) {
   const ops = jobOperations();
   return new Elysia({ name: "asr-jobs-http" })
     .use(authPlugin(ctx))

@@ -2,31 +2,29 @@
  * Runs a process's job files in a worker process of their own (issue #28: a night batch must
  * never slow a live call). The worker is the same executable (`sawt __jobs-worker`) running at
  * background CPU priority: the kernel gives live work its cores first, and the worker's decoding
- * and inference never share the serving process's event loop.
+ * and inference never share the serving process's event loop. While live work runs or waits the
+ * worker is paused outright (./live-pause.ts). It runs at most `jobs.max_slots` files at once
+ * (`workerSlots`, ./protocol.ts).
  *
- * While live work runs or waits (the service's ASR or TTS admission, Admission.watchLive) the
- * worker is paused outright (SIGSTOP) and goes on when live work has been quiet a moment: even at
- * background priority a running batch costs a live call cache and memory bandwidth (a fifth of
- * its latency with a real model on two cores). So a batch never holds a slot or a core a live
- * call wants; it runs at most `jobs.max_slots` files at once (`workerSlots`, ./protocol.ts).
- *
- * This side owns the store: it claims files (at most the worker's slots at once), sends
- * each to the worker, and writes the outcome — result, state and webhooks in one transaction — so
- * the store has one writer and the service never waits on the worker.
+ * This side owns the store: it claims files (at most the worker's slots at once), sends each to
+ * the worker, and writes the outcome (../outcomes.ts) — result, state and webhooks in one
+ * transaction — so the store has one writer and the service never waits on the worker.
  *
  * The worker is started when files are queued and leaves when it has been idle a while (its
- * models are loaded only while there is batch work). When it dies, the files it was running go
- * back to the queue and it is started again — at once after a clean exit, after a growing pause
- * (up to a minute) after a crash, so a worker that cannot start is reported, not spun; a file
- * that was running at {@link MAX_ATTEMPTS} of its worker's crashes fails instead.
+ * models are loaded only while there is batch work). A worker this side stops (a reload, the
+ * service's shutdown) is sent no more files once asked, and its files go back to the queue with no
+ * fault. A worker that dies on its own while the service runs charges each file it was
+ * transcribing one fault (the rule is ../outcomes.ts's), and is started again — at once after a
+ * clean exit, after a growing pause (up to a minute) after a crash, so a worker that cannot start
+ * is reported, not spun.
  */
-import { rmSync } from "node:fs";
-import type { LiveLoad } from "../../../serving/admission.ts";
 import type { Logger } from "../../../log/logger.ts";
-import { endDeliveries, type FileEnd, type FileOutcome, jobFileOf, MAX_ATTEMPTS, RETRY_MS } from "../runner.ts";
+import { FileOutcomes, RETRY_MS } from "../outcomes.ts";
+import type { FileRunner } from "../service.ts";
 import type { JobStore } from "../store.ts";
 import type { FileRow } from "../types.ts";
-import type { FileRunner, FromWorker, ToWorker } from "./protocol.ts";
+import { type LiveGate, LivePause } from "./live-pause.ts";
+import { type FromWorker, jobFileOf, type ToWorker } from "./protocol.ts";
 
 /** A running worker process, as the runner needs it. */
 export interface WorkerHandle {
@@ -47,10 +45,7 @@ export interface ProcessRunnerOptions {
   /** Files the worker may run at once (`workerSlots` of ./protocol.ts). */
   readonly slots: number;
   /** Gates whose live work pauses the worker outright while any of it runs or waits (ASR, TTS). */
-  readonly pauseFor: readonly {
-    readonly liveLoad: LiveLoad;
-    watchLive(listener: (load: LiveLoad) => void): () => void;
-  }[];
+  readonly pauseFor: readonly LiveGate[];
   /** Longest transcript text carried inside a file webhook. */
   readonly inlineChars: number;
   readonly log: Logger;
@@ -65,9 +60,6 @@ const STOP_GRACE_MS = 10_000;
 const CRASH_PAUSE_MS = 1_000;
 const MAX_CRASH_PAUSE_MS = 60_000;
 
-/** Quiet time after live work before a paused worker goes on (a burst's next request finds it paused). */
-const RESUME_AFTER_MS = 100;
-
 const keyOf = (jobId: string, idx: number) => `${jobId}/${idx}`;
 
 /** A started worker and what this side knows of it; gone with the process. */
@@ -77,10 +69,8 @@ interface Worker {
   bonded: boolean;
   /** Its engine serves: files may be sent. */
   ready: boolean;
-  /** Stopped (SIGSTOP) while live work runs. */
-  paused: boolean;
-  /** Killed here (it did not stop in time): its exit is not a crash of its own. */
-  killed: boolean;
+  /** Asked to stop by this side (or killed after the grace): no file is sent, its end is no crash. */
+  stopping: boolean;
 }
 
 /** Job files run by a worker process. */
@@ -88,45 +78,17 @@ export class ProcessRunner implements FileRunner {
   private worker: Worker | undefined;
   /** Files sent to the worker and not answered yet, by job id and index. */
   private readonly sent = new Map<string, FileRow>();
+  private readonly outcomes: FileOutcomes;
+  private readonly pause: LivePause;
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private crashes = 0;
   private claiming = true;
-  private resumeTimer: ReturnType<typeof setTimeout> | undefined;
-  private readonly unwatch: Array<() => void>;
 
   constructor(private readonly options: ProcessRunnerOptions) {
-    this.unwatch = options.pauseFor.map((gate) => gate.watchLive(() => this.followLive()));
-  }
-
-  /**
-   * Live work runs: the worker is stopped at once (SIGSTOP), so it takes neither a core nor the
-   * caches a live call needs, and goes on once live work has been quiet for RESUME_AFTER_MS. The
-   * worker holds no lock and no resource the service waits on, so stopping it anywhere is safe.
-   */
-  private followLive(): void {
-    const busy = this.options.pauseFor.some((gate) => gate.liveLoad.running + gate.liveLoad.queued > 0);
-    const worker = this.worker;
-    if (busy) {
-      clearTimeout(this.resumeTimer);
-      this.resumeTimer = undefined;
-      // Not before `hello`: a worker stopped before it asked to die with the service could outlive it.
-      if (worker?.bonded && !worker.paused) {
-        worker.handle.kill("SIGSTOP");
-        worker.paused = true;
-      }
-    } else if (worker?.paused && this.resumeTimer === undefined) {
-      this.resumeTimer = setTimeout(() => this.resume(), RESUME_AFTER_MS);
-      this.resumeTimer.unref?.();
-    }
-  }
-
-  private resume(): void {
-    clearTimeout(this.resumeTimer);
-    this.resumeTimer = undefined;
-    if (!this.worker?.paused) return;
-    this.worker.handle.kill("SIGCONT");
-    this.worker.paused = false;
+    this.outcomes = new FileOutcomes(options);
+    // Not before `hello`: a worker stopped before it asked to die with the service could outlive it.
+    this.pause = new LivePause(options.pauseFor, () => (this.worker?.bonded ? this.worker.handle : undefined));
   }
 
   /** Claims queued files for the worker while the worker has free slots; starts a worker if none runs. */
@@ -136,9 +98,11 @@ export class ProcessRunner implements FileRunner {
       if (this.restartTimer === undefined && this.options.store.hasClaimable()) this.start();
       return;
     }
-    if (!this.worker.ready) return;
+    if (!this.worker.ready || this.worker.stopping) return;
     while (this.sent.size < this.options.slots) {
-      const file = this.options.store.claimNext();
+      // A file with a fault runs alone: nothing joins it, and it waits for the others to finish.
+      if ([...this.sent.values()].some((f) => f.faults > 0)) return;
+      const file = this.options.store.claimNext(this.sent.size > 0);
       if (file === undefined) return;
       const job = this.options.store.job(file.job_id);
       if (job === undefined) continue;
@@ -159,29 +123,30 @@ export class ProcessRunner implements FileRunner {
   }
 
   /** Asks the worker to stop (its running files go back to the queue); kills it after a grace. */
-  async stop(): Promise<void> {
+  async stop(graceMs = STOP_GRACE_MS): Promise<void> {
     this.quiesce();
-    for (const unwatch of this.unwatch) unwatch();
-    await this.stopWorker();
+    this.pause.close();
+    await this.stopWorker(graceMs);
   }
 
   /** Stops the worker and starts a new one (the engine's models changed). */
   async restart(): Promise<void> {
     if (!this.worker) return;
-    await this.stopWorker();
+    await this.stopWorker(STOP_GRACE_MS);
     this.wake();
   }
 
-  private async stopWorker(): Promise<void> {
+  private async stopWorker(graceMs: number): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
-    this.resume(); // a stopped worker could not hear it
+    // From now on it is sent nothing, and neither its answers nor its end are a file's fault.
+    worker.stopping = true;
+    this.pause.resume(); // a stopped worker could not hear it
     const { handle } = worker;
     handle.send({ type: "stop" });
-    const ended = await Promise.race([handle.exited.then(() => true), Bun.sleep(STOP_GRACE_MS).then(() => false)]);
+    const ended = await Promise.race([handle.exited.then(() => true), Bun.sleep(graceMs).then(() => false)]);
     if (!ended) {
-      this.options.log.warn("jobs worker did not stop in time; killed", { grace_ms: STOP_GRACE_MS });
-      worker.killed = true;
+      this.options.log.warn("jobs worker did not stop in time; killed", { grace_ms: graceMs });
       handle.kill("SIGKILL");
       await handle.exited;
     }
@@ -191,19 +156,19 @@ export class ProcessRunner implements FileRunner {
     let worker: Worker;
     try {
       const handle = this.options.spawn((message) => this.heard(worker, message));
-      worker = { handle, bonded: false, ready: false, paused: false, killed: false };
+      worker = { handle, bonded: false, ready: false, stopping: false };
     } catch (error) {
       this.options.log.error("jobs worker could not be started", { error: String(error) });
-      this.afterExit(1, false);
+      this.afterExit(1, true);
       return;
     }
     this.worker = worker;
     void worker.handle.exited.then((code) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
-      clearTimeout(this.resumeTimer);
-      this.resumeTimer = undefined;
-      this.afterExit(code, worker.killed);
+      this.pause.forget();
+      // Died on its own: not stopped by this side, and the service is not shutting down.
+      this.afterExit(code, code !== 0 && !worker.stopping && this.claiming);
     });
   }
 
@@ -213,7 +178,7 @@ export class ProcessRunner implements FileRunner {
       case "hello":
         worker.bonded = true;
         worker.handle.send({ type: "start", config: this.options.config });
-        this.followLive(); // live work running now: the new worker waits (its model load too)
+        this.pause.follow(); // live work running now: the new worker waits (its model load too)
         return;
       case "ready":
         this.crashes = 0;
@@ -228,76 +193,32 @@ export class ProcessRunner implements FileRunner {
         const file = this.sent.get(key);
         if (file === undefined || file.attempts !== message.attempts) return;
         this.sent.delete(key);
-        this.settle(file, message.outcome);
+        if (this.outcomes.settle(file, message.outcome) === "later") {
+          // The worker's engine could not take it now: claimed again after a pause.
+          clearTimeout(this.retryTimer);
+          this.retryTimer = setTimeout(() => this.wake(), RETRY_MS);
+          this.retryTimer.unref?.();
+        }
         this.wake();
         return;
       }
     }
   }
 
-  /** Writes how a file's transcription ended. */
-  private settle(file: FileRow, outcome: FileOutcome): void {
-    switch (outcome.status) {
-      case "completed":
-      case "failed":
-        this.finish(file, outcome);
-        return;
-      case "error":
-        this.options.log.error("job file failed", { job: file.job_id, file: file.id, error: outcome.message });
-        if (file.attempts >= MAX_ATTEMPTS)
-          this.finish(file, { status: "failed", error: "Internal error while transcribing" });
-        else this.options.store.release(file);
-        return;
-      case "retry":
-        // The worker's engine could not take it now: queued again, claimed after a pause.
-        this.options.store.release(file);
-        clearTimeout(this.retryTimer);
-        this.retryTimer = setTimeout(() => this.wake(), RETRY_MS);
-        this.retryTimer.unref?.();
-        return;
-      case "aborted":
-        // Cancelled or deleted (the store already says so: nothing changes), or the worker stopped.
-        this.options.store.release(file);
-        return;
-    }
-  }
-
-  /** Stores a file's result or error with its webhooks (nothing when it was cancelled or deleted meanwhile). */
-  private finish(file: FileRow, ended: FileEnd): void {
-    const audioSeconds = ended.status === "completed" ? ended.transcript.duration : 0;
-    const written = this.options.store.finish(
-      file,
-      ended.status === "completed"
-        ? { status: "completed", result: JSON.stringify(ended.transcript), audioSeconds }
-        : ended,
-      endDeliveries(file, ended, this.options.inlineChars),
-    );
-    if (!written) return;
-    // Uploaded audio is deleted once transcribed (D18); a crash before this leaves it to the sweeper.
-    if (file.spooled === 1) rmSync(file.path, { force: true });
-    this.options.onFile?.(ended.status, audioSeconds);
-    this.options.onDeliveries?.();
-  }
-
-  /** The worker ended (`killed`: by this side): its files go back to the queue, and a new one starts if work waits. */
-  private afterExit(code: number, killed: boolean): void {
-    const crashed = code !== 0 && !killed;
-    let requeued = 0;
-    for (const file of this.sent.values()) {
-      if (crashed && file.attempts >= MAX_ATTEMPTS)
-        this.finish(file, { status: "failed", error: "The transcription stopped unexpectedly on this file" });
-      else {
-        this.options.store.release(file);
-        requeued++;
-      }
-    }
+  /**
+   * The worker ended: the files it was running go back to the queue — each with a fault when it
+   * `died` on its own — and a new worker starts if work waits.
+   */
+  private afterExit(code: number, died: boolean): void {
+    const lost = [...this.sent.values()];
     this.sent.clear();
+    for (const file of lost) this.outcomes.lost(file, died);
     if (code !== 0) {
-      this.crashes++;
-      this.options.log.error("jobs worker exited", { code, requeued });
+      if (died) this.crashes++;
+      this.options.log.error("jobs worker exited", { code, files: lost.length, faulted: died });
     }
     if (!this.claiming || !this.options.store.hasClaimable()) return;
-    const pause = code === 0 ? 0 : Math.min(MAX_CRASH_PAUSE_MS, CRASH_PAUSE_MS * 2 ** (this.crashes - 1));
+    const pause = died ? Math.min(MAX_CRASH_PAUSE_MS, CRASH_PAUSE_MS * 2 ** (this.crashes - 1)) : 0;
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;
       this.wake();

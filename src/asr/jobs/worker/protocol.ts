@@ -1,12 +1,14 @@
 /**
  * The messages between the serving process and its jobs worker process (JSON over the IPC
- * channel Bun opens between them). The serving process owns the job store: it claims each file,
- * sends it to the worker with `run`, and writes the outcome the worker answers with `done`. The
- * worker never opens the store, so nothing in the serving process ever waits on a lock held by a
- * process that runs at background priority.
+ * channel Bun opens between them), and what they carry: a claimed file ({@link JobFile}) and how
+ * its transcription ended ({@link FileOutcome}). The serving process owns the job store: it claims
+ * each file, sends it to the worker with `run`, and writes the outcome the worker answers with
+ * `done`. The worker never opens the store, so nothing in the serving process ever waits on a lock
+ * held by a process that runs at background priority.
  */
 import type { SawtConfig } from "../../../config/config.ts";
-import type { FileOutcome, JobFile } from "../runner.ts";
+import type { Transcript } from "../../types.ts";
+import type { FileRow, JobOptions, JobRow } from "../types.ts";
 
 /**
  * Files the worker transcribes at once: `jobs.max_slots`, else every `asr.concurrency` slot but one
@@ -18,6 +20,50 @@ export function workerSlots(config: SawtConfig): number {
 
 /** The hidden `sawt` command that runs the worker process (src/app/jobs-worker.ts). */
 export const JOBS_WORKER_COMMAND = "__jobs-worker";
+
+/** A job file as the worker needs it. */
+export interface JobFile {
+  readonly jobId: string;
+  readonly idx: number;
+  /** The claim's token (the file's `attempts` once claimed). */
+  readonly attempts: number;
+  readonly path: string;
+  /** True when `path` is Sawt's copy of an upload (not a source-folder path). */
+  readonly spooled: boolean;
+  readonly keyId: string;
+  readonly options: JobOptions;
+}
+
+/** The file a claimed row describes, for the worker. */
+export function jobFileOf(file: FileRow, job: JobRow): JobFile {
+  return {
+    jobId: file.job_id,
+    idx: file.idx,
+    attempts: file.attempts,
+    path: file.path,
+    spooled: file.spooled === 1,
+    keyId: job.key_id,
+    options: JSON.parse(job.options) as JobOptions,
+  };
+}
+
+/** How one transcription of a job file ended. */
+export type FileOutcome =
+  | { readonly status: "completed"; readonly transcript: Transcript }
+  /** The file cannot be transcribed: the synchronous route's detail. */
+  | { readonly status: "failed"; readonly error: string }
+  /** The engine could not take it now (not ready, busy, draining). */
+  | { readonly status: "retry" }
+  /** The serving engine failed on this file: one fault of the file's own. */
+  | { readonly status: "error"; readonly message: string }
+  /**
+   * Not transcribed, through no fault of the file: the job was cancelled or deleted, or the worker
+   * is stopping (told to, idle, or its service gone) and its engine may be released under it.
+   */
+  | { readonly status: "aborted" };
+
+/** The outcomes that end a file for good. */
+export type FileEnd = Extract<FileOutcome, { status: "completed" | "failed" }>;
 
 /** The serving process to its worker. */
 export type ToWorker =
@@ -46,15 +92,3 @@ export type FromWorker =
       readonly attempts: number;
       readonly outcome: FileOutcome;
     };
-
-/** What runs a process's job files. */
-export interface FileRunner {
-  /** Queued files may be waiting: claim them while slots are free. */
-  wake(): void;
-  /** Stops the running files of `jobId` (cancel, delete). */
-  abortJob(jobId: string): void;
-  /** Stops claiming new files; running ones finish. */
-  quiesce(): void;
-  /** Stops claiming; running files go back to the queue. */
-  stop(): Promise<void>;
-}

@@ -5,9 +5,9 @@
  * recorded (the job's delivery log). Deliveries live in SQLite, so a restart resumes them where
  * they were; a delivery that was in flight at a crash is sent again with the same key.
  */
-import type { Logger } from "../../log/logger.ts";
-import { EVENT_HEADER, IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signWebhook } from "./callbacks.ts";
-import type { JobStore } from "./store.ts";
+import type { Logger } from "../../../log/logger.ts";
+import type { JobStore } from "../store.ts";
+import { EVENT_HEADER, IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signWebhook } from "./signature.ts";
 
 /** How deliveries are sent. */
 export interface WebhookOptions {
@@ -38,6 +38,8 @@ export class WebhookSender {
   private running: Promise<void> | undefined;
   private stopped = false;
   private again = false;
+  /** Aborts attempts in flight when the sender stops. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly store: JobStore,
@@ -63,10 +65,15 @@ export class WebhookSender {
       });
   }
 
-  /** Stops sending; an attempt in flight finishes (a crash instead resends it later). */
+  /**
+   * Stops sending. Attempts in flight are abandoned, not recorded: each stays pending and is sent
+   * again, with the same key, after the restart (as one in flight at a crash is), so a receiver
+   * that is slow to answer never holds the service's shutdown.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.stopping.abort();
     await this.running;
   }
 
@@ -100,7 +107,7 @@ export class WebhookSender {
         },
         body: delivery.body,
         redirect: "manual",
-        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+        signal: AbortSignal.any([AbortSignal.timeout(ATTEMPT_TIMEOUT_MS), this.stopping.signal]),
       });
       await response.body?.cancel().catch(() => undefined);
       if (response.status >= 200 && response.status < 300) {
@@ -110,6 +117,7 @@ export class WebhookSender {
       }
       error = `HTTP ${response.status}`;
     } catch (cause) {
+      if (this.stopped) return; // abandoned by stop(): still pending
       error = cause instanceof Error ? cause.name : "request failed";
     }
     this.options.onAttempt?.(false);

@@ -1,10 +1,6 @@
 /**
- * Webhook addressing and signing (issue #28). A job's `callback_url` must name a host the
- * operator allowed (`jobs.callback_hosts`: nothing leaves the box otherwise, D18), over http or
- * https, without credentials in it.
- *
- * Signature, after Stripe's scheme: header `Sawt-Signature: t=<unix seconds>,v1=<hex>` where the
- * hex is HMAC-SHA256 with the server's `jobs.webhook_secret` over `<t>.<raw body>`. A receiver
+ * How a webhook is signed and marked (issue #28). Signature, after Stripe's scheme: header
+ * `Sawt-Signature: t=<unix seconds>,v1=<hex>` where the hex is HMAC-SHA256 with the server's `jobs.webhook_secret` over `<t>.<raw body>`. A receiver
  * recomputes it over the bytes it received, compares in constant time, and refuses a `t` far
  * from its clock (replays). `Idempotency-Key` is the delivery id, the same on every retry.
  */
@@ -16,29 +12,6 @@ export const SIGNATURE_HEADER = "Sawt-Signature";
 export const EVENT_HEADER = "Sawt-Event";
 /** The header carrying the delivery id, stable across retries. */
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
-
-/** Longest callback URL accepted. */
-const MAX_URL_CHARS = 2048;
-
-/** Why `url` may not be a callback URL for `allowedHosts`, or undefined when it may. */
-export function callbackUrlProblem(url: string, allowedHosts: readonly string[]): string | undefined {
-  if (url.length > MAX_URL_CHARS) return `Must be at most ${MAX_URL_CHARS} characters`;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return "Must be an absolute http or https URL";
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return "Must be an absolute http or https URL";
-  if (parsed.username !== "" || parsed.password !== "") return "Must not carry credentials";
-  const host = parsed.hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  const port = parsed.port;
-  const allowed = allowedHosts.some((entry) => {
-    const [name, entryPort] = entry.toLowerCase().split(":");
-    return name === host && (entryPort === undefined || entryPort === port);
-  });
-  return allowed ? undefined : "Host is not allowed (jobs.callback_hosts)";
-}
 
 /** The `Sawt-Signature` value for `body` at `t` (unix seconds). */
 export function signWebhook(secret: string, body: string, t = Math.floor(Date.now() / 1000)): string {

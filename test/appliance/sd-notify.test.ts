@@ -67,7 +67,7 @@ describe("sawt serve under a Type=notify service manager", () => {
 });
 
 describe("notifier backends", () => {
-  const module = join(import.meta.dir, "..", "..", "src", "runtime", "sd-notify.ts");
+  const module = join(import.meta.dir, "..", "..", "src", "serving", "sd-notify.ts");
   for (const backend of ["libsystemd", "libc"] as const) {
     for (const abstract of [false, true]) {
       test(`does deliver a datagram through ${backend} to a ${abstract ? "abstract" : "filesystem"} socket`, async () => {

@@ -8,6 +8,7 @@
  * Built when the jobs door is mounted ({@link jobsFor}, ./http-plugins.ts), once per context:
  * the door only routes.
  */
+import { phraseStoreOf } from "../asr/boost/store.ts";
 import { JobsService } from "../asr/jobs/service.ts";
 import { boxId } from "../asr/jobs/ids.ts";
 import { ProcessRunner, type WorkerHandle } from "../asr/jobs/worker/process-runner.ts";
@@ -45,6 +46,7 @@ export function jobsFor(ctx: AppContext): JobsService {
         slots: workerSlots(ctx.config),
         pauseFor: [ctx.admission.asr, ctx.admission.tts],
         inlineChars: jobs.webhook_inline_chars,
+        keyPhrases: (keyId) => phraseStoreOf(ctx.db).list(keyId),
         log,
         onFile: (outcome, seconds) => ctx.metrics.observeJobFile(outcome, seconds),
         onDeliveries: deps.onDeliveries,

@@ -1,11 +1,13 @@
 /**
  * What the live core needs from the ASR engine, and nothing more: the voice-activity detector and
  * dialect identifier it endpoints and labels with, the recognisers (default and dialect routes),
- * and the file policy over one utterance. The ASR service (../service.ts) provides it; the core
- * never sees packs, admission or budgets beyond `admitted`.
+ * and the file policy (../file-policy.ts) over one utterance. {@link liveEngineOf} builds it over
+ * the file policy and the service's admission; the core never sees packs, admission or budgets
+ * beyond `admitted`.
  */
 import type { CallOptions } from "../../core/call.ts";
-import type { Transcript, TranscriptionLanguage, TranscriptWord } from "../../core/asr.ts";
+import type { Hotword, Transcript, TranscriptionLanguage, TranscriptWord } from "../../core/asr.ts";
+import type { FilePolicy } from "../file-policy.ts";
 import type { DialectIdentifier, Recognizer, VoiceActivityDetector } from "../recognizer.ts";
 
 /** An utterance as the file policy transcribes it; times relative to the utterance. */
@@ -51,5 +53,42 @@ export function utteranceOf(transcript: Transcript): UtteranceText {
     text: transcript.text,
     ...(transcript.words ? { words: transcript.words } : {}),
     ...(logprobs.length > 0 ? { confidence: Math.round(Math.exp(mean) * 1000) / 1000 } : {}),
+  };
+}
+
+/** What the engine port runs on: the file policy and the service's admission and observer. */
+export interface LiveEngineSources {
+  readonly files: FilePolicy;
+  /** Runs one model job under the engine's admission (a live call is admitted per recognition). */
+  admitted<T>(job: () => Promise<T>, call: CallOptions): Promise<T>;
+  observe?(seconds: number, audioSeconds: number): void;
+}
+
+/**
+ * The engine port of one live call (or of every call without phrases): the file policy's
+ * detectors and routes, and each utterance transcribed by the file policy with the call's
+ * `hotwords`, under admission and observed.
+ */
+export function liveEngineOf(sources: LiveEngineSources, hotwords?: readonly Hotword[]): LiveEngine {
+  const { files } = sources;
+  const observe = (seconds: number, audioSeconds: number) => sources.observe?.(seconds, audioSeconds);
+  return {
+    detector: files.detector,
+    dialectIdentifier: files.models.packs.dialect,
+    dialectSeconds: files.dialectSeconds,
+    recognizerFor: (dialect, language) => files.recognizerFor(dialect, language),
+    transcribeUtterance: (samples, recognizer, wholeSpan, call) =>
+      sources.admitted(async () => {
+        const started = performance.now();
+        const spans = wholeSpan ? [{ start: 0, end: samples.length }] : undefined;
+        // The call's dialect was decided (and the recogniser routed) by the live core.
+        const language = recognizer === files.routes.builtin ? "en" : "ar";
+        const options = { signal: call.signal, language, ...(hotwords?.length ? { hotwords } : {}) } as const;
+        const transcript = await files.transcribe(samples, options, spans, recognizer);
+        observe((performance.now() - started) / 1000, transcript.duration);
+        return utteranceOf(transcript);
+      }, call),
+    admitted: (job, call) => sources.admitted(job, call),
+    observe,
   };
 }

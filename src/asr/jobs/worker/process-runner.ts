@@ -18,6 +18,7 @@
  * clean exit, after a growing pause (up to a minute) after a crash, so a worker that cannot start
  * is reported, not spun.
  */
+import type { Hotword } from "../../../core/asr.ts";
 import type { Logger } from "../../../log/logger.ts";
 import { FileOutcomes, RETRY_MS } from "../outcomes.ts";
 import type { FileRunner } from "../service.ts";
@@ -48,6 +49,8 @@ export interface ProcessRunnerOptions {
   readonly pauseFor: readonly LiveGate[];
   /** Longest transcript text carried inside a file webhook. */
   readonly inlineChars: number;
+  /** A key's phrase list now (sent with each of its files: the worker's engine applies it). */
+  readonly keyPhrases: (keyId: string) => readonly Hotword[];
   readonly log: Logger;
   readonly onFile?: (status: "completed" | "failed", audioSeconds: number) => void;
   /** Webhook deliveries were queued. */
@@ -107,7 +110,7 @@ export class ProcessRunner implements FileRunner {
       const job = this.options.store.job(file.job_id);
       if (job === undefined) continue;
       this.sent.set(keyOf(file.job_id, file.idx), file);
-      this.worker.handle.send({ type: "run", file: jobFileOf(file, job) });
+      this.worker.handle.send({ type: "run", file: jobFileOf(file, job, this.options.keyPhrases(job.key_id)) });
     }
   }
 

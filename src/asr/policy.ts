@@ -7,7 +7,6 @@
  * (./service.ts), the live core to live calls (./live/session.ts); no door does, so a new door
  * cannot forget it. TTS does the same with the key's lexicon.
  */
-import type { Database } from "bun:sqlite";
 import type { SawtConfig } from "../config/config.ts";
 import type { AppContext } from "../core/context.ts";
 import type { Hotword, TranscriptFormatting, TranscriptFormattingRequest } from "../core/asr.ts";
@@ -17,8 +16,8 @@ import { phraseStoreOf } from "./boost/store.ts";
 
 /** What the policy is built from. */
 export interface AsrPolicySources {
-  /** The store holding each key's phrase list; absent where there is none (`sawt asr`). */
-  readonly db?: Database;
+  /** A key's stored phrase list; absent where there is no key store (`sawt asr`). */
+  readonly phrases?: (keyId: string) => readonly Hotword[];
   readonly config: Pick<SawtConfig["asr"], "redact" | "digits">;
   /** Hears each redaction once (the metric). */
   readonly onRedaction?: (type: string) => void;
@@ -34,8 +33,7 @@ export class AsrPolicy {
 
   /** The phrases a call of `keyId` decodes with: what it asked for and the key's list (its boost wins). */
   hotwords(keyId: string | undefined, asked: readonly Hotword[] = []): Hotword[] {
-    const stored =
-      keyId === undefined || this.sources.db === undefined ? [] : phraseStoreOf(this.sources.db).list(keyId);
+    const stored = keyId === undefined ? [] : (this.sources.phrases?.(keyId) ?? []);
     return mergeHotwords(asked, stored);
   }
 
@@ -50,18 +48,30 @@ export class AsrPolicy {
   }
 }
 
-const policies = new WeakMap<AppContext, AsrPolicy>();
+const policies = new WeakMap<object, AsrPolicy>();
+const sent = new WeakMap<object, Map<string, readonly Hotword[]>>();
 
-/** The policy of a running service: its key store, its settings and its redaction metric. */
+/**
+ * The jobs worker's phrase lists: it has no key store (src/app/jobs-worker.ts), so the service
+ * sends each file's key's list with the file and the worker keeps it here, where its engine's
+ * policy reads it instead of the store.
+ */
+export function sentPhraseLists(ctx: Pick<AppContext, "db">): Map<string, readonly Hotword[]> {
+  let lists = sent.get(ctx);
+  if (!lists) sent.set(ctx, (lists = new Map()));
+  return lists;
+}
+
+/** The policy of a running process: its key store (or the lists it was sent), its settings and its redaction metric. */
 export function asrPolicyOf(ctx: Pick<AppContext, "db" | "config" | "metrics">): AsrPolicy {
-  let policy = policies.get(ctx as AppContext);
+  let policy = policies.get(ctx);
   if (!policy) {
     policy = new AsrPolicy({
-      db: ctx.db,
+      phrases: (keyId) => sent.get(ctx)?.get(keyId) ?? phraseStoreOf(ctx.db).list(keyId),
       config: ctx.config.asr,
       onRedaction: (type) => ctx.metrics.countRedaction(type),
     });
-    policies.set(ctx as AppContext, policy);
+    policies.set(ctx, policy);
   }
   return policy;
 }

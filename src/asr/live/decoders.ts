@@ -48,7 +48,8 @@ function offline(engine: LiveEngine, call: CallOptions): UtteranceDecoder {
     final: (samples, recognizer, wholeSpan) => engine.transcribeUtterance(samples, recognizer, wholeSpan, call),
     partial: async (samples, recognizer) => {
       try {
-        return (await engine.admitted(() => recognizer.recognize(samples, call.signal), call)).text.trim();
+        const options = engine.hotwords ? { hotwords: engine.hotwords } : undefined;
+        return (await engine.admitted(() => recognizer.recognize(samples, call.signal, options), call)).text.trim();
       } catch (error) {
         return skipWhenBusy(error, call);
       }

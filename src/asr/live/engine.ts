@@ -24,6 +24,8 @@ export interface LiveEngine {
   readonly dialectIdentifier: DialectIdentifier | null;
   /** Seconds of speech the call's dialect is decided over (`asr.dialect_seconds`). */
   readonly dialectSeconds: number;
+  /** The call's phrases (its own and the key's list): partials favour them as finals do. */
+  readonly hotwords?: readonly Hotword[];
   /**
    * The recogniser for the call's language and dialect so far (English: the built-in one; else a
    * dialect route, else the default). Throws the 400 for a language nothing loaded serves.
@@ -76,6 +78,7 @@ export function liveEngineOf(sources: LiveEngineSources, hotwords?: readonly Hot
     detector: files.detector,
     dialectIdentifier: files.models.packs.dialect,
     dialectSeconds: files.dialectSeconds,
+    ...(hotwords?.length ? { hotwords } : {}),
     recognizerFor: (dialect, language) => files.recognizerFor(dialect, language),
     transcribeUtterance: (samples, recognizer, wholeSpan, call) =>
       sources.admitted(async () => {

@@ -12,7 +12,7 @@
  */
 import type { AppContext } from "../../../core/context.ts";
 import { readyService } from "../../../edge/readiness.ts";
-import { phraseStoreOf } from "../../boost/store.ts";
+import { sentPhraseLists } from "../../policy.ts";
 import { formattingRequest } from "../../format/request.ts";
 import type { FileOutcome, FromWorker, JobFile, ToWorker } from "./protocol.ts";
 import { transcribeJobFile, type TranscribeDeps } from "./transcribe.ts";
@@ -65,9 +65,7 @@ export async function serveJobFiles(ctx: AppContext, channel: WorkerChannel): Pr
     // Leaving already: its engine may be closing, so the file is not even started.
     if (ending) return answer(file, { status: "aborted" });
     // The key's phrase list as the service sent it, where this process's engine reads it.
-    const phrases = phraseStoreOf(ctx.db);
-    phrases.delete(file.keyId);
-    phrases.upsert(file.keyId, file.keyPhrases);
+    sentPhraseLists(ctx).set(file.keyId, file.keyPhrases);
     const abort = new AbortController();
     const ended = transcribeJobFile(file, deps, abort.signal).then((outcome) => {
       running.delete(file);

@@ -34,7 +34,7 @@ export interface JobFile {
   readonly options: JobOptions;
   /**
    * The key's phrase list as it stands when the file is sent: the worker has no key store, so
-   * its engine reads the list from a copy in the worker's own in-memory database.
+   * its engine's policy reads the list it was sent (../../policy.ts `sentPhraseLists`).
    */
   readonly keyPhrases: readonly Hotword[];
 }

@@ -6,7 +6,7 @@
  * first seconds of speech (./dialect/call.ts), which may route a dialect-specific recogniser →
  * one recognition per piece → segments split back into utterances → one text joined by the word
  * rule. It knows recognisers and routes, never admission, memory or a door: the service
- * (./service.ts) runs it under those, and the live core's engine port (./live/engine.ts) for each
+ * (./service.ts) runs it under those, and the live core's engine port (./live/port.ts) for each
  * ended utterance.
  */
 import { secondsOf } from "../audio/speech-rate.ts";

@@ -6,7 +6,7 @@
  * decoded-audio memory budget; admission; written forms and redaction of the transcript and of
  * its streamed text. Live calls run on the live core (./live/), which opens them here with the
  * key's phrases already added: `openLive` reserves the call's memory and hands the core its
- * engine port (./live/engine.ts) over the file policy.
+ * engine port (./live/port.ts) over the file policy.
  */
 import { concatSamples } from "../audio/concat.ts";
 import { SPEECH_SAMPLE_RATE } from "../audio/speech-rate.ts";
@@ -27,7 +27,7 @@ import { channelsToSplit, DEFAULT_CHANNEL_POLICY, transcribeChannels, type Chann
 import { FilePolicy, type FilePolicyModels, type RecordingOptions } from "./file-policy.ts";
 import { withFormattedText } from "./format/stream.ts";
 import { formatTranscript } from "./format/transcript.ts";
-import { liveEngineOf, type LiveEngine } from "./live/engine.ts";
+import { livePortOf, type LivePort } from "./live/port.ts";
 import { LiveTranscriber } from "./live/transcriber.ts";
 import type { AsrPolicy } from "./policy.ts";
 
@@ -67,11 +67,11 @@ async function* resumed(
 export class AsrEngineService implements AsrService {
   private readonly files: FilePolicy;
   /** The engine port of calls without phrases of their own (most calls): built once. */
-  private readonly liveEngine: LiveEngine;
+  private readonly liveEngine: LivePort;
 
   constructor(private readonly options: AsrServiceOptions) {
     this.files = new FilePolicy(options);
-    this.liveEngine = this.liveEngineWith();
+    this.liveEngine = this.livePortWith();
   }
 
   /**
@@ -157,7 +157,7 @@ export class AsrEngineService implements AsrService {
     };
     if (call.signal?.aborted) release();
     else call.signal?.addEventListener("abort", release, { once: true });
-    const engine = live.hotwords?.length ? this.liveEngineWith(live.hotwords) : this.liveEngine;
+    const engine = live.hotwords?.length ? this.livePortWith(live.hotwords) : this.liveEngine;
     return new LiveTranscriber(engine, live, emit, call, release);
   }
 
@@ -201,8 +201,8 @@ export class AsrEngineService implements AsrService {
   }
 
   /** The engine port over the file policy; a call's hotwords go to each final. */
-  private liveEngineWith(hotwords?: TranscriptionOptions["hotwords"]): LiveEngine {
-    return liveEngineOf(
+  private livePortWith(hotwords?: TranscriptionOptions["hotwords"]): LivePort {
+    return livePortOf(
       {
         files: this.files,
         // Live work is admitted per recognition, so a long call never holds an inference slot while idle.

@@ -1,5 +1,5 @@
 /**
- * The jobs worker process's side (see ./process-runner.ts): transcribes the files the serving
+ * The jobs worker process's side (see ./dispatcher.ts): transcribes the files the serving
  * process sends, over this process's own ASR engine, and answers each with its outcome. It leaves
  * when it has had nothing to do for `jobs.worker_idle_ms`, when told to stop (or sent SIGTERM or
  * SIGINT, as a whole process group is on Ctrl-C), or at once when the serving process is gone

@@ -1,7 +1,7 @@
 /**
  * What the live core needs from the ASR engine, and nothing more: the voice-activity detector and
  * dialect identifier it endpoints and labels with, the recognisers (default and dialect routes),
- * and the file policy (../file-policy.ts) over one utterance. {@link liveEngineOf} builds it over
+ * and the file policy (../file-policy.ts) over one utterance. {@link livePortOf} builds it over
  * the file policy and the service's admission; the core never sees packs, admission or budgets
  * beyond `admitted`.
  */
@@ -19,7 +19,7 @@ export interface UtteranceText {
 }
 
 /** See the file comment. */
-export interface LiveEngine {
+export interface LivePort {
   readonly detector: VoiceActivityDetector;
   readonly dialectIdentifier: DialectIdentifier | null;
   /** Seconds of speech the call's dialect is decided over (`asr.dialect_seconds`). */
@@ -59,7 +59,7 @@ export function utteranceOf(transcript: Transcript): UtteranceText {
 }
 
 /** What the engine port runs on: the file policy and the service's admission and observer. */
-export interface LiveEngineSources {
+export interface LivePortSources {
   readonly files: FilePolicy;
   /** Runs one model job under the engine's admission (a live call is admitted per recognition). */
   admitted<T>(job: () => Promise<T>, call: CallOptions): Promise<T>;
@@ -71,7 +71,7 @@ export interface LiveEngineSources {
  * detectors and routes, and each utterance transcribed by the file policy with the call's
  * `hotwords`, under admission and observed.
  */
-export function liveEngineOf(sources: LiveEngineSources, hotwords?: readonly Hotword[]): LiveEngine {
+export function livePortOf(sources: LivePortSources, hotwords?: readonly Hotword[]): LivePort {
   const { files } = sources;
   const observe = (seconds: number, audioSeconds: number) => sources.observe?.(seconds, audioSeconds);
   return {

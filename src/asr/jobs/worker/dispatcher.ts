@@ -21,7 +21,7 @@
 import type { Hotword } from "../../../core/asr.ts";
 import type { Logger } from "../../../log/logger.ts";
 import { FileOutcomes, RETRY_MS } from "../outcomes.ts";
-import type { FileRunner } from "../service.ts";
+import type { FileDispatcher } from "../service.ts";
 import type { JobStore } from "../store.ts";
 import type { FileRow } from "../types.ts";
 import { type LiveGate, LivePause } from "./live-pause.ts";
@@ -37,7 +37,7 @@ export interface WorkerHandle {
 }
 
 /** What the runner needs from its process. */
-export interface ProcessRunnerOptions {
+export interface WorkerDispatcherOptions {
   readonly store: JobStore;
   /** Starts a worker process whose messages go to `onMessage`. */
   readonly spawn: (onMessage: (message: FromWorker) => void) => WorkerHandle;
@@ -77,7 +77,7 @@ interface Worker {
 }
 
 /** Job files run by a worker process. */
-export class ProcessRunner implements FileRunner {
+export class WorkerDispatcher implements FileDispatcher {
   private worker: Worker | undefined;
   /** Files sent to the worker and not answered yet, by job id and index. */
   private readonly sent = new Map<string, FileRow>();
@@ -88,7 +88,7 @@ export class ProcessRunner implements FileRunner {
   private crashes = 0;
   private claiming = true;
 
-  constructor(private readonly options: ProcessRunnerOptions) {
+  constructor(private readonly options: WorkerDispatcherOptions) {
     this.outcomes = new FileOutcomes(options);
     // Not before `hello`: a worker stopped before it asked to die with the service could outlive it.
     this.pause = new LivePause(options.pauseFor, () => (this.worker?.bonded ? this.worker.handle : undefined));

@@ -43,7 +43,7 @@ export function encodesInProcess(plan: EncodingPlan): boolean {
 }
 
 /** Limits of one in-process encode. */
-export interface PipelineLimits {
+export interface EncodeLimits {
   readonly maxOutputBytes: number;
   /** Samples the encoder will get, when known before the first (FLAC writes it into STREAMINFO). */
   readonly totalFrames?: number;
@@ -58,7 +58,7 @@ export interface PipelineLimits {
 export async function* encodeChunks(
   chunks: AsyncIterable<Float32Array>,
   plan: EncodingPlan,
-  limits: PipelineLimits,
+  limits: EncodeLimits,
 ): AsyncGenerator<Uint8Array> {
   const resampler =
     plan.encoderRate === plan.inputRate ? undefined : new StreamingResampler(plan.inputRate, plan.encoderRate);

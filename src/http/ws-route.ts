@@ -4,7 +4,7 @@
  * door does the same way:
  *
  * - the upgrade: the key is verified before the 101 (a refused client gets the REST 401 body, or
- *   the door's own {@link ErrorShape}) and the key and the upgrade's request id reach `open`
+ *   the door's own {@link ProtocolErrorShape}) and the key and the upgrade's request id reach `open`
  *   through Elysia's `resolve`, so a connection is verified exactly once. The handshake itself (./ws-guard.ts) is checked by the app for every
  *   WebSocket path before routing, so a broken handshake gets the standard 400 before the key
  *   is even looked at;
@@ -18,7 +18,7 @@ import { presentedKey, verify } from "../edge/auth.ts";
 import { errorBody } from "../edge/error-body.ts";
 import { requestIdFrom } from "../edge/request-id.ts";
 import { type AppError, toAppError } from "../errors/taxonomy.ts";
-import { answerErrorsAs, type ErrorShape } from "./errors.ts";
+import { answerErrorsAs, type ProtocolErrorShape } from "./errors.ts";
 import type { ApiKeyRecord } from "../store/keys.ts";
 
 /** What the upgrade established, handed to the door's `connect`. */
@@ -67,7 +67,7 @@ export interface WebSocketDoor {
   /** The key the client presented; X-API-Key or Bearer unless the door has more ways. */
   readonly presentedKey?: (headers: Headers) => string | undefined;
   /** Refused upgrades answered in the door's protocol's shape (default: the REST error body). */
-  readonly errorShape?: ErrorShape;
+  readonly errorShape?: ProtocolErrorShape;
   /** Elysia's `upgrade` option: headers for the 101. */
   readonly upgrade?: (context: { request: Request }) => unknown;
   /** The door's error event around an error (see {@link errorStatusBody}). */

@@ -254,6 +254,14 @@ export class LiveSession {
     });
   }
 
+  /**
+   * The door found the client breaking its protocol (a frame out of order, an unknown message):
+   * the session ends as for any failure, `error` reported and logged under its status.
+   */
+  refuse(error: AppError): void {
+    this.fail(error);
+  }
+
   /** The client went away: abort everything now, release the slot. */
   abandon(): void {
     if (this.ended) return;

@@ -149,7 +149,7 @@ function languageOf(query: Query): "ar" | "en" | undefined {
   if (base === "ar" || base === "en") return base;
   throw invalidParameter(
     "language",
-    `${tag.slice(0, 32)} is not served: Sawt transcribes ar (ar-SA, ar-EG, …: the dialect is detected) and en`,
+    `${tag.slice(0, 32)} is not served: Sawt transcribes ar (ar-SA, ar-EG and so on: the dialect is detected) and en`,
   );
 }
 

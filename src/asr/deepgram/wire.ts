@@ -166,7 +166,13 @@ export function errorBody(error: AppError, requestId: string): Record<string, un
 /** `/v1/listen`'s errors over HTTP: Deepgram's body and its `dg-error` / `dg-request-id` headers. */
 export const DEEPGRAM_ERRORS: ProtocolErrorShape = {
   body: errorBody,
-  headers: (error, requestId) => ({ "dg-request-id": requestId, "dg-error": messageOf(error).slice(0, 200) }),
+  headers: (error, requestId) => ({
+    "dg-request-id": requestId,
+    // A header holds Latin-1 only: anything else in the message (Arabic, an ellipsis) becomes "?".
+    "dg-error": messageOf(error)
+      .slice(0, 200)
+      .replace(/[^\x20-\x7e]/g, "?"),
+  }),
 };
 
 /**

@@ -92,7 +92,10 @@ describe("the upgrade", () => {
   });
 
   test("does refuse a missing or wrong key with 401 in Deepgram's body and its dg-error header", async () => {
-    for (const headers of [{}, { authorization: "Token nope" }, { authorization: `Basic ${key}` }]) {
+    for (const headers of [{}, { authorization: "Token nope" }, { authorization: `Basic ${key}` }] as Record<
+      string,
+      string
+    >[]) {
       const reply = await upgradeRequest(RAW, headers);
       expect(reply.status).toBe(401);
       expect(reply.headers.get("dg-error")).toBeString();

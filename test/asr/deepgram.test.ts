@@ -361,7 +361,7 @@ describe("bad input and limits", () => {
 });
 
 describe("POST /v1/listen (pre-recorded)", () => {
-  const post = (query: string, body: BodyInit, type = "audio/wav") =>
+  const post = (query: string, body: RequestInit["body"], type = "audio/wav") =>
     fetch(`${sawt.baseUrl}/v1/listen?${query}`, {
       method: "POST",
       headers: { authorization: `Token ${key}`, "content-type": type },

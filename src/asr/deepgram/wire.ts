@@ -31,10 +31,20 @@ export interface RequestFacts {
 
 const round = (seconds: number) => Math.round(seconds * 1000) / 1000;
 
+/** Model ids already derived (every Results message names its model: hashed once per name). */
+const uuids = new Map<string, string>();
+
 /** A stable UUID-shaped id for a model name (Deepgram keys `model_info` by model UUID). */
 export function modelUuid(model: string): string {
-  const hex = createHash("sha256").update(`sawt:${model}`).digest("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  let uuid = uuids.get(model);
+  if (uuid === undefined) {
+    const hex = createHash("sha256").update(`sawt:${model}`).digest("hex");
+    uuid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+    // Names are the clients' (any string): the cache stays small whatever they send.
+    if (uuids.size >= 256) uuids.clear();
+    uuids.set(model, uuid);
+  }
+  return uuid;
 }
 
 /** `model_info` of one model: its name as asked, Sawt's version. */

@@ -121,7 +121,7 @@ describe("the upgrade", () => {
     [`${RAW}&interim_results=maybe`, "interim_results"],
     [`${RAW}&callback=http://127.0.0.1:9/`, "callback"],
     [`${RAW}&replace=a:b`, "replace"],
-    [`${RAW}&profanity_filter=true`, "profanity_filter"],
+    [`${RAW}&dictation=true`, "dictation"],
     [`${RAW}&utterance_end_ms=60000`, "utterance_end_ms"],
   ])("does refuse %s before the 101 with INVALID_QUERY_PARAMETER naming %s", async (query, param) => {
     const reply = await upgradeRequest(query, { authorization: `Token ${key}` });
@@ -132,7 +132,7 @@ describe("the upgrade", () => {
   });
 
   test("does accept any model name and parameters that would not change the transcript", async () => {
-    const query = `${RAW}&model=nova-3-medical&tag=x&extra=a:b&mip_opt_out=true&no_delay=true&filler_words=false&search=x&version=latest&some_future_option=1`;
+    const query = `${RAW}&model=nova-3-medical&tag=x&extra=a:b&mip_opt_out=true&no_delay=true&filler_words=true&profanity_filter=true&search=x&version=latest&some_future_option=1`;
     const client = await listen(query);
     expect(client.ws.readyState).toBe(WebSocket.OPEN);
     client.sendJson({ type: "CloseStream" });

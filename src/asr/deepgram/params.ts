@@ -12,13 +12,16 @@
  *   `keywords` / `keyterm` (→ phrase boosting), `diarize` (→ each channel a speaker);
  * - accepted and ignored, since they would not change the transcript: `tag`, `extra`,
  *   `mip_opt_out`, `no_delay`, `version`, `search`, `detect_entities`, `topics`, `intents`,
- *   `sentiment`, `summarize`, `paragraphs`, `utt_split`, `diarize_model`, `filler_words=false`,
- *   `profanity_filter=false`, `dictation=false`, and any parameter Sawt does not know;
+ *   `sentiment`, `summarize`, `paragraphs`, `utt_split`, `diarize_model`, `dictation=false`, and
+ *   any parameter Sawt does not know; and two that clients send by default (LiveKit's Python
+ *   plugin `filler_words=true`, Pipecat `profanity_filter=true`), accepted and not applied: Sawt
+ *   writes the words its recogniser hears, neither adding nor removing fillers, and masks no word
+ *   but what redaction hides (docs/voice-bots.md says so);
  * - refused (400, naming the parameter), since they ask for what Sawt cannot do: other encodings,
  *   languages other than Arabic and English (`multi` included), `detect_language=true`,
- *   `callback`, `replace`, `dictation=true`, `filler_words=true`, `profanity_filter=true`,
- *   `measurements=true`, `redact=numbers` (or `true`, `phi`, names and places), negative keyword
- *   intensifiers, and `diarize=true` on a stream without separate channels.
+ *   `callback`, `replace`, `dictation=true`, `measurements=true`, `redact=numbers` (or `true`,
+ *   `phi`, names and places), negative keyword intensifiers, and `diarize=true` on a stream
+ *   without separate channels.
  */
 import { G711_RATE, liveFormatProblem, type LiveAudioFormat } from "../../audio/live-input.ts";
 import { MAX_CHANNELS, type Hotword, type TranscriptFormattingRequest } from "../../core/asr.ts";
@@ -68,8 +71,6 @@ const REDACT_NAMES: Readonly<Record<string, readonly string[]>> = {
 const REFUSED_WHEN_TRUE: Readonly<Record<string, string>> = {
   detect_language: "Sawt does not detect the language: name it (ar or en), or leave it out for the default recogniser",
   dictation: "Sawt does not turn spoken punctuation commands into marks",
-  filler_words: "Sawt's recognisers do not transcribe filler words on request",
-  profanity_filter: "Sawt does not filter profanity",
   measurements: "Sawt does not convert spoken measurements",
 };
 

@@ -305,7 +305,9 @@ function namesLanguage(session: unknown): boolean {
     const language = at(transcription, "language");
     const languages = at(transcription, "languages");
     if (typeof language === "string" && language.trim() !== "") return true;
-    return Array.isArray(languages) && new Set(languages.map((l) => String(l).split(/[-_]/)[0]!.toLowerCase())).size === 1;
+    return (
+      Array.isArray(languages) && new Set(languages.map((l) => String(l).split(/[-_]/)[0]!.toLowerCase())).size === 1
+    );
   };
   return named(at(session, "audio", "input", "transcription")) || named(at(session, "input_audio_transcription"));
 }

@@ -342,6 +342,23 @@ describe("bad input and limits", () => {
     await expectRefused(client, 1008, "DATA-0000", "PAYLOAD_TOO_LARGE");
   });
 
+  test("does end at once a stream whose keywords and the key's list go over the phrase bound", async () => {
+    const full = await sawt.createKey({ name: "full-list", rpm: 10_000 });
+    const phrases = Array.from({ length: 1000 }, (_, i) => ({ phrase: `كلمة ${i}` }));
+    const put = await fetch(`${sawt.baseUrl}/v1/asr/phrases`, {
+      method: "PUT",
+      headers: { "x-api-key": full.key, "content-type": "application/json" },
+      body: JSON.stringify({ phrases }),
+    });
+    expect(put.status).toBe(200);
+    const opened = performance.now();
+    const client = await listen(`${RAW}&keywords=طلب`, { headers: { authorization: `Token ${full.key}` } });
+    await expectRefused(client, 1008, "DATA-0000", "Bad Request");
+    // Refused when configured, not left holding its stream slot until the idle limit.
+    expect(performance.now() - opened).toBeLessThan(IDLE_S * 1000 - 500);
+    await until(() => sawt.logs.some((l) => l.includes('"method":"asr.deepgram","code":"422"')), "the 422 log line");
+  });
+
   test("does count one request of the key's rate limit per stream", async () => {
     const limited = await sawt.createKey({ name: "one-a-minute", rpm: 1 });
     const first = await listen(RAW, { headers: { authorization: `Token ${limited.key}` } });

@@ -17,7 +17,7 @@
 import { createHash } from "node:crypto";
 import { DEFAULT_TURN_DETECTION, type LiveEvent, type LiveTranscriptionOptions } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
-import { AppError } from "../../errors/taxonomy.ts";
+import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { DoorConnection, DoorSocket, Upgrade } from "../../http/ws-route.ts";
 import { openLiveSession, type LiveSession } from "../live/session.ts";
 import type { ListenParams } from "./params.ts";
@@ -86,7 +86,13 @@ export class DeepgramConnection implements DoorConnection {
       },
       format,
     );
-    this.session.configure(liveOptions(ctx, params), format);
+    try {
+      this.session.configure(liveOptions(ctx, params), format);
+    } catch (error) {
+      // Refused with the key's policy (its phrase list and the query's over the bound): the
+      // session, opened already, ends now, so its slot is not held until the idle limit.
+      this.session.refuse(toAppError(error));
+    }
   }
 
   receive(message: unknown): void {

@@ -40,7 +40,7 @@ export interface RequestObservation {
 }
 
 /** The live transcription doors, as the `door` label names them. */
-export const STREAM_DOORS = ["realtime", "jambonz", "grpc", "mrcp"] as const;
+export const STREAM_DOORS = ["realtime", "jambonz", "grpc", "mrcp", "deepgram"] as const;
 /** One live transcription door. */
 export type StreamDoor = (typeof STREAM_DOORS)[number];
 

@@ -225,7 +225,12 @@ export class TtsEngineService implements TtsService {
             public: publicResolution(resolution),
             renderer: this.renderer(resolution),
             embedding: resolution.cloned?.embedding,
-            plan: (input) => this.plan({ ...request, input }, resolution, keyId),
+            plan: (input) => {
+              const steps = this.plan({ ...request, input }, resolution, keyId);
+              const cloned = resolution.cloned;
+              assertSpeakable(steps, (voice) => (cloned && voice === resolution.voice ? cloned.id : voice));
+              return steps;
+            },
           };
         },
       },

@@ -48,6 +48,8 @@ export interface ContextHooks {
 /** See the file comment. */
 export class SpeechContext {
   readonly info: SpeechContextInfo;
+  /** The same object: `voices` grows when `<lang>` brings in another voice. */
+  private readonly mutableInfo: { -readonly [K in keyof SpeechContextInfo]: SpeechContextInfo[K] };
   /** Sentences rendered and the seconds they took (the log line). */
   sentences = 0;
   synthSeconds = 0;
@@ -76,7 +78,7 @@ export class SpeechContext {
     const rate = voice.renderer.sampleRate;
     const encoding = { targetSampleRate: request.sampleRate, encoding: request.encoding };
     const described = describeEncoding(request.responseFormat, rate, encoding);
-    this.info = {
+    this.info = this.mutableInfo = {
       ...voice.public,
       format: request.responseFormat,
       contentType: described.contentType,
@@ -225,10 +227,21 @@ export class SpeechContext {
       return;
     }
     if (unit.kind === "text") this.engine.check(unit.text, this.request.voice);
-    for (const step of this.voice.plan(unit.text)) {
+    const steps = this.voice.plan(unit.text);
+    this.noteVoices(steps);
+    for (const step of steps) {
       if (generation !== this.generation || this.over) return;
       await this.speak(step, unit.segment, generation);
     }
+  }
+
+  /** Records the voices a plan speaks with beside the context's own (SSML `<lang>`), as REST's X-TTS-Voices. */
+  private noteVoices(steps: readonly PlanStep[]): void {
+    const own = this.voice.renderer;
+    const voices = new Set(this.info.voices ?? [this.info.voice]);
+    for (const step of steps)
+      if (step.kind === "sentence" && step.speaker.renderer !== own) voices.add(step.speaker.voice);
+    if (voices.size > 1) this.mutableInfo.voices = [...voices];
   }
 
   private async speak(step: PlanStep, segment: number, generation: number): Promise<void> {

@@ -188,8 +188,12 @@ export interface SpeechStreamInit {
   readonly requestId: string;
   /** The door, as logs name it (`deepgram`, `elevenlabs`, `ws`, `grpc`, `mrcp`, …). */
   readonly door: string;
-  /** Every event of every context. */
-  readonly onEvent: (event: SpeechStreamEvent) => void;
+  /**
+   * Every event of every context. A promise returned for an `audio` event holds that context's
+   * next sentence until it settles: a door with flow control (gRPC) keeps a slow reader's audio
+   * from piling up in memory.
+   */
+  readonly onEvent: (event: SpeechStreamEvent) => void | Promise<void>;
   /** The stream ended itself (nothing happened for `tts.stream_idle_s`): the door closes its socket. */
   readonly onEnd?: (error: AppError) => void;
 }

@@ -40,7 +40,8 @@ export type ContextOutcome = "done" | "failed" | "ended";
 
 /** What a context reports to its stream. */
 export interface ContextHooks {
-  emit(event: SpeechStreamEvent): void;
+  /** Reports an event; a promise (for audio) holds the next sentence until it settles. */
+  emit(event: SpeechStreamEvent): void | Promise<void>;
   /** The context is over (done, failed or ended): the stream forgets it. */
   ended(outcome: ContextOutcome): void;
 }
@@ -67,6 +68,8 @@ export class SpeechContext {
   private closing = false;
   private over = false;
   private timings: SentenceTimings | undefined;
+  /** Deliveries of audio the door has not finished (its flow control). */
+  private deliveries: Promise<void>[] = [];
 
   constructor(
     readonly id: string,
@@ -281,13 +284,24 @@ export class SpeechContext {
     audio.set(silence);
     audio.set(aligned.pcm, silence.length);
     this.output.write(audio);
+    // A door with flow control holds the next sentence until the client has read this one.
+    const deliveries = this.deliveries.splice(0);
+    if (deliveries.length > 0) await Promise.all(deliveries).catch(() => undefined);
   }
 
   private audio(bytes: Uint8Array, samples: number): void {
     const atMs = this.output.sent.ms - (samples / this.info.sampleRate) * 1000;
     const timings = this.timings;
     this.timings = undefined;
-    this.hooks.emit({ type: "audio", context: this.id, audio: bytes, samples, atMs, ...(timings ? { timings } : {}) });
+    const delivered = this.hooks.emit({
+      type: "audio",
+      context: this.id,
+      audio: bytes,
+      samples,
+      atMs,
+      ...(timings ? { timings } : {}),
+    });
+    if (delivered) this.deliveries.push(delivered);
   }
 
   private fail(error: AppError): void {

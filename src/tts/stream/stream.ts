@@ -103,10 +103,10 @@ export class SpeechStreamSession implements SpeechStream {
     if (this.ended) throw new AppError("bad_request", "The speech stream has ended");
   }
 
-  private emit(event: SpeechStreamEvent): void {
+  private emit(event: SpeechStreamEvent): void | Promise<void> {
     if (this.ended) return;
     this.touch();
-    this.init.onEvent(event);
+    return this.init.onEvent(event);
   }
 
   /** Nothing came and nothing was spoken for the idle time: the stream ends itself. */

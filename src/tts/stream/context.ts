@@ -139,6 +139,8 @@ export class SpeechContext {
     this.lastAudible = false;
     const sent = this.output.sent;
     this.hooks.emit({ type: "cleared", context: this.id, sent });
+    // A context that was closing has nothing left to say: it ends (`done`) once the clear is out.
+    if (this.closing && !this.over) this.enqueue({ kind: "close" });
     return sent;
   }
 

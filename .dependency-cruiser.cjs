@@ -31,7 +31,8 @@
  * - a feature's transport adapter is a FILE `<protocol>.ts` or a FOLDER `<protocol>/` anywhere
  *   inside a feature folder, where <protocol> is one of PROTOCOLS below: src/tts/http/**,
  *   src/tts/grpc/**, src/tts/ws/**, src/asr/http/**, src/asr/grpc/**, src/voices/http/**,
- *   src/asr/realtime/**, src/asr/jambonz/**.
+ *   src/asr/realtime/**, src/asr/jambonz/**, src/tts/deepgram/**, src/tts/elevenlabs/** (the
+ *   voice-bot protocols borrowed from Deepgram and ElevenLabs, issue 40).
  *   A new front door takes a new protocol name here (one line) and its adapters follow the same
  *   naming; until then its files count as engine code and importing src/http or src/grpc fails.
  * - The protocols served by the HTTP server (http, ws, realtime, jambonz) may use the shared
@@ -39,7 +40,7 @@
  */
 
 /** Protocol names that mark a transport adapter file (`<name>.ts`) or folder (`<name>/`). */
-const HTTP_PROTOCOLS = ["http", "ws", "realtime", "jambonz"];
+const HTTP_PROTOCOLS = ["http", "ws", "realtime", "jambonz", "deepgram", "elevenlabs"];
 const GRPC_PROTOCOLS = ["grpc"];
 /** MRCPv2 doors (src/tts/mrcp/, src/asr/mrcp/) over the shared MRCPv2 transport kit src/mrcp/. */
 const MRCP_PROTOCOLS = ["mrcp"];

@@ -101,7 +101,8 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
       }
       set.status = appError.status;
       Object.assign(set.headers, errorHeaders(appError), { "content-type": "application/json" });
-      return errorBody(appError);
+      // A borrowed protocol's door (Deepgram, ElevenLabs) answers in that protocol's shape.
+      return appError.body ?? errorBody(appError);
     })
     .onAfterResponse(({ request, path, set, route, responseValue }) => {
       unloggedRequests = Math.max(0, unloggedRequests - 1);

@@ -68,6 +68,11 @@ export interface AppErrorOptions {
   readonly fields?: readonly FieldError[];
   /** Extra response headers (e.g. rate-limit counters). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The body in a borrowed protocol's own error shape (Deepgram's `err_code`, ElevenLabs' `detail`):
+   * the HTTP edge sends it instead of Sawt's. Status, headers and logs stay the taxonomy's.
+   */
+  readonly body?: Readonly<Record<string, unknown>>;
   readonly cause?: unknown;
 }
 
@@ -78,6 +83,8 @@ export class AppError extends Error {
   readonly retryAfter: number | undefined;
   readonly fields: readonly FieldError[];
   readonly headers: Readonly<Record<string, string>>;
+  /** A borrowed protocol's error body, when a door gave one (see {@link AppErrorOptions.body}). */
+  readonly body: Readonly<Record<string, unknown>> | undefined;
 
   constructor(kind: ErrorKind, detail: string, options: AppErrorOptions = {}) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
@@ -87,6 +94,18 @@ export class AppError extends Error {
     this.retryAfter = options.retryAfter;
     this.fields = options.fields ?? [];
     this.headers = options.headers ?? {};
+    this.body = options.body;
+  }
+
+  /** The same error answered in a borrowed protocol's shape (`body`), with `headers` added. */
+  inShape(body: Readonly<Record<string, unknown>>, headers: Readonly<Record<string, string>> = {}): AppError {
+    return new AppError(this.kind, this.detail, {
+      retryAfter: this.retryAfter,
+      fields: this.fields,
+      headers: { ...this.headers, ...headers },
+      body,
+      cause: this.cause,
+    });
   }
 
   /** HTTP status of this error. */

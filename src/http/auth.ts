@@ -21,6 +21,18 @@ export function requestKeyId(request: Request): string | undefined {
   return keyIds.get(request);
 }
 
+/**
+ * What `{ auth: true }` does, for a door that reads its own wire's credential (Deepgram's
+ * `Token`, ElevenLabs' `xi-api-key`) and answers refusals in its own shape: verifies the key the
+ * door found, counts one request of its limit, and names the key in the request's log line.
+ * Throws the 401/429 AppErrors; the rate-limit headers are the caller's to set.
+ */
+export function authorize(ctx: AppContext, request: Request, presented: string | undefined): Caller {
+  const key = verify(ctx, presented);
+  keyIds.set(request, key.id);
+  return admit(ctx, key);
+}
+
 /** The Elysia plugin providing the `auth` and `admin` route options; `.use()` it in a feature plugin. */
 export function authPlugin(ctx: AppContext) {
   // Unnamed: Elysia would dedupe a named plugin across apps, and each app has its own context.

@@ -67,6 +67,11 @@ export interface WebSocketDoor {
   readonly presentedKey?: (headers: Headers) => string | undefined;
   /** Elysia's `upgrade` option: headers for the 101. */
   readonly upgrade?: (context: { request: Request }) => unknown;
+  /**
+   * A refused upgrade's body in the door's protocol (its status stays the taxonomy's); Sawt's REST
+   * body when absent.
+   */
+  readonly refusal?: (error: AppError) => AppError;
   /** The door's error event around an error (see {@link errorStatusBody}). */
   readonly errorEvent: (error: AppError, socket: DoorSocket) => Record<string, unknown>;
   /** Opens a connection; a throw is answered with the error event and a close. */
@@ -141,10 +146,14 @@ export function webSocketRoutes(ctx: AppContext, door: WebSocketDoor) {
     },
   };
   const app = new Elysia({ name: door.name }).resolve(({ request, set }): { upgrade: Upgrade } => {
-    door.checkUpgrade?.(request);
-    const key = verify(ctx, keyOf(request.headers));
-    const sent = set.headers["x-request-id"];
-    return { upgrade: { key, requestId: typeof sent === "string" ? sent : requestIdFrom(request.headers), request } };
+    try {
+      door.checkUpgrade?.(request);
+      const key = verify(ctx, keyOf(request.headers));
+      const sent = set.headers["x-request-id"];
+      return { upgrade: { key, requestId: typeof sent === "string" ? sent : requestIdFrom(request.headers), request } };
+    } catch (thrown) {
+      throw door.refusal ? door.refusal(toAppError(thrown)) : thrown;
+    }
   });
   for (const path of door.paths) app.ws(path, route);
   return app;

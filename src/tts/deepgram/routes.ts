@@ -18,7 +18,7 @@ import { readJsonBody } from "../../http/body.ts";
 import { deepgramSocketKey, deepgramSocketProtocol, tokenKey } from "../../http/credentials.ts";
 import { webSocketRoutes } from "../../http/ws-route.ts";
 import { codePointLength } from "../frontend/length.ts";
-import { speechHeaders } from "../http/stream.ts";
+import { speechHeaders } from "../speech-headers.ts";
 import { parseSpeech, textTooLong } from "../schema.ts";
 import { deepgramBody, deepgramError } from "./errors.ts";
 import { parseSpeakQuery, QUERY_FIELDS } from "./params.ts";

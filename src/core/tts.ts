@@ -194,6 +194,8 @@ export interface SpeechStreamInit {
    * from piling up in memory.
    */
   readonly onEvent: (event: SpeechStreamEvent) => void | Promise<void>;
+  /** A shorter idle time the client asked for (ElevenLabs' `inactivity_timeout`); never above `tts.stream_idle_s`. */
+  readonly idleSeconds?: number;
   /** The stream ended itself (nothing happened for `tts.stream_idle_s`): the door closes its socket. */
   readonly onEnd?: (error: AppError) => void;
 }

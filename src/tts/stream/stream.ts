@@ -26,6 +26,7 @@ export class SpeechStreamSession implements SpeechStream {
   private readonly ending = Promise.withResolvers<void>();
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private ended = false;
+  private readonly idleMs: number;
   readonly closed: Promise<void>;
 
   constructor(
@@ -33,6 +34,8 @@ export class SpeechStreamSession implements SpeechStream {
     private readonly init: SpeechStreamInit,
   ) {
     this.closed = this.ending.promise;
+    const asked = init.idleSeconds === undefined ? Number.POSITIVE_INFINITY : init.idleSeconds * 1000;
+    this.idleMs = Math.min(engine.limits.idleMs, asked);
     this.touch();
   }
 
@@ -79,7 +82,7 @@ export class SpeechStreamSession implements SpeechStream {
   touch(): void {
     if (this.ended) return;
     clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.idle(), this.engine.limits.idleMs);
+    this.idleTimer = setTimeout(() => this.idle(), this.idleMs);
   }
 
   end(): void {
@@ -115,7 +118,7 @@ export class SpeechStreamSession implements SpeechStream {
       this.touch();
       return;
     }
-    const seconds = Math.round(this.engine.limits.idleMs / 1000);
+    const seconds = Math.round(this.idleMs / 1000);
     this.end();
     this.init.onEnd?.(new AppError("timeout", `No text for ${seconds} s: the speech stream was closed`));
   }

@@ -63,6 +63,10 @@ export function sentenceTimings(
   if (measured) {
     offset = aligned?.lead ?? 0;
     spans = spoken.map((word) => word.samples);
+    // The model's end symbol is the last word's fading out: its time is the last word's, so the
+    // sentence's characters end where its audio does (where a mark after it falls).
+    const tail = samples - offset - spans.reduce((a, b) => a + b, 0);
+    if (tail > 0) spans[spans.length - 1]! += tail;
   } else {
     const weights = paired ? spoken.map((word) => word.count) : words.map((word) => word.chars.length);
     const total = weights.reduce((a, b) => a + b, 0) || 1;

@@ -81,12 +81,7 @@ export function deepgramSpeakRoutes(ctx: AppContext) {
     .use(socket)
     .post("/v1/speak", ({ request, set }) => speak(ctx, request, set.headers["x-request-id"] as string | undefined), {
       parse: "none",
-      detail: {
-        summary: "Deepgram-compatible speech",
-        description:
-          'Deepgram\'s TTS REST request (query `model`, `encoding`, `sample_rate`, `container`, `speed`; body `{"text"}`), ' +
-          "answered as it is synthesised. See docs/voice-bots.md.",
-        tags: ["Voice bots"],
-      },
+      // Deepgram's own API reference documents this route (docs/voice-bots.md says what Sawt takes).
+      detail: { hide: true },
     });
 }

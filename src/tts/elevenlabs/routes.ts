@@ -127,21 +127,18 @@ export function elevenLabsRoutes(ctx: AppContext) {
       multi: url.pathname.endsWith("/multi-stream-input"),
     });
   };
-  const detail = (summary: string) => ({
-    summary,
-    description: "ElevenLabs-compatible: see docs/voice-bots.md.",
-    tags: ["Voice bots"],
-  });
+  // ElevenLabs' own API reference documents these routes (docs/voice-bots.md says what Sawt takes).
+  const detail = { hide: true };
   return new Elysia({ name: "tts-elevenlabs" })
     .use(socket(false))
     .use(socket(true))
     .post("/v1/text-to-speech/:voice_id", ({ request, params }) => speak(ctx, request, params.voice_id), {
       parse: "none",
-      detail: detail("ElevenLabs-compatible speech"),
+      detail,
     })
     .post("/v1/text-to-speech/:voice_id/stream", ({ request, params }) => speak(ctx, request, params.voice_id), {
       parse: "none",
-      detail: detail("ElevenLabs-compatible speech, streamed"),
+      detail,
     })
-    .get("/v1/voices", ({ request }) => voices(ctx, request), { detail: detail("Voices, in ElevenLabs' shape") });
+    .get("/v1/voices", ({ request }) => voices(ctx, request), { detail });
 }

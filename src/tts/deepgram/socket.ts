@@ -2,7 +2,7 @@
  * Deepgram's TTS WebSocket (`/v1/speak`) over one speech-stream context: `Speak` {text} adds text
  * (spoken sentence by sentence as it completes), `Flush` speaks what is pending and answers
  * `Flushed` {sequence_id} after its audio, `Clear` stops the audio at once and answers `Cleared`
- * {sequence_id}, `Close` closes the socket at once (1000). Audio is binary frames in the query's
+ * {sequence_id}, `Close` closes the socket (1000) once the flushes before it are answered. Audio is binary frames in the query's
  * encoding; `Metadata` (the voice that speaks as `model_name`) opens the socket; `Warning` answers a
  * message Sawt ignores. Errors close the socket as ./errors.ts says.
  */
@@ -31,6 +31,8 @@ export class DeepgramSpeakConnection implements DoorConnection {
   /** Sequence ids of flushes whose `Flushed` is still to come, oldest first. */
   private readonly pendingFlushes: number[] = [];
   private flushes = 0;
+  /** Close came while flushes were pending: the socket closes after their Flushed. */
+  private closing = false;
   private closed = false;
 
   constructor(
@@ -69,7 +71,7 @@ export class DeepgramSpeakConnection implements DoorConnection {
   }
 
   receive(frame: unknown): void {
-    if (this.closed) return;
+    if (this.closed || this.closing) return;
     try {
       if (frame instanceof Uint8Array || frame instanceof ArrayBuffer) {
         const error = new AppError("bad_request", "Binary frames are not part of this protocol: send Speak messages");
@@ -105,9 +107,10 @@ export class DeepgramSpeakConnection implements DoorConnection {
         this.speech.clear(CONTEXT);
         return;
       case "Close":
-        this.closed = true;
-        this.stream?.end();
-        this.socket.close(1000, "");
+        // What was flushed is still spoken and its Flushed sent (Python's LiveKit plugin sends Flush
+        // and Close back to back and waits for Flushed); text after the last flush is dropped.
+        if (this.pendingFlushes.length === 0) this.closeNow();
+        else this.closing = true;
         return;
       case "KeepAlive":
         this.speech.touch();
@@ -115,6 +118,13 @@ export class DeepgramSpeakConnection implements DoorConnection {
       default:
         this.warn("UNKNOWN_MESSAGE", `Message type ${JSON.stringify(String(message.type)).slice(0, 40)} is ignored`);
     }
+  }
+
+  /** Ends the socket normally (1000). */
+  private closeNow(): void {
+    this.closed = true;
+    this.stream?.end();
+    this.socket.close(1000, "");
   }
 
   private warn(code: string, description: string): void {
@@ -129,11 +139,13 @@ export class DeepgramSpeakConnection implements DoorConnection {
         return;
       case "flushed":
         this.socket.sendJson({ type: "Flushed", sequence_id: this.pendingFlushes.shift() ?? this.flushes - 1 });
+        if (this.closing && this.pendingFlushes.length === 0) this.closeNow();
         return;
       case "cleared":
         // A clear drops the flushes still queued: their audio will not come.
         this.pendingFlushes.length = 0;
         this.socket.sendJson({ type: "Cleared", sequence_id: Math.max(0, this.flushes - 1) });
+        if (this.closing) this.closeNow();
         return;
       case "error":
         this.fail(event.error);

@@ -116,6 +116,22 @@ function rawSocket(query: string, init: { protocols?: string[]; key?: string } =
   return { ws, frames, closed, opened };
 }
 
+describe("Deepgram TTS door's Close", () => {
+  test("does answer the flushes before a Close, then close normally: Python's plugin sends a word per Speak, Flush and Close at once", async () => {
+    const socket = rawSocket("model=Yara&sample_rate=24000");
+    await socket.opened;
+    for (const word of WORDS) socket.ws.send(JSON.stringify({ type: "Speak", text: `${word.trim()} ` }));
+    socket.ws.send(JSON.stringify({ type: "Flush" }));
+    socket.ws.send(JSON.stringify({ type: "Close" }));
+    expect(await socket.closed).toMatchObject({ code: 1000 });
+    expect(socket.frames.at(-1)).toEqual({ type: "Flushed", sequence_id: 0 });
+    const audio = Buffer.concat(
+      socket.frames.filter((f): f is ArrayBuffer => f instanceof ArrayBuffer).map((f) => Buffer.from(f)),
+    );
+    expect(audio.equals(await restPcm(server, TEXT, { sample_rate: 24000 }))).toBe(true);
+  });
+});
+
 describe("Deepgram TTS door's refusals", () => {
   const upgrade = {
     Connection: "Upgrade",

@@ -8,9 +8,10 @@
  * Built when the jobs door is mounted ({@link jobsFor}, ./http-plugins.ts), once per context:
  * the door only routes.
  */
+import { phraseStoreOf } from "../asr/boost/store.ts";
 import { JobsService } from "../asr/jobs/service.ts";
 import { boxId } from "../asr/jobs/ids.ts";
-import { ProcessRunner, type WorkerHandle } from "../asr/jobs/worker/process-runner.ts";
+import { WorkerDispatcher, type WorkerHandle } from "../asr/jobs/worker/dispatcher.ts";
 import { JOBS_WORKER_COMMAND, type FromWorker, type ToWorker, workerSlots } from "../asr/jobs/worker/protocol.ts";
 import { selfCommand } from "../serving/self-command.ts";
 import type { AppContext } from "./context.ts";
@@ -23,7 +24,7 @@ export function jobsFor(ctx: AppContext): JobsService {
   if (built) return built;
   const jobs = ctx.config.jobs;
   const log = ctx.log.child({ component: "jobs" });
-  let runner: ProcessRunner | undefined;
+  let runner: WorkerDispatcher | undefined;
   const service = new JobsService(
     {
       dataDir: ctx.config.paths.data_dir,
@@ -38,13 +39,14 @@ export function jobsFor(ctx: AppContext): JobsService {
       inlineChars: jobs.webhook_inline_chars,
     },
     (deps) =>
-      (runner = new ProcessRunner({
+      (runner = new WorkerDispatcher({
         store: deps.store,
         spawn: spawnWorker,
         config: ctx.config,
         slots: workerSlots(ctx.config),
         pauseFor: [ctx.admission.asr, ctx.admission.tts],
         inlineChars: jobs.webhook_inline_chars,
+        keyPhrases: (keyId) => phraseStoreOf(ctx.db).list(keyId),
         log,
         onFile: (outcome, seconds) => ctx.metrics.observeJobFile(outcome, seconds),
         onDeliveries: deps.onDeliveries,
@@ -64,7 +66,7 @@ export function jobsFor(ctx: AppContext): JobsService {
  * new worker on them. The first generation (start-up) is not a reload: a worker started before it
  * reads the same packs, so it is not stopped (stopping it would cost a model load for nothing).
  */
-function followEngine(ctx: AppContext, service: JobsService, runner: () => ProcessRunner | undefined): void {
+function followEngine(ctx: AppContext, service: JobsService, runner: () => WorkerDispatcher | undefined): void {
   let generation = ctx.engines.asr.snapshot().details.generation;
   const unsubscribe = ctx.engines.asr.onChange((snapshot) => {
     if (snapshot.status === "draining") {

@@ -20,6 +20,7 @@ import { BUILTIN_ASR_LANGUAGE } from "./builtin/pins.ts";
 import { loadBuiltinRecognizer } from "./builtin/recognizer.ts";
 import { ARABIC_MODELS_DOC } from "./languages.ts";
 import { loadAsrPacks, type LoadedAsrPacks } from "./packs.ts";
+import { AsrPolicy, asrPolicyOf } from "./policy.ts";
 import type { Recognizer } from "./recognizer.ts";
 import { AsrEngineService, type InferenceObserver } from "./service.ts";
 
@@ -96,12 +97,17 @@ function spoolDir(config: SawtConfig, log: Logger): string {
   }
 }
 
-/** Loads packs under `config.paths.models_dir` and builds the service; `observe` hears each inference's time. */
+/**
+ * Loads packs under `config.paths.models_dir` and builds the service; `observe` hears each
+ * inference's time; `policy` is the key's policy on every call (without a key store, as `sawt asr`
+ * runs: the server's redaction floor only).
+ */
 export async function buildAsrEngine(
   config: SawtConfig,
   admission: Admission,
   log: Logger,
   observe?: InferenceObserver,
+  policy: AsrPolicy = new AsrPolicy({ config: config.asr }),
 ): Promise<AsrEngineResult> {
   setFfmpegConcurrency(config.asr.ffmpeg_concurrency);
   const packs = await loadAsrPacks(config.paths.models_dir, {
@@ -155,6 +161,7 @@ export async function buildAsrEngine(
     ...(ignored.length > 0 ? { dialect_packs_ignored: ignored } : {}),
   });
   const service = new AsrEngineService({
+    policy,
     packs,
     defaultRecognizer,
     builtin,
@@ -195,6 +202,7 @@ export const asrEngineLoader: EngineLoader<"asr"> = {
       app.admission.asr,
       log.child({ engine: "asr" }),
       (seconds, audioSeconds) => app.metrics.observeInference("asr", seconds, audioSeconds),
+      asrPolicyOf(app),
     );
     const { broken_packs: broken, ...details } = result.details;
     const brokenPacks = broken as BrokenPack[];

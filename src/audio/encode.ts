@@ -1,13 +1,13 @@
 /**
  * Encodes synthesized PCM into the response formats of D8. WAV, PCM (any rate, G.711 too), MP3,
- * Ogg Opus and FLAC are made in-process (encoders/pipeline.ts); AAC (and any format whose codec
+ * Ogg Opus and FLAC are made in-process (encoders/encode-path.ts); AAC (and any format whose codec
  * library is missing) goes through one ffmpeg process fed s16le on stdin and writing to stdout,
  * with fixed arguments from formats.ts.
  */
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { concatBytes } from "./concat.ts";
 import type { SampleEncoding } from "./g711.ts";
-import { encodeChunks, encodesInProcess } from "./encoders/pipeline.ts";
+import { encodeChunks, encodesInProcess } from "./encoders/encode-path.ts";
 import { resampleAll } from "./resampler.ts";
 import { log } from "../log/logger.ts";
 import { FfmpegError, runFfmpeg, streamFfmpeg, type FfmpegResult } from "./ffmpeg.ts";
@@ -98,7 +98,7 @@ export async function encodeAudio(
 
 /**
  * Encodes a stream of float PCM chunks: in-process for pcm, wav, mp3, opus and flac (see
- * encoders/pipeline.ts), through one ffmpeg process for aac. Nothing runs until the
+ * encoders/encode-path.ts), through one ffmpeg process for aac. Nothing runs until the
  * stream is read; cancelling it stops the encoder and the source iterator. WAV streams carry a
  * header with 0xFFFFFFFF sizes, as the length is unknown when the first bytes leave; streamed FLAC
  * likewise has total samples 0 ("unknown"). A failing source errors the stream with its own

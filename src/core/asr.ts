@@ -68,8 +68,21 @@ export interface TimedRedaction extends ChannelLabel {
 }
 
 /**
- * Written forms and redaction of a call's output (src/asr/format/transcript.ts): `itn` writes
- * numbers, amounts, dates… as digits; `redact` names the redaction types to hide (never logged).
+ * What a request asks of written forms and redaction, as its door read it from the wire (each door
+ * names and checks its own fields: src/asr/format/request.ts): `itn` (default on) and the redaction
+ * classes or types it adds. The ASR engine joins the server's floor (`asr.redact`, which no request
+ * lowers), `asr.digits` and the redaction metric (src/asr/policy.ts) into a
+ * {@link TranscriptFormatting}: a door never applies policy itself.
+ */
+export interface TranscriptFormattingRequest {
+  readonly itn?: boolean;
+  readonly redact?: ReadonlySet<string>;
+}
+
+/**
+ * Written forms and redaction of a call's output as the engine applies them
+ * (src/asr/format/transcript.ts): `itn` writes numbers, amounts, dates… as digits; `redact` names
+ * the redaction types to hide (never logged).
  */
 export interface TranscriptFormatting {
   readonly itn: boolean;
@@ -137,7 +150,10 @@ export interface TranscriptionOptions extends CallOptions {
   readonly prompt?: string;
   /** First sampling temperature in [0, 1] (Whisper; 0 = greedy with temperature fallback). */
   readonly temperature?: number;
-  /** Phrases to favour (the request's merged with the key's list); none keeps greedy decoding. */
+  /**
+   * Phrases the request asks to favour; the engine adds the key's stored list (the call's `keyId`)
+   * itself. None at all keeps greedy decoding.
+   */
   readonly hotwords?: readonly Hotword[];
   /**
    * Called after each decoded piece with the transcript's text so far (joined by the same rule as
@@ -152,8 +168,11 @@ export interface TranscriptionOptions extends CallOptions {
   readonly channels?: "split" | "mix";
   /** Speaker labels by channel (`agent,customer`); channels without one are `ch<n>`. */
   readonly speakers?: readonly string[];
-  /** Written forms and redaction of the transcript and of `onText` (absent: the recogniser's words). */
-  readonly formatting?: TranscriptFormatting;
+  /**
+   * What the request asks of written forms and redaction (absent: the defaults); the engine adds
+   * the server's floor and applies them to the transcript and to `onText`.
+   */
+  readonly formatting?: TranscriptFormattingRequest;
 }
 
 /** Server-side turn detection of a live transcription (OpenAI's server_vad settings). */
@@ -186,12 +205,25 @@ export interface LiveTranscriptionOptions {
    * transcription per channel and labels their events); channels without one are `ch<n>`.
    */
   readonly speakers?: readonly string[];
-  /** Phrases to favour in every final of the call (the door merges the key's list in). */
+  /**
+   * Phrases the call asks to favour in every final; the live core adds the key's stored list
+   * (src/asr/policy.ts), so what reaches the engine's `openLive` is the whole list.
+   */
   readonly hotwords?: readonly Hotword[];
   /** The call's language, as {@link TranscriptionOptions.language}. */
   readonly language?: TranscriptionLanguage;
-  /** Written forms and redaction of partials and finals (the live session applies them for every door). */
-  readonly formatting?: TranscriptFormatting;
+  /**
+   * What the call asks of written forms and redaction; the live session applies them with the
+   * server's floor to every event, for every door.
+   */
+  readonly formatting?: TranscriptFormattingRequest;
+  /**
+   * The door matches finals against the caller's own grammars (MRCP SRGS and DTMF requests: the
+   * digits an IVR asked for, e.g. to take a payment). Each final then also carries `unformatted`,
+   * the recogniser's words before written forms and redaction, for matching only: what the door
+   * returns as a free-form transcript is the formatted `text`, and neither is ever logged.
+   */
+  readonly grammarMatching?: boolean;
 }
 
 /**
@@ -224,6 +256,8 @@ export type LiveEvent =
       readonly words?: readonly TranscriptWord[];
       /** When formatted: the spoken words (redacted too). */
       readonly textSpoken?: string;
+      /** With {@link LiveTranscriptionOptions.grammarMatching}: the recogniser's words, for matching only. */
+      readonly unformatted?: string;
       /** When formatted with redaction: what was hidden and when. */
       readonly redactions?: readonly TimedRedaction[];
       /** exp(mean token log-probability) when the recogniser searches (Whisper). */
@@ -257,6 +291,16 @@ export interface AsrService {
   transcribeFile(path: string, options?: TranscriptionOptions): Promise<Transcript>;
   /** Transcribes 16 kHz mono float samples. */
   transcribeSamples(samples: Float32Array, options?: TranscriptionOptions): Promise<Transcript>;
+  /**
+   * `count` channels of one recording, each transcribed apart and merged in time order as a split
+   * file's are (labels: `options.speakers`, else `asr.speakers`); `channel(n)` gives one channel's
+   * 16 kHz samples when its turn comes, so only one is held at a time.
+   */
+  transcribeChannelSamples(
+    count: number,
+    channel: (n: number) => Float32Array,
+    options?: TranscriptionOptions,
+  ): Promise<Transcript>;
   /** Opens a live transcription on the live core (every live door): endpointing, partials, a final per utterance. */
   openLive(options: LiveTranscriptionOptions, emit: (event: LiveEvent) => void, call?: CallOptions): LiveTranscription;
 }

@@ -14,13 +14,13 @@ import type { BuiltinVoice, Dialect, SpeechRequest } from "./speech-request.ts";
 export * from "./speech-request.ts";
 
 /** Which engine produced audio. */
-export type TtsEngineName = "piper" | "vits" | "espeak-ng" | "cloned";
+export type RendererName = "piper" | "vits" | "espeak-ng" | "cloned";
 
 /** What was actually used (D2): reported in X-TTS-* headers and gRPC responses. */
 export interface SpeechResolution {
   readonly voice: string;
   readonly dialect: Dialect | "en";
-  readonly engine: TtsEngineName;
+  readonly engine: RendererName;
   /** Why a fallback happened, when one did (X-TTS-Fallback). */
   readonly fallback: string | undefined;
   /**
@@ -85,7 +85,7 @@ export interface VoiceInfo {
   readonly type: "builtin" | "cloned";
   readonly language: string;
   readonly dialects: readonly string[];
-  readonly engine: TtsEngineName;
+  readonly engine: RendererName;
   readonly status?: "training" | "ready" | "failed";
 }
 
@@ -95,7 +95,7 @@ export type AnalysisItem =
       readonly type: "sentence";
       readonly voice: BuiltinVoice;
       readonly dialect: Dialect | "en";
-      readonly engine: TtsEngineName;
+      readonly engine: RendererName;
       /** The speed this sentence is spoken at (request speed × `<prosody rate>`, clamped). */
       readonly speed: number;
       /** After the key's lexicon and the front-end (numbers, dates, currency read out). */

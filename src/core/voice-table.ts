@@ -3,7 +3,7 @@
  * In core because the TTS feature (resolution, D1–D5), the voice library's listing and the model
  * catalog all read it, and features import each other only through src/core.
  */
-import { type BuiltinVoice, type Dialect, type TtsEngineName, type VoiceInfo, VOICES } from "./tts.ts";
+import { type BuiltinVoice, type Dialect, type RendererName, type VoiceInfo, VOICES } from "./tts.ts";
 
 /** What the registry knows about one built-in voice. */
 export interface VoiceSpec {
@@ -25,7 +25,7 @@ export const VOICE_SPECS: Readonly<Record<BuiltinVoice, VoiceSpec>> = Object.fre
 });
 
 /** A built-in voice as the voice list shows it, spoken by `engine`. */
-export function builtinVoiceInfo(voice: BuiltinVoice, engine: TtsEngineName, status?: VoiceInfo["status"]): VoiceInfo {
+export function builtinVoiceInfo(voice: BuiltinVoice, engine: RendererName, status?: VoiceInfo["status"]): VoiceInfo {
   const spec = VOICE_SPECS[voice];
   return {
     voice_id: voice,

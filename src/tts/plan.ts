@@ -13,14 +13,14 @@ import type { LexiconEntry } from "./lexicon/store.ts";
 import { isSsml, parseSsml, SsmlError } from "./ssml/parse.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import { plainParts, type SpeechPart } from "./ssml/parts.ts";
-import type { BuiltinVoice, Dialect, TtsEngineName } from "./types.ts";
+import type { BuiltinVoice, Dialect, RendererName } from "./types.ts";
 import { VOICE_SPECS } from "./voice-resolution.ts";
 
 /** Who speaks a part: the voice, its dialect, the engine and the renderer. */
 export interface PlanSpeaker {
   readonly voice: BuiltinVoice;
   readonly dialect: Dialect | "en";
-  readonly engine: TtsEngineName;
+  readonly engine: RendererName;
   readonly renderer: VoiceRenderer;
 }
 

@@ -4,7 +4,7 @@
  * level and encoding, so Piper, sherpa-onnx VITS and espeak-ng packs differ only here.
  */
 import type { Sentence } from "./frontend/index.ts";
-import type { BuiltinVoice, Dialect, TtsEngineName } from "./types.ts";
+import type { BuiltinVoice, Dialect, RendererName } from "./types.ts";
 
 /** Knobs of one sentence's synthesis. */
 export interface RenderOptions {
@@ -53,7 +53,7 @@ export interface CharacterSet {
 
 /** One engine speaking one voice. */
 export interface VoiceRenderer {
-  readonly engine: TtsEngineName;
+  readonly engine: RendererName;
   /** Rate of the PCM {@link render} returns. */
   readonly sampleRate: number;
   /** Text → sentences (normalised, numbers read out in the speaking dialect, bounded in length). */

@@ -16,7 +16,7 @@ export {
   type SpeechRequest,
   type SpeechResolution,
   type SpeechResult,
-  type TtsEngineName,
+  type RendererName,
   type TtsService,
   type VoiceInfo,
   VOICES,

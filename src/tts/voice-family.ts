@@ -7,7 +7,7 @@ import { firstLine, PackError } from "../models/errors.ts";
 import type { Family } from "../models/family.ts";
 import type { PackFiles } from "../models/pack.ts";
 import type { VoiceRenderer } from "./renderer.ts";
-import type { BuiltinVoice, TtsEngineName } from "./types.ts";
+import type { BuiltinVoice, RendererName } from "./types.ts";
 import { builtinVoice, VOICE_SPECS } from "./voice-resolution.ts";
 
 /** What health details, doctor and `models list` say about a voice pack. */
@@ -28,7 +28,7 @@ export interface VoicePackConfig {
 
 /** A loaded voice: a renderer plus its facts. */
 export interface LoadedVoice extends VoiceRenderer {
-  readonly engine: Exclude<TtsEngineName, "espeak-ng" | "cloned">;
+  readonly engine: Exclude<RendererName, "espeak-ng" | "cloned">;
   readonly facts: VoiceFacts;
   /** Size of the speaker embedding it takes (cloned voices pick a pack by it); undefined when none. */
   readonly embeddingDim: number | undefined;

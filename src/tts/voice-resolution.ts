@@ -11,7 +11,7 @@ import {
   type BuiltinVoice,
   type Dialect,
   type SpeechRequest,
-  type TtsEngineName,
+  type RendererName,
 } from "./types.ts";
 
 export { builtinVoice, builtinVoiceInfo, VOICE_SPECS, type VoiceSpec } from "../core/voice-table.ts";
@@ -31,7 +31,7 @@ export const INVALID_VOICE_DETAIL = `Invalid voice. Allowed: ${VOICES.join(", ")
 /** Which neural packs are installed and working, by the voice they serve. */
 export type InstalledPacks = (
   voice: BuiltinVoice,
-) => { readonly engine: Exclude<TtsEngineName, "espeak-ng" | "cloned"> } | undefined;
+) => { readonly engine: Exclude<RendererName, "espeak-ng" | "cloned"> } | undefined;
 
 /** A resolved request: what speaks it, with what, and why it differs from what was asked. */
 export interface VoiceResolution {
@@ -39,7 +39,7 @@ export interface VoiceResolution {
   readonly voice: BuiltinVoice;
   /** The dialect reported (X-TTS-Dialect); "en" for the English voice. */
   readonly dialect: Dialect | "en";
-  readonly engine: TtsEngineName;
+  readonly engine: RendererName;
   /** The voice whose neural pack speaks; undefined when espeak-ng speaks `voice` itself. */
   readonly pack: BuiltinVoice | undefined;
   /** Why the result differs from the request (X-TTS-Fallback), reasons joined by "; ". */
@@ -109,7 +109,7 @@ function withPack(
 function done(
   voice: BuiltinVoice,
   dialect: Dialect | "en",
-  engine: TtsEngineName,
+  engine: RendererName,
   pack: BuiltinVoice | undefined,
   reasons: readonly string[],
 ): VoiceResolution {

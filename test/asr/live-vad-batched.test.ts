@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { LiveEvent } from "../../src/core/asr.ts";
 import type { Recognizer, VadStream, VoiceActivityDetector } from "../../src/asr/recognizer.ts";
-import type { LiveEngine } from "../../src/asr/live/engine.ts";
+import type { LivePort } from "../../src/asr/live/port.ts";
 import { LiveTranscriber } from "../../src/asr/live/transcriber.ts";
 import { loadSilero } from "../../src/asr/vad/silero.ts";
 import { realSpeechWithPauses, sileroModel } from "./support.ts";
@@ -14,7 +14,7 @@ import { realSpeechWithPauses, sileroModel } from "./support.ts";
 const audio = realSpeechWithPauses();
 
 /** An engine whose finals carry the utterance's length (and no compute time, which varies). */
-function engineOver(detector: VoiceActivityDetector): LiveEngine {
+function engineOver(detector: VoiceActivityDetector): LivePort {
   return {
     detector,
     dialectIdentifier: null,

@@ -143,7 +143,8 @@ describe("ASR service: uploads", () => {
 
   test("does give an empty transcript for audio without speech", async () => {
     const transcript = await engine.service.transcribeSamples(silence(2));
-    expect(transcript).toEqual({ text: "", language: "ar", dialect: null, duration: 2, segments: [] });
+    // Written forms are on by default, as on every door: the spoken text is reported beside it.
+    expect(transcript).toEqual({ text: "", textSpoken: "", language: "ar", dialect: null, duration: 2, segments: [] });
   });
 });
 

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadAsrPacks, type LoadedAsrPacks } from "../../src/asr/packs.ts";
+import { AsrPolicy } from "../../src/asr/policy.ts";
 import { AsrEngineService } from "../../src/asr/service.ts";
 import { encodeWav } from "../../src/audio/wav.ts";
 import { PcmBudget } from "../../src/audio/pcm-budget.ts";
@@ -151,6 +152,7 @@ describe("one VAD pass per recording", () => {
       },
     };
     service = new AsrEngineService({
+      policy: new AsrPolicy({ config: { redact: [], digits: "western" } }),
       packs: { ...packs, vad: counting },
       defaultRecognizer: packs.recognizers.get("tone-ctc")!,
       dialectRoutes: new Map(),

@@ -18,6 +18,7 @@ import * as ort from "onnxruntime-node";
 import { join } from "node:path";
 import type { LiveEvent } from "../../src/asr/types.ts";
 import type { Recognizer } from "../../src/asr/recognizer.ts";
+import { AsrPolicy } from "../../src/asr/policy.ts";
 import { AsrEngineService } from "../../src/asr/service.ts";
 import { Admission } from "../../src/serving/admission.ts";
 import { concat, modelsDir, readyEngine, silence } from "../asr/support.ts";
@@ -96,6 +97,7 @@ const costly: Recognizer = {
   release: async () => {},
 };
 const service = new AsrEngineService({
+  policy: new AsrPolicy({ config: { redact: [], digits: "western" } }),
   packs: {
     // Listed as an installed pack: the service serves Arabic calls with installed packs only.
     recognizers: new Map([["constructed", costly]]),

@@ -4,7 +4,7 @@
  * localhost (an air-gapped box), asserting every route path appears in the rendered DOM.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync, statSync } from "node:fs";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSawt, tempDir, testTool, type SawtProcess } from "../support/sawt.ts";
@@ -50,7 +50,18 @@ beforeAll(async () => {
 });
 afterAll(() => sawt.stop());
 
+/**
+ * The committed OpenAPI document: a change to the API shows as a change to this file in review.
+ * An intended change is recorded with `SAWT_UPDATE_OPENAPI=1 bun test test/rest/docs.test.ts`.
+ */
+const SNAPSHOT = join(import.meta.dir, "openapi.json");
+
 describe("OpenAPI document", () => {
+  test("does equal the committed document (test/rest/openapi.json) unless a change is intended", () => {
+    if (process.env.SAWT_UPDATE_OPENAPI === "1") writeFileSync(SNAPSHOT, `${JSON.stringify(spec, null, 2)}\n`);
+    expect(spec).toEqual(JSON.parse(readFileSync(SNAPSHOT, "utf8")));
+  });
+
   test("does list exactly the served routes", () => {
     expect(spec.openapi).toStartWith("3.");
     expect(Object.keys(spec.paths).sort()).toEqual(Object.keys(ROUTES).sort());

@@ -11,7 +11,7 @@
  */
 import { ContextGraph, type TokenPhrase } from "./context-graph.ts";
 import type { Hotword } from "../../core/asr.ts";
-import { WORD_MARK } from "../timed-pieces.ts";
+import { WORD_MARK } from "../timed-tokens.ts";
 
 /** How a vocabulary marks words, and its pieces by text. */
 export class PhraseTokenizer {

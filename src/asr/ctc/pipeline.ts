@@ -13,7 +13,7 @@ import {
   type Recognizer,
 } from "../recognizer.ts";
 import { marksWordStarts } from "../segmentation/join.ts";
-import { isControlPiece, timedPiecesText, WORD_MARK } from "../timed-pieces.ts";
+import { isControlToken, timedTokensText, WORD_MARK } from "../timed-tokens.ts";
 import { PhraseTokenizer } from "../boost/tokenize.ts";
 import type { CtcConfig } from "./config.ts";
 import { CtcModel, type CtcOutput } from "./model.ts";
@@ -52,12 +52,12 @@ export function ctcText(
   frameSeconds: number,
   wordBreaks: readonly number[] = [],
 ): RecognizedText {
-  const pieces = tokens.map(({ id, frame }) => ({
-    piece: table[id] ?? "",
+  const timed = tokens.map(({ id, frame }) => ({
+    token: table[id] ?? "",
     start: frame * frameSeconds,
     end: (frame + 1) * frameSeconds,
   }));
-  return timedPiecesText(pieces, wordBreaks);
+  return timedTokensText(timed, wordBreaks);
 }
 
 /** A NeMo CTC pack as a {@link Recognizer}. */
@@ -102,7 +102,7 @@ export class CtcRecognizer implements Recognizer {
     const factor = config.subsamplingFactor ?? Math.max(1, Math.round(features.nFrames / Math.max(1, output.frames)));
     const tokens = this.search(output, options);
     const text = ctcText(tokens, config.tokens, factor * FRAME_SECONDS, options.wordBreaks);
-    const first = tokens.map((t) => config.tokens[t.id] ?? "").find((piece) => piece !== "" && !isControlPiece(piece));
+    const first = tokens.map((t) => config.tokens[t.id] ?? "").find((token) => token !== "" && !isControlToken(token));
     const continuesWord = this.marksStarts && first !== undefined && !first.startsWith(WORD_MARK);
     return continuesWord ? { ...text, continuesWord } : text;
   }

@@ -47,7 +47,11 @@ export class LiveFormatter {
   event(event: LiveEvent): void {
     if (event.type === "partial") {
       if (this.pending.length > 0) return;
-      const text = decidedText(wordsOf(event.text), this.formatting, false);
+      // A partial's last word may be cut off mid-word («ت» of «تنين»): with redaction on it is not
+      // shown until the next partial or the final has it whole, so it never closes a number early.
+      const words = wordsOf(event.text);
+      const heard = this.formatting.redact.size > 0 ? words.slice(0, -1) : words;
+      const text = decidedText(heard, this.formatting, false);
       // Nothing decided yet: no partial (a door would only send an empty hypothesis).
       if (text !== "" || event.text === "") this.emit({ ...event, text });
       return;

@@ -1,13 +1,11 @@
 /**
- * What a transcription asks of written forms and redaction, the same on every door: `itn`
- * (default on) and `redact` (classes or types; an unknown one is a 422 naming the door's field)
- * from the request, joined with the server's `asr.redact` (a floor a request cannot lower: Sawt
- * has no per-key settings), `asr.digits`, and the redaction metric. Each door only names its
- * fields (REST form `itn`/`redact`, the realtime session's, jambonz's start message, gRPC's
- * RecognitionConfig) and hands the result to the ASR service or the live session.
+ * What a transcription asks of written forms and redaction, read the same way on every door: `itn`
+ * (default on) and `redact` (classes or types; an unknown one is a 422 naming the door's field).
+ * Each door only names its fields (REST form `itn`/`redact`, the realtime session's, jambonz's
+ * start message, gRPC's RecognitionConfig, a job's) and hands what the wire asked to the ASR
+ * service or the live session, which add the server's floor (../policy.ts).
  */
-import type { TranscriptFormatting } from "../../core/asr.ts";
-import type { AppContext } from "../../core/context.ts";
+import type { TranscriptFormattingRequest } from "../../core/asr.ts";
 import { AppError, Detail } from "../../errors/taxonomy.ts";
 import { parseRedactClasses } from "../../text/redact/classes.ts";
 
@@ -19,22 +17,12 @@ export interface FormattingFields {
 }
 
 /**
- * The call's formatting. `field` names the door's `redact` field in a 422 (`redact`,
+ * What the wire asked, checked. `field` names the door's `redact` field in a 422 (`redact`,
  * `session.redact`, `config.redact`).
  */
-export function requestFormatting(
-  ctx: Pick<AppContext, "config" | "metrics">,
-  fields: FormattingFields,
-  field: string,
-): TranscriptFormatting {
-  const asked = parseRedactClasses(fields.redact, field);
-  const floor = parseRedactClasses(ctx.config.asr.redact, "asr.redact");
-  return {
-    itn: fields.itn ?? true,
-    redact: new Set([...floor, ...asked]),
-    digits: ctx.config.asr.digits,
-    onRedaction: (type) => ctx.metrics.countRedaction(type),
-  };
+export function formattingRequest(fields: FormattingFields, field: string): TranscriptFormattingRequest {
+  const redact = parseRedactClasses(fields.redact, field);
+  return { ...(fields.itn !== undefined ? { itn: fields.itn } : {}), ...(redact.size > 0 ? { redact } : {}) };
 }
 
 /** A door's `itn` value read as a boolean (`true`/`false`, also as form text), or a 422 naming `field`. */

@@ -164,12 +164,15 @@ export class GrowingText {
 }
 
 /**
- * Options whose `onText` (each decoded piece's text so far, per channel) hears the formatted,
- * decided text instead (`stream=true` deltas); unchanged without formatting.
+ * Options whose `onText` (each decoded piece's text so far, per channel) hears the text written
+ * and redacted by `formatting`, decided (`stream=true` deltas); unchanged when it changes nothing.
  */
-export function withFormattedText(options: TranscriptionOptions): TranscriptionOptions {
-  const { onText, formatting } = options;
-  if (!onText || !formatting || (!formatting.itn && formatting.redact.size === 0)) return options;
+export function withFormattedText<O extends Pick<TranscriptionOptions, "onText">>(
+  options: O,
+  formatting: TranscriptFormatting,
+): O {
+  const { onText } = options;
+  if (!onText || (!formatting.itn && formatting.redact.size === 0)) return options;
   const channels = new Map<number, GrowingText>();
   return {
     ...options,

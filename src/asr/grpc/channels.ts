@@ -3,17 +3,14 @@
  * checked as REST checks `channels`/`speakers`, and a raw interleaved recording transcribed per
  * channel for Recognize: one channel at a time is picked out of the frames
  * (src/audio/live-channels.ts) and decoded as a mono recording is, so only that channel's samples
- * are held (and reserved) while it is transcribed; the channels are merged in time order by
- * ../channels/merge.ts.
+ * are held (and reserved) while it is transcribed; the engine merges the channels in time order.
  */
 import * as v from "valibot";
 import { channelBytes } from "../../audio/live-channels.ts";
 import { decodeLiveRecording, type LiveAudioFormat } from "../../audio/live-input.ts";
 import { fieldErrors } from "../../errors/fields.ts";
 import { AppError, Detail } from "../../errors/taxonomy.ts";
-import { speakersOf, SpeakersSchema } from "../channels/labels.ts";
-import { mergeChannels } from "../channels/merge.ts";
-import { formatTranscript } from "../format/transcript.ts";
+import { SpeakersSchema } from "../channels/labels.ts";
 import { MAX_CHANNELS, type AsrService, type Transcript, type TranscriptionOptions } from "../types.ts";
 
 /** The channel fields of a RecognitionConfig as proto-loader decodes them. */
@@ -47,24 +44,20 @@ export function channelOptions(config: ChannelConfig): Pick<TranscriptionOptions
   };
 }
 
-/** Interleaved raw audio of `channels` channels, each transcribed apart and merged. */
-export async function transcribeInterleaved(
+/** Interleaved raw audio of `channels` channels, each picked out and decoded when the engine transcribes it. */
+export function transcribeInterleaved(
   asr: AsrService,
   audio: Uint8Array,
   format: LiveAudioFormat,
   config: ChannelConfig,
-  serverSpeakers: readonly string[],
   options: TranscriptionOptions,
 ): Promise<Transcript> {
   const channels = config.channels ?? 1;
   const sampleBytes = format.encoding === "pcm_s16le" ? 2 : 1;
-  const speakers = speakersOf(channels, config.speakers, serverSpeakers);
-  const parts = [];
-  // Written forms and redaction read each channel's words in time order once merged, as a file's.
-  const { formatting, ...plain } = options;
-  for (const [channel, speaker] of speakers.entries()) {
-    const samples = decodeLiveRecording(channelBytes(audio, channels, channel, sampleBytes), format);
-    parts.push({ channel, speaker, transcript: await asr.transcribeSamples(samples, plain) });
-  }
-  return formatTranscript(mergeChannels(parts), formatting);
+  const speakers = config.speakers && config.speakers.length > 0 ? { speakers: config.speakers } : {};
+  return asr.transcribeChannelSamples(
+    channels,
+    (channel) => decodeLiveRecording(channelBytes(audio, channels, channel, sampleBytes), format),
+    { ...options, ...speakers },
+  );
 }

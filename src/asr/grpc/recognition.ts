@@ -14,9 +14,8 @@ import * as v from "valibot";
 import type { AppContext } from "../../core/context.ts";
 import { TranscriptionFormSchema } from "../schema.ts";
 import { parseBoost, parseHotwords } from "../boost/hotwords.ts";
-import { callHotwords } from "../boost/store.ts";
 import type { AsrService, LiveEvent, TimedRedaction, Transcript, TranscriptionOptions } from "../types.ts";
-import { requestFormatting } from "../format/request.ts";
+import { formattingRequest } from "../format/request.ts";
 import { allowedExtension, uploadDir, uploadTooLarge, UPLOAD_PREFIX } from "../../audio/upload.ts";
 import { readyService } from "../../edge/readiness.ts";
 import { fieldErrors } from "../../errors/fields.ts";
@@ -99,33 +98,28 @@ function checkConfig(config: RecognitionConfigMessage, location: string): void {
   checkChannels(config, location, format !== undefined);
 }
 
-/** The config's hotwords merged with the key's phrase list; 422 naming the proto field. */
-function configHotwords(ctx: AppContext, config: RecognitionConfigMessage, location: string, keyId?: string) {
+/** The config's hotwords (the engine adds the key's phrase list); 422 naming the proto field. */
+function configHotwords(config: RecognitionConfigMessage, location: string) {
   const boost = parseBoost(config.boost || undefined, `${location}.boost`);
-  const asked = parseHotwords(config.hotwords ?? [], `${location}.hotwords`, boost);
-  return callHotwords(ctx.db, keyId, asked, `${location}.hotwords`);
+  return parseHotwords(config.hotwords ?? [], `${location}.hotwords`, boost);
 }
 
 /** Written forms and redaction a config asks for (REST `itn`, `redact`); an unknown class is INVALID_ARGUMENT. */
-function configFormatting(ctx: AppContext, config: RecognitionConfigMessage, location: string) {
-  return requestFormatting(
-    ctx,
-    { itn: config.itn ?? undefined, redact: config.redact || undefined },
-    `${location}.redact`,
-  );
+function configFormatting(config: RecognitionConfigMessage, location: string) {
+  return formattingRequest({ itn: config.itn ?? undefined, redact: config.redact || undefined }, `${location}.redact`);
 }
 
 /** The transcription options a Recognize config carries (the REST form's model, prompt, temperature, language, hotwords, itn, redact). */
-function recognizeOptions(ctx: AppContext, config: RecognitionConfigMessage, keyId?: string): TranscriptionOptions {
+function recognizeOptions(config: RecognitionConfigMessage): TranscriptionOptions {
   const model = config.model?.trim() ?? "";
   const prompt = config.prompt ?? "";
-  const hotwords = configHotwords(ctx, config, "config", keyId);
+  const hotwords = configHotwords(config, "config");
   const language = config.language.trim();
   return {
     ...(hotwords.length > 0 ? { hotwords } : {}),
     // Checked against REST's schema by the config check above: "", "ar" or "en".
     ...(language === "ar" || language === "en" ? { language } : {}),
-    formatting: configFormatting(ctx, config, "config"),
+    formatting: configFormatting(config, "config"),
     ...(model !== "" ? { model } : {}),
     ...(prompt.trim() !== "" ? { prompt } : {}),
     ...(config.temperature ? { temperature: config.temperature } : {}),
@@ -297,7 +291,7 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
         const extension = containerExtension(config.container);
         const options = {
           ...scope.options,
-          ...recognizeOptions(ctx, config, scope.options.keyId),
+          ...recognizeOptions(config),
           ...channelOptions(config),
         };
         return recognizeResponse(
@@ -306,10 +300,9 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
       }
       if (config.container !== "") throw invalid("config.container", `${config.encoding} audio has no container`);
       const asr = readyService(ctx, "asr");
-      const options = { ...scope.options, ...recognizeOptions(ctx, config, scope.options.keyId) };
+      const options = { ...scope.options, ...recognizeOptions(config) };
       if ((config.channels ?? 0) > 1) {
-        const speakers = ctx.config.asr.speakers;
-        return recognizeResponse(await transcribeInterleaved(asr, message.audio, format, config, speakers, options));
+        return recognizeResponse(await transcribeInterleaved(asr, message.audio, format, config, options));
       }
       const audio = rawToAsrRate(message.audio, format);
       return recognizeResponse(await asr.transcribeSamples(audio, options));
@@ -333,9 +326,9 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
           throw invalid("streaming_config.config.encoding", "StreamingRecognize takes LINEAR_PCM, MULAW or ALAW only");
         const format = { ...raw, channels: Math.max(1, config.channels ?? 0) };
         const speakers = config.speakers && config.speakers.length > 0 ? { speakers: config.speakers } : {};
-        const hotwords = configHotwords(ctx, config, "streaming_config.config", scope.options.keyId);
+        const hotwords = configHotwords(config, "streaming_config.config");
         const boost = hotwords.length > 0 ? { hotwords } : {};
-        const formatting = configFormatting(ctx, config, "streaming_config.config");
+        const formatting = configFormatting(config, "streaming_config.config");
         let failure: AppError | undefined;
         let writing = Promise.resolve();
         const session = openLiveSession(
@@ -360,7 +353,7 @@ export const registerAsr: GrpcRegistrar = (server, ctx, which) => {
         signal.addEventListener("abort", abandon, { once: true });
         try {
           const partialIntervalMs = streaming.interim_results ? INTERIM_MS : 0;
-          const { language } = recognizeOptions(ctx, config, scope.keyId);
+          const { language } = recognizeOptions(config);
           const live = {
             endpointing: "segments",
             turnDetection: null,

@@ -17,11 +17,10 @@ import type { TranscriptFormat } from "../types.ts";
 import { receiveAudioUpload } from "../../http/audio-upload.ts";
 import { sweepStaleUploads } from "../../audio/upload.ts";
 import { streamTranscription } from "./sse.ts";
-import { callHotwords } from "../boost/store.ts";
 
 /** Form fields holding hotword lists, which may be longer than other fields. */
 const HOTWORD_FIELDS = ["hotwords", "hotwords[]"];
-import { requestFormatting } from "../format/request.ts";
+import { formattingRequest } from "../format/request.ts";
 
 /** Response header naming the recogniser pack that answered (absent when no speech was recognised). */
 export const ASR_MODEL_HEADER = "X-ASR-Model";
@@ -54,14 +53,12 @@ export async function transcribeRequest(
   try {
     const { stream, ...fields } = upload.fields;
     const form = parseTranscriptionForm(fields, upload.fieldValues);
-    const asked = transcriptionOptions(form);
-    const hotwords = callHotwords(ctx.db, caller.key.id, asked.hotwords ?? [], "form.hotwords");
+    // What the form asked; the engine adds the key's phrase list and the redaction floor.
     const callOptions = {
       signal: request.signal,
       keyId: caller.key.id,
-      ...asked,
-      hotwords,
-      formatting: requestFormatting(ctx, form, "form.redact"),
+      ...transcriptionOptions(form),
+      formatting: formattingRequest(form, "form.redact"),
     };
     if (options.format === undefined && stream?.trim().toLowerCase() === "true") {
       const asr = readyService(ctx, "asr");

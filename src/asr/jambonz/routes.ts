@@ -18,8 +18,7 @@ import { liveFormatProblem } from "../../audio/live-input.ts";
 import { DEFAULT_TURN_DETECTION, type LiveEvent } from "../../core/asr.ts";
 import type { AppContext } from "../../core/context.ts";
 import { openLiveSession, type LiveSession } from "../live/session.ts";
-import { callHotwords } from "../boost/store.ts";
-import { itnField, requestFormatting } from "../format/request.ts";
+import { formattingRequest, itnField } from "../format/request.ts";
 import { AppError } from "../../errors/taxonomy.ts";
 import type { DoorConnection, DoorSocket, Upgrade } from "../../http/ws-route.ts";
 import { errorStatusBody, webSocketRoutes } from "../../http/ws-route.ts";
@@ -105,8 +104,7 @@ class JambonzConnection implements DoorConnection {
 
   private start(message: Record<string, unknown>): void {
     const format = startFormat(message);
-    const formatting = requestFormatting(
-      this.ctx,
+    const formatting = formattingRequest(
       { itn: itnField(message.itn, "start.itn"), redact: message.redact },
       "start.redact",
     );
@@ -127,8 +125,6 @@ class JambonzConnection implements DoorConnection {
       format,
     );
     this.session = session;
-    // The key's phrase list (/v1/asr/phrases) boosts every final of the call.
-    const hotwords = callHotwords(this.ctx.db, this.upgrade.key.id, [], "hotwords");
     // jambonz sends BCP-47 tags (ar-SA, en-US): their language routes the call (../languages.ts);
     // another language, or none, takes the default recogniser.
     const spoken = /^(ar|en)(?:-|$)/i.exec(this.language)?.[1]?.toLowerCase() as "ar" | "en" | undefined;
@@ -136,7 +132,6 @@ class JambonzConnection implements DoorConnection {
       {
         turnDetection: DEFAULT_TURN_DETECTION,
         partialIntervalMs: this.ctx.config.streaming.partial_interval_ms,
-        ...(hotwords.length > 0 ? { hotwords } : {}),
         ...(spoken ? { language: spoken } : {}),
         formatting,
       },

@@ -24,7 +24,7 @@ import { WebhookSender } from "./webhooks/sender.ts";
 import { webhookUrlProblem } from "./webhooks/targets.ts";
 
 /** What runs a process's job files (the wiring builds one: src/app/jobs.ts). */
-export interface FileRunner {
+export interface FileDispatcher {
   /** Queued files may be waiting: claim them while slots are free. */
   wake(): void;
   /** Stops the running files of `jobId` (cancel, delete). */
@@ -36,7 +36,7 @@ export interface FileRunner {
 }
 
 /** What a jobs service gives the runner it builds. */
-export interface RunnerDeps {
+export interface DispatcherDeps {
   readonly store: JobStore;
   /** Webhook deliveries were queued. */
   readonly onDeliveries: () => void;
@@ -68,14 +68,14 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 /** The jobs of one process. */
 export class JobsService {
   readonly store: JobStore;
-  readonly runner: FileRunner;
+  readonly runner: FileDispatcher;
   readonly webhooks: WebhookSender;
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private readonly spoolRoot: string;
 
   constructor(
     readonly settings: JobsSettings,
-    runner: (deps: RunnerDeps) => FileRunner,
+    runner: (deps: DispatcherDeps) => FileDispatcher,
     private readonly log: Logger,
     onWebhook?: (delivered: boolean) => void,
   ) {

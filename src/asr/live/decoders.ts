@@ -19,7 +19,7 @@ import {
   type RecognizerStream,
   type StreamingRecognizer,
 } from "../recognizer.ts";
-import type { LiveEngine, UtteranceText } from "./engine.ts";
+import type { LivePort, UtteranceText } from "./port.ts";
 
 /** Decodes the utterances of one live call. */
 export interface UtteranceDecoder {
@@ -37,18 +37,19 @@ export function skipWhenBusy(error: unknown, call: CallOptions): string {
 }
 
 /** The decoder for `recognizer`: native streaming when it can stream, re-decoding otherwise. */
-export function utteranceDecoder(engine: LiveEngine, recognizer: Recognizer, call: CallOptions): UtteranceDecoder {
+export function utteranceDecoder(engine: LivePort, recognizer: Recognizer, call: CallOptions): UtteranceDecoder {
   return isStreamingRecognizer(recognizer)
     ? new StreamingUtteranceDecoder(engine, recognizer, call)
     : offline(engine, call);
 }
 
-function offline(engine: LiveEngine, call: CallOptions): UtteranceDecoder {
+function offline(engine: LivePort, call: CallOptions): UtteranceDecoder {
   return {
     final: (samples, recognizer, wholeSpan) => engine.transcribeUtterance(samples, recognizer, wholeSpan, call),
     partial: async (samples, recognizer) => {
       try {
-        return (await engine.admitted(() => recognizer.recognize(samples, call.signal), call)).text.trim();
+        const options = engine.hotwords ? { hotwords: engine.hotwords } : undefined;
+        return (await engine.admitted(() => recognizer.recognize(samples, call.signal, options), call)).text.trim();
       } catch (error) {
         return skipWhenBusy(error, call);
       }
@@ -66,7 +67,7 @@ export class StreamingUtteranceDecoder implements UtteranceDecoder {
   private head = new Float32Array(0);
 
   constructor(
-    private readonly engine: Pick<LiveEngine, "admitted" | "observe">,
+    private readonly engine: Pick<LivePort, "admitted" | "observe">,
     private readonly recognizer: StreamingRecognizer,
     private readonly call: CallOptions,
   ) {}

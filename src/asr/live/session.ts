@@ -13,9 +13,12 @@
  * channel decoded to 16 kHz on its own (src/audio/live-channels.ts); each channel runs its own live
  * transcription (its own endpointer, call dialect and memory reservation), and their events carry
  * `channel` and `speaker` (`speakers`, `asr.speakers`, `ch<n>`). Commit, clear and finish apply to
- * every channel; a mono stream's events stay unlabelled. Written forms and redaction
- * (`options.formatting`, issue #27) are applied to each channel's events here, for every door
- * (../format/live.ts): a door only carries the fields.
+ * every channel; a mono stream's events stay unlabelled.
+ *
+ * The key's policy is applied here, for every door (../policy.ts): the key's phrase list is added
+ * to what the call asked for, and written forms and redaction (issue #27) — what the call asked,
+ * over the server's floor `asr.redact` — to each channel's events (../format/live.ts). A door only
+ * passes what its wire asked for, so none can forget them.
  *
  * A session whose utterances the endpointer cuts hears missing audio as silence on the wall clock
  * (./silence-clock.ts): a caller that stops sending still gets its final.
@@ -32,6 +35,7 @@ import { acquireStreamSlot, type StreamSlot } from "../../edge/stream-slots.ts";
 import { speakerOf } from "../channels/labels.ts";
 import { LiveFormatter } from "../format/live.ts";
 import { formats } from "../format/units.ts";
+import { asrPolicyOf } from "../policy.ts";
 import { SilenceClock } from "./silence-clock.ts";
 
 /** How a door opens a session. */
@@ -102,8 +106,15 @@ export class LiveSession {
     return this.scope.signal;
   }
 
-  /** Starts (or restarts, after a configuration change) the engine's live transcription of each channel. */
-  configure(options: LiveTranscriptionOptions, format: LiveChannelsFormat): void {
+  /**
+   * Starts (or restarts, after a configuration change) the engine's live transcription of each
+   * channel, with the key's policy. A phrase list over the bound with the key's is thrown here (422).
+   */
+  configure(asked: LiveTranscriptionOptions, format: LiveChannelsFormat): void {
+    const policy = asrPolicyOf(this.ctx);
+    const hotwords = policy.hotwords(this.scope.keyId, asked.hotwords);
+    const formatting = policy.formatting(asked.formatting);
+    const options = { ...asked, hotwords };
     this.enqueue(0, async () => {
       for (const live of this.lives) await live.finish();
       for (const formatter of this.formatters) formatter.flush();
@@ -125,9 +136,13 @@ export class LiveSession {
         const labelled = (event: LiveEvent) =>
           this.forward(count > 1 && event.type !== "error" ? { ...event, ...label } : event);
         // Every live door gets written forms and redaction here, from one place (../format/live.ts).
-        const formatter = formats(options.formatting) ? new LiveFormatter(options.formatting, labelled) : null;
+        const formatter = formats(formatting) ? new LiveFormatter(formatting, labelled) : null;
         if (formatter) this.formatters.push(formatter);
-        const emit = formatter ? (event: LiveEvent) => formatter.event(event) : labelled;
+        const formatted = formatter ? (event: LiveEvent) => formatter.event(event) : labelled;
+        // A door matching the caller's own grammars (MRCP) matches the recogniser's words.
+        const emit = options.grammarMatching
+          ? (event: LiveEvent) => formatted(event.type === "final" ? { ...event, unformatted: event.text } : event)
+          : formatted;
         return asr.openLive(options, emit, this.scope.options);
       });
     });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { LiveEvent, TurnDetection } from "../../core/asr.ts";
 import { VAD_WINDOW, type Recognizer, type VoiceActivityDetector } from "../recognizer.ts";
-import type { LiveEngine } from "./engine.ts";
+import type { LivePort } from "./port.ts";
 import { LiveTranscriber } from "./transcriber.ts";
 
 /** A VAD that reads the probability off each window's first sample (the test writes it there). */
@@ -14,7 +14,7 @@ const windows = (probabilities: number[]) => {
 const msOfWindows = (n: number) => (n * VAD_WINDOW * 1000) / 16000;
 
 /** An engine whose finals name the utterance's length in samples. */
-const engine: LiveEngine = {
+const engine: LivePort = {
   detector: probe as unknown as VoiceActivityDetector,
   dialectIdentifier: null,
   dialectSeconds: 30,

@@ -18,7 +18,7 @@ import type { SegmenterOptions, SpeechSpan } from "../vad/segmenter.ts";
 import { VAD_WINDOW } from "../recognizer.ts";
 import { LiveCallDialect } from "./call-dialect.ts";
 import { utteranceDecoder, type UtteranceDecoder } from "./decoders.ts";
-import type { LiveEngine } from "./engine.ts";
+import type { LivePort } from "./port.ts";
 
 /** Shortest audio a client commit may carry (OpenAI refuses an empty or tiny buffer too). */
 export const MIN_COMMIT_MS = 100;
@@ -66,7 +66,7 @@ export class LiveTranscriber implements LiveTranscription {
   private readonly reach: number;
 
   constructor(
-    private readonly engine: LiveEngine,
+    private readonly engine: LivePort,
     private readonly options: LiveTranscriptionOptions,
     private readonly emit: (event: LiveEvent) => void,
     private readonly call: CallOptions = {},

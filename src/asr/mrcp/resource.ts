@@ -48,9 +48,27 @@ interface Recognition {
   maxed?: boolean;
   done?: boolean;
   /** Words of an ended utterance waiting out the rest of their timeout (see the file comment). */
-  held?: { readonly text: string; readonly confidence: number };
+  held?: Heard;
   holdTimer?: ReturnType<typeof setTimeout>;
 }
+
+/**
+ * What the caller said: the recogniser's words (`words`, which grammars match and which an IVR's
+ * own grammar returns as matched) and the transcript as the engine's policy wrote it (`transcript`,
+ * the redaction floor applied: what free-form speech returns). Neither is ever logged.
+ */
+interface Heard {
+  readonly words: string;
+  readonly transcript: string;
+  readonly confidence: number;
+}
+
+/** Two utterances heard one after the other as one. */
+const joined = (a: Heard, b: Heard): Heard => ({
+  words: `${a.words} ${b.words}`.trim(),
+  transcript: `${a.transcript} ${b.transcript}`.trim(),
+  confidence: Math.min(a.confidence, b.confidence),
+});
 
 class RecogChannel implements MrcpChannel {
   private readonly grammars: SessionGrammars;
@@ -162,7 +180,12 @@ class RecogChannel implements MrcpChannel {
     );
     const { speechCompleteMs, speechIncompleteMs } = recognition.settings;
     const turn = { ...DEFAULT_TURN_DETECTION, silenceDurationMs: Math.min(speechCompleteMs, speechIncompleteMs) };
-    live.configure({ turnDetection: turn, partialIntervalMs: 0 }, format);
+    // MRCP asks for no written forms (NLSML carries the words); the floor still applies to
+    // free-form transcripts, while grammars match the recogniser's words (`unformatted`).
+    live.configure(
+      { turnDetection: turn, partialIntervalMs: 0, formatting: { itn: false }, grammarMatching: true },
+      format,
+    );
     return live;
   }
 
@@ -172,24 +195,29 @@ class RecogChannel implements MrcpChannel {
       // The caller goes on: the held words start the utterance that ends next.
       clearTimeout(recognition.holdTimer);
       this.inputStarted(recognition, "speech");
-    } else if (event.type === "final") this.utteranceEnded(recognition, event.text, event.confidence ?? 1);
+    } else if (event.type === "final") {
+      const said = {
+        words: event.unformatted ?? event.text,
+        transcript: event.text,
+        confidence: event.confidence ?? 1,
+      };
+      this.utteranceEnded(recognition, said);
+    }
   }
 
   /** An utterance ended: decide now, or hold its words for the rest of the timeout that applies. */
-  private utteranceEnded(recognition: Recognition, said: string, confidence: number): void {
-    const held = recognition.held;
-    const text = held ? `${held.text} ${said}`.trim() : said;
-    const sure = held ? Math.min(held.confidence, confidence) : confidence;
+  private utteranceEnded(recognition: Recognition, said: Heard): void {
+    const heard = recognition.held ? joined(recognition.held, said) : said;
     recognition.held = undefined;
     const { speechCompleteMs, speechIncompleteMs } = recognition.settings;
     const voice = recognition.grammars.filter((g) => g.mode !== "dtmf");
-    const timeout = speechProgress(voice, text) === "incomplete" ? speechIncompleteMs : speechCompleteMs;
+    const timeout = speechProgress(voice, heard.words) === "incomplete" ? speechIncompleteMs : speechCompleteMs;
     const rest = timeout - Math.min(speechCompleteMs, speechIncompleteMs);
-    if (rest <= 0 || recognition.maxed) return this.speechFinal(recognition, text, sure);
-    recognition.held = { text, confidence: sure };
+    if (rest <= 0 || recognition.maxed) return this.speechFinal(recognition, heard);
+    recognition.held = heard;
     recognition.holdTimer = setTimeout(() => {
       recognition.held = undefined;
-      this.speechFinal(recognition, text, sure);
+      this.speechFinal(recognition, heard);
     }, rest);
   }
 
@@ -205,18 +233,19 @@ class RecogChannel implements MrcpChannel {
       const held = recognition.held;
       if (recognition.live)
         recognition.live.commit(() =>
-          held
-            ? this.speechFinal(recognition, held.text, held.confidence)
-            : this.complete(recognition, RecogCause.noMatchMaxtime),
+          held ? this.speechFinal(recognition, held) : this.complete(recognition, RecogCause.noMatchMaxtime),
         );
       else this.digitsEnded(recognition);
     }, recognition.settings.recognitionMs);
   }
 
-  private speechFinal(recognition: Recognition, text: string, confidence: number): void {
+  private speechFinal(recognition: Recognition, heard: Heard): void {
     const { settings } = recognition;
     const voice = recognition.grammars.filter((g) => g.mode !== "dtmf");
-    const matches = matchTranscriptNBest(voice, text, { asrConfidence: confidence })
+    const matches = matchTranscriptNBest(voice, heard.words, {
+      asrConfidence: heard.confidence,
+      freeForm: heard.transcript,
+    })
       .filter((m) => m.confidence >= settings.confidenceThreshold)
       .slice(0, settings.nBest);
     const maxed = recognition.maxed;

@@ -16,10 +16,9 @@ import { errorBody } from "../../edge/error-body.ts";
 import { closeCodeFor } from "../../http/ws-route.ts";
 import { realtimeErrorEvent } from "./error-event.ts";
 import { openLiveSession, type LiveSession } from "../live/session.ts";
-import { requestFormatting } from "../format/request.ts";
+import { formattingRequest } from "../format/request.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../../store/keys.ts";
-import { callHotwords } from "../boost/store.ts";
 import {
   applyBetaUpdate,
   applyGaUpdate,
@@ -174,14 +173,10 @@ export class RealtimeConnection {
   /** Whether the client named a transcription language (until then the call takes the default recogniser). */
   private languageChosen = false;
 
-  /** The live options of the session's settings; the key's phrase list is merged into the hotwords. */
+  /** The live options of the session's settings (the live core adds the key's phrase list and floor). */
   private live(settings: RealtimeSettings, languageChosen = this.languageChosen): LiveTranscriptionOptions {
     const { language } = settings.transcription;
-    const asked = settings.transcription.hotwords ?? [];
-    const field = this.beta
-      ? "session.input_audio_transcription.hotwords"
-      : "session.audio.input.transcription.hotwords";
-    const hotwords = callHotwords(this.ctx.db, this.keyId, asked, field);
+    const hotwords = settings.transcription.hotwords ?? [];
     return {
       turnDetection: settings.turnDetection,
       partialIntervalMs: this.ctx.config.streaming.partial_interval_ms,
@@ -190,8 +185,7 @@ export class RealtimeConnection {
       // A language the client named routes the call (English: the built-in recogniser; Arabic:
       // the packs, or a 400 without one); before that the default recogniser serves it.
       ...(languageChosen && (language === "en" || language === "ar") ? { language } : {}),
-      formatting: requestFormatting(
-        this.ctx,
+      formatting: formattingRequest(
         { ...(settings.itn !== null ? { itn: settings.itn } : {}), redact: settings.redact },
         "session.redact",
       ),

@@ -4,7 +4,7 @@
  * VAD time hides behind its decoding instead of adding to it (issue #19).
  */
 import { VAD_WINDOW, type VoiceActivityDetector } from "../recognizer.ts";
-import { SpeechTracker, type SpeechPiece } from "../vad/endpointer.ts";
+import { SpeechTracker, type SpanAudio } from "../vad/endpointer.ts";
 import type { SegmenterOptions } from "../vad/segmenter.ts";
 import { UtterancePieces, type DecodePiece, type PolicyOptions } from "./policy.ts";
 
@@ -133,8 +133,8 @@ export function speechPiecesAhead(
   tracker: SpeechTracker,
   limitSamples: number,
   signal?: AbortSignal,
-): AsyncGenerator<SpeechPiece> {
-  return runAhead<SpeechPiece>(
+): AsyncGenerator<SpanAudio> {
+  return runAhead<SpanAudio>(
     async (ahead) => {
       for await (const chunk of chunks) {
         while (ahead.held() > 0 && tracker.held + ahead.held() + chunk.length > limitSamples) {

@@ -21,7 +21,7 @@ import {
   type RecognizeOptions,
   type Recognizer,
 } from "../recognizer.ts";
-import { timedPiecesText } from "../timed-pieces.ts";
+import { timedTokensText } from "../timed-tokens.ts";
 import { biasedRnnt, biasedTdt } from "./beam.ts";
 import { tdtAdvance, type TdtFrame } from "./tdt.ts";
 import type { TransducerConfig } from "./config.ts";
@@ -120,9 +120,9 @@ export function transducerText(
   table: readonly string[],
   frameSeconds: number,
 ): RecognizedText {
-  return timedPiecesText(
+  return timedTokensText(
     tokens.map(({ id, frame, duration }) => ({
-      piece: table[id] ?? "",
+      token: table[id] ?? "",
       start: frame * frameSeconds,
       end: (frame + Math.max(1, duration)) * frameSeconds,
     })),

@@ -12,7 +12,7 @@ import { SpeechSegmenter, type SegmenterOptions, type SpeechSpan } from "./segme
 const WINDOWS_PER_BATCH = 512;
 
 /** A final span with its audio. */
-export interface SpeechPiece extends SpeechSpan {
+export interface SpanAudio extends SpeechSpan {
   readonly samples: Float32Array;
 }
 
@@ -201,7 +201,7 @@ export class SpeechTracker {
   }
 
   /** Adds audio; returns spans that became final. */
-  async push(chunk: Float32Array, signal?: AbortSignal): Promise<SpeechPiece[]> {
+  async push(chunk: Float32Array, signal?: AbortSignal): Promise<SpanAudio[]> {
     this.buffer.append(chunk);
     const pieces = this.pieces(await this.endpointer.advance(this.buffer, signal));
     this.buffer.dropBefore(this.endpointer.openStart ?? this.endpointer.scored - this.keepBehind);
@@ -209,11 +209,11 @@ export class SpeechTracker {
   }
 
   /** Ends the stream: scores the last partial window (zero-padded) and closes open speech. */
-  async end(signal?: AbortSignal): Promise<SpeechPiece[]> {
+  async end(signal?: AbortSignal): Promise<SpanAudio[]> {
     return this.pieces(await this.endpointer.finish(this.buffer, true, signal));
   }
 
-  private pieces(changes: readonly TurnChange[]): SpeechPiece[] {
+  private pieces(changes: readonly TurnChange[]): SpanAudio[] {
     return changes.flatMap((c) =>
       c.type === "end" ? [{ ...c.span, samples: this.buffer.slice(c.span.start, c.span.end) }] : [],
     );
@@ -226,7 +226,7 @@ export async function segmentSpeech(
   detector: VoiceActivityDetector,
   options: Partial<SegmenterOptions> = {},
   signal?: AbortSignal,
-): Promise<SpeechPiece[]> {
+): Promise<SpanAudio[]> {
   const tracker = new SpeechTracker(detector, options);
   const pieces = await tracker.push(samples, signal);
   pieces.push(...(await tracker.end(signal)));

@@ -18,7 +18,7 @@ import { PackError } from "../../models/errors.ts";
 import { missingIo } from "../../models/header.ts";
 import type { PackFiles } from "../../models/pack.ts";
 import { hfJson, hfModelFile } from "../seq2seq/hf-files.ts";
-import { WORD_MARK } from "../timed-pieces.ts";
+import { WORD_MARK } from "../timed-tokens.ts";
 
 /** A validated wav2vec2 CTC pack. */
 export interface Wav2Vec2Config {

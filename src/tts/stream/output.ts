@@ -11,7 +11,7 @@
  */
 import { concatBytes } from "../../audio/concat.ts";
 import { encodeAudioStream } from "../../audio/encode.ts";
-import { encodesInProcess, StreamEncoder } from "../../audio/encoders/pipeline.ts";
+import { encodesInProcess, StreamEncoder } from "../../audio/encoders/encode-path.ts";
 import type { EncodingPlan } from "../../audio/formats.ts";
 import { wavHeader } from "../../audio/wav.ts";
 

@@ -15,7 +15,6 @@ import { authPlugin, type Caller } from "../../../http/auth.ts";
 import { readJsonBody } from "../../../http/body.ts";
 import { receiveUpload } from "../../../http/upload.ts";
 import { parseTranscriptionForm, transcriptionOptions, type TranscriptionForm } from "../../schema.ts";
-import { callHotwords } from "../../boost/store.ts";
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from "../../types.ts";
 import { JOB_ID } from "../ids.ts";
 import { jobOptions, parseJobJson } from "../schema.ts";
@@ -23,7 +22,7 @@ import type { JobCaller, JobsService } from "../service.ts";
 import { expandSourcePath, SourcePathError, TooManyFilesError } from "../sources.ts";
 import { JOB_STATUSES, type JobStatus } from "../types.ts";
 import { jobOperations } from "./openapi.ts";
-import { requestFormatting } from "../../format/request.ts";
+import { formattingRequest } from "../../format/request.ts";
 
 /** Response header naming the recogniser pack that answered (as the synchronous route sends it). */
 const ASR_MODEL_HEADER = "X-ASR-Model";
@@ -50,7 +49,7 @@ async function createJob(ctx: AppContext, jobs: JobsService, request: Request, c
     try {
       const { stream: _stream, callback_url, ...fields } = upload.fields;
       const form = parseTranscriptionForm(fields, upload.fieldValues);
-      const options = resolvedOptions(ctx, caller, form, "form");
+      const options = resolvedOptions(ctx, form, "form");
       const callback = jobs.webhookUrl(callback_url, "form.callback_url");
       const files = upload.files.map((f) => ({ name: f.filename.slice(0, 255), path: f.path, spooled: true }));
       return json(created(jobs.create(whoIs(caller), options, callback, files)), 202);
@@ -66,7 +65,7 @@ async function createJob(ctx: AppContext, jobs: JobsService, request: Request, c
   const callback = jobs.webhookUrl(body.callback_url, "body.callback_url");
   const { paths, callback_url: _c, timestamp_granularities, ...fields } = body;
   const form = { ...fields, "timestamp_granularities[]": timestamp_granularities };
-  const options = resolvedOptions(ctx, caller, form, "body");
+  const options = resolvedOptions(ctx, form, "body");
   const files = paths.flatMap((path, index) => {
     try {
       return expandSourcePath(path, ctx.config.jobs.source_dirs, ctx.config.jobs.max_files);
@@ -161,13 +160,12 @@ export function jobsRoutes(ctx: AppContext, jobs: JobsService) {
 }
 
 /**
- * A request's job options as the synchronous route would use them: its phrases merged with the
- * key's list, the server's speaker labels when it names none, and its redaction names checked now
- * (422 naming `<where>.redact`) rather than when a file runs.
+ * A request's job options as the synchronous route would take them: its own phrases (the engine
+ * adds the key's list when each file runs), the server's speaker labels when it names none, and
+ * its redaction names checked now (422 naming `<where>.redact`) rather than when a file runs.
  */
-function resolvedOptions(ctx: AppContext, caller: Caller, form: TranscriptionForm, where: "form" | "body") {
+function resolvedOptions(ctx: AppContext, form: TranscriptionForm, where: "form" | "body") {
   const asked = transcriptionOptions(form);
-  const hotwords = callHotwords(ctx.db, caller.key.id, asked.hotwords ?? [], `${where}.hotwords`);
-  requestFormatting(ctx, form, `${where}.redact`);
-  return jobOptions(form, { hotwords, speakers: form.speakers ?? ctx.config.asr.speakers });
+  formattingRequest(form, `${where}.redact`);
+  return jobOptions(form, { hotwords: asked.hotwords ?? [], speakers: form.speakers ?? ctx.config.asr.speakers });
 }

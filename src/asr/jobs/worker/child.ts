@@ -1,5 +1,5 @@
 /**
- * The jobs worker process's side (see ./process-runner.ts): transcribes the files the serving
+ * The jobs worker process's side (see ./dispatcher.ts): transcribes the files the serving
  * process sends, over this process's own ASR engine, and answers each with its outcome. It leaves
  * when it has had nothing to do for `jobs.worker_idle_ms`, when told to stop (or sent SIGTERM or
  * SIGINT, as a whole process group is on Ctrl-C), or at once when the serving process is gone
@@ -12,7 +12,8 @@
  */
 import type { AppContext } from "../../../core/context.ts";
 import { readyService } from "../../../edge/readiness.ts";
-import { requestFormatting } from "../../format/request.ts";
+import { sentPhraseLists } from "../../policy.ts";
+import { formattingRequest } from "../../format/request.ts";
 import type { FileOutcome, FromWorker, JobFile, ToWorker } from "./protocol.ts";
 import { transcribeJobFile, type TranscribeDeps } from "./transcribe.ts";
 
@@ -36,8 +37,8 @@ export async function serveJobFiles(ctx: AppContext, channel: WorkerChannel): Pr
   const deps: TranscribeDeps = {
     service: () => readyService(ctx, "asr"),
     sourceDirs: ctx.config.jobs.source_dirs,
-    // Every door's written forms and redaction, as the job asked, with the server's floor.
-    formatting: (fields) => requestFormatting(ctx, fields, "asr.redact"),
+    // What the job asked (checked when it was submitted); the engine adds the server's floor.
+    formatting: (fields) => formattingRequest(fields, "redact"),
   };
   const running = new Map<JobFile, { abort: AbortController; done: Promise<void> }>();
   const done = Promise.withResolvers<number>();
@@ -63,6 +64,8 @@ export async function serveJobFiles(ctx: AppContext, channel: WorkerChannel): Pr
   const run = (file: JobFile) => {
     // Leaving already: its engine may be closing, so the file is not even started.
     if (ending) return answer(file, { status: "aborted" });
+    // The key's phrase list as the service sent it, where this process's engine reads it.
+    sentPhraseLists(ctx).set(file.keyId, file.keyPhrases);
     const abort = new AbortController();
     const ended = transcribeJobFile(file, deps, abort.signal).then((outcome) => {
       running.delete(file);

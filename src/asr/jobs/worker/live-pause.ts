@@ -31,7 +31,7 @@ export class LivePause {
 
   constructor(
     private readonly gates: readonly LiveGate[],
-    /** The worker that may be paused now (undefined: none, or one that must not be: see ./process-runner.ts). */
+    /** The worker that may be paused now (undefined: none, or one that must not be: see ./dispatcher.ts). */
     private readonly current: () => Pausable | undefined,
   ) {
     this.unwatch = gates.map((gate) => gate.watchLive(() => this.follow()));

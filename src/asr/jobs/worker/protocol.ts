@@ -7,7 +7,7 @@
  * held by a process that runs at background priority.
  */
 import type { SawtConfig } from "../../../config/config.ts";
-import type { Transcript } from "../../types.ts";
+import type { Hotword, Transcript } from "../../types.ts";
 import type { FileRow, JobOptions, JobRow } from "../types.ts";
 
 /**
@@ -32,10 +32,15 @@ export interface JobFile {
   readonly spooled: boolean;
   readonly keyId: string;
   readonly options: JobOptions;
+  /**
+   * The key's phrase list as it stands when the file is sent: the worker has no key store, so
+   * its engine's policy reads the list it was sent (../../policy.ts `sentPhraseLists`).
+   */
+  readonly keyPhrases: readonly Hotword[];
 }
 
-/** The file a claimed row describes, for the worker. */
-export function jobFileOf(file: FileRow, job: JobRow): JobFile {
+/** The file a claimed row describes, for the worker, with its key's phrase list. */
+export function jobFileOf(file: FileRow, job: JobRow, keyPhrases: readonly Hotword[]): JobFile {
   return {
     jobId: file.job_id,
     idx: file.idx,
@@ -44,6 +49,7 @@ export function jobFileOf(file: FileRow, job: JobRow): JobFile {
     spooled: file.spooled === 1,
     keyId: job.key_id,
     options: JSON.parse(job.options) as JobOptions,
+    keyPhrases,
   };
 }
 

@@ -11,7 +11,7 @@
  *
  * A source-folder file is checked against the folders again right before it is decoded.
  */
-import type { AsrService, TranscriptFormatting } from "../../types.ts";
+import type { AsrService, TranscriptFormattingRequest } from "../../types.ts";
 import { AppError } from "../../../errors/taxonomy.ts";
 import { resolveSourcePath, SourcePathError } from "../sources.ts";
 import type { FileOutcome, JobFile } from "./protocol.ts";
@@ -20,8 +20,8 @@ import type { FileOutcome, JobFile } from "./protocol.ts";
 export interface TranscribeDeps {
   readonly service: () => AsrService;
   readonly sourceDirs: readonly string[];
-  /** The call's written forms and redaction from the job's own fields (with the server's floor). */
-  readonly formatting: (fields: { itn?: boolean; redact?: string }) => TranscriptFormatting;
+  /** What the job's own fields ask of written forms and redaction (the engine adds the floor). */
+  readonly formatting: (fields: { itn?: boolean; redact?: string }) => TranscriptFormattingRequest;
 }
 
 /**

@@ -24,6 +24,12 @@ import type { CompiledGrammar, GrammarMatch, SemanticValue, SrgsGrammar } from "
 export interface TranscriptOptions {
   /** The recogniser's confidence in the transcript, in [0, 1] (default 1). */
   readonly asrConfidence?: number;
+  /**
+   * What a free-form grammar (`builtin:speech/transcribe`) answers: the transcript as the engine's
+   * policy wrote it (the redaction floor applied). Grammars match the recogniser's words, the text
+   * given: the digits an IVR's own grammar asks for go back to it as matched. Default: the text.
+   */
+  readonly freeForm?: string;
 }
 
 const clamp = (n: number): number => Math.min(1, Math.max(0, Number.isFinite(n) ? n : 0));
@@ -54,6 +60,7 @@ function matchOne(grammar: CompiledGrammar, text: string, words: readonly string
   if (grammar.mode !== "voice") return null;
   if (grammar.kind === "srgs") return matchSrgs(grammar, words, asr);
   const transcript = text.replace(/\s+/gu, " ").trim();
+  if (transcript === "") return null;
   return {
     grammar,
     instance: transcript,
@@ -78,7 +85,10 @@ export function matchTranscriptNBest(
   if (words.length === 0) return [];
   const asr = clamp(options.asrConfidence ?? 1);
   const matches = grammars
-    .map((grammar, index) => ({ match: matchOne(grammar, text, words, asr), index }))
+    .map((grammar, index) => ({
+      match: matchOne(grammar, grammar.kind === "srgs" ? text : (options.freeForm ?? text), words, asr),
+      index,
+    }))
     .filter((entry): entry is { match: GrammarMatch; index: number } => entry.match !== null);
   const freeForm = (m: GrammarMatch): number => (m.grammar.kind === "transcribe" ? 1 : 0);
   matches.sort(

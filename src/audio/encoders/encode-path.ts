@@ -43,7 +43,7 @@ export function encodesInProcess(plan: EncodingPlan): boolean {
 }
 
 /** Limits of one in-process encode. */
-export interface PipelineLimits {
+export interface EncodeLimits {
   readonly maxOutputBytes: number;
   /** Samples the encoder will get, when known before the first (FLAC writes it into STREAMINFO). */
   readonly totalFrames?: number;
@@ -128,7 +128,7 @@ export class StreamEncoder {
 export async function* encodeChunks(
   chunks: AsyncIterable<Float32Array>,
   plan: EncodingPlan,
-  limits: PipelineLimits,
+  limits: EncodeLimits,
 ): AsyncGenerator<Uint8Array> {
   const encoder = new StreamEncoder(plan, limits.maxOutputBytes, limits.totalFrames);
   try {

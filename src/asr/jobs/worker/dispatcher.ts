@@ -18,9 +18,10 @@
  * clean exit, after a growing pause (up to a minute) after a crash, so a worker that cannot start
  * is reported, not spun.
  */
+import type { Hotword } from "../../../core/asr.ts";
 import type { Logger } from "../../../log/logger.ts";
 import { FileOutcomes, RETRY_MS } from "../outcomes.ts";
-import type { FileRunner } from "../service.ts";
+import type { FileDispatcher } from "../service.ts";
 import type { JobStore } from "../store.ts";
 import type { FileRow } from "../types.ts";
 import { type LiveGate, LivePause } from "./live-pause.ts";
@@ -36,7 +37,7 @@ export interface WorkerHandle {
 }
 
 /** What the runner needs from its process. */
-export interface ProcessRunnerOptions {
+export interface WorkerDispatcherOptions {
   readonly store: JobStore;
   /** Starts a worker process whose messages go to `onMessage`. */
   readonly spawn: (onMessage: (message: FromWorker) => void) => WorkerHandle;
@@ -48,6 +49,8 @@ export interface ProcessRunnerOptions {
   readonly pauseFor: readonly LiveGate[];
   /** Longest transcript text carried inside a file webhook. */
   readonly inlineChars: number;
+  /** A key's phrase list now (sent with each of its files: the worker's engine applies it). */
+  readonly keyPhrases: (keyId: string) => readonly Hotword[];
   readonly log: Logger;
   readonly onFile?: (status: "completed" | "failed", audioSeconds: number) => void;
   /** Webhook deliveries were queued. */
@@ -74,7 +77,7 @@ interface Worker {
 }
 
 /** Job files run by a worker process. */
-export class ProcessRunner implements FileRunner {
+export class WorkerDispatcher implements FileDispatcher {
   private worker: Worker | undefined;
   /** Files sent to the worker and not answered yet, by job id and index. */
   private readonly sent = new Map<string, FileRow>();
@@ -85,7 +88,7 @@ export class ProcessRunner implements FileRunner {
   private crashes = 0;
   private claiming = true;
 
-  constructor(private readonly options: ProcessRunnerOptions) {
+  constructor(private readonly options: WorkerDispatcherOptions) {
     this.outcomes = new FileOutcomes(options);
     // Not before `hello`: a worker stopped before it asked to die with the service could outlive it.
     this.pause = new LivePause(options.pauseFor, () => (this.worker?.bonded ? this.worker.handle : undefined));
@@ -107,7 +110,7 @@ export class ProcessRunner implements FileRunner {
       const job = this.options.store.job(file.job_id);
       if (job === undefined) continue;
       this.sent.set(keyOf(file.job_id, file.idx), file);
-      this.worker.handle.send({ type: "run", file: jobFileOf(file, job) });
+      this.worker.handle.send({ type: "run", file: jobFileOf(file, job, this.options.keyPhrases(job.key_id)) });
     }
   }
 

@@ -31,15 +31,16 @@
  * - a feature's transport adapter is a FILE `<protocol>.ts` or a FOLDER `<protocol>/` anywhere
  *   inside a feature folder, where <protocol> is one of PROTOCOLS below: src/tts/http/**,
  *   src/tts/grpc/**, src/tts/ws/**, src/asr/http/**, src/asr/grpc/**, src/voices/http/**,
- *   src/asr/realtime/**, src/asr/jambonz/**, src/asr/deepgram/**.
+ *   src/asr/realtime/**, src/asr/jambonz/**, src/asr/deepgram/**, src/tts/deepgram/**,
+ *   src/tts/elevenlabs/** (the voice-bot protocols borrowed from Deepgram and ElevenLabs, issue 40).
  *   A new front door takes a new protocol name here (one line) and its adapters follow the same
  *   naming; until then its files count as engine code and importing src/http or src/grpc fails.
- * - The protocols served by the HTTP server (http, ws, realtime, jambonz, deepgram) may use the shared
+ * - The protocols served by the HTTP server (http, ws, realtime, jambonz, deepgram, elevenlabs) may use the shared
  *   src/http kit; gRPC adapters may use src/grpc. No protocol imports another one's adapters.
  */
 
 /** Protocol names that mark a transport adapter file (`<name>.ts`) or folder (`<name>/`). */
-const HTTP_PROTOCOLS = ["http", "ws", "realtime", "jambonz", "deepgram"];
+const HTTP_PROTOCOLS = ["http", "ws", "realtime", "jambonz", "deepgram", "elevenlabs"];
 const GRPC_PROTOCOLS = ["grpc"];
 /** MRCPv2 doors (src/tts/mrcp/, src/asr/mrcp/) over the shared MRCPv2 transport kit src/mrcp/. */
 const MRCP_PROTOCOLS = ["mrcp"];

@@ -82,12 +82,18 @@ function finishingStream<T>(source: ReadableStream<T>, leave: () => void): Reada
 
 /**
  * A call's answer with its streaming parts wrapped so `leave` runs when they finish: a stream or
- * async iterable itself, or an object carrying one (`{ audio: ReadableStream }`,
- * `{ chunks: AsyncIterable }`). Anything else is complete as it is.
+ * async iterable itself, an object with a `closed` promise (a session, as it is), or an object
+ * carrying a stream (`{ audio: ReadableStream }`, `{ chunks: AsyncIterable }`). Anything else is
+ * complete as it is.
  */
 function trackAnswer(value: unknown, leave: () => void): unknown {
   if (value instanceof ReadableStream) return finishingStream(value, leave);
   if (isAsyncIterable(value)) return finishing(value, leave);
+  // A session object that says when it is over (a speech stream's `closed`) counts until then.
+  if (typeof value === "object" && value !== null && (value as { closed?: unknown }).closed instanceof Promise) {
+    (value as { closed: Promise<unknown> }).closed.then(leave, leave);
+    return value;
+  }
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     const entries = Object.entries(value);
     const streaming = entries.find(([, v]) => v instanceof ReadableStream || isAsyncIterable(v));

@@ -12,6 +12,8 @@ import { ttsLegacyRoutes } from "../tts/http/legacy.ts";
 import { ttsRoutes } from "../tts/http/routes.ts";
 import { lexiconRoutes } from "../tts/http/lexicon.ts";
 import { ttsWebSocketRoutes } from "../tts/ws/routes.ts";
+import { deepgramSpeakRoutes } from "../tts/deepgram/routes.ts";
+import { elevenLabsRoutes } from "../tts/elevenlabs/routes.ts";
 import { voicesRoutes } from "../voices/http/routes.ts";
 import { consoleRoutes } from "../console/http/routes.ts";
 import { adminKeyRoutes } from "../admin/http/keys.ts";
@@ -31,6 +33,8 @@ export const httpPlugins: readonly FeaturePlugin[] = [
   ttsAnalyzeRoutes,
   lexiconRoutes,
   ttsWebSocketRoutes,
+  deepgramSpeakRoutes,
+  elevenLabsRoutes,
   asrRoutes,
   // The process's jobs (store, worker process, webhooks) start with the door that serves them.
   (ctx) => jobsRoutes(ctx, jobsFor(ctx)),

@@ -46,4 +46,24 @@ describe("StreamingResampler", () => {
     expect(parts.length).toBe(whole.length);
     expect(Math.max(...parts.map((x, i) => Math.abs(x - whole[i]!)))).toBeLessThan(1e-6);
   });
+
+  test("does hand out the same samples when it settles at a pause that silence follows", () => {
+    const speech = sine(700, 16000, 0.3);
+    const silence = new Float32Array(3200);
+    const whole = resampleAll(Float32Array.from([...speech, ...silence, ...speech]), 16000, 22050);
+    const resampler = new StreamingResampler(16000, 22050);
+    const first = [...resampler.push(speech), ...resampler.settle()];
+    // All of the first part's audio is out at the pause: its duration at the new rate.
+    expect(first.length).toBe(Math.ceil((speech.length * 22050) / 16000));
+    const parts = [...first, ...resampler.push(silence), ...resampler.push(speech), ...resampler.flush()];
+    expect(parts.length).toBe(whole.length);
+    expect(Math.max(...parts.map((x, i) => Math.abs(x - whole[i]!)))).toBeLessThan(1e-6);
+  });
+
+  test("does end with the unsettled stream's length when nothing follows a settle", () => {
+    const speech = sine(700, 22050, 0.2);
+    const resampler = new StreamingResampler(22050, 8000);
+    const parts = [...resampler.push(speech), ...resampler.settle(), ...resampler.settle(), ...resampler.flush()];
+    expect(parts.length).toBe(resampleAll(speech, 22050, 8000).length);
+  });
 });

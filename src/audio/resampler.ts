@@ -82,6 +82,8 @@ export class StreamingResampler {
   private phase = 0;
   private received = 0;
   private produced = 0;
+  /** Outputs {@link settle} handed out ahead that the next drains compute again and drop. */
+  private skip = 0;
   private flushed = false;
 
   constructor(
@@ -105,7 +107,36 @@ export class StreamingResampler {
     this.received += chunk.length;
     if (!this.kernel) return chunk.slice();
     this.append(chunk);
-    return this.drain(this.base + this.held);
+    return this.skipSettled(this.drain(this.base + this.held));
+  }
+
+  /**
+   * The outputs still owed for the input so far, computed as if silence followed, without ending
+   * the stream: a stream paused at a flush hands out all of its audio now and goes on later. The
+   * outputs given here are not produced again, so when silence does follow (the pause between two
+   * sentences) the stream is sample for sample the one that never paused; when audio follows at
+   * once, the few samples of the kernel's overlap were computed without it.
+   */
+  settle(): Float32Array {
+    if (this.flushed || !this.kernel) return new Float32Array(0);
+    const owed = Math.ceil((this.received * this.kernel.up) / this.kernel.down) - this.produced;
+    if (owed <= this.skip) return new Float32Array(0);
+    // Computed on a copy of the state: the real stream has not seen the silence yet.
+    const saved = {
+      history: this.history.slice(0, this.held),
+      held: this.held,
+      base: this.base,
+      pos: this.pos,
+      phase: this.phase,
+      produced: this.produced,
+    };
+    this.append(new Float32Array(this.kernel.half + 1));
+    const ahead = this.drain(this.base + this.held, owed).subarray(this.skip);
+    this.history = new Float32Array(Math.max(this.history.length, saved.history.length));
+    this.history.set(saved.history);
+    ({ held: this.held, base: this.base, pos: this.pos, phase: this.phase, produced: this.produced } = saved);
+    this.skip += ahead.length;
+    return ahead;
   }
 
   /** Ends the stream: pads with silence and returns the outputs still owed (the total matches the duration). */
@@ -116,7 +147,15 @@ export class StreamingResampler {
     const owed = Math.ceil((this.received * this.kernel.up) / this.kernel.down) - this.produced;
     if (owed <= 0) return new Float32Array(0);
     this.append(new Float32Array(this.kernel.half + 1));
-    return this.drain(this.base + this.held, owed);
+    return this.skipSettled(this.drain(this.base + this.held, owed));
+  }
+
+  /** `out` less the outputs {@link settle} already handed out. */
+  private skipSettled(out: Float32Array): Float32Array {
+    if (this.skip === 0) return out;
+    const dropped = Math.min(this.skip, out.length);
+    this.skip -= dropped;
+    return out.subarray(dropped);
   }
 
   private append(chunk: Float32Array): void {

@@ -91,6 +91,25 @@ export const SETTING_TABLE = {
     blocked_patterns: patterns(
       "Extra regular expressions (case-insensitive) whose match rejects input with 400; the built-in list always applies.",
     ),
+    stream_max_contexts: int(
+      5,
+      1,
+      64,
+      "Contexts open at once on one speech stream (a TTS WebSocket, gRPC StreamSynthesize call or MRCP session); more are refused in the door's error shape.",
+      { see: { title: "voice bots", href: "docs/voice-bots.md#limits" } },
+    ),
+    stream_idle_s: int(
+      180,
+      1,
+      3600,
+      "A speech stream that receives no text or message and speaks nothing this long is closed.",
+    ),
+    stream_max_queued_chars: int(
+      51200,
+      100,
+      1000000,
+      "Text a speech context may hold not yet spoken, in code points; more is refused until its audio catches up.",
+    ),
   },
   asr: {
     concurrency: int(

@@ -1,147 +1,17 @@
 /**
- * The transport-free TTS contract: the typed speech request every door produces (declared once as
- * a valibot schema, whose output type is what the service takes) and the {@link TtsService} that
- * REST, WebSocket, gRPC and `sawt tts` call. No door re-implements validation, voice resolution or
- * encoding; each only parses its own wire format into {@link SpeechFields} (see src/tts/schema.ts).
+ * The transport-free TTS contract: the typed speech request every door produces
+ * (./speech-request.ts, re-exported here), the {@link TtsService} that REST, WebSocket, gRPC, MRCP
+ * and `sawt tts` call, and the streaming-text speech stream ({@link SpeechStream}) the voice-bot
+ * doors and call sessions drive. No door re-implements validation, voice resolution or encoding.
  */
-import * as v from "valibot";
-import { AUDIO_FORMATS, type AudioFormat, MAX_TARGET_SAMPLE_RATE, MIN_TARGET_SAMPLE_RATE } from "../audio/formats.ts";
-import { SAMPLE_ENCODINGS, type SampleEncoding } from "../audio/g711.ts";
+import type { AudioFormat } from "../audio/formats.ts";
+import type { SampleEncoding } from "../audio/g711.ts";
+import type { AppError } from "../errors/taxonomy.ts";
+import type { ApiKeyRecord } from "../store/keys.ts";
 import type { CallOptions } from "./call.ts";
+import type { BuiltinVoice, Dialect, SpeechRequest } from "./speech-request.ts";
 
-/** The spec's voices (Nouf and Atheer were removed; D1). The first is the default. */
-export const VOICES = ["Yara", "Sherine", "Myriam", "Yara_en"] as const;
-/** A built-in voice name. */
-export type BuiltinVoice = (typeof VOICES)[number];
-/** The default voice (D1). */
-export const DEFAULT_VOICE: BuiltinVoice = VOICES[0];
-
-/** The spec's dialects. */
-export const DIALECTS = ["ar-najdi", "ar-hijazi", "ar-qassimi", "ar-egyptian", "ar-levantine"] as const;
-/** One dialect. */
-export type Dialect = (typeof DIALECTS)[number];
-
-/** Speed bounds (spec: clamped silently, D6). */
-export const SPEED_MIN = 0.5;
-/** Upper speed bound. */
-export const SPEED_MAX = 2.0;
-
-/** A valid dialect from a body, message or header value, else undefined (D3: unknown = omitted). */
-export function knownDialect(value: string | null | undefined): Dialect | undefined {
-  const wanted = value?.trim().toLowerCase();
-  return DIALECTS.find((d) => d === wanted);
-}
-
-/** Clamps a speed into [{@link SPEED_MIN}, {@link SPEED_MAX}]; a non-finite value means 1. */
-export function clampSpeed(speed: number): number {
-  return Number.isFinite(speed) ? Math.min(SPEED_MAX, Math.max(SPEED_MIN, speed)) : 1;
-}
-
-/**
- * The fields of a speech request, as every door hands them over after mapping its own wire names
- * (gRPC `text` → `input`, `sample_rate_hz` → `sample_rate`). REST's JSON body is exactly this
- * object; unknown fields (e.g. OpenAI's `model`) are ignored and null counts as omitted.
- */
-export const SpeechFieldsSchema = v.object(
-  {
-    input: v.nullish(
-      v.pipe(
-        v.string("Expected a string"),
-        v.description(
-          "Text to speak, at most 51,200 characters (Unicode code points), or SSML starting with `<speak` (the subset in the API description). " +
-            "Other markup, script URIs and template syntax are refused.",
-        ),
-        v.examples(["مرحبا بكم في خدمة العملاء، كيف يمكنني مساعدتك اليوم؟"]),
-        v.metadata({ required: true }),
-      ),
-    ),
-    voice: v.nullish(
-      v.pipe(
-        v.string("Expected a string"),
-        v.description(
-          `Voice: ${VOICES.join(", ")} (default ${DEFAULT_VOICE}) or a cloned voice_id. A removed or unknown voice falls back to ${DEFAULT_VOICE}; X-TTS-Fallback says so.`,
-        ),
-        v.examples(["Yara"]),
-      ),
-    ),
-    response_format: v.nullish(
-      v.pipe(
-        v.string("Expected a string"),
-        v.description(
-          "Audio format (default mp3): mp3 audio/mpeg, wav audio/wav, opus audio/ogg, flac audio/flac, aac audio/aac (ADTS), pcm audio/pcm (s16le mono, rate in X-Sample-Rate).",
-        ),
-        v.metadata({ enum: AUDIO_FORMATS }),
-        v.examples(["mp3"]),
-      ),
-    ),
-    speed: v.nullish(
-      v.pipe(
-        v.number("Expected a number"),
-        v.description("Speaking rate; values outside 0.5–2.0 are clamped (default 1.0)."),
-        v.examples([1.0]),
-      ),
-    ),
-    dialect: v.nullish(
-      v.pipe(
-        v.string("Expected a string"),
-        v.description(
-          `One of ${DIALECTS.join(", ")}. Beats the X-TTS-Dialect header; an unknown value counts as omitted (the voice's own dialect).`,
-        ),
-        v.metadata({ enum: DIALECTS }),
-        v.examples(["ar-najdi"]),
-      ),
-    ),
-    sample_rate: v.nullish(
-      v.pipe(
-        v.number("Expected a number"),
-        v.integer("Expected an integer"),
-        v.minValue(MIN_TARGET_SAMPLE_RATE, `Must be at least ${MIN_TARGET_SAMPLE_RATE}`),
-        v.maxValue(MAX_TARGET_SAMPLE_RATE, `Must be at most ${MAX_TARGET_SAMPLE_RATE}`),
-        v.description("Extension: resample the output (Hz), e.g. 8000 for telephony. Default: the voice's rate."),
-        v.examples([8000]),
-      ),
-    ),
-    encoding: v.nullish(
-      v.pipe(
-        v.string("Expected a string"),
-        v.description(
-          "Extension for pcm and wav (D19): pcm_s16le (default), pcm_mulaw or pcm_alaw (G.711, 8 bits per sample; " +
-            "with sample_rate 8000 for telephony). pcm answers audio/pcmu or audio/pcma; wav carries the G.711 format tag.",
-        ),
-        v.metadata({ enum: SAMPLE_ENCODINGS }),
-        v.examples(["pcm_mulaw"]),
-      ),
-    ),
-  },
-  "Expected a JSON object",
-);
-
-/** The fields as sent (after type validation). */
-export type SpeechFields = v.InferOutput<typeof SpeechFieldsSchema>;
-
-/**
- * The speech request the TTS service takes: the fields with D3/D6/D8 defaults applied (voice
- * trimmed or the default, speed clamped, a known dialect or none, mp3 by default). Its output type
- * is {@link SpeechRequest}. The config-dependent 400 rules (empty, length, format list, blocked
- * content) run after it, in src/tts/schema.ts `parseSpeech`, the only place requests are made.
- */
-export const SpeechRequestSchema = v.pipe(
-  SpeechFieldsSchema,
-  v.transform((fields) => ({
-    input: fields.input ?? "",
-    voice: fields.voice?.trim() || DEFAULT_VOICE,
-    // Checked against AUDIO_FORMATS by parseSpeech before any service sees the request.
-    responseFormat: (fields.response_format ?? "mp3") as AudioFormat,
-    speed: clampSpeed(fields.speed ?? 1.0),
-    dialect: knownDialect(fields.dialect),
-    sampleRate: fields.sample_rate ?? undefined,
-    // Checked against SAMPLE_ENCODINGS and the format by parseSpeech.
-    encoding: (fields.encoding?.trim() || "pcm_s16le") as SampleEncoding,
-  })),
-);
-
-/** A validated speech request (D3, D6, D7, D8 applied). */
-export type SpeechRequest = Readonly<v.InferOutput<typeof SpeechRequestSchema>>;
+export * from "./speech-request.ts";
 
 /** Which engine produced audio. */
 export type RendererName = "piper" | "vits" | "espeak-ng" | "cloned";
@@ -246,6 +116,125 @@ export interface SpeechAnalysis extends SpeechResolution {
   readonly sentences: readonly AnalysisItem[];
 }
 
+/**
+ * What a speech context speaks with: a speech request without its text (the door validates it
+ * as every speech request is, src/tts/schema.ts), and whether to time its characters.
+ */
+export type SpeechContextRequest = Omit<SpeechRequest, "input"> & {
+  /** Attach each sentence's {@link SentenceTimings} to its first audio (ElevenLabs' alignment). */
+  readonly timings?: boolean;
+};
+
+/** What speaks in a context and what its audio is: known when it opens, before any audio. */
+export interface SpeechContextInfo extends SpeechResolution {
+  readonly format: AudioFormat;
+  readonly contentType: string;
+  /** The rate a client decoding the bytes gets. */
+  readonly sampleRate: number;
+}
+
+/** How much of a context's audio was handed out (to the door's socket or player). */
+export interface AudioSent {
+  /** Samples at the context's output rate. */
+  readonly samples: number;
+  readonly ms: number;
+}
+
+/**
+ * One sentence's character and word times, in the context's audio time (ms from its first
+ * sample). From the voice's model when it reports phoneme durations, else estimated from phoneme
+ * counts scaled to the sentence's actual audio (`estimated`).
+ */
+export interface SentenceTimings {
+  /** The sentence as spoken: after the key's lexicon and the front-end (numbers read out). */
+  readonly text: string;
+  /** Its characters, with a space after each word but the last; each lasts a while. */
+  readonly chars: readonly string[];
+  readonly charStartMs: readonly number[];
+  readonly charDurationMs: readonly number[];
+  readonly words: readonly { readonly word: string; readonly startMs: number; readonly endMs: number }[];
+  readonly estimated: boolean;
+}
+
+/**
+ * What a speech stream reports, per context and in that context's order. `audio` is the next
+ * bytes in the context's format; `atMs` where they start in its audio. A `mark` comes once all the
+ * audio before it was handed out; `flushed` once all the text before the flush was spoken;
+ * `cleared` answers a clear; `done` ends a context that was closed (all of its audio out) and
+ * `error` one that failed (other contexts go on).
+ */
+export type SpeechStreamEvent =
+  | {
+      readonly type: "audio";
+      readonly context: string;
+      readonly audio: Uint8Array;
+      /** Samples in `audio` (0 for a codec's bytes that are not whole samples). */
+      readonly samples: number;
+      readonly atMs: number;
+      /** The sentence these bytes begin, when the context asked for timings. */
+      readonly timings?: SentenceTimings;
+    }
+  | { readonly type: "mark"; readonly context: string; readonly name: string; readonly audioMs: number }
+  | { readonly type: "flushed"; readonly context: string }
+  | { readonly type: "cleared"; readonly context: string; readonly sent: AudioSent }
+  | { readonly type: "done"; readonly context: string; readonly sent: AudioSent }
+  | { readonly type: "error"; readonly context: string; readonly error: AppError };
+
+/** Who opens a speech stream and where its events go. */
+export interface SpeechStreamInit {
+  /** The caller's key: each context counts one request of its rate limit; its lexicon and cloned voices apply. */
+  readonly key: ApiKeyRecord;
+  /** The socket's or call's request id: each context's log line names it. */
+  readonly requestId: string;
+  /** The door, as logs name it (`deepgram`, `elevenlabs`, `ws`, `grpc`, `mrcp`, …). */
+  readonly door: string;
+  /**
+   * Every event of every context. A promise returned for an `audio` event holds that context's
+   * next sentence until it settles: a door with flow control (gRPC) keeps a slow reader's audio
+   * from piling up in memory.
+   */
+  readonly onEvent: (event: SpeechStreamEvent) => void | Promise<void>;
+  /** A shorter idle time the client asked for (ElevenLabs' `inactivity_timeout`); never above `tts.stream_idle_s`. */
+  readonly idleSeconds?: number;
+  /** The stream ended itself (nothing happened for `tts.stream_idle_s`): the door closes its socket. */
+  readonly onEnd?: (error: AppError) => void;
+}
+
+/**
+ * One speech stream per socket or call: named contexts, each speaking text that arrives in pieces
+ * (as an LLM writes it) sentence by sentence as soon as each sentence is complete or flushed.
+ * Limits (`tts.stream_max_contexts`, `tts.stream_max_queued_chars`, `tts.stream_idle_s`), the
+ * key's rate limit (one request per context) and lexicon are applied here, for every door. Calls
+ * that the client got wrong throw an AppError (400, 404, 429, 503) and change nothing; what fails
+ * later arrives as an `error` event of its context.
+ */
+export interface SpeechStream {
+  /** Opens a context: resolves its voice (D1–D5) and counts one request of the key's limit. */
+  open(context: string, request: SpeechContextRequest): SpeechContextInfo;
+  /**
+   * Adds text. Plain text is spoken sentence by sentence, never half a word; a piece that is a
+   * whole SSML document (`<speak…`) is spoken after what came before, with its marks.
+   */
+  text(context: string, text: string): void;
+  /** Speaks what is pending even if its sentence is unfinished; `flushed` follows its audio. */
+  flush(context: string): void;
+  /** Barge-in: stops the context's audio now (nothing more of it is handed out), drops its queued text, and answers (and emits `cleared` with) how much audio was handed out. The context stays open. */
+  clear(context: string): AudioSent;
+  /**
+   * No more text: what is queued is spoken, then `done`. With `dropUnflushed`, text after the last
+   * flush (and any audio of it) is dropped at once instead.
+   */
+  close(context: string, options?: { readonly dropUnflushed?: boolean }): void;
+  /** Whether `context` is open (opened and not yet done, failed or ended). */
+  has(context: string): boolean;
+  /** Client activity that changes nothing (a keep-alive): the idle time starts again. */
+  touch(): void;
+  /** Ends every context at once (the socket closed): no more events. */
+  end(): void;
+  /** Settles once the stream has ended and no context works any more. */
+  readonly closed: Promise<void>;
+}
+
 /** The TTS service all front doors call. */
 export interface TtsService {
   /** Synthesises and encodes a whole request (admission-controlled). */
@@ -261,6 +250,8 @@ export interface TtsService {
    * any byte when the request cannot be served, including `Synthesis produced no audio`.
    */
   synthesizeEncodedStream(request: SpeechRequest, options?: CallOptions): Promise<EncodedSpeechStream>;
+  /** Opens a speech stream for a socket or call (see {@link SpeechStream}). */
+  openSpeechStream(init: SpeechStreamInit): SpeechStream;
   /** How a request will be read, sentence by sentence, without synthesising it (admission-controlled). */
   analyze(request: SpeechRequest, options?: CallOptions): Promise<SpeechAnalysis>;
   /** Built-in voices plus the caller's cloned voices. */

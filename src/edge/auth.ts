@@ -27,6 +27,8 @@ export type KeySubprotocol = { readonly prefix: string } | { readonly marker: st
  * the `token` subprotocol). A door lists what its wire uses; every door reads keys here.
  */
 export interface KeySources {
+  /** Headers that carry the key as it is, besides `X-API-Key` (ElevenLabs' `xi-api-key`). */
+  readonly headers?: readonly string[];
   /** Authorization schemes accepted besides Bearer (case-insensitive), e.g. `Token`. */
   readonly schemes?: readonly string[];
   /** Subprotocols that carry the key, in the order they are tried. */
@@ -58,12 +60,14 @@ function subprotocolKey(headers: HeaderGetter, sources: KeySources): { key: stri
 }
 
 /**
- * The key a request presents: `X-API-Key`, `Authorization: Bearer <key>` (or another scheme of
- * `sources`), else a subprotocol of `sources`.
+ * The key a request presents: `X-API-Key` (or another header of `sources`), `Authorization:
+ * Bearer <key>` (or another scheme of `sources`), else a subprotocol of `sources`.
  */
 export function presentedKey(headers: HeaderGetter, sources: KeySources = {}): string | undefined {
-  const direct = headers.get("x-api-key")?.trim();
-  if (direct) return direct;
+  for (const name of ["x-api-key", ...(sources.headers ?? [])]) {
+    const direct = headers.get(name)?.trim();
+    if (direct) return direct;
+  }
   const authorization = /^(\S+)\s+(\S+)\s*$/.exec(headers.get("authorization") ?? "");
   const scheme = authorization?.[1]?.toLowerCase();
   if (scheme === "bearer" || (scheme && sources.schemes?.some((s) => s.toLowerCase() === scheme)))

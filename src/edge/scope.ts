@@ -10,7 +10,7 @@ import type { CallOptions } from "../core/call.ts";
 import type { AppContext } from "../core/context.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../store/keys.ts";
-import { admit, authenticate, type Caller } from "./auth.ts";
+import { admit, authenticate, type Caller, presentedKey, verify } from "./auth.ts";
 import type { HeaderGetter } from "./headers.ts";
 
 /** A cancellation this close to the deadline is counted as the deadline passing (logs, metrics). */
@@ -84,6 +84,21 @@ export class CallScope {
   authenticate(headers: HeaderGetter): Caller {
     this.caller = authenticate(this.ctx, headers);
     return this.caller;
+  }
+
+  /**
+   * Verifies the presented key without consuming its limit: for a call whose work counts itself (a
+   * speech stream counts one request per context). 401 AppErrors.
+   */
+  verify(headers: HeaderGetter): ApiKeyRecord {
+    const key = verify(this.ctx, presentedKey(headers));
+    this.caller = { key, rateHeaders: {} };
+    return key;
+  }
+
+  /** The authenticated key (never logged: its id is); undefined before authentication. */
+  get key(): ApiKeyRecord | undefined {
+    return this.caller?.key;
   }
 
   /** Consumes one request of an already verified key's limit (a WebSocket's key, checked at upgrade). */

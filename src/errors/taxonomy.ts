@@ -89,6 +89,16 @@ export class AppError extends Error {
     this.headers = options.headers ?? {};
   }
 
+  /** The same error with `headers` added to its response (a route's rate-limit counters). */
+  withHeaders(headers: Readonly<Record<string, string>>): AppError {
+    return new AppError(this.kind, this.detail, {
+      retryAfter: this.retryAfter,
+      fields: this.fields,
+      headers: { ...this.headers, ...headers },
+      cause: this.cause,
+    });
+  }
+
   /** HTTP status of this error. */
   get status(): number {
     return KINDS[this.kind].http;

@@ -11,6 +11,7 @@ import type { AppContext } from "../core/context.ts";
 import type { HeaderGetter } from "../edge/headers.ts";
 import { requestIdFrom } from "../edge/request-id.ts";
 import { clientCancelled, openScope, type CallScope } from "../edge/scope.ts";
+import type { ApiKeyRecord } from "../store/keys.ts";
 import { toGrpcError } from "./errors.ts";
 
 export type { CallScope } from "../edge/scope.ts";
@@ -65,20 +66,24 @@ function begin(ctx: AppContext, call: AnyCall, method: string): Opened {
   };
 }
 
-/** Authenticates and sends initial metadata (request id, and rate-limit counters once admitted). */
-function authenticate(call: AnyCall, scope: CallScope): void {
+/**
+ * Authenticates and sends initial metadata (request id, and rate-limit counters once admitted).
+ * `counts` false verifies the key only: the call's work counts itself (a speech stream per context).
+ */
+function authenticate(call: AnyCall, scope: CallScope, counts = true): void {
   const initial = new grpc.Metadata();
   initial.set("x-request-id", scope.requestId);
   try {
-    const caller = scope.authenticate(metadataHeaders(call.metadata));
-    for (const [name, value] of Object.entries(caller.rateHeaders)) initial.set(name, value);
+    const headers = metadataHeaders(call.metadata);
+    if (!counts) scope.verify(headers);
+    else for (const [name, value] of Object.entries(scope.authenticate(headers).rateHeaders)) initial.set(name, value);
   } finally {
     call.sendMetadata(initial);
   }
 }
 
-/** The scope a method handler gets: authenticated, so its key id is known. */
-type AuthedScope = CallScope & { readonly keyId: string };
+/** The scope a method handler gets: authenticated, so its key is known. */
+type AuthedScope = CallScope & { readonly keyId: string; readonly key: ApiKeyRecord };
 
 /** A unary speech method: authenticated, mapped errors. */
 export function unaryMethod<Req, Res>(
@@ -112,12 +117,13 @@ export function streamingMethod<Call extends grpc.ServerWritableStream<any, any>
   ctx: AppContext,
   method: string,
   handler: (call: Call, scope: AuthedScope) => Promise<void>,
+  options: { readonly countsRequest?: boolean } = {},
 ): (call: Call) => void {
   return (call) => {
     const opened = begin(ctx, call as AnyCall, method);
     const { scope } = opened;
     (async () => {
-      authenticate(call as AnyCall, scope);
+      authenticate(call as AnyCall, scope, options.countsRequest !== false);
       await handler(call, scope as AuthedScope);
     })().then(
       () => {

@@ -31,6 +31,13 @@ export interface Upgrade {
   readonly request: Request;
 }
 
+/**
+ * The upgrade of a door whose key may come in the first message instead (ElevenLabs'
+ * `xi_api_key`): `key` is undefined until then, and the door verifies it (src/edge/auth.ts) before
+ * anything else.
+ */
+export type OpenUpgrade = Omit<Upgrade, "key"> & { readonly key: ApiKeyRecord | undefined };
+
 /** The socket as a door sees it. */
 export interface DoorSocket {
   readonly id: string;
@@ -74,6 +81,11 @@ export interface WebSocketDoor {
   readonly errorEvent: (error: AppError, socket: DoorSocket) => Record<string, unknown>;
   /** Opens a connection; a throw is answered with the error event and a close. */
   connect(socket: DoorSocket, upgrade: Upgrade): DoorConnection;
+  /**
+   * For a door whose protocol lets the key come in the first message: opens a connection for an
+   * upgrade that presented none (the others go to {@link connect}).
+   */
+  readonly connectKeyLater?: (socket: DoorSocket, upgrade: OpenUpgrade) => DoorConnection;
 }
 
 /**
@@ -126,10 +138,13 @@ export function webSocketRoutes(ctx: AppContext, door: WebSocketDoor) {
     maxPayloadLength: door.maxPayloadLength,
     idleTimeout: door.idleTimeout,
     upgrade: door.upgrade,
-    open(ws: ElysiaSocket & { data: { upgrade: Upgrade } }) {
+    open(ws: ElysiaSocket & { data: { upgrade: Upgrade | OpenUpgrade } }) {
       const socket = doorSocket(ws, door);
+      const { upgrade } = ws.data;
       try {
-        connections.set(ws.id, door.connect(socket, ws.data.upgrade));
+        const connection =
+          upgrade.key === undefined ? door.connectKeyLater!(socket, upgrade) : door.connect(socket, upgrade as Upgrade);
+        connections.set(ws.id, connection);
       } catch (thrown) {
         const error = socket.sendError(thrown);
         socket.closeFor(error, "");
@@ -143,10 +158,12 @@ export function webSocketRoutes(ctx: AppContext, door: WebSocketDoor) {
       connections.delete(ws.id);
     },
   };
-  const app = new Elysia({ name: door.name }).resolve(({ request, set }): { upgrade: Upgrade } => {
+  const app = new Elysia({ name: door.name }).resolve(({ request, set }): { upgrade: Upgrade | OpenUpgrade } => {
     if (door.errorShape) answerErrorsAs(request, door.errorShape);
     door.checkUpgrade?.(request);
-    const key = verify(ctx, keyOf(request.headers));
+    const presented = keyOf(request.headers);
+    // No key yet is let through only where the protocol sends it in the first message.
+    const key = presented === undefined && door.connectKeyLater ? undefined : verify(ctx, presented);
     const sent = set.headers["x-request-id"];
     return { upgrade: { key, requestId: typeof sent === "string" ? sent : requestIdFrom(request.headers), request } };
   });

@@ -29,6 +29,10 @@ export class RtpPacer {
   private readonly drained = Promise.withResolvers<void>();
   /** Packets sent so far. */
   sent = 0;
+  /** Bytes of the stream sent so far. */
+  private sentBytes = 0;
+  /** Callbacks waiting for the stream to reach a byte offset, in order. */
+  private watchers: { readonly at: number; readonly run: () => void }[] = [];
   /** When the first packet left (performance.now()), if one did. */
   firstSentAt: number | undefined;
 
@@ -54,6 +58,20 @@ export class RtpPacer {
     this.ended = true;
     this.kick();
     if (this.queued === 0 && !this.timer) this.finish();
+  }
+
+  /**
+   * Runs `callback` once the first `bytes` bytes pushed have been sent (at once when they have): a
+   * point in the audio, such as a speech marker, reported as the caller's player reaches it. Never
+   * runs after {@link stop}.
+   */
+  at(bytes: number, callback: () => void): void {
+    if (this.stopped) return;
+    if (bytes <= this.sentBytes) {
+      callback();
+      return;
+    }
+    this.watchers.push({ at: bytes, run: callback });
   }
 
   /** Settles once everything queued was sent after {@link end}, or on {@link stop}. */
@@ -83,6 +101,7 @@ export class RtpPacer {
     this.timer = undefined;
     this.chunks = [];
     this.queued = 0;
+    this.watchers = [];
     this.finish();
   }
 
@@ -127,6 +146,8 @@ export class RtpPacer {
     const count = full ? this.packetBytes : this.queued;
     const samples = full ? this.packetSamples : Math.round((this.packetSamples * count) / this.packetBytes);
     this.endpoint.send(this.take(count), samples, this.marker);
+    this.sentBytes += count;
+    while (this.watchers.length > 0 && this.watchers[0]!.at <= this.sentBytes) this.watchers.shift()!.run();
     this.firstSentAt ??= now;
     this.marker = false;
     this.sent++;

@@ -18,6 +18,10 @@ import { firstLine } from "../models/errors.ts";
 import { packsOfRole } from "../models/inspect.ts";
 import { loadPack } from "../models/load.ts";
 import { ENCODER_MODEL_MISSING, type LoadedSpeakerEncoder as SpeakerEncoder } from "../core/voices.ts";
+import { admit } from "../edge/auth.ts";
+import type { ApiKeyRecord } from "../store/keys.ts";
+import { codePointLength } from "./frontend/length.ts";
+import { assertAllowedSpeech, contentFilterFor, textTooLong } from "./schema.ts";
 
 /** A built TTS engine. */
 export interface TtsEngine {
@@ -40,6 +44,7 @@ export async function createTtsEngine(
     observeInference?: (seconds: number, audioSeconds: number) => void;
     clonedEmbedding?: (keyId: string, voiceId: string) => Float32Array | undefined;
     lexicon?: (keyId: string) => readonly LexiconEntry[];
+    admit?: (key: ApiKeyRecord) => void;
   },
 ): Promise<TtsEngine> {
   const logger = deps.log.child({ component: "tts" });
@@ -64,6 +69,17 @@ export async function createTtsEngine(
     log: logger,
     observeInference: deps.observeInference,
     clonedEmbedding: deps.clonedEmbedding,
+    admit: deps.admit,
+    streamLimits: {
+      maxContexts: config.tts.stream_max_contexts,
+      idleMs: config.tts.stream_idle_s * 1000,
+      maxQueuedChars: config.tts.stream_max_queued_chars,
+    },
+    checkSpeech: (text, voice) => {
+      if (text.length > config.tts.max_input_chars && codePointLength(text) > config.tts.max_input_chars)
+        throw textTooLong(config);
+      assertAllowedSpeech(text, voice, contentFilterFor(config.tts.blocked_patterns));
+    },
   });
   const textPacks = packs.loaded.filter((p) => p.phonemeType === "text");
   const unusable =
@@ -103,6 +119,7 @@ export const ttsEngineLoader: EngineLoader<"tts"> = {
       clonedEmbedding: (keyId, voiceId) => app.voices.embedding(keyId, voiceId),
       lexicon: (keyId) => lexicon.list(keyId),
       observeInference: (seconds, audioSeconds) => app.metrics.observeInference("tts", seconds, audioSeconds),
+      admit: (key) => void admit(app, key),
     });
     const cloning = await configureCloning(app, engine);
     const details: Record<string, unknown> = { ...engine.details, cloning: cloning.detail };

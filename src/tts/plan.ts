@@ -27,7 +27,8 @@ export interface PlanSpeaker {
 /** One step of a plan. */
 export type PlanStep =
   | { readonly kind: "sentence"; readonly sentence: Sentence; readonly speaker: PlanSpeaker; readonly speed: number }
-  | { readonly kind: "pause"; readonly seconds: number };
+  | { readonly kind: "pause"; readonly seconds: number }
+  | { readonly kind: "mark"; readonly name: string };
 
 /** What building a plan needs from the service. */
 export interface PlanContext {
@@ -56,6 +57,10 @@ export function planSpeech(input: string, context: PlanContext): PlanStep[] {
   for (const part of speechParts(input, mainLanguage)) {
     if (part.kind === "break") {
       if (part.seconds > 0) steps.push({ kind: "pause", seconds: part.seconds });
+      continue;
+    }
+    if (part.kind === "mark") {
+      steps.push({ kind: "mark", name: part.name });
       continue;
     }
     const speaker =

@@ -28,6 +28,21 @@ export interface SentenceReading {
   readonly phonemes: readonly string[];
 }
 
+/**
+ * One sentence's audio with the phonemes it was made from and, when the voice's model reports
+ * them (a Piper export with its durations output), how long each lasts: what timings are made of
+ * (./stream/timings.ts).
+ */
+export interface AlignedAudio {
+  readonly pcm: Float32Array;
+  /** The phonemes fed to the model (`" "` between words), as {@link SentenceReading.phonemes}. */
+  readonly phonemes: readonly string[];
+  /** Samples of `pcm` each phoneme lasts (same length as `phonemes`); undefined when unknown. */
+  readonly durations?: readonly number[];
+  /** Samples of `pcm` before the first phoneme (the model's start symbol), with `durations`. */
+  readonly lead?: number;
+}
+
 /** The characters a character-level voice speaks (built by ./characters.ts). */
 export interface CharacterSet {
   /** What it reads, for the error detail: "Arabic script", "Arabic and Latin script". */
@@ -52,6 +67,8 @@ export interface VoiceRenderer {
   readonly characters?: CharacterSet;
   /** How a sentence will be read; voices without it read the sentence's text as it is. */
   read?(sentence: Sentence): Promise<SentenceReading>;
+  /** {@link render} plus the phonemes and, when the model reports them, their durations. */
+  renderAligned?(sentence: Sentence, options: RenderOptions): Promise<AlignedAudio>;
   /** Frees sessions. */
   release(): Promise<void>;
 }

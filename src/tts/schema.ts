@@ -15,7 +15,13 @@ import * as v from "valibot";
 import { AUDIO_FORMATS, ENCODABLE_FORMATS } from "../audio/formats.ts";
 import { isSampleEncoding, SAMPLE_ENCODINGS } from "../audio/g711.ts";
 import type { SawtConfig } from "../config/config.ts";
-import { knownDialect, type SpeechRequest, SpeechFieldsSchema, SpeechRequestSchema } from "../core/tts.ts";
+import {
+  knownDialect,
+  type SpeechContextRequest,
+  type SpeechRequest,
+  SpeechFieldsSchema,
+  SpeechRequestSchema,
+} from "../core/tts.ts";
 import { BODY_FIELDS, fieldErrors, type FieldNaming } from "../errors/fields.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import {
@@ -90,6 +96,16 @@ export function parseSpeech(fields: unknown, door: SpeechDoor, limits: SpeechLim
   }
   assertAllowedSpeech(request.input, request.voice, contentFilterFor(limits.tts.blocked_patterns));
   return { ...request, dialect: request.dialect ?? knownDialect(door.headerDialect) };
+}
+
+/**
+ * A speech context's settings (core/tts.ts `SpeechContextRequest`): every field of a speech
+ * request but its text, validated by the same rules. A context's text comes later, in pieces.
+ */
+export function parseSpeechSettings(fields: unknown, door: SpeechDoor, limits: SpeechLimits): SpeechContextRequest {
+  const object = typeof fields === "object" && fields !== null && !Array.isArray(fields) ? fields : {};
+  const { input: _input, ...settings } = parseSpeech({ ...object, input: "." }, door, limits);
+  return settings;
 }
 
 /**

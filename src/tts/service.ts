@@ -35,6 +35,10 @@ import {
   type TtsService,
   type VoiceInfo,
 } from "./types.ts";
+import type { SpeechStream, SpeechStreamInit } from "../core/tts.ts";
+import type { ApiKeyRecord } from "../store/keys.ts";
+import type { StreamLimits } from "./stream/engine.ts";
+import { SpeechStreamSession } from "./stream/stream.ts";
 import { CLONED_VOICE_PREFIX } from "../core/voices.ts";
 import { assertSpeakable } from "./characters.ts";
 import {
@@ -63,7 +67,16 @@ export interface TtsServiceDeps {
   readonly lexicon?: (keyId: string) => readonly LexiconEntry[];
   /** A ready cloned voice's embedding, when `keyId` owns voice `voiceId` (D17). */
   readonly clonedEmbedding?: (keyId: string, voiceId: string) => Float32Array | undefined;
+  /** Speech streams' limits (the defaults when absent: sawt tts and tests that build the service). */
+  readonly streamLimits?: StreamLimits;
+  /** Consumes one request of a key's rate limit (speech streams count one per context). */
+  readonly admit?: (key: ApiKeyRecord) => void;
+  /** Refuses text no speech request may hold (length, D7, SSML), as ./schema.ts does for requests. */
+  readonly checkSpeech?: (text: string, voice: string) => void;
 }
+
+/** Speech-stream limits when the service is built without settings. */
+const DEFAULT_STREAM_LIMITS: StreamLimits = { maxContexts: 5, idleMs: 180_000, maxQueuedChars: 51_200 };
 
 /** The TTS service over loaded packs and the embedded espeak-ng engine. */
 export class TtsEngineService implements TtsService {
@@ -196,6 +209,35 @@ export class TtsEngineService implements TtsService {
     };
   }
 
+  openSpeechStream(init: SpeechStreamInit): SpeechStream {
+    const { deps } = this;
+    return new SpeechStreamSession(
+      {
+        admission: deps.admission,
+        log: deps.log,
+        limits: deps.streamLimits ?? DEFAULT_STREAM_LIMITS,
+        admit: deps.admit,
+        observeInference: deps.observeInference,
+        check: (text, voice) => deps.checkSpeech?.(text, voice),
+        voice: (request, keyId) => {
+          const resolution = this.resolveInternal(request, keyId);
+          return {
+            public: publicResolution(resolution),
+            renderer: this.renderer(resolution),
+            embedding: resolution.cloned?.embedding,
+            plan: (input) => {
+              const steps = this.plan({ ...request, input }, resolution, keyId);
+              const cloned = resolution.cloned;
+              assertSpeakable(steps, (voice) => (cloned && voice === resolution.voice ? cloned.id : voice));
+              return steps;
+            },
+          };
+        },
+      },
+      init,
+    );
+  }
+
   listVoices(_keyId?: string): VoiceInfo[] {
     return VOICES.map((voice) =>
       builtinVoiceInfo(voice, resolveVoice({ voice, dialect: undefined }, this.installed, false).engine, "ready"),
@@ -303,6 +345,7 @@ export class TtsEngineService implements TtsService {
         const out: AnalysisItem[] = [];
         for (const step of steps) {
           options.signal?.throwIfAborted();
+          if (step.kind === "mark") continue;
           if (step.kind === "pause") {
             out.push({ type: "break", seconds: step.seconds });
             continue;

@@ -9,7 +9,7 @@ import type { SpeechChunk, SpeechResolution } from "../core/tts.ts";
 import { resampleAll } from "../audio/resampler.ts";
 import type { Admission } from "../serving/admission.ts";
 import type { CallOptions } from "./types.ts";
-import type { VoiceRenderer } from "./renderer.ts";
+import type { AlignedAudio, VoiceRenderer } from "./renderer.ts";
 import { codePointLength } from "./frontend/index.ts";
 import { levelSentence, sentenceSilenceSamples } from "./pcm.ts";
 import type { PlanStep } from "./plan.ts";
@@ -57,14 +57,16 @@ export async function* runSynthesis(
   options: CallOptions,
   finish: (report: RunReport) => void,
 ): AsyncGenerator<RunSentence> {
-  const { renderer, steps, resolution } = synthesis;
+  const { renderer, resolution } = synthesis;
+  // Marks are points for the streaming doors to report; this run (REST, the CLI) only speaks.
+  const steps = synthesis.steps.filter((step) => step.kind !== "mark");
   const slot = await holdSlot(admission, options);
   const report: RunReport = { outcome: "cancelled", seconds: 0, samples: 0, rendered: 0, total: 0 };
   try {
     const silence = sentenceSilenceSamples(renderer.sampleRate);
     for (let index = 0; index < steps.length; index++) {
       options.signal?.throwIfAborted();
-      const step = steps[index]!;
+      const step = steps[index] as Exclude<PlanStep, { kind: "mark" }>;
       const last = index === steps.length - 1;
       const started = performance.now();
       let pcm: Float32Array;
@@ -75,15 +77,8 @@ export async function* runSynthesis(
         pcm = new Float32Array(Math.round(step.seconds * renderer.sampleRate));
         pause = true;
       } else {
-        const { speaker, sentence } = step;
-        const raw = await speaker.renderer.render(sentence, {
-          speed: step.speed,
-          voice: speaker.voice,
-          dialect: speaker.dialect,
-          embedding: speaker.renderer === renderer ? resolution.cloned?.embedding : undefined,
-        });
-        pcm = resampleAll(levelSentence(raw), speaker.renderer.sampleRate, renderer.sampleRate);
-        sentenceChars = codePointLength(sentence.text);
+        pcm = (await renderSentence(step, { renderer, embedding: resolution.cloned?.embedding })).pcm;
+        sentenceChars = codePointLength(step.sentence.text);
         report.seconds += (performance.now() - started) / 1000;
       }
       report.rendered++;
@@ -101,6 +96,44 @@ export async function* runSynthesis(
     finish(report);
     await slot.done;
   }
+}
+
+/** A plan's sentence step. */
+export type SentenceStep = Extract<PlanStep, { kind: "sentence" }>;
+
+/**
+ * Renders one sentence of a plan at the main renderer's rate, levelled: what every synthesis
+ * speaks. With `aligned`, the phonemes and (when the model reports them) their durations come
+ * too, scaled to the returned audio, for timings (./stream/timings.ts).
+ */
+export async function renderSentence(
+  step: SentenceStep,
+  main: { readonly renderer: VoiceRenderer; readonly embedding?: Float32Array },
+  aligned = false,
+): Promise<AlignedAudio> {
+  const { speaker, sentence } = step;
+  const options = {
+    speed: step.speed,
+    voice: speaker.voice,
+    dialect: speaker.dialect,
+    embedding: speaker.renderer === main.renderer ? main.embedding : undefined,
+  };
+  const { renderer } = speaker;
+  const raw: AlignedAudio =
+    aligned && renderer.renderAligned
+      ? await renderer.renderAligned(sentence, options)
+      : { pcm: await renderer.render(sentence, options), phonemes: [] };
+  const pcm = resampleAll(levelSentence(raw.pcm), renderer.sampleRate, main.renderer.sampleRate);
+  if (!aligned) return { pcm, phonemes: raw.phonemes };
+  // A voice without durations is timed from its reading (phoneme counts).
+  const phonemes = raw.phonemes.length > 0 || !renderer.read ? raw.phonemes : (await renderer.read(sentence)).phonemes;
+  const scale = raw.pcm.length > 0 ? pcm.length / raw.pcm.length : 1;
+  return {
+    pcm,
+    phonemes,
+    durations: raw.durations?.map((samples) => samples * scale),
+    lead: raw.lead === undefined ? undefined : raw.lead * scale,
+  };
 }
 
 /** The PCM of `first` then of every later sentence; ending it early ends the synthesis (frees its slot). */

@@ -2,7 +2,8 @@
  * `bun run bench`: runs every test/bench/*.bench.ts in its own process (so one benchmark's memory
  * and JIT state never colour another's) and writes their markdown sections to docs/benchmarks.md.
  * Benchmarks report ratios measured within one run (decisions §6), never pass/fail on time.
- * `bun run bench -- NAME` runs only benchmarks whose file name contains NAME (docs not rewritten).
+ * `bun run bench -- NAME` runs only benchmarks whose file name contains NAME and replaces just their
+ * sections of docs/benchmarks.md (a section names its file in its heading; a new one is appended).
  */
 import { readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
@@ -55,5 +56,20 @@ within one run on one machine, so compare ratios, not absolute times, across mac
   noisy neighbour slows every engine of a bench, but unevenly over its seconds:
   ${stealShares.join(", ")}
 `;
-if (!filter) await Bun.write(join(root, "docs", "benchmarks.md"), `${header}\n${sections.join("\n")}`);
+const docs = join(root, "docs", "benchmarks.md");
+if (!filter) await Bun.write(docs, `${header}\n${sections.join("\n")}`);
+else if (failed === 0) await Bun.write(docs, replaceSections(readFileSync(docs, "utf8"), files, sections));
+
+/** `markdown` with each benchmark's section (the one whose heading names its file) replaced, or appended. */
+function replaceSections(markdown: string, names: readonly string[], fresh: readonly string[]): string {
+  let out = markdown.trimEnd();
+  names.forEach((name, i) => {
+    const parts = out.split(/(?=^## )/m);
+    const at = parts.findIndex((part) => part.startsWith("## ") && part.split("\n")[0]!.includes(`(${name})`));
+    if (at >= 0) parts[at] = `${fresh[i]!.trim()}\n\n`;
+    else parts.push(`\n\n${fresh[i]!.trim()}\n`);
+    out = parts.join("").trimEnd();
+  });
+  return `${out}\n`;
+}
 process.exit(failed ? 1 : 0);

@@ -32,6 +32,10 @@ function apiKey(value: string): grpc.Metadata {
 /** Calls every speech method with `metadata` and returns each one's error. */
 async function everyMethod(metadata: grpc.Metadata): Promise<Record<string, grpc.ServiceError | undefined>> {
   const online = collect(tts.tts.SynthesizeOnline({ text: "hello" }, metadata));
+  const speaking = tts.tts.StreamSynthesize(metadata) as grpc.ClientDuplexStream<object, unknown>;
+  const spoken = collect(speaking);
+  speaking.write({ text: "hello" });
+  speaking.end();
   const streaming = asr.asr.StreamingRecognize(metadata) as grpc.ClientDuplexStream<object, unknown>;
   const streamed = collect(streaming);
   streaming.write({ streaming_config: { config: { encoding: "LINEAR_PCM", sample_rate_hz: 16000 } } });
@@ -39,6 +43,7 @@ async function everyMethod(metadata: grpc.Metadata): Promise<Record<string, grpc
   return {
     Synthesize: (await unary(tts.tts, "Synthesize", { text: "hello" }, metadata)).error,
     SynthesizeOnline: (await online).error,
+    StreamSynthesize: (await spoken).error,
     ListVoices: (await unary(tts.tts, "ListVoices", {}, metadata)).error,
     Recognize: (
       await unary(asr.asr, "Recognize", { config: { container: "wav" }, audio: Buffer.from("RIFF") }, metadata)

@@ -2,11 +2,14 @@
  * Admission control seen through gRPC: a full queue is UNAVAILABLE with retry-after, a queue wait
  * over the limit is DEADLINE_EXCEEDED, a client deadline or cancellation takes the call out of the
  * queue (the freed place is observable: the next call queues instead of being refused busy), and a
- * draining server refuses new work. The slot is held by a SynthesizeOnline whose client stops
- * reading: HTTP/2 flow control then blocks the server's writes, so the synthesis keeps its slot.
+ * draining server refuses new work. The slot is held by a REST speech stream whose client stops
+ * reading: TCP flow control then stops the server pulling the synthesis, which keeps its slot for
+ * the whole stream. (The streaming doors on the speech stream, SynthesizeOnline among them, take a
+ * slot per sentence: a slow reader holds back its own next sentence but no slot.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { writePiperPack } from "../support/models/tone-voice.ts";
 import { startSawt, tempDir, type SawtProcess } from "../support/sawt.ts";
@@ -44,23 +47,27 @@ async function oneSlotServer(env: Record<string, string>) {
   await waitPortsServing(sawt.ports, ["tts"]);
   const port = clients(sawt.ports.grpc_tts);
   const { key } = await sawt.createKey({ name: "admission", rpm: 1000 });
-  return { sawt, port, metadata: () => bearer(key) };
+  return { sawt, port, key, metadata: () => bearer(key) };
 }
 
 /**
- * Starts a long stream and stops reading after its first message: the synthesis holds the slot.
- * It gets its own connection, whose flow-control window it exhausts.
+ * Starts a long REST speech stream on a socket of its own and stops reading after the first bytes:
+ * the synthesis holds the slot until the socket is destroyed.
  */
-function holdSlot(server: Awaited<ReturnType<typeof oneSlotServer>>): Promise<grpc.ClientReadableStream<unknown>> {
-  const own = clients(server.sawt.ports.grpc_tts, true);
+function holdSlot(server: Awaited<ReturnType<typeof oneSlotServer>>): Promise<{ cancel(): void }> {
+  const body = JSON.stringify({ input: LONG_TEXT, response_format: "pcm" });
   return new Promise((resolve, reject) => {
-    const call = own.tts.SynthesizeOnline({ text: LONG_TEXT }, server.metadata()) as grpc.ClientReadableStream<unknown>;
-    call.on("close", () => own.close());
-    call.once("data", () => {
-      call.pause();
-      resolve(call);
+    const socket = connect(server.sawt.ports.http, "127.0.0.1", () =>
+      socket.write(
+        `POST /v1/tts/audio/speech HTTP/1.1\r\nHost: sawt\r\nX-API-Key: ${server.key}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      ),
+    );
+    socket.once("data", () => {
+      socket.pause();
+      resolve({ cancel: () => socket.destroy() });
     });
-    call.on("error", (error: grpc.ServiceError) => (error.code === grpc.status.CANCELLED ? undefined : reject(error)));
+    socket.on("error", reject);
   });
 }
 
@@ -100,7 +107,7 @@ async function queueProbe(
 
 describe("grpc TTS admission with one slot and one queue place", () => {
   let server: Awaited<ReturnType<typeof oneSlotServer>>;
-  let holder: grpc.ClientReadableStream<unknown>;
+  let holder: { cancel(): void };
 
   beforeAll(async () => {
     server = await oneSlotServer({ SAWT_TTS_MAX_QUEUE: "1", SAWT_TTS_QUEUE_TIMEOUT_MS: "60000" });

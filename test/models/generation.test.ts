@@ -27,6 +27,18 @@ class FakeService {
     yield 1;
     yield 2;
   }
+  /** A session (a speech stream): a class instance whose `closed` settles when it ends. */
+  session(): Session {
+    return new Session();
+  }
+}
+
+class Session {
+  private readonly ending = Promise.withResolvers<void>();
+  readonly closed = this.ending.promise;
+  end(): void {
+    this.ending.resolve();
+  }
 }
 
 function generation(): Generation<unknown> {
@@ -34,6 +46,17 @@ function generation(): Generation<unknown> {
 }
 
 describe("a tracked service", () => {
+  test("does count a session until its closed promise settles, and hand back the session itself", async () => {
+    const gen = generation();
+    const view = trackCalls(new FakeService("a"), gen, () => undefined);
+    const session = view.session();
+    expect(session).toBeInstanceOf(Session);
+    expect(gen.calls).toBe(1);
+    session.end();
+    await session.closed;
+    expect(gen.calls).toBe(0);
+  });
+
   test("does count a call until its promise settles", async () => {
     const gen = generation();
     const view = trackCalls(new FakeService("a"), gen, () => undefined);

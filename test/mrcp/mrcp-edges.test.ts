@@ -145,6 +145,35 @@ describe("the MRCP door's control channel", () => {
     await c.hangUp();
   }, 30_000);
 
+  test("does send SPEECH-MARKER as the RTP reaches an SSML mark: at 0 and at the first sentence's end", async () => {
+    const c = await call();
+    const atMarker: Record<string, number> = {};
+    c.mrcp.socket.on("data", (chunk: string) => {
+      for (const m of chunk.matchAll(/Speech-Marker: timestamp=\d{1,20};(\S+)/g))
+        if (/SPEECH-MARKER/.test(chunk)) atMarker[m[1]!] ??= c.packets.length;
+    });
+    const first = "مرحبا بكم في خدمة العملاء.";
+    const ssml = `<speak><mark name="start"/>${first} <mark name="next"/>شكرا لك.</speak>`;
+    c.mrcp.send("SPEAK", 1, c.synth, { "Content-Type": "application/ssml+xml" }, ssml);
+    await c.mrcp.next(/ 1 200 IN-PROGRESS/);
+    expect(await c.mrcp.next(/SPEECH-MARKER 1 IN-PROGRESS/, 15000)).toMatch(/Speech-Marker: timestamp=\d+;start\r\n/);
+    expect(await c.mrcp.next(/SPEECH-MARKER 1 IN-PROGRESS/, 15000)).toContain(";next\r\n");
+    const complete = await c.mrcp.next(/SPEAK-COMPLETE 1 COMPLETE/, 15000);
+    expect(complete).toContain("Completion-Cause: 000 normal");
+    expect(complete).toMatch(/Speech-Marker: timestamp=\d+;next/);
+    // The first sentence alone, as REST speaks it for this codec (PCMU at 8 kHz): its length is the mark's place.
+    const rest = await fetch(`${server.sawt.baseUrl}/v1/tts/audio/speech`, {
+      method: "POST",
+      headers: { "x-api-key": server.key, "content-type": "application/json" },
+      body: JSON.stringify({ input: first, response_format: "pcm", sample_rate: 8000, encoding: "pcm_mulaw" }),
+    });
+    const firstSamples = (await rest.arrayBuffer()).byteLength;
+    expect(atMarker.start).toBeLessThanOrEqual(1);
+    // Samples sent (160 per packet) when the marker arrived: the first sentence's, within 20 ms (160 samples).
+    expect(Math.abs(atMarker.next! * 160 - firstSamples)).toBeLessThanOrEqual(160);
+    await c.hangUp();
+  }, 30_000);
+
   test("does hold packets on PAUSE and continue on RESUME with a new talk spurt", async () => {
     const c = await call();
     c.mrcp.send("PAUSE", 1, c.synth);

@@ -115,6 +115,22 @@ describe("speech with the TTS engine", () => {
     expect(header.res.headers.get("x-tts-dialect")).toBe("ar-egyptian");
   });
 
+  test("does answer pcm at OpenAI's 24 kHz on the OpenAI alias and at the voice's rate on Sawt's own path", async () => {
+    const own = await audio({ input: "مرحبا بكم", response_format: "pcm" });
+    const alias = await audio({ input: "مرحبا بكم", response_format: "pcm" }, {}, "/v1/audio/speech");
+    const voiceRate = Number(own.res.headers.get("x-sample-rate"));
+    expect(voiceRate).not.toBe(24000);
+    expect(alias.res.headers.get("x-sample-rate")).toBe("24000");
+    // The same speech, resampled: the length scales with the rate.
+    expect(Math.abs(alias.bytes.length / own.bytes.length - 24000 / voiceRate)).toBeLessThan(0.01);
+    const asked = await audio(
+      { input: "مرحبا بكم", response_format: "pcm", sample_rate: 8000 },
+      {},
+      "/v1/audio/speech",
+    );
+    expect(asked.res.headers.get("x-sample-rate")).toBe("8000");
+  });
+
   test("does serve the alias, Bearer auth and legacy /synthesize (WAV by default)", async () => {
     expect((await audio({ input: "مرحبا", response_format: "wav" }, {}, "/v1/audio/speech")).res.status).toBe(200);
     expect(

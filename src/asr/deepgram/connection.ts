@@ -12,7 +12,7 @@
  * every final, then `Metadata`, then close 1000. A failure, a limit (idle, buffer, session) or a
  * frame that breaks the protocol (text that is not a control message, an unknown type, audio after
  * CloseStream, a frame over {@link MAX_FRAME_BYTES}) gets an `Error` message and a close frame with
- * Deepgram's code and payload (./wire.ts `closeFrame`).
+ * Deepgram's code and payload (src/http/deepgram.ts).
  */
 import { createHash } from "node:crypto";
 import { DEFAULT_TURN_DETECTION, type LiveEvent, type LiveTranscriptionOptions } from "../../core/asr.ts";
@@ -21,15 +21,8 @@ import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { DoorConnection, DoorSocket, Upgrade } from "../../http/ws-route.ts";
 import { openLiveSession, type LiveSession } from "../live/session.ts";
 import type { ListenParams } from "./params.ts";
-import {
-  closeFrame,
-  errorMessage,
-  requestMetadata,
-  resultsMessage,
-  resultWords,
-  speechStartedMessage,
-  utteranceEndMessage,
-} from "./wire.ts";
+import { requestMetadata, resultsMessage, resultWords, speechStartedMessage, utteranceEndMessage } from "./wire.ts";
+import { deepgramCloseFrame, deepgramErrorMessage } from "../../http/deepgram.ts";
 
 /** Largest audio frame taken (a second of 48 kHz four-channel linear16 is 384 KB). */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -195,7 +188,7 @@ export class DeepgramConnection implements DoorConnection {
   private end(error: AppError | undefined): void {
     if (this.done) return;
     this.done = true;
-    if (error) this.socket.sendJson(errorMessage(error));
+    if (error) this.socket.sendJson(deepgramErrorMessage(error));
     else {
       const format = this.params.format!;
       const perSecond = format.sampleRate * (format.encoding === "pcm_s16le" ? 2 : 1) * this.params.channels;
@@ -209,7 +202,7 @@ export class DeepgramConnection implements DoorConnection {
         }),
       });
     }
-    const frame = closeFrame(error);
+    const frame = deepgramCloseFrame(error);
     this.socket.close(frame.code, frame.reason);
   }
 }

@@ -104,11 +104,6 @@ export function invalidParameter(param: string, message: string): AppError {
   return new AppError("bad_request", `${param}: ${message}`, { fields: [{ field: `query.${param}`, message }] });
 }
 
-/** Whether an error names a query parameter (Deepgram answers those as INVALID_QUERY_PARAMETER). */
-export function isParameterError(error: AppError): boolean {
-  return error.fields.some((f) => f.field.startsWith("query."));
-}
-
 /** The query's reader: last value wins for single parameters, every value for lists. */
 class Query {
   constructor(private readonly params: URLSearchParams) {}

@@ -20,13 +20,8 @@ import { receiveAudioBody, type StagedBody } from "../../http/audio-upload.ts";
 import { authenticateRequest } from "../../http/auth.ts";
 import { answerErrorsAs } from "../../http/errors.ts";
 import { listenParams, type ListenParams } from "./params.ts";
-import { DEEPGRAM_ERRORS, requestMetadata, resultWords, type RequestFacts } from "./wire.ts";
-
-/** How Deepgram's clients present the key: `Authorization: Token <key>`, or `token, <key>` as subprotocols. */
-export const DEEPGRAM_KEY_SOURCES: KeySources = {
-  schemes: ["Token"],
-  subprotocols: [{ marker: "token" }, { marker: "bearer" }],
-};
+import { DEEPGRAM_ERRORS, DEEPGRAM_KEY_SOURCES } from "../../http/deepgram.ts";
+import { requestMetadata, resultWords, type RequestFacts } from "./wire.ts";
 
 /** The confidence of segments: exp of their mean log-probability where the recogniser has one, else 1. */
 function confidenceOf(segments: Transcript["segments"]): number {

@@ -19,8 +19,14 @@ import { toAppError } from "../../errors/taxonomy.ts";
 import { webSocketRoutes } from "../../http/ws-route.ts";
 import { DeepgramConnection } from "./connection.ts";
 import { listenParams } from "./params.ts";
-import { DEEPGRAM_KEY_SOURCES, transcribeRecording } from "./prerecorded.ts";
-import { closeFrame, DEEPGRAM_ERRORS, errorMessage } from "./wire.ts";
+import {
+  DEEPGRAM_ERRORS,
+  DEEPGRAM_KEY_SOURCES,
+  deepgramCloseFrame,
+  deepgramErrorMessage,
+  deepgramUpgradeHeaders,
+} from "../../http/deepgram.ts";
+import { transcribeRecording } from "./prerecorded.ts";
 
 /** Bun's own frame limit: above the door's (./connection.ts MAX_FRAME_BYTES), which answers first in Deepgram's shape. */
 const SOCKET_MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
@@ -39,19 +45,16 @@ export function deepgramListenRoutes(ctx: AppContext) {
     errorShape: DEEPGRAM_ERRORS,
     checkUpgrade: (request) => void liveParams(request),
     presentedKey: (headers) => presentedKey(headers, DEEPGRAM_KEY_SOURCES),
-    upgrade({ request }) {
-      const protocol = keySubprotocol(request.headers, DEEPGRAM_KEY_SOURCES);
-      return protocol ? { "sec-websocket-protocol": protocol } : {};
-    },
-    errorEvent: (error) => errorMessage(error),
+    upgrade: ({ request }) => deepgramUpgradeHeaders(request.headers),
+    errorEvent: (error) => deepgramErrorMessage(error),
     connect(socket, upgrade) {
       try {
         return new DeepgramConnection(ctx, socket, upgrade, liveParams(upgrade.request));
       } catch (thrown) {
         // Refused after the 101 (rate limit, engine busy or not ready): Deepgram's message and close frame.
         const error = toAppError(thrown);
-        socket.sendJson(errorMessage(error));
-        const frame = closeFrame(error);
+        socket.sendJson(deepgramErrorMessage(error));
+        const frame = deepgramCloseFrame(error);
         socket.close(frame.code, frame.reason);
         return { receive() {}, abandon() {} };
       }

@@ -7,11 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { TranscriptWord } from "../../core/asr.ts";
-import type { AppError } from "../../errors/taxonomy.ts";
-import { closeCodeFor, errorStatusBody } from "../../http/ws-route.ts";
-import type { ProtocolErrorShape } from "../../http/errors.ts";
 import { VERSION } from "../../version.ts";
-import { isParameterError } from "./params.ts";
 
 /** A word of a result. */
 export interface DeepgramWord {
@@ -138,88 +134,5 @@ export function requestMetadata(
     channels: summary.channels,
     models: [uuid],
     model_info: { [uuid]: modelInfo(facts.model) },
-  };
-}
-
-/** Deepgram's `err_code` for an error. */
-function errCode(error: AppError): string {
-  if (isParameterError(error)) return "INVALID_QUERY_PARAMETER";
-  switch (error.status) {
-    case 401:
-      return "INVALID_AUTH";
-    case 403:
-      return "INSUFFICIENT_PERMISSIONS";
-    case 413:
-      return "PAYLOAD_TOO_LARGE";
-    case 429:
-      return "TOO_MANY_REQUESTS";
-    case 503:
-      return "SERVICE_UNAVAILABLE";
-    case 504:
-      return "TIMEOUT";
-    default:
-      return error.status >= 500 ? "INTERNAL_SERVER_ERROR" : "Bad Request";
-  }
-}
-
-/** The message of an error: its detail, or its first field's problem. */
-function messageOf(error: AppError): string {
-  const field = error.kind === "validation" ? error.fields[0] : undefined;
-  return field ? `${field.field}: ${field.message}` : error.detail;
-}
-
-/** Deepgram's REST error body (a refused upgrade, a refused pre-recorded request). */
-export function errorBody(error: AppError, requestId: string): Record<string, unknown> {
-  return { err_code: errCode(error), err_msg: messageOf(error), request_id: requestId, sawt: errorStatusBody(error) };
-}
-
-/** `/v1/listen`'s errors over HTTP: Deepgram's body and its `dg-error` / `dg-request-id` headers. */
-export const DEEPGRAM_ERRORS: ProtocolErrorShape = {
-  body: errorBody,
-  headers: (error, requestId) => ({
-    "dg-request-id": requestId,
-    // A header holds Latin-1 only: anything else in the message (Arabic, an ellipsis) becomes "?".
-    "dg-error": messageOf(error)
-      .slice(0, 200)
-      .replace(/[^\x20-\x7e]/g, "?"),
-  }),
-};
-
-/**
- * The close frame's payload code: NET-0001 when the client sent nothing in time, DATA-0000 when
- * what it sent cannot be used (bad frames, audio over the limits), else the error's `err_code`.
- */
-function payloadCode(error: AppError): string {
-  if (error.kind === "timeout") return "NET-0001";
-  if (error.status === 400 || error.status === 413 || error.status === 422) return "DATA-0000";
-  return errCode(error);
-}
-
-/** The `Error` message sent before the close frame of a failed stream. */
-export function errorMessage(error: AppError): Record<string, unknown> {
-  return {
-    type: "Error",
-    variant: errCode(error),
-    description: messageOf(error),
-    message: payloadCode(error),
-    sawt: errorStatusBody(error),
-  };
-}
-
-/**
- * The close frame for an error: Deepgram's 1011 NET-0001 when no audio or message came in time,
- * else the WebSocket code for the error (src/http/ws-route.ts `closeCodeFor`), its payload code and the
- * message after it (a close reason holds at most 123 bytes).
- */
-export function closeFrame(error: AppError | undefined): { code: number; reason: string } {
-  if (!error) return { code: 1000, reason: "" };
-  const code = error.kind === "timeout" ? 1011 : closeCodeFor(error);
-  const reason = `${payloadCode(error)}: ${messageOf(error)}`;
-  return {
-    code,
-    reason: Buffer.from(reason)
-      .subarray(0, 123)
-      .toString("utf8")
-      .replace(/\uFFFD$/, ""),
   };
 }

@@ -229,13 +229,17 @@ class RecogChannel implements MrcpChannel {
     this.io.session.bargeIn(this);
     recognition.maxTimer = setTimeout(() => {
       recognition.maxed = true;
-      // Recognition-Timeout: end the utterance where it is; its final decides the cause.
-      const held = recognition.held;
-      if (recognition.live)
-        recognition.live.commit(() =>
-          held ? this.speechFinal(recognition, held) : this.complete(recognition, RecogCause.noMatchMaxtime),
-        );
-      else this.digitsEnded(recognition);
+      const live = recognition.live;
+      if (!live) return this.digitsEnded(recognition);
+      // Recognition-Timeout: the caller's audio ends here. Finishing the live session closes the
+      // open utterance and decides any final held for an open number, so every word heard so far
+      // reaches the result; its final decides the cause. Nothing heard at all: no-match-maxtime.
+      void live.finish().then(() => {
+        if (recognition.done) return;
+        const held = recognition.held;
+        if (held) this.speechFinal(recognition, held);
+        else this.complete(recognition, RecogCause.noMatchMaxtime);
+      });
     }, recognition.settings.recognitionMs);
   }
 

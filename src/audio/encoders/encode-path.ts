@@ -51,6 +51,76 @@ export interface EncodeLimits {
 }
 
 /**
+ * One stream's in-process encode (see {@link encodesInProcess}), fed synchronously: float PCM at
+ * the plan's input rate in, the bytes it completes out (raw s16le or G.711 for pcm and a wav body,
+ * MP3 frames, Ogg pages, FLAC frames). The same samples give the same bytes however they are cut.
+ * {@link close} frees the native encoder however the stream ends.
+ */
+export class StreamEncoder {
+  private readonly resampler: StreamingResampler | undefined;
+  private readonly encoder: PcmEncoder | undefined;
+  private sent = 0;
+  /** Samples handed to the encoder so far, at its rate. */
+  encodedSamples = 0;
+
+  constructor(
+    private readonly plan: EncodingPlan,
+    private readonly maxOutputBytes = Number.POSITIVE_INFINITY,
+    totalFrames?: number,
+  ) {
+    this.resampler =
+      plan.encoderRate === plan.inputRate ? undefined : new StreamingResampler(plan.inputRate, plan.encoderRate);
+    this.encoder = native(() => openEncoder(plan, totalFrames));
+  }
+
+  /** Encodes the next samples; returns the bytes they complete (possibly none). */
+  push(samples: Float32Array): Uint8Array {
+    if (samples.length === 0) return new Uint8Array(0);
+    return this.emit(this.resampler ? this.resampler.push(samples) : samples);
+  }
+
+  /**
+   * Hands out what the resampler still owes for the samples so far, as if silence followed (a
+   * stream paused at a flush); raw formats then hold nothing back. A codec's partial frame stays
+   * in the codec until more audio or {@link finish}.
+   */
+  settle(): Uint8Array {
+    return this.resampler ? this.emit(this.resampler.settle()) : new Uint8Array(0);
+  }
+
+  /** Ends the stream: the resampler's tail and what the codec still held. */
+  finish(): Uint8Array {
+    const tail = this.resampler ? this.emit(this.resampler.flush()) : new Uint8Array(0);
+    const encoder = this.encoder;
+    const held = encoder === undefined ? new Uint8Array(0) : this.checked(native(() => encoder.finish()));
+    return concatBytes([tail, held]);
+  }
+
+  /** Frees the native encoder; safe to call more than once. */
+  close(): void {
+    this.encoder?.close();
+  }
+
+  private emit(samples: Float32Array): Uint8Array {
+    if (samples.length === 0) return new Uint8Array(0);
+    this.encodedSamples += samples.length;
+    const int16 = floatToInt16(samples);
+    const encoder = this.encoder;
+    if (encoder !== undefined) return this.checked(native(() => encoder.encode(int16)));
+    return this.checked(
+      this.plan.encoding === "pcm_s16le" ? int16ToBytes(int16) : encodeG711(int16, this.plan.encoding),
+    );
+  }
+
+  private checked(bytes: Uint8Array): Uint8Array {
+    this.sent += bytes.byteLength;
+    if (this.sent > this.maxOutputBytes)
+      throw new AppError("internal", Detail.internal, { cause: new Error("encoded output over its limit") });
+    return bytes;
+  }
+}
+
+/**
  * Encodes `chunks` per `plan` (pcm, wav body, mp3 or opus; see {@link encodesInProcess}). A
  * failing source ends the generator with the source's own error; a codec failure is AppError
  * `internal`. The native encoder is freed however the generator ends.
@@ -60,35 +130,17 @@ export async function* encodeChunks(
   plan: EncodingPlan,
   limits: EncodeLimits,
 ): AsyncGenerator<Uint8Array> {
-  const resampler =
-    plan.encoderRate === plan.inputRate ? undefined : new StreamingResampler(plan.inputRate, plan.encoderRate);
-  const encoder = native(() => openEncoder(plan, limits.totalFrames));
-  let sent = 0;
-  const emit = (samples: Float32Array): Uint8Array => {
-    const int16 = floatToInt16(samples);
-    if (encoder !== undefined) return native(() => encoder.encode(int16));
-    return plan.encoding === "pcm_s16le" ? int16ToBytes(int16) : encodeG711(int16, plan.encoding);
-  };
-  const checked = (bytes: Uint8Array): Uint8Array => {
-    sent += bytes.byteLength;
-    if (sent > limits.maxOutputBytes)
-      throw new AppError("internal", Detail.internal, { cause: new Error("encoded output over its limit") });
-    return bytes;
-  };
+  const encoder = new StreamEncoder(plan, limits.maxOutputBytes, limits.totalFrames);
   try {
     for await (const chunk of chunks) {
       limits.signal?.throwIfAborted();
-      if (chunk.length === 0) continue;
-      const bytes = checked(emit(resampler ? resampler.push(chunk) : chunk));
+      const bytes = encoder.push(chunk);
       if (bytes.byteLength > 0) yield bytes;
     }
-    const tail = resampler ? emit(resampler.flush()) : new Uint8Array(0);
-    const rest = checked(
-      concatBytes([tail, encoder === undefined ? new Uint8Array(0) : native(() => encoder.finish())]),
-    );
+    const rest = encoder.finish();
     if (rest.byteLength > 0) yield rest;
   } finally {
-    encoder?.close();
+    encoder.close();
   }
 }
 

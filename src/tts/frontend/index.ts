@@ -14,7 +14,14 @@ import { DEFAULT_MAX_SENTENCE_CHARS, splitSentences, type Sentence } from "./sen
 
 export { codePointLength } from "./length.ts";
 export { normalizeText } from "./normalize.ts";
-export { splitClauses, splitSentences, DEFAULT_MAX_SENTENCE_CHARS, type Clause, type Sentence } from "./sentences.ts";
+export {
+  completeSentencesEnd,
+  splitClauses,
+  splitSentences,
+  DEFAULT_MAX_SENTENCE_CHARS,
+  type Clause,
+  type Sentence,
+} from "./sentences.ts";
 export {
   createContentFilter,
   isBlockedContent,

@@ -95,6 +95,31 @@ export function splitSentences(text: string, maxChars: number = DEFAULT_MAX_SENT
   return sentences;
 }
 
+/**
+ * Where the complete sentences of a text still being written end (streaming text: an LLM writes it
+ * a few words at a time): the index just after the last sentence end that no later text can undo,
+ * 0 when there is none. A line break ends a sentence; so does a sentence mark that
+ * {@link splitSentences} breaks at, once whitespace follows it, or at the end of the text unless a
+ * digit precedes it ("3." may become "3.5"). The text up to the index then splits into the same
+ * sentences as it would inside the whole text, and no word is ever cut.
+ */
+export function completeSentencesEnd(text: string): number {
+  let end = 0;
+  const lastBreak = text.lastIndexOf("\n");
+  if (lastBreak >= 0) end = lastBreak + 1;
+  const line = text.slice(end);
+  for (const match of line.matchAll(PUNCT_RUN)) {
+    const at = match.index;
+    const run = match[0];
+    const terminator = run.replace(/["'”’»)\]]+$/u, "");
+    if (!SENTENCE_MARKS.test(terminator) || !isBreak(line, at, run)) continue;
+    const after = line[at + run.length];
+    const closed = after === undefined ? !/\d/u.test(line[at - 1] ?? "") : /\s/u.test(after);
+    if (closed) end = lastBreak + 1 + at + run.length;
+  }
+  return end;
+}
+
 function splitLine(line: string): Clause[] {
   const clauses: Clause[] = [];
   let start = 0;

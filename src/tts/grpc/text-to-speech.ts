@@ -2,23 +2,28 @@
  * sawt.tts.v1.TextToSpeech on the TTS port: a thin adapter over the same TtsService REST calls.
  * A request's fields are mapped onto the shared speech fields and validated by the one speech
  * schema (src/tts/schema.ts), with 422-style problems named by their proto fields
- * (`sample_rate_hz`); results are copied into messages. SynthesizeOnline uses the service's shared
- * streaming start-up (as the WebSocket does) and sends each sentence as soon as it is encoded;
- * ListVoices lists what GET /v1/tts/voices lists.
+ * (`sample_rate_hz`); results are copied into messages. SynthesizeOnline and StreamSynthesize run
+ * on the speech stream (./speech-stream.ts), as the WebSocket does, so each sentence is sent as
+ * soon as it is encoded and SSML marks are reported; ListVoices lists what GET /v1/tts/voices lists.
  */
 import type * as grpc from "@grpc/grpc-js";
 import type { AppContext } from "../../core/context.ts";
 import { readyService } from "../../edge/readiness.ts";
 import type { FieldNaming } from "../../errors/fields.ts";
-import { parseSpeech } from "../schema.ts";
-import type { SpeechRequest, SpeechResolution } from "../types.ts";
+import { parseSpeech, parseSpeechSettings } from "../schema.ts";
+import {
+  resolutionMessage,
+  type StreamSynthesizeMessage,
+  streamSynthesize,
+  synthesizeOnline,
+} from "./speech-stream.ts";
+import type { SpeechRequest } from "../types.ts";
 import { voicesFor } from "../../edge/voice-listing.ts";
-import { metadataHeaders, streamingMethod, unaryMethod, writeMessage } from "../../grpc/call.ts";
+import { metadataHeaders, streamingMethod, unaryMethod } from "../../grpc/call.ts";
 import { grpcService } from "../../grpc/services.ts";
 import type { GrpcRegistrar } from "../../grpc/server.ts";
 
-/** Largest audio payload of one SynthesizeOnline message. */
-export const MAX_STREAM_AUDIO_BYTES = 65536;
+export { MAX_STREAM_AUDIO_BYTES } from "./speech-stream.ts";
 
 /** SynthesizeRequest as proto-loader decodes it (proto field names). */
 export interface SynthesizeRequestMessage {
@@ -39,13 +44,6 @@ const ENCODINGS: Readonly<Record<string, string | undefined>> = {
   MULAW: "pcm_mulaw",
   ALAW: "pcm_alaw",
 };
-
-interface ResolutionMessage {
-  voice: string;
-  dialect: string;
-  engine: string;
-  fallback: string;
-}
 
 /** Speech fields as SynthesizeRequest names them, for INVALID_ARGUMENT details. */
 export const PROTO_FIELDS: FieldNaming = { root: "request", rename: { input: "text", sample_rate: "sample_rate_hz" } };
@@ -71,15 +69,6 @@ export function speechFields(message: SynthesizeRequestMessage): Record<string, 
     if (encoding !== undefined) fields.encoding = encoding;
   }
   return fields;
-}
-
-function resolutionMessage(resolution: SpeechResolution): ResolutionMessage {
-  return {
-    voice: resolution.voice,
-    dialect: resolution.dialect,
-    engine: resolution.engine,
-    fallback: resolution.fallback ?? "",
-  };
 }
 
 /** A listed voice as a Voice message (the library's cloned-voice views carry no language, dialects or engine). */
@@ -133,30 +122,31 @@ export const registerTts: GrpcRegistrar = (server, ctx, which) => {
         };
       })(call, callback),
 
+    // The speech stream counts the request (one context): the call only verifies the key.
     SynthesizeOnline: streamingMethod<grpc.ServerWritableStream<SynthesizeRequestMessage, unknown>>(
       ctx,
       "tts.SynthesizeOnline",
       async (call, scope) => {
-        const request = parseRequest(ctx, call.request, call.metadata, "pcm");
-        const { signal } = scope.options;
-        const stream = await readyService(ctx, "tts").synthesizeEncodedStream(request, scope.options);
-        let firstMessage = true;
-        for await (const part of stream.audio) {
-          for (let offset = 0; offset < part.byteLength; offset += MAX_STREAM_AUDIO_BYTES) {
-            const message = {
-              audio: part.subarray(offset, offset + MAX_STREAM_AUDIO_BYTES),
-              sample_rate_hz: stream.sampleRate,
-              content_type: stream.contentType,
-              resolution: firstMessage ? resolutionMessage(stream) : undefined,
-            };
-            firstMessage = false;
-            await writeMessage(call, message, signal);
-          }
-          // Between sentences the pipeline may only await microtasks (and any synchronous stage
-          // blocks the loop); a macrotask turn lets the socket send this sentence before the next.
-          await new Promise((resolve) => setImmediate(resolve));
-        }
+        const { input, ...settings } = parseRequest(ctx, call.request, call.metadata, "pcm");
+        await synthesizeOnline(ctx, call, scope, settings, input);
       },
+      { countsRequest: false },
+    ),
+
+    StreamSynthesize: streamingMethod<grpc.ServerDuplexStream<StreamSynthesizeMessage, unknown>>(
+      ctx,
+      "tts.StreamSynthesize",
+      (call, scope) =>
+        streamSynthesize(ctx, call, scope, (settings) => {
+          const fields = speechFields({ ...(settings as unknown as SynthesizeRequestMessage), text: "" });
+          const headerDialect = metadataHeaders(call.metadata).get("x-tts-dialect");
+          return parseSpeechSettings(
+            { response_format: "pcm", ...fields },
+            { naming: PROTO_FIELDS, headerDialect },
+            ctx.config,
+          );
+        }),
+      { countsRequest: false },
     ),
 
     ListVoices: unaryMethod<unknown, unknown>(ctx, "tts.ListVoices", async (_message, scope) => ({

@@ -70,7 +70,10 @@ function speechOperation(operationId: string, alias: boolean): OpenAPIV3.Operati
     operationId,
     summary: alias ? "Generate speech (released v2 path, alias)" : "Generate speech",
     description:
-      (alias ? "Alias of POST /v1/tts/audio/speech, kept for clients of the 2.0.0 path.\n\n" : "") +
+      (alias
+        ? "Alias of POST /v1/tts/audio/speech, kept for clients of the 2.0.0 path and OpenAI's SDKs; " +
+          "`pcm` without `sample_rate` is 24 kHz here, as OpenAI documents (D24).\n\n"
+        : "") +
       "Synthesises `input` with a voice and dialect. The dialect comes from the body, else the `X-TTS-Dialect` header; " +
       "an unknown value counts as omitted. An unknown or removed voice (Nouf, Atheer) falls back to Yara and `X-TTS-Fallback` says why. " +
       "The audio is streamed as it is synthesised (chunked, sentence by sentence; WAV with an unknown-length header); errors come before the first byte. " +
@@ -119,11 +122,29 @@ function speechOperation(operationId: string, alias: boolean): OpenAPIV3.Operati
   });
 }
 
+/** OpenAI's documented rate of `pcm` (raw 24 kHz 16-bit little-endian), which its clients play it at. */
+export const OPENAI_PCM_SAMPLE_RATE = 24000;
+
+/**
+ * The request as the OpenAI alias reads it (D24): `pcm` without a `sample_rate` is 24 kHz, as
+ * OpenAI documents and its clients assume; Sawt's own path keeps the voice's rate (D8).
+ */
+export function openAiSpeech(speech: SpeechRequest): SpeechRequest {
+  if (speech.responseFormat !== "pcm" || speech.sampleRate !== undefined) return speech;
+  return { ...speech, sampleRate: OPENAI_PCM_SAMPLE_RATE };
+}
+
 /** The TTS REST plugin. */
 export function ttsRoutes(ctx: AppContext) {
-  const speak = async (request: Request, caller: Caller, requestId: string | undefined): Promise<Response> => {
+  const speak = async (
+    request: Request,
+    caller: Caller,
+    requestId: string | undefined,
+    openAi: boolean,
+  ): Promise<Response> => {
     const body = await readJsonBody(request, ctx.config.server.max_json_bytes, () => textTooLong(ctx.config));
-    const speech = parseSpeechBody(ctx, body, request.headers.get("x-tts-dialect"));
+    const parsed = parseSpeechBody(ctx, body, request.headers.get("x-tts-dialect"));
+    const speech = openAi ? openAiSpeech(parsed) : parsed;
     const rest = parseSpeechRestFields(body);
     return await streamSpeech(ctx, request, speech, rest, caller.key.id, requestId);
   };
@@ -131,7 +152,7 @@ export function ttsRoutes(ctx: AppContext) {
     .use(authPlugin(ctx))
     .post(
       "/v1/tts/audio/speech",
-      ({ request, caller, set }) => speak(request, caller, set.headers["x-request-id"] as string | undefined),
+      ({ request, caller, set }) => speak(request, caller, set.headers["x-request-id"] as string | undefined, false),
       {
         auth: true,
         parse: "none",
@@ -140,7 +161,7 @@ export function ttsRoutes(ctx: AppContext) {
     )
     .post(
       "/v1/audio/speech",
-      ({ request, caller, set }) => speak(request, caller, set.headers["x-request-id"] as string | undefined),
+      ({ request, caller, set }) => speak(request, caller, set.headers["x-request-id"] as string | undefined, true),
       {
         auth: true,
         parse: "none",

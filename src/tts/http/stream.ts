@@ -12,6 +12,7 @@
  */
 import * as v from "valibot";
 import { type EncodedSpeechStream, SpeechFieldsSchema } from "../../core/tts.ts";
+import { speechHeaders } from "../speech-headers.ts";
 import { BODY_FIELDS, fieldErrors } from "../../errors/fields.ts";
 import { AppError, Detail, toAppError } from "../../errors/taxonomy.ts";
 import type { Logger } from "../../log/logger.ts";
@@ -78,31 +79,6 @@ export function parseSpeechRestFields(body: unknown): SpeechRestOptions {
     streamFormat: streamFormat as StreamFormat,
     instructionsIgnored: (result.output.instructions ?? "").length > 0,
   };
-}
-
-/** A header value made safe for the wire (printable ASCII; anything else becomes `?`). */
-export function headerValue(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, "?").slice(0, 256);
-}
-
-/** The headers of D2 and D8 for what is speaking. */
-export function speechHeaders(
-  speech: Pick<
-    EncodedSpeechStream,
-    "voice" | "dialect" | "engine" | "fallback" | "contentType" | "sampleRate" | "voices"
-  >,
-): Record<string, string> {
-  const headers: Record<string, string> = {
-    "content-type": speech.contentType,
-    "cache-control": "no-store",
-    "x-tts-voice": headerValue(speech.voice),
-    "x-tts-dialect": headerValue(speech.dialect),
-    "x-tts-engine": headerValue(speech.engine),
-    "x-sample-rate": String(speech.sampleRate),
-  };
-  if (speech.fallback) headers["x-tts-fallback"] = headerValue(speech.fallback);
-  if (speech.voices) headers["x-tts-voices"] = headerValue(speech.voices.join(", "));
-  return headers;
 }
 
 /** Who the stream is for, for the one log line a failure after the first byte gets. */

@@ -3,7 +3,7 @@
  * (its dialect mapping is documented in docs/mrcp.md), Prosody-Rate → speed, and
  * Vendor-Specific-Parameters `sawt.dialect`. A SPEAK's own headers beat the channel's SET-PARAMS.
  */
-import { type AudioCodec, synthesisEncodingOf } from "../../media/codec.ts";
+import { type AudioCodec, swap16, synthesisEncodingOf } from "../../media/codec.ts";
 
 /** Header names SET-PARAMS may set on a synthesizer channel. */
 export const SYNTH_PARAMETERS: ReadonlySet<string> = new Set([
@@ -110,3 +110,17 @@ export const SPEAK_TYPES: ReadonlySet<string> = new Set([
   "application/ssml+xml",
   "application/synthesis+ssml",
 ]);
+
+/**
+ * The codec's wire form of synthesis bytes: L16 is big-endian (RFC 3551), so s16le samples are
+ * swapped, an odd byte carried over so no sample is split; G.711 bytes pass as they are.
+ */
+export function l16Wire(l16: boolean): (bytes: Uint8Array) => Uint8Array {
+  if (!l16) return (bytes) => bytes;
+  let odd: number | undefined;
+  return (bytes) => {
+    const joined = odd === undefined ? bytes : Uint8Array.of(odd, ...bytes);
+    odd = joined.length % 2 ? joined[joined.length - 1] : undefined;
+    return swap16(odd === undefined ? joined : joined.subarray(0, joined.length - 1));
+  };
+}

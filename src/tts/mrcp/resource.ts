@@ -1,10 +1,11 @@
 /**
  * The MRCPv2 speechsynth resource (RFC 6787 §8): SPEAK (text/plain or Sawt's SSML subset) is
- * synthesised by the TTS service's streaming path at the negotiated codec's rate and encoding and
- * sent as paced RTP, the first packet as soon as the first sentence is ready; SPEAKs queue
- * (PENDING) behind the one speaking; STOP, PAUSE, RESUME, BARGE-IN-OCCURRED; SPEAK-COMPLETE with
- * Completion-Cause. Each SPEAK is one call scope: the peer's key is admitted (rate limit) and its
- * lexicon and cloned voices apply. Sawt's SSML has no `<mark>`, so no SPEECH-MARKER is sent.
+ * spoken by the TTS speech stream (src/tts/stream/, one context per SPEAK) at the negotiated
+ * codec's rate and encoding and sent as paced RTP, the first packet as soon as the first sentence
+ * is ready; SPEAKs queue (PENDING) behind the one speaking; STOP, PAUSE, RESUME, BARGE-IN-OCCURRED;
+ * SPEAK-COMPLETE with Completion-Cause; an SSML `<mark>` is a SPEECH-MARKER event sent when the
+ * RTP before it has left (§8.5.13). The speech stream counts each SPEAK against the peer's key's
+ * rate limit and applies its lexicon and cloned voices.
  */
 import type { AppContext } from "../../core/context.ts";
 import { readyService } from "../../edge/readiness.ts";
@@ -13,10 +14,10 @@ import { toAppError } from "../../errors/taxonomy.ts";
 import { mrcpMetrics } from "../../mrcp/metrics.ts";
 import { MrcpStatus, type MrcpRequest } from "../../mrcp/control/message.ts";
 import type { MrcpChannel, MrcpChannelIo, MrcpResource } from "../../mrcp/resource.ts";
-import { swap16 } from "../../media/codec.ts";
+import type { SpeechStream, SpeechStreamEvent } from "../../core/tts.ts";
 import { PTIME_MS, RtpPacer } from "../../media/pacer.ts";
 import { parseSpeech } from "../schema.ts";
-import { killOnBargeIn, SPEAK_TYPES, speakFields, SYNTH_PARAMETERS } from "./params.ts";
+import { killOnBargeIn, l16Wire, SPEAK_TYPES, speakFields, SYNTH_PARAMETERS } from "./params.ts";
 
 const NAMING = { prefix: "speak", root: "speak" };
 
@@ -35,6 +36,18 @@ interface Speak {
   scope?: CallScope;
   pacer?: RtpPacer;
   stopped?: boolean;
+  /** The speech stream's events for this SPEAK's context. */
+  onEvent?: (event: SpeechStreamEvent) => void;
+  /** The last SSML mark reached (SPEAK-COMPLETE names it). */
+  lastMark?: string;
+}
+
+/** An NTP timestamp (RFC 6787's time-stamp: 64-bit, seconds since 1900 and a fraction) as decimal digits. */
+function ntpNow(): string {
+  const ms = Date.now();
+  const seconds = BigInt(Math.floor(ms / 1000) + 2_208_988_800);
+  const fraction = BigInt(Math.floor(((ms % 1000) / 1000) * 2 ** 32));
+  return ((seconds << 32n) | fraction).toString();
 }
 
 class SynthChannel implements MrcpChannel {
@@ -42,6 +55,7 @@ class SynthChannel implements MrcpChannel {
   private current: Speak | undefined;
   private paused = false;
   private closed = false;
+  private stream: SpeechStream | undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -82,6 +96,21 @@ class SynthChannel implements MrcpChannel {
   close(): void {
     this.closed = true;
     for (const speak of [this.current, ...this.queue.splice(0)]) if (speak) this.cut(speak);
+    this.stream?.end();
+  }
+
+  /** The channel's speech stream, opened with its first SPEAK (503 while the engine cannot serve). */
+  private speech(): SpeechStream {
+    this.stream ??= readyService(this.ctx, "tts").openSpeechStream({
+      key: this.io.session.key,
+      requestId: this.io.id,
+      door: "mrcp",
+      onEvent: (event) => {
+        const current = this.current;
+        if (current && event.context === String(current.request.requestId)) current.onEvent?.(event);
+      },
+    });
+    return this.stream;
   }
 
   private speak(request: MrcpRequest): void {
@@ -130,13 +159,13 @@ class SynthChannel implements MrcpChannel {
     });
     speak.scope = scope;
     try {
-      scope.admit(this.io.session.key);
-      const request = parseSpeech(
+      const { input, ...settings } = parseSpeech(
         speakFields(speak.request.body, speak.request.headers, this.io.params, codec),
         { naming: NAMING },
         this.ctx.config,
       );
-      const stream = await readyService(this.ctx, "tts").synthesizeEncodedStream(request, scope.options);
+      const stream = this.speech();
+      const context = String(speak.request.requestId);
       const bytesPerSample = codec.name === "L16" ? 2 : 1;
       const packetSamples = (codec.rate * PTIME_MS) / 1000;
       const metrics = mrcpMetrics(this.ctx);
@@ -144,24 +173,25 @@ class SynthChannel implements MrcpChannel {
       speak.pacer = pacer;
       if (speak.stopped) pacer.stop();
       if (this.paused) pacer.pause();
-      let first = true;
-      let odd: number | undefined;
-      for await (const part of stream.audio) {
-        if (speak.stopped) break;
-        let bytes = part;
-        if (codec.name === "L16") {
-          // Carry an odd byte over so samples never split across parts.
-          const joined = odd === undefined ? bytes : Uint8Array.of(odd, ...bytes);
-          odd = joined.length % 2 ? joined[joined.length - 1] : undefined;
-          bytes = swap16(joined);
-        }
-        pacer.push(bytes);
-        this.io.session.touch();
-        if (first && bytes.length > 0) {
-          first = false;
-          metrics.latency.observe({ method: "SPEAK" }, (performance.now() - speak.received) / 1000);
-        }
-      }
+      const spoken = Promise.withResolvers<void>();
+      const wire = l16Wire(codec.name === "L16");
+      let queued = 0;
+      speak.onEvent = (event) => {
+        if (event.type === "audio") {
+          const bytes = wire(event.audio);
+          if (speak.stopped || bytes.length === 0) return;
+          if (queued === 0) metrics.latency.observe({ method: "SPEAK" }, (performance.now() - speak.received) / 1000);
+          queued += bytes.length;
+          pacer.push(bytes);
+          this.io.session.touch();
+        } else if (event.type === "mark") pacer.at(queued, () => this.marker(speak, event.name));
+        else if (event.type === "done") spoken.resolve();
+        else if (event.type === "error") spoken.reject(event.error);
+      };
+      stream.open(context, settings);
+      stream.text(context, input);
+      stream.close(context);
+      await spoken.promise;
       pacer.end();
       await pacer.done;
       const cause = speak.stopped ? CAUSE.cancelled : CAUSE.normal;
@@ -173,11 +203,21 @@ class SynthChannel implements MrcpChannel {
     }
   }
 
+  /** SPEECH-MARKER (§8.5.13): the audio before the mark has left; IN-PROGRESS, the mark named. */
+  private marker(speak: Speak, name: string): void {
+    if (speak.stopped || this.closed || this.current !== speak) return;
+    speak.lastMark = name;
+    this.io.event("SPEECH-MARKER", speak.request.requestId, "IN-PROGRESS", [
+      ["Speech-Marker", `timestamp=${ntpNow()};${name}`],
+    ]);
+  }
+
   /** Stops a SPEAK's synthesis and audio now. */
   private cut(speak: Speak): void {
     speak.stopped = true;
     speak.pacer?.stop();
-    speak.scope?.cancel();
+    const context = String(speak.request.requestId);
+    if (this.current === speak && this.stream?.has(context)) this.stream.clear(context);
   }
 
   /** Sends SPEAK-COMPLETE (unless the SPEAK was stopped by STOP) and starts the next one. */
@@ -187,6 +227,7 @@ class SynthChannel implements MrcpChannel {
     mrcpMetrics(this.ctx).requests.inc({ method: "SPEAK", cause: cause.slice(4) });
     if (!this.closed && cause !== CAUSE.cancelled) {
       const headers: [string, string][] = [["Completion-Cause", cause]];
+      if (speak.lastMark !== undefined) headers.push(["Speech-Marker", `timestamp=${ntpNow()};${speak.lastMark}`]);
       if (reason && cause !== CAUSE.normal)
         headers.push(["Completion-Reason", reason.replace(/[\r\n]+/g, " ").slice(0, 200)]);
       this.io.event("SPEAK-COMPLETE", speak.request.requestId, "COMPLETE", headers);

@@ -20,10 +20,16 @@ describe("checkVoiceGraph", () => {
       output: "output",
       hasSid: false,
       embeddingDim: undefined,
+      durations: undefined,
     });
     expect(
       checkVoiceGraph({ inputs: [...piperInputs, value("sid", "int64", [1])], outputs: [value("wav", "float32")] }, 4),
-    ).toEqual({ output: "wav", hasSid: true, embeddingDim: undefined });
+    ).toEqual({ output: "wav", hasSid: true, embeddingDim: undefined, durations: undefined });
+  });
+
+  test("does read a second output as the phoneme durations Piper's alignment patch exposes", () => {
+    const patched = [...audio, value("/dp/Ceil_output_0", "float32", [1, 1, "n"])];
+    expect(checkVoiceGraph({ inputs: piperInputs, outputs: patched }, 1).durations).toBe("/dp/Ceil_output_0");
   });
 
   test("does report the embedding size when the graph takes a speaker embedding", () => {

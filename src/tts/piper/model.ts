@@ -33,7 +33,7 @@ export interface InferOptions {
 export function checkVoiceGraph(
   info: Pick<OnnxModelInfo, "inputs" | "outputs">,
   numSpeakers: number,
-): { output: string; hasSid: boolean; embeddingDim: number | undefined } {
+): { output: string; hasSid: boolean; embeddingDim: number | undefined; durations: string | undefined } {
   const inputs = new Map(info.inputs.map((i) => [i.name, i.elemType]));
   for (const [name, type] of Object.entries(REQUIRED_INPUTS)) {
     if (!inputs.has(name))
@@ -56,7 +56,12 @@ export function checkVoiceGraph(
   if (!output) throw new PackError("model has no output");
   if (output.elemType !== null && output.elemType !== "float32")
     throw new PackError(`model output "${output.name}" is ${output.elemType}, expected float32 audio`);
-  return { output: output.name, hasSid, embeddingDim: typeof dim === "number" ? dim : undefined };
+  // Piper's alignment patch (patch_voice_with_alignment) marks its w_ceil tensor as a second output:
+  // how many frames each phoneme id lasts. Any one extra output is read that way, and used only when
+  // it has one value per id (../stream/timings.ts then times words from it).
+  const others = info.outputs.filter((o) => o.name !== output.name);
+  const durations = others.length === 1 ? others[0]!.name : undefined;
+  return { output: output.name, hasSid, embeddingDim: typeof dim === "number" ? dim : undefined, durations };
 }
 
 /** A loaded voice model. */
@@ -65,6 +70,7 @@ export class VoiceModel {
     private readonly session: Session,
     readonly provider: "cpu" | "cuda",
     private readonly output: string,
+    private readonly durationsOutput: string | undefined,
     private readonly hasSid: boolean,
     private readonly config: VoiceConfig,
     /** Size of the speaker embedding the graph takes; undefined when it takes none. */
@@ -77,7 +83,7 @@ export class VoiceModel {
    */
   static async load(config: VoiceConfig, parallel = 1, pack?: string): Promise<VoiceModel> {
     const info = readModelHeader(config.modelPath);
-    const { output, hasSid, embeddingDim } = checkVoiceGraph(info, config.numSpeakers);
+    const { output, hasSid, embeddingDim, durations } = checkVoiceGraph(info, config.numSpeakers);
     // VITS is a chain of 1-D convolutions (flow and HiFi-GAN decoder): lifted, a pool's one-thread
     // lanes run a sentence 13–17 % faster (onnx/conv-lift.ts).
     const created = await openSession(config.modelPath, {
@@ -96,11 +102,22 @@ export class VoiceModel {
       await session.release();
       throw error;
     }
-    return new VoiceModel(session, created.provider, output, hasSid, config, embeddingDim);
+    return new VoiceModel(session, created.provider, output, durations, hasSid, config, embeddingDim);
   }
 
   /** Runs one utterance of ids; returns its audio (model level, not normalised). */
   async infer(ids: readonly number[], options: InferOptions): Promise<Float32Array> {
+    return (await this.inferAligned(ids, options)).audio;
+  }
+
+  /**
+   * Runs one utterance of ids; returns its audio and, when the graph reports durations, how many
+   * samples of it each id lasts (the model's frame counts scaled to the audio's length).
+   */
+  async inferAligned(
+    ids: readonly number[],
+    options: InferOptions,
+  ): Promise<{ audio: Float32Array; durations?: number[] }> {
     const { noiseScale, noiseW } = this.config.inference;
     const feeds: Tensors = {
       input: i64(ids, [1, ids.length]),
@@ -114,11 +131,22 @@ export class VoiceModel {
         throw new Error(`speaker embedding has ${embedding.length} values, the voice takes ${this.embeddingDim}`);
       feeds[EMBEDDING_INPUT] = f32(embedding, [1, this.embeddingDim]);
     }
-    const audio = (await this.session.run(feeds))[this.output];
+    const outputs = await this.session.run(feeds);
+    const audio = outputs[this.output];
     const data = floatData(audio, `voice audio "${this.output}"`);
     // Time is the last dim; with batch 1 every leading dim is 1, so the first T values are the audio.
     const samples = audio!.dims.length > 0 ? Number(audio!.dims[audio!.dims.length - 1]) : data.length;
-    return samples === data.length ? data : data.subarray(0, samples);
+    const pcm = samples === data.length ? data : data.subarray(0, samples);
+    return { audio: pcm, durations: this.durationsOf(outputs[this.durationsOutput ?? ""], ids.length, pcm.length) };
+  }
+
+  /** Per-id durations in samples from the durations output, when it has one value per id. */
+  private durationsOf(tensor: Tensors[string] | undefined, count: number, samples: number): number[] | undefined {
+    if (tensor === undefined || Number(tensor.size) !== count) return undefined;
+    const frames = Array.from(tensor.data as ArrayLike<number | bigint>, Number);
+    const total = frames.reduce((a, b) => a + b, 0);
+    if (!(total > 0)) return undefined;
+    return frames.map((n) => (n / total) * samples);
   }
 
   /** Frees the session. */

@@ -6,7 +6,7 @@
  */
 import { log } from "../../log/logger.ts";
 import { characterSet } from "../characters.ts";
-import type { CharacterSet, RenderOptions, SentenceReading } from "../renderer.ts";
+import type { AlignedAudio, CharacterSet, RenderOptions, SentenceReading } from "../renderer.ts";
 import { phonemize, phonemizeSentences } from "../espeak/phonemes.ts";
 import { hasPhonemeSpans, spanPieces, writtenForm } from "../frontend/phoneme-span.ts";
 import { prepareText, type Sentence } from "../frontend/index.ts";
@@ -23,6 +23,8 @@ export interface PhonemeIds {
   readonly ids: number[];
   /** Phonemes skipped because the voice has no id for them (count only: they could spell the text). */
   readonly missing: number;
+  /** For each id, the index of the phoneme it speaks (its pad included); -1 before the first, -2 after the last. */
+  readonly owners: number[];
 }
 
 /**
@@ -36,8 +38,9 @@ export function phonemesToIds(
   const map = config.phonemeIdMap;
   const pad = map.get("_")!;
   const ids: number[] = [...map.get("^")!, ...pad];
+  const owners: number[] = ids.map(() => -1);
   let missing = 0;
-  for (const original of phonemes) {
+  phonemes.forEach((original, index) => {
     for (const phoneme of config.phonemeMap.get(original) ?? [original]) {
       const symbol = map.get(phoneme);
       if (symbol === undefined) {
@@ -45,10 +48,12 @@ export function phonemesToIds(
         continue;
       }
       ids.push(...symbol, ...pad);
+      while (owners.length < ids.length) owners.push(index);
     }
-  }
+  });
   ids.push(...map.get("$")!);
-  return { ids, missing };
+  while (owners.length < ids.length) owners.push(-2);
+  return { ids, missing, owners };
 }
 
 /**
@@ -113,15 +118,28 @@ export class PiperVoice implements LoadedVoice {
   }
 
   async render(sentence: Sentence, options: RenderOptions): Promise<Float32Array> {
+    return (await this.renderAligned(sentence, options)).pcm;
+  }
+
+  async renderAligned(sentence: Sentence, options: RenderOptions): Promise<AlignedAudio> {
     const { phonemes } = await this.read(sentence);
-    const { ids, missing } = phonemesToIds(phonemes, this.config);
+    const { ids, missing, owners } = phonemesToIds(phonemes, this.config);
     if (missing > 0) logger.debug("phonemes without an id skipped", { count: missing });
-    if (ids.length <= 3) return new Float32Array(0);
-    return this.model.infer(ids, {
+    if (ids.length <= 3) return { pcm: new Float32Array(0), phonemes };
+    const { audio, durations } = await this.model.inferAligned(ids, {
       lengthScale: this.config.inference.lengthScale / options.speed,
       sid: speakerFor(this.config.speakerIdMap, options),
       embedding: options.embedding,
     });
+    if (durations === undefined) return { pcm: audio, phonemes };
+    // Each phoneme lasts its ids and their pads; the start symbol's time comes before the first.
+    const perPhoneme = phonemes.map(() => 0);
+    let lead = 0;
+    owners.forEach((owner, i) => {
+      if (owner >= 0) perPhoneme[owner]! += durations[i]!;
+      else if (owner === -1) lead += durations[i]!;
+    });
+    return { pcm: audio, phonemes, durations: perPhoneme, lead };
   }
 
   /** The sentence's phonemes as Piper would produce them. */

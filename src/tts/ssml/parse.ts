@@ -1,7 +1,7 @@
 /**
  * The SSML subset Sawt speaks, recognised when the input starts with `<speak` (D22):
  * `<speak>`, `<p>`, `<s>`, `<break time|strength>`, `<prosody rate>`, `<say-as interpret-as>`,
- * `<sub alias>`, `<phoneme alphabet="ipa" ph>`, `<lang xml:lang>`. Anything else is refused with
+ * `<sub alias>`, `<phoneme alphabet="ipa" ph>`, `<lang xml:lang>`, `<mark name>`. Anything else is refused with
  * 400 naming the problem, so a prompt author learns of a typo before the prompt goes live.
  *
  * Parser: saxes, a strict, non-validating streaming XML parser in plain JavaScript (no native
@@ -27,7 +27,11 @@ export function isSsml(input: string): boolean {
   return /^\s*(?:<speak(?=[\s>/])|<\?xml[\s?]|<!DOCTYPE[\s>])/u.test(input);
 }
 
-const ELEMENTS = new Set(["speak", "p", "s", "break", "prosody", "say-as", "sub", "phoneme", "lang"]);
+const ELEMENTS = new Set(["speak", "p", "s", "break", "prosody", "say-as", "sub", "phoneme", "lang", "mark"]);
+/** Empty elements: a position in the prompt, never text. */
+const EMPTY = new Set(["break", "mark"]);
+/** What a mark's name may hold: printable, no line breaks (MRCP's Speech-Marker header carries it). */
+const MARK_NAME = /^[^\p{C}\s;][^\p{C};]{0,127}$/u;
 /** Elements whose content is read as a whole (no elements inside). */
 const CAPTURING = new Set(["say-as", "sub", "phoneme"]);
 const BREAK_STRENGTH: Readonly<Record<string, number>> = {
@@ -139,6 +143,10 @@ export function parseSsml(input: string, base: "ar" | "en"): SpeechPart[] {
       if (text.trim() !== "") fail("text outside <speak>");
       return;
     }
+    if (EMPTY.has(frame.name)) {
+      if (text.trim() !== "") fail(`<${frame.name}> takes no content`);
+      return;
+    }
     if (CAPTURING.has(frame.name)) frame.captured += text;
     else buffer += stripSpanMarkers(text);
   };
@@ -162,17 +170,25 @@ export function parseSsml(input: string, base: "ar" | "en"): SpeechPart[] {
       flush();
       parts.push({ kind: "break", seconds: breakSeconds(attributes) });
     }
+    if (name === "mark") {
+      // A mark is a point between what precedes and what follows it: the text before it ends there.
+      flush();
+      const markName = attributes.name?.trim() ?? "";
+      if (!MARK_NAME.test(markName))
+        fail(`<mark name="${markName}"> needs a name of 1 to 128 printable characters, no ';'`);
+      parts.push({ kind: "mark", name: markName });
+    }
     stack.push({ name, language, rate, attributes, captured: "" });
-    if (!CAPTURING.has(name) && name !== "break") flush();
+    if (!CAPTURING.has(name) && !EMPTY.has(name)) flush();
   });
   parser.on("closetag", (tag) => {
     const frame = stack.pop();
     if (!frame) return;
     if (CAPTURING.has(frame.name)) buffer += captureText(frame, base);
-    else if (frame.name !== "break") flush();
+    else if (!EMPTY.has(frame.name)) flush();
     if (tag.name === "speak") flush();
   });
   parser.write(input).close();
-  if (parts.length === 0) fail("the document has nothing to say");
+  if (!parts.some((part) => part.kind !== "mark")) fail("the document has nothing to say");
   return parts;
 }

@@ -1,4 +1,4 @@
-/** What an SSML document (or a plain text) becomes: text parts to speak and pauses between them. */
+/** What an SSML document (or a plain text) becomes: text parts to speak, pauses and marks between them. */
 
 /** A stretch of text spoken in one language at one rate. */
 export interface TextPart {
@@ -17,8 +17,17 @@ export interface BreakPart {
   readonly seconds: number;
 }
 
+/**
+ * A named point of the prompt (`<mark name>`): doors report when the audio before it has been sent
+ * (MRCP SPEECH-MARKER, the WebSocket's `mark`, gRPC `marks`).
+ */
+export interface MarkPart {
+  readonly kind: "mark";
+  readonly name: string;
+}
+
 /** One part of a prompt. */
-export type SpeechPart = TextPart | BreakPart;
+export type SpeechPart = TextPart | BreakPart | MarkPart;
 
 /** A plain-text input as parts: one text part. */
 export function plainParts(text: string): SpeechPart[] {

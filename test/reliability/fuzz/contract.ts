@@ -49,13 +49,40 @@ export function leaks(text: string, secrets: Secrets): string[] {
   return found;
 }
 
-/** Problems of one HTTP reply (empty when it holds the contract). */
+/**
+ * The borrowed protocol a path speaks (issue 40), whose errors keep that protocol's shape instead
+ * of Sawt's: Deepgram's `/v1/speak`, ElevenLabs' `/v1/text-to-speech/…` and `/v1/voices`.
+ */
+export function borrowedProtocol(path: string): "deepgram" | "elevenlabs" | undefined {
+  const pathname = path.split("?")[0]!;
+  if (pathname === "/v1/speak") return "deepgram";
+  if (pathname.startsWith("/v1/text-to-speech/") || pathname === "/v1/voices") return "elevenlabs";
+  return undefined;
+}
+
+/** Problems of an error object in a borrowed protocol's shape. */
+export function checkBorrowedError(protocol: "deepgram" | "elevenlabs", json: Record<string, unknown>): string[] {
+  if (protocol === "deepgram") {
+    const ok = typeof json.err_code === "string" && typeof json.err_msg === "string" && json.err_msg.length > 0;
+    return ok && typeof json.request_id === "string" ? [] : [`deepgram shape ${Object.keys(json).sort().join(",")}`];
+  }
+  const detail = json.detail as unknown;
+  if (Array.isArray(detail))
+    return detail.every((d) => Array.isArray(d?.loc) && typeof d?.msg === "string") ? [] : ["elevenlabs 422 shape"];
+  const object = detail as { status?: unknown; message?: unknown } | null;
+  return typeof object?.status === "string" && typeof object.message === "string" && object.message.length > 0
+    ? []
+    : [`elevenlabs shape ${Object.keys(json).sort().join(",")}`];
+}
+
+/** Problems of one HTTP reply (empty when it holds the contract); `path` tells a borrowed protocol's. */
 export function checkHttpReply(
   method: string,
   status: number,
   headers: Headers,
   body: string,
   secrets: Secrets,
+  path = "",
 ): string[] {
   const problems: string[] = [];
   if (!ALLOWED_HTTP_STATUSES.has(status) && !(status === 500 && body.includes(NO_AUDIO_DETAIL)))
@@ -66,8 +93,34 @@ export function checkHttpReply(
   for (const leak of leaks(`${headerText}\n${body}`, secrets)) problems.push(`leak: ${leak}`);
   if (status === 405 && /\bWS\b/.test(headers.get("allow") ?? "")) problems.push("Allow lists WS");
   if (status === 426 && headers.get("upgrade")?.toLowerCase() !== "websocket") problems.push("426 without Upgrade");
-  if (status >= 400 && method !== "HEAD") problems.push(...checkErrorBody(status, headers.get("content-type"), body));
+  if (status >= 400 && method !== "HEAD") {
+    const protocol = borrowedProtocol(path);
+    if (protocol === undefined) problems.push(...checkErrorBody(status, headers.get("content-type"), body));
+    else problems.push(...checkBorrowedBody(protocol, status, headers.get("content-type"), body));
+  }
   return problems;
+}
+
+/**
+ * A borrowed protocol's error body; the app's own routing answers on those paths (404, 405, 426,
+ * a broken WebSocket handshake's 400), given before any door sees the request, keep Sawt's shape.
+ */
+function checkBorrowedBody(
+  protocol: "deepgram" | "elevenlabs",
+  status: number,
+  contentType: string | null,
+  body: string,
+): string[] {
+  if (!contentType?.startsWith("application/json")) return [`error content-type ${contentType}`];
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    return ["error body is not JSON"];
+  }
+  const problems = checkBorrowedError(protocol, json);
+  const routing = [404, 405, 426].includes(status) || (status === 400 && json.detail === "Invalid WebSocket handshake");
+  return problems.length > 0 && routing && checkErrorObject(status, json).length === 0 ? [] : problems;
 }
 
 /** Problems of an HTTP error body against the spec's three shapes. */

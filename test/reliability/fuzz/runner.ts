@@ -5,7 +5,8 @@
  * order replies come back in. Returns counts per door, statuses seen and every violation.
  */
 import * as grpc from "@grpc/grpc-js";
-import { checkHttpReply, NO_AUDIO_DETAIL, type Secrets, type Violation } from "./contract.ts";
+import { borrowedProtocol, checkHttpReply, NO_AUDIO_DETAIL, type Secrets, type Violation } from "./contract.ts";
+import { runBorrowedWsSession } from "./ws-borrowed.ts";
 import { runGrpcCall, type GrpcStubs } from "./grpc.ts";
 import { Random } from "./random.ts";
 import { drawRestRequest, type FuzzRequest, type RouteSpec } from "./rest.ts";
@@ -77,7 +78,12 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
         // /v1/realtime upgrades only for transcription, as OpenAI's endpoint does.
         const query = route.path === "/v1/realtime" ? "?intent=transcription" : "";
         const url = `${target.baseUrl.replace(/^http/, "ws")}${route.path}${query}`;
-        const session = route.path === "/v1/tts/ws" ? runWsSession : runLiveWsSession;
+        const session =
+          route.path === "/v1/tts/ws"
+            ? runWsSession
+            : borrowedProtocol(route.path)
+              ? runBorrowedWsSession
+              : runLiveWsSession;
         const outcome = await session(url, target.key, drawFrames(random), authorised, target.secrets);
         report.ws += outcome.frames;
         sent += outcome.frames;
@@ -126,7 +132,7 @@ async function sendRest(
     response.status === 200 && /^audio\/|octet-stream|event-stream/.test(response.headers.get("content-type") ?? "");
   const body = audio ? (await response.arrayBuffer(), "") : await response.text();
   count(`http ${response.status}${response.status === 500 && body.includes(NO_AUDIO_DETAIL) ? " (no audio)" : ""}`);
-  return checkHttpReply(request.method, response.status, response.headers, body, target.secrets);
+  return checkHttpReply(request.method, response.status, response.headers, body, target.secrets, request.path);
 }
 
 function describe(request: FuzzRequest): string {

@@ -87,6 +87,12 @@ export interface ToneVoiceOptions {
    * For memory tests that need a pack whose release shows in the process's RSS.
    */
   readonly ballastMiB?: number;
+  /**
+   * Adds a second output as Piper's alignment patch does (its w_ceil tensor): int64 [1, 1, N], how
+   * long each id lasts. The tone voice gives each id one segment, so every value is the segment
+   * length (in samples; Piper's are frames, which Sawt scales to the audio the same way).
+   */
+  readonly durations?: boolean;
 }
 
 /** Side of the cost MatMuls: 2·256³ ≈ 34 MFLOP each. */
@@ -150,6 +156,10 @@ export function buildToneVoice(options: ToneVoiceOptions): Uint8Array {
     audio = g.op("Add", [audio, g.op("Mul", [ballast(g, count, options.ballastMiB), g.float(0)])]);
   // Piper's export labels dims loosely; the audio is always the last dim, as Sawt must assume.
   g.output(g.op("Reshape", [audio, g.int64([1, 1, -1])]), "output", "float32", ["batch_size", 1, "time"]);
+  if (options.durations) {
+    const shape = g.op("Concat", [g.int64([1, 1]), g.op("Unsqueeze", [count, g.int64([0])])], { axis: 0 });
+    g.output(g.op("Expand", [segment, shape]), "/dp/Ceil_output_0", "int64", [1, 1, "phonemes"]);
+  }
   return g.toModel({
     producerName: "sawt-test-tone-voice",
     ...(options.metadata ? { metadata: options.metadata } : {}),
@@ -220,6 +230,8 @@ export interface PiperPackOptions {
   readonly costRepeats?: number;
   /** Makes the model this many MiB heavier (see ToneVoiceOptions.ballastMiB). */
   readonly ballastMiB?: number;
+  /** Adds the alignment output (see ToneVoiceOptions.durations). */
+  readonly durations?: boolean;
   /** The model bytes to write instead of the tone voice (a graph of the same contract). */
   readonly model?: () => Uint8Array;
 }
@@ -308,6 +320,7 @@ export async function writePiperPack(dir: string, options: PiperPackOptions): Pr
         embeddingDim: options.embeddingDim,
         costRepeats: options.costRepeats,
         ballastMiB: options.ballastMiB,
+        durations: options.durations,
       }),
   );
   await Bun.write(configPath, `${JSON.stringify(config, null, 4)}\n`);

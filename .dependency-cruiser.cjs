@@ -62,6 +62,8 @@ const KITS = [
   "errors",
   "log",
   "text",
+  "webhooks",
+  "transcripts",
 ];
 /** Every folder of src/ that is not a feature. */
 const NOT_FEATURES = [...LAYERS, ...KITS, "doctor"];

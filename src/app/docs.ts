@@ -9,12 +9,12 @@
 import { Elysia, type AnyElysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
 import type { AppContext } from "../core/context.ts";
+import { TranscriptionFormSchema } from "../asr/schema.ts";
 import {
   DiarizedTranscriptionJsonSchema,
-  TranscriptionFormSchema,
   TranscriptionJsonSchema,
   VerboseTranscriptionJsonSchema,
-} from "../asr/schema.ts";
+} from "../transcripts/response-schema.ts";
 import { Detail } from "../errors/taxonomy.ts";
 import { SpeechRestBodySchema } from "../tts/http/stream.ts";
 import { VERSION } from "../version.ts";

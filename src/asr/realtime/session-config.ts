@@ -19,7 +19,7 @@ import type { TurnDetection } from "../../core/asr.ts";
 import { AppError, Detail, toAppError } from "../../errors/taxonomy.ts";
 import { parseRedactClasses } from "../../text/redact/classes.ts";
 import { TranscriptionFormSchema } from "../schema.ts";
-import { SpeakersSchema } from "../channels/labels.ts";
+import { SpeakersSchema } from "../../transcripts/labels.ts";
 import type { Hotword } from "../../core/asr.ts";
 import { HOTWORD_LIMITS, parseHotwords } from "../boost/hotwords.ts";
 

@@ -3,7 +3,8 @@
  * to the recogniser, RFC 4733 telephone-events as digits) and out (synthesised audio, paced by
  * ./pacer.ts: sequence, timestamp, SSRC, marker bit at the start of each talk spurt). Only packets
  * from the address the SDP named are taken; others are dropped and counted, so a stray or spoofed
- * sender cannot inject audio.
+ * sender cannot inject audio. Without SDP (ARI externalMedia) the endpoint latches instead: the
+ * first RTP packet's source becomes that address, and everything else is held to it.
  */
 import { randomInt } from "node:crypto";
 import type { AudioCodec } from "./codec.ts";
@@ -29,6 +30,8 @@ export class RtpEndpoint {
   private timestamp = randomInt(0, 2 ** 31);
   private lastDigitTimestamp = -1;
   private closed = false;
+  /** Set while the endpoint waits to latch onto its first packet's source. */
+  private latching: ((payloadType: number) => void) | undefined;
   handlers: RtpHandlers = {};
   /** When the last packet from the peer arrived (idle detection). */
   lastReceived = performance.now();
@@ -61,7 +64,23 @@ export class RtpEndpoint {
     this.remote = { address, port };
   }
 
+  /**
+   * No SDP names the peer (ARI externalMedia): the first RTP packet's source address and port
+   * become the remote, and `onLatch` hears its payload type before that packet is read.
+   */
+  latch(onLatch: (payloadType: number) => void): void {
+    this.latching = onLatch;
+  }
+
   private receive(bytes: Uint8Array, address: string, port: number): void {
+    if (!this.remote && this.latching) {
+      const first = parseRtp(bytes);
+      if (!first) return;
+      this.remote = { address: address.replace(/^::ffff:/, ""), port };
+      const onLatch = this.latching;
+      this.latching = undefined;
+      onLatch(first.payloadType);
+    }
     const remote = this.remote;
     // Only the negotiated address may send; its port may differ from the one it receives on
     // (symmetric RTP is common, not required).

@@ -31,7 +31,7 @@ export class RtpEndpoint {
   private lastDigitTimestamp = -1;
   private closed = false;
   /** Set while the endpoint waits to latch onto its first packet's source. */
-  private latching: ((payloadType: number) => void) | undefined;
+  private latching: ((address: string, payloadType: number) => boolean) | undefined;
   handlers: RtpHandlers = {};
   /** When the last packet from the peer arrived (idle detection). */
   lastReceived = performance.now();
@@ -65,21 +65,24 @@ export class RtpEndpoint {
   }
 
   /**
-   * No SDP names the peer (ARI externalMedia): the first RTP packet's source address and port
-   * become the remote, and `onLatch` hears its payload type before that packet is read.
+   * No SDP names the peer (ARI externalMedia): the first RTP packet whose source `accept` takes
+   * (it hears the address and the packet's payload type, before the packet is read) makes that
+   * address and port the remote. Packets it refuses are dropped as strays.
    */
-  latch(onLatch: (payloadType: number) => void): void {
-    this.latching = onLatch;
+  latch(accept: (address: string, payloadType: number) => boolean): void {
+    this.latching = accept;
   }
 
   private receive(bytes: Uint8Array, address: string, port: number): void {
     if (!this.remote && this.latching) {
       const first = parseRtp(bytes);
-      if (!first) return;
-      this.remote = { address: address.replace(/^::ffff:/, ""), port };
-      const onLatch = this.latching;
+      const source = address.replace(/^::ffff:/, "");
+      if (!first || !this.latching(source, first.payloadType)) {
+        this.handlers.stray?.();
+        return;
+      }
+      this.remote = { address: source, port };
       this.latching = undefined;
-      onLatch(first.payloadType);
     }
     const remote = this.remote;
     // Only the negotiated address may send; its port may differ from the one it receives on

@@ -32,6 +32,8 @@ export class RtpEndpoint {
   private closed = false;
   /** Set while the endpoint waits to latch onto its first packet's source. */
   private latching: ((address: string, payloadType: number) => boolean) | undefined;
+  /** Latched: the source's port is held too (no SDP said which ports the peer may use). */
+  private latched = false;
   handlers: RtpHandlers = {};
   /** When the last packet from the peer arrived (idle detection). */
   lastReceived = performance.now();
@@ -67,7 +69,8 @@ export class RtpEndpoint {
   /**
    * No SDP names the peer (ARI externalMedia): the first RTP packet whose source `accept` takes
    * (it hears the address and the packet's payload type, before the packet is read) makes that
-   * address and port the remote. Packets it refuses are dropped as strays.
+   * address and port the remote, and only that address and port are heard from then on (Asterisk
+   * sends from the port it receives on). Packets it refuses are dropped as strays.
    */
   latch(accept: (address: string, payloadType: number) => boolean): void {
     this.latching = accept;
@@ -83,15 +86,15 @@ export class RtpEndpoint {
       }
       this.remote = { address: source, port };
       this.latching = undefined;
+      this.latched = true;
     }
     const remote = this.remote;
     // Only the negotiated address may send; its port may differ from the one it receives on
-    // (symmetric RTP is common, not required).
-    if (!remote || address.replace(/^::ffff:/, "") !== remote.address) {
+    // (symmetric RTP is common, not required) unless the endpoint latched onto it.
+    if (!remote || address.replace(/^::ffff:/, "") !== remote.address || (this.latched && port !== remote.port)) {
       this.handlers.stray?.();
       return;
     }
-    void port;
     const packet = parseRtp(bytes);
     if (!packet) return;
     this.lastReceived = performance.now();

@@ -160,14 +160,14 @@ describe("after an AudioSocket call", () => {
 
     const get = (format: string, key = server.key) =>
       fetch(`${server.sawt.baseUrl}/v1/calls/${id}/transcript?format=${format}`, { headers: { "x-api-key": key } });
-    const json = await (await get("json")).json();
+    const json = (await (await get("json")).json()) as { text: string };
     expect(json.text).toBe(`${PHONE_TEXTS[0]} ${PHONE_TEXTS[2]}`);
     const srt = await (await get("srt")).text();
     expect(srt).toContain(`caller: ${PHONE_TEXTS[0]}`);
     expect(srt).toContain(`bot: ${PHONE_TEXTS[2]}`);
     expect((await get("vtt")).headers.get("content-type")).toContain("text/vtt");
-    const diarized = await (await get("diarized_json")).json();
-    expect(diarized.segments.map((s: any) => s.speaker)).toEqual(["caller", "bot"]);
+    const diarized = (await (await get("diarized_json")).json()) as { segments: { speaker: string }[] };
+    expect(diarized.segments.map((s) => s.speaker)).toEqual(["caller", "bot"]);
     expect((await get("bogus")).status).toBe(422);
     const other = await server.sawt.createKey({ name: "other" });
     expect((await get("json", other.key)).status).toBe(404);

@@ -21,6 +21,11 @@ import { type AsteriskEvent, command, correlationId, param, parseEvent } from ".
 
 /** How far ahead of real time media goes: enough that a late timer never leaves Asterisk's queue empty. */
 export const LEAD_MS = 100;
+/**
+ * Largest message taken: Asterisk cannot send one over 65,500 bytes, and its media frames are a
+ * few hundred. Checked here: Bun's limit is the server's, shared by every WebSocket route.
+ */
+export const MAX_MESSAGE_BYTES = 65_536;
 /** How long Asterisk has to close the socket after Sawt's HANGUP. */
 const CLOSE_GRACE_MS = 1000;
 
@@ -53,6 +58,7 @@ export class AsteriskConnection {
   receive(message: unknown): void {
     if (this.closing) return;
     if (message instanceof Uint8Array) {
+      if (message.length > MAX_MESSAGE_BYTES) return this.refuse("protocol", 1009, "message too big");
       if (!this.session) return this.refuse("protocol", 1008, "media before MEDIA_START");
       this.session.audio(message);
       return;

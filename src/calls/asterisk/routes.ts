@@ -14,12 +14,10 @@ import { AppError } from "../../errors/taxonomy.ts";
 import { DoorConnections } from "../connections.ts";
 import { KEY_ID_VARIABLE } from "../peers.ts";
 import type { CallService } from "../service.ts";
-import { AsteriskConnection } from "./connection.ts";
+import { AsteriskConnection, MAX_MESSAGE_BYTES } from "./connection.ts";
 
 /** The path Asterisk's websocket_client connection names. */
 export const ASTERISK_PATH = "/v1/calls/asterisk";
-/** Largest message Asterisk sends: its media frames are small, and it cannot send over 65,500 bytes. */
-const MAX_MESSAGE_BYTES = 65_536;
 
 interface Peer {
   readonly address: string;

@@ -143,6 +143,11 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
       description:
         "Durable transcription jobs: many files (uploads or source-folder paths) transcribed in slots live work leaves free, results kept for `jobs.retention_days`, signed webhooks.",
     },
+    {
+      name: "Calls",
+      description:
+        "Asterisk calls (calls.enabled; docs/asterisk.md): calls from AudioSocket, chan_websocket (WebSocket /v1/calls/asterisk) and ARI externalMedia, transcribed live and spoken into on command. WebSockets /v1/calls (call.started for the key's new calls) and /v1/calls/{id} (events and commands) complete these routes.",
+    },
     { name: "Health", description: "Open (no key): for load balancers, systemd and monitoring." },
     {
       name: "Admin",

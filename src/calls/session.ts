@@ -58,8 +58,11 @@ export interface SessionHost {
 
 /** A received frame handled later than this after it arrived counts as late (the call fell behind real time). */
 export const LATE_FRAME_MS = 200;
-/** Longest wait for the caller's last words to be transcribed once the call is over. */
-const FINISH_TIMEOUT_MS = 5000;
+/**
+ * Longest wait for the caller's last words to be transcribed once the call is over: a box behind
+ * real time still finishes the call's transcript, a stuck engine does not hold the call for ever.
+ */
+const FINISH_TIMEOUT_MS = 15_000;
 
 /** See the file comment. */
 export class CallSession {

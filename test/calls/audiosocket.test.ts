@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { verifyWebhook } from "../../src/webhooks/signature.ts";
 import { webhookReceiver } from "../asr/jobs/support.ts";
 import { silence } from "../asr/support.ts";
+import { connect } from "../asr/ws-client.ts";
 import { until } from "../support/sawt.ts";
 import {
   AudioSocketPeer,
@@ -56,8 +57,13 @@ async function call(rate: number) {
 const finals = (events: any[]) => events.filter((e) => e.type === "transcript.final").map((e) => e.text);
 
 describe("a caller on AudioSocket", () => {
-  test("does get transcript.final events equal to REST's transcript at 8 kHz, a dtmf event, and an end at the close", async () => {
+  test("does get transcript.final events equal to REST's transcript at 8 kHz on every watching socket, a dtmf event, and an end at the close", async () => {
+    const feed = await connect(`${server.sawt.baseUrl.replace(/^http/, "ws")}/v1/calls`, {
+      headers: { "x-api-key": server.key },
+    });
     const { id, peer, app } = await call(8000);
+    expect(await feed.next("call.started")).toMatchObject({ call_id: id, door: "audiosocket" });
+    const recorder = await watchCall(server, id);
     expect(await app.next("call.started")).toMatchObject({ call_id: id, door: "audiosocket", format: "slin" });
     const audio = callerAudio(PHONE_TEXTS.slice(0, 2), 8000);
     await peer.stream(audio, 8000);
@@ -69,6 +75,10 @@ describe("a caller on AudioSocket", () => {
     expect(finals(app.events).join(" ")).toBe(await restTranscript(server, audio, 8000));
     expect(app.events.find((e) => e.type === "dtmf")).toEqual({ type: "dtmf", call_id: id, digit: "7" });
     expect((await app.closed).code).toBe(1000);
+    // A second socket (a recorder beside the agent assist) heard the same.
+    await recorder.next("call.ended");
+    expect(finals(recorder.events)).toEqual(finals(app.events));
+    feed.ws.close();
   }, 60_000);
 
   test("does the same at 16 kHz (kind 0x12) and ends at the 0x00 frame", async () => {
@@ -134,13 +144,38 @@ describe("Sawt speaking into an AudioSocket call", () => {
   }, 60_000);
 });
 
+describe("streamed text (an LLM's output)", () => {
+  test("does speak each sentence as it completes and the rest at flush, as REST speaks them", async () => {
+    const { peer, app } = await call(8000);
+    const caller = peer.stream(silence(5, 8000), 8000);
+    for (const piece of ["مرحبا", " بك\n", "شكرا"]) app.sendJson({ type: "text", text: piece, context: "llm" });
+    const first = await app.next("playback.done");
+    expect(first).toMatchObject({ context: "llm" });
+    const spoken = peer.audio(0x10).length;
+    app.sendJson({ type: "text", text: " لك", flush: true, context: "llm" });
+    await app.next("playback.done", 2);
+    const audio = peer.audio(0x10);
+    const pad = (pcm: Uint8Array) => Buffer.concat([pcm, new Uint8Array((320 - (pcm.length % 320)) % 320)]);
+    expect(Buffer.from(audio.subarray(0, spoken)).equals(pad(await restPcm(server, "مرحبا بك", 8000)))).toBe(true);
+    expect(Buffer.from(audio.subarray(spoken)).equals(pad(await restPcm(server, "شكرا لك", 8000)))).toBe(true);
+    await caller;
+    peer.close();
+    await app.next("call.ended");
+  }, 60_000);
+});
+
 describe("after an AudioSocket call", () => {
   test("does send a signed call.ended webhook with both sides, and keeps the transcript for its key only", async () => {
     const { id, peer, app } = await call(8000);
     const audio = callerAudio([PHONE_TEXTS[0]], 8000);
     const caller = peer.stream(audio, 8000);
     await app.next("transcript.final");
-    app.sendJson({ type: "say", text: PHONE_TEXTS[2] });
+    const say = await fetch(`${server.sawt.baseUrl}/v1/calls/${id}/say`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": server.key },
+      body: JSON.stringify({ text: PHONE_TEXTS[2] }),
+    });
+    expect(await say.json()).toEqual({ call_id: id, accepted: "say" });
     await app.next("playback.done");
     await caller;
     peer.close();

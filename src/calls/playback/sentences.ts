@@ -5,8 +5,8 @@
  * playback runs on it, this buffer goes.
  */
 
-/** Where a sentence ends: its closing mark (Latin or Arabic), then whitespace. */
-const SENTENCE_END = /[.!?؟…。\n]+["'»)\]]*\s/g;
+/** Where a sentence ends: its closing mark (Latin or Arabic) and whitespace, or a line break. */
+const SENTENCE_END = /[.!?؟…。]+["'»)\]]*\s+|\n+/g;
 
 /** Buffers one context's text; see the file comment. */
 export class SentenceBuffer {

@@ -10,7 +10,7 @@ import { encodeG711 } from "../../src/audio/g711.ts";
 import { floatToInt16, int16ToBytes } from "../../src/audio/wav.ts";
 import { uploadForm } from "../rest/support.ts";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
-import { startSawt, type SawtProcess } from "../support/sawt.ts";
+import { startSawt, type SawtProcess, waitForStatus } from "../support/sawt.ts";
 import { concat, encodeFile, ENCODINGS, modelsDir, silence } from "./support.ts";
 import { connect, type TestSocket } from "./ws-client.ts";
 
@@ -26,6 +26,8 @@ beforeAll(async () => {
   models = modelsDir();
   await writeToneCtcPack(join(models.dir, "tone-ctc"));
   sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.dir, SAWT_STREAMING_PARTIAL_INTERVAL_MS: "300" } });
+  // The ports answer before the engine is warm; on a loaded machine the first session would get 503.
+  await waitForStatus(`${sawt.baseUrl}/v1/asr/health`);
   key = (await sawt.createKey({ name: "realtime", rpm: 10_000 })).key;
   wsBase = sawt.baseUrl.replace(/^http/, "ws");
 });

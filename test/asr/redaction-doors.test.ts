@@ -239,6 +239,8 @@ describe("live doors", () => {
 
   test("does not log any part of what it redacted, on any door", () => {
     expect(sawt.logs.length).toBeGreaterThan(0);
-    for (const line of sawt.logs) expect(line).not.toMatch(/4539|0551234567|1012345672|صفر|تمانية|جيميل|احمد/);
+    // A request id is random hex: "…e545396…" once held 4539 by chance, so ids are left out.
+    for (const line of sawt.logs)
+      expect(line.replace(/"request_id":"[^"]*"/g, "")).not.toMatch(/4539|0551234567|1012345672|صفر|تمانية|جيميل|احمد/);
   });
 });

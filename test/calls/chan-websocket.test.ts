@@ -109,7 +109,7 @@ test("does map a JSON call to the key its SAWT_KEY_ID channel variable names", a
   const asterisk = await ChanWebsocketClient.dial(server.sawt.baseUrl, {
     format: "slin16",
     json: true,
-    variables: { SAWT_KEY_ID: other.id },
+    variables: { __SAWT_KEY_ID: other.id },
   });
   const list = async (key: string) =>
     (

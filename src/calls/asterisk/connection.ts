@@ -36,6 +36,18 @@ export interface AsteriskSocket {
   close(code: number, reason: string): void;
 }
 
+/**
+ * A channel variable of MEDIA_START's `channel_variables`. Asterisk lists them under their stored
+ * names: one set on the caller's channel as `_SAWT_KEY_ID` (inherited once) reaches the WebSocket
+ * channel as `SAWT_KEY_ID`, one set as `__SAWT_KEY_ID` (inherited always) keeps its underscores.
+ */
+function variableOf(variables: unknown, name: string): string | undefined {
+  if (typeof variables !== "object" || variables === null) return undefined;
+  const all = variables as Record<string, unknown>;
+  const value = all[name] ?? all[`_${name}`] ?? all[`__${name}`];
+  return typeof value === "string" ? value : undefined;
+}
+
 /** See the file comment. */
 export class AsteriskConnection {
   private readonly place: { identified(): void; release(): void };
@@ -103,15 +115,11 @@ export class AsteriskConnection {
     if (!id) return this.refuse("protocol", 1008, "MEDIA_START without channel_id");
     if (!format)
       return this.refuse("protocol", 1003, `format ${param(event, "format")} is not one of ${FORMAT_NAMES.join(", ")}`);
-    const variables = event.params.channel_variables;
-    const keyId =
-      (typeof variables === "object" && variables !== null
-        ? (variables as Record<string, unknown>)[KEY_ID_VARIABLE]
-        : undefined) ?? this.uriKeyId;
+    const keyId = variableOf(event.params.channel_variables, KEY_ID_VARIABLE) ?? this.uriKeyId;
     const frame = frameBytes(format);
     const optimal = Number(param(event, "optimal_frame_size")) || frame;
     try {
-      const key = this.calls.peers.keyFor(this.address, typeof keyId === "string" ? keyId : undefined);
+      const key = this.calls.peers.keyFor(this.address, keyId);
       this.session = this.calls.open(
         {
           id,

@@ -47,10 +47,10 @@ const GRPC_PROTOCOLS = ["grpc"];
 /** MRCPv2 doors (src/tts/mrcp/, src/asr/mrcp/) over the shared MRCPv2 transport kit src/mrcp/. */
 const MRCP_PROTOCOLS = ["mrcp"];
 /**
- * Doors with a socket of their own (src/calls/audiosocket/: TCP; src/calls/rtp/: ARI externalMedia
+ * Doors with a socket of their own (src/calls/audiosocket/: TCP; src/calls/external-media/: ARI externalMedia
  * over the media kit's RTP): they use neither src/http, src/grpc nor src/mrcp.
  */
-const SOCKET_PROTOCOLS = ["audiosocket", "rtp"];
+const SOCKET_PROTOCOLS = ["audiosocket", "external-media"];
 const PROTOCOLS = [...HTTP_PROTOCOLS, ...GRPC_PROTOCOLS, ...MRCP_PROTOCOLS, ...SOCKET_PROTOCOLS];
 
 /** Folders that are layers, not features: a file named http.ts in them is not an adapter. */

@@ -2,14 +2,14 @@
  * Asterisk calls wired into a running service (issue 41, docs/asterisk.md): the process's one
  * {@link CallService} over `<data_dir>/calls.db`, handed what it uses of the other features as
  * their core contracts — the live core's opener (src/asr/live/session.ts) and the speech
- * validation every door's speech gets (src/tts/schema.ts) — and the externalMedia door (RTP),
+ * validation every door's speech gets (src/tts/schema.ts) — and the externalMedia door (RTP, ../calls/external-media/),
  * which the call API's `POST /v1/calls` opens. Built when `calls.enabled` on first use
  * ({@link callsFor}); the AudioSocket listener starts with the other ports (./front-doors.ts) and
  * everything stops at shutdown ({@link stopCalls}).
  */
 import { openLiveSession } from "../asr/live/session.ts";
 import { startAudioSocketServer, type AudioSocketServer } from "../calls/audiosocket/server.ts";
-import { openExternalMedia } from "../calls/rtp/external-media.ts";
+import { openExternalMedia } from "../calls/external-media/open.ts";
 import { CallService } from "../calls/service.ts";
 import type { AppContext } from "../core/context.ts";
 import { AppError } from "../errors/taxonomy.ts";

@@ -12,7 +12,7 @@ import { rtpPortsInUse } from "../media/ports.ts";
 import type { Counter, Histogram } from "../serving/prometheus.ts";
 import type { CallDoor } from "./events.ts";
 
-/** The RTP door name externalMedia ports are held under (./rtp/), apart from the MRCP door's. */
+/** The RTP door name externalMedia ports are held under (./external-media/), apart from the MRCP door's. */
 export const EXTERNAL_MEDIA_PORTS = "external_media";
 
 const DOORS: readonly CallDoor[] = ["audiosocket", "chan_websocket", "external_media"];

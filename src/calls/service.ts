@@ -46,7 +46,7 @@ export interface ExternalMediaCall {
 export interface CallEngines {
   readonly openLive: OpenLiveCall;
   readonly parseSpeech: SpeechParser;
-  /** The externalMedia door (./rtp/): a port of the RTP range and a call latched onto it. */
+  /** The externalMedia door (./external-media/): a port of the RTP range and a call latched onto it. */
   readonly openExternalMedia: (
     calls: CallService,
     key: ApiKeyRecord,

@@ -159,13 +159,20 @@ export class CallService {
       frameHandled: (seconds) => this.metrics.frameDelay.observe({ door }, seconds),
     };
     const session = new CallSession(init, host, requestId);
-    const seq = this.store.started({
-      id: init.id,
-      keyId: init.key.id,
-      door,
-      format: formatName(init.format),
-      startedAt: session.startedAt,
-    });
+    let seq: number;
+    try {
+      seq = this.store.started({
+        id: init.id,
+        keyId: init.key.id,
+        door,
+        format: formatName(init.format),
+        startedAt: session.startedAt,
+      });
+    } catch (error) {
+      // calls.db cannot take the call (disk full, say): nothing the session holds stays held.
+      void session.end("error");
+      throw error;
+    }
     this.calls.set(init.id, { session, seq });
     countOn(this.metrics.open, door, 1);
     const started = startedEvent(session);

@@ -99,15 +99,21 @@ export class CallSession {
       },
       init.format,
     );
-    this.live.configure(
-      {
-        endpointing: "segments",
-        turnDetection: null,
-        partialIntervalMs: host.partialIntervalMs,
-        ...(init.language ? { language: init.language } : {}),
-      },
-      init.format,
-    );
+    try {
+      this.live.configure(
+        {
+          endpointing: "segments",
+          turnDetection: null,
+          partialIntervalMs: host.partialIntervalMs,
+          ...(init.language ? { language: init.language } : {}),
+        },
+        init.format,
+      );
+    } catch (error) {
+      // The key's phrase list over its bound (422): the slot the live call took is given back.
+      this.live.abandon();
+      throw error;
+    }
     this.player = new CallPlayer({
       ...host.speech(init),
       output: init.output,

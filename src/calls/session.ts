@@ -63,6 +63,8 @@ export const LATE_FRAME_MS = 200;
  * real time still finishes the call's transcript, a stuck engine does not hold the call for ever.
  */
 const FINISH_TIMEOUT_MS = 15_000;
+/** At shutdown the drain deadline has passed already: the last words get a moment, not more. */
+const SHUTDOWN_FINISH_MS = 2000;
 
 /** See the file comment. */
 export class CallSession {
@@ -231,7 +233,7 @@ export class CallSession {
     else {
       const finished = this.live.finish();
       const timer = Promise.withResolvers<void>();
-      const timeout = setTimeout(() => timer.resolve(), FINISH_TIMEOUT_MS);
+      const timeout = setTimeout(() => timer.resolve(), reason === "shutdown" ? SHUTDOWN_FINISH_MS : FINISH_TIMEOUT_MS);
       await Promise.race([finished, timer.promise]);
       clearTimeout(timeout);
       this.live.abandon();

@@ -12,6 +12,7 @@
  * audio, so about 100 calls fit, and the 101st is refused (503) before the CPU runs out.
  */
 import { connect as tcpConnect, type Socket } from "node:net";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../src/store/database.ts";
 import { KeyStore } from "../../src/store/keys.ts";
@@ -20,7 +21,7 @@ import { writeToneCtcPack } from "../support/models/ctc.ts";
 import { startSawt, tempDir, until, waitForStatus } from "../support/sawt.ts";
 
 /** The loads tried, in order (`SAWT_BENCH_CALLS=100,150` tries those). */
-const LEVELS = (process.env.SAWT_BENCH_CALLS ?? "10,25,50,75,100,125,150").split(",").map(Number);
+const LEVELS = (process.env.SAWT_BENCH_CALLS ?? "10,25,50,100,150,200,250,300").split(",").map(Number);
 const LATE_MS = 200;
 const TEXTS = PHONE_TEXTS.slice(0, 3);
 const AUDIO = pcm16(callerAudio(TEXTS, 8000));
@@ -46,6 +47,7 @@ const sawt = await startSawt({
     SAWT_ASR_MAX_QUEUE: "10000",
     // Each live transcription reserves asr.request_pcm_s of audio: the default budget holds about 100.
     SAWT_ASR_PCM_BUDGET_MB: "4096",
+    SAWT_RUNTIME_METRICS_OPEN: "true",
   },
 });
 await waitForStatus(`${sawt.baseUrl}/ready`, 200, 30_000);
@@ -106,8 +108,18 @@ async function exact(ids: readonly string[]): Promise<number> {
   return texts.filter((text) => text.trim() === EXPECTED).length;
 }
 
+/** The server process's CPU seconds so far (its /metrics). */
+async function serverCpu(): Promise<number> {
+  const metrics = await (await fetch(`${sawt.baseUrl}/metrics`)).text();
+  return Number(/^process_cpu_seconds_total (\S+)$/m.exec(metrics)?.[1] ?? Number.NaN);
+}
+
 interface Level {
   readonly calls: number;
+  /** The server's CPU per call, in per cent of one core while the calls ran. */
+  readonly cpuPerCall: number;
+  /** The machine's 1-minute load average when the level ended (other work shows here). */
+  readonly load: number;
   /** Calls that ended otherwise than by the peer's hangup (refused by a bound, failed). */
   readonly failed: number;
   readonly late: number;
@@ -118,9 +130,14 @@ interface Level {
 async function level(count: number): Promise<Level> {
   const ids = Array.from({ length: count }, () => crypto.randomUUID());
   const start = performance.now() + 200;
+  const cpuBefore = await serverCpu();
   await Promise.all(ids.map((id, i) => call(id, start + (i * 1000) / count)));
   const lines = await callLines(ids);
+  const seconds = (performance.now() - start) / 1000;
+  const cpuPerCall = (((await serverCpu()) - cpuBefore) / seconds / count) * 100;
   return {
+    cpuPerCall,
+    load: loadavg()[0]!,
     failed: lines.filter((line) => line.reason !== "hangup").length,
     calls: count,
     late: lines.reduce((sum, line) => sum + line.frames_late, 0),
@@ -134,7 +151,7 @@ for (const count of LEVELS) {
   const result = await level(count);
   levels.push(result);
   process.stderr.write(
-    `calls bench: ${count} calls, ${result.late} late frames, worst ${result.worstMs} ms, ${result.exact} exact, ${result.failed} failed\n`,
+    `calls bench: ${count} calls, ${result.late} late frames, worst ${result.worstMs} ms, ${result.exact} exact, ${result.failed} failed, ${result.cpuPerCall.toFixed(2)} % CPU per call, load ${result.load.toFixed(2)}\n`,
   );
   if (result.late > 0 || result.failed > 0) break;
 }
@@ -142,6 +159,7 @@ await sawt.stop();
 dir.remove();
 
 const kept = levels.filter((l) => l.late === 0 && l.failed === 0).at(-1);
+const cores = cpus().length;
 const frames = AUDIO.length / 320;
 console.log(`## Concurrent AudioSocket calls in real time (calls.bench.ts)
 
@@ -156,7 +174,11 @@ in real time when no frame of any call was late.
 | concurrent AudioSocket calls kept in real time | ${kept?.calls ?? 0} | ≥ 50 |
 | worst frame lateness at that load (ms, arrival → transcribed) | ${kept?.worstMs ?? "–"} | ≤ ${LATE_MS} |
 
-| calls | late frames | worst frame (ms) | transcripts exact | calls failed |
-|---:|---:|---:|---:|---:|
-${levels.map((l) => `| ${l.calls} | ${l.late} | ${l.worstMs} | ${l.exact}/${l.calls} | ${l.failed} |`).join("\n")}
+| calls | late frames | worst frame (ms) | transcripts exact | calls failed | server CPU per call (% of a core) | load average |
+|---:|---:|---:|---:|---:|---:|---:|
+${levels.map((l) => `| ${l.calls} | ${l.late} | ${l.worstMs} | ${l.exact}/${l.calls} | ${l.failed} | ${l.cpuPerCall.toFixed(2)} | ${l.load.toFixed(2)} |`).join("\n")}
+
+At ${kept?.calls ?? 0} calls the server used ${kept ? ((kept.calls * kept.cpuPerCall) / 100).toFixed(2) : "–"} of this machine's ${cores} cores; the load average
+column shows what else ran beside it (on a shared machine, the next level's late frames may be the
+neighbours' as much as Sawt's).
 `);

@@ -31,10 +31,10 @@
  * - a feature's transport adapter is a FILE `<protocol>.ts` or a FOLDER `<protocol>/` anywhere
  *   inside a feature folder, where <protocol> is one of PROTOCOLS below: src/tts/http/**,
  *   src/tts/grpc/**, src/tts/ws/**, src/asr/http/**, src/asr/grpc/**, src/voices/http/**,
- *   src/asr/realtime/**, src/asr/jambonz/**.
+ *   src/asr/realtime/**, src/asr/jambonz/**, src/asr/deepgram/**.
  *   A new front door takes a new protocol name here (one line) and its adapters follow the same
  *   naming; until then its files count as engine code and importing src/http or src/grpc fails.
- * - The protocols served by the HTTP server (http, ws, realtime, jambonz) may use the shared
+ * - The protocols served by the HTTP server (http, ws, realtime, jambonz, deepgram) may use the shared
  *   src/http kit; gRPC adapters may use src/grpc. No protocol imports another one's adapters.
  */
 
@@ -42,7 +42,7 @@
  * Protocol names that mark a transport adapter file (`<name>.ts`) or folder (`<name>/`). `asterisk`
  * is chan_websocket, a WebSocket route on the HTTP port (src/calls/asterisk/).
  */
-const HTTP_PROTOCOLS = ["http", "ws", "realtime", "jambonz", "asterisk"];
+const HTTP_PROTOCOLS = ["http", "ws", "realtime", "jambonz", "deepgram", "asterisk"];
 const GRPC_PROTOCOLS = ["grpc"];
 /** MRCPv2 doors (src/tts/mrcp/, src/asr/mrcp/) over the shared MRCPv2 transport kit src/mrcp/. */
 const MRCP_PROTOCOLS = ["mrcp"];

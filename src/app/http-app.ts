@@ -12,7 +12,7 @@ import { errorBody } from "../edge/error-body.ts";
 import { requestIdFrom } from "../edge/request-id.ts";
 import { AppError, Detail } from "../errors/taxonomy.ts";
 import { requestKeyId } from "../http/auth.ts";
-import { errorHeaders } from "../http/errors.ts";
+import { errorAnswer, errorHeaders } from "../http/errors.ts";
 import { assertWebSocketHandshake, WEBSOCKET_ROUTE_METHOD, webSocketMiss } from "../http/ws-guard.ts";
 import { healthRoutes } from "./health-routes.ts";
 
@@ -100,8 +100,10 @@ export function createHttpApp(ctx: AppContext, plugins: readonly FeaturePlugin[]
         appError = new AppError("internal", Detail.internal);
       }
       set.status = appError.status;
-      Object.assign(set.headers, errorHeaders(appError), { "content-type": "application/json" });
-      return errorBody(appError);
+      const requestId = String(set.headers["x-request-id"] ?? "");
+      const answer = errorAnswer(appError, request, requestId, errorBody);
+      Object.assign(set.headers, errorHeaders(appError), answer.headers, { "content-type": "application/json" });
+      return answer.body;
     })
     .onAfterResponse(({ request, path, set, route, responseValue }) => {
       unloggedRequests = Math.max(0, unloggedRequests - 1);

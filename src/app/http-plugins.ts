@@ -7,6 +7,7 @@ import { phraseRoutes } from "../asr/http/phrases.ts";
 import { ttsAnalyzeRoutes } from "../tts/http/analyze.ts";
 import { jambonzRoutes } from "../asr/jambonz/routes.ts";
 import { realtimeRoutes } from "../asr/realtime/routes.ts";
+import { deepgramListenRoutes } from "../asr/deepgram/routes.ts";
 import { ttsLegacyRoutes } from "../tts/http/legacy.ts";
 import { ttsRoutes } from "../tts/http/routes.ts";
 import { lexiconRoutes } from "../tts/http/lexicon.ts";
@@ -41,6 +42,7 @@ export const httpPlugins: readonly FeaturePlugin[] = [
   phraseRoutes,
   realtimeRoutes,
   jambonzRoutes,
+  deepgramListenRoutes,
   // Asterisk calls (docs/asterisk.md): chan_websocket, then the application's API; 503 unless calls.enabled.
   (ctx) => asteriskRoutes(ctx, () => callsFor(ctx)),
   (ctx) => callRoutes(ctx, () => callsFor(ctx)),

@@ -21,6 +21,29 @@ function channelOf(bytes: Uint8Array, channel: number): Uint8Array {
 const joined = (parts: Float32Array[]) => Float32Array.from(parts.flatMap((p) => [...p]));
 
 describe("LiveChannelsInput", () => {
+  test("does hear mixed channels as one stream, the mean of what each channel gives alone", () => {
+    const bytes = stereoBytes(8000);
+    const format = { encoding: "pcm_s16le", sampleRate: 8000 } as const;
+    const input = new LiveChannelsInput({ ...format, channels: 2, mix: true });
+    expect([input.channels, input.outputs]).toEqual([2, 1]);
+    const got: Float32Array[] = [];
+    for (let at = 0; at < bytes.length; at += 999) {
+      const out = input.push(bytes.subarray(at, at + 999));
+      expect(out.length).toBe(1);
+      got.push(out[0]!);
+    }
+    got.push(input.flush()[0]!);
+    const alone = [0, 1].map((channel) => {
+      const mono = new LiveAudioInput(format);
+      return joined([mono.push(channelOf(bytes, channel)), mono.flush()]);
+    });
+    const mixed = joined(got);
+    expect(mixed.length).toBe(alone[0]!.length);
+    for (let i = 0; i < mixed.length; i += 97) expect(mixed[i]!).toBeCloseTo((alone[0]![i]! + alone[1]![i]!) / 2, 6);
+    const fresh = new LiveChannelsInput({ ...format, channels: 2, mix: true });
+    expect(fresh.silence(100).map((c) => c.every((v) => v === 0))).toEqual([true]);
+  });
+
   test("does give each channel what a mono input gives for that channel alone, whatever the chunking", () => {
     const bytes = stereoBytes(8000);
     const format = { encoding: "pcm_s16le", sampleRate: 8000 } as const;

@@ -14,6 +14,11 @@ const MAX_INTERLEAVED = 64;
 /** A live stream's format with its interleaved channel count (1 when absent). */
 export interface LiveChannelsFormat extends LiveAudioFormat {
   readonly channels?: number;
+  /**
+   * The interleaved channels heard as one stream, their mean (a door whose protocol transcribes a
+   * multi-channel stream as one unless asked otherwise: Deepgram without `multichannel`).
+   */
+  readonly mix?: boolean;
 }
 
 /** See the file comment. */
@@ -22,6 +27,7 @@ export class LiveChannelsInput {
   private readonly sampleBytes: number;
   private carry = new Uint8Array(0);
   private bytesIn = 0;
+  private readonly mixed: boolean;
 
   constructor(readonly format: LiveChannelsFormat) {
     const channels = format.channels ?? 1;
@@ -30,11 +36,17 @@ export class LiveChannelsInput {
     const mono = { encoding: format.encoding, sampleRate: format.sampleRate };
     this.inputs = Array.from({ length: channels }, () => new LiveAudioInput(mono));
     this.sampleBytes = format.encoding === "pcm_s16le" ? 2 : 1;
+    this.mixed = format.mix === true && channels > 1;
   }
 
   /** Interleaved channels. */
   get channels(): number {
     return this.inputs.length;
+  }
+
+  /** Streams out: one per channel, or one when the channels are mixed. */
+  get outputs(): number {
+    return this.mixed ? 1 : this.inputs.length;
   }
 
   /** Bytes per second of the interleaved stream (for buffering limits). */
@@ -47,7 +59,7 @@ export class LiveChannelsInput {
     return this.bytesIn / this.bytesPerSecond;
   }
 
-  /** Each channel's 16 kHz samples the next bytes complete, in channel order. */
+  /** Each channel's 16 kHz samples the next bytes complete, in channel order (or their mix). */
   push(bytes: Uint8Array): Float32Array[] {
     this.bytesIn += bytes.length;
     if (this.inputs.length === 1) return [this.inputs[0]!.push(bytes)];
@@ -58,8 +70,10 @@ export class LiveChannelsInput {
     const whole = joined.length - (joined.length % frame);
     this.carry = joined.slice(whole);
     const frames = joined.subarray(0, whole);
-    return this.inputs.map((input, channel) =>
-      input.push(channelBytes(frames, this.inputs.length, channel, this.sampleBytes)),
+    return this.out(
+      this.inputs.map((input, channel) =>
+        input.push(channelBytes(frames, this.inputs.length, channel, this.sampleBytes)),
+      ),
     );
   }
 
@@ -78,7 +92,16 @@ export class LiveChannelsInput {
 
   /** Ends the stream: what each channel's resampler still owes. */
   flush(): Float32Array[] {
-    return this.inputs.map((input) => input.flush());
+    return this.out(this.inputs.map((input) => input.flush()));
+  }
+
+  /** The channels as they go out: apart, or their mean (every channel is resampled alike, so they align). */
+  private out(channels: Float32Array[]): Float32Array[] {
+    if (!this.mixed) return channels;
+    const length = Math.min(...channels.map((c) => c.length));
+    const mix = new Float32Array(length);
+    for (const channel of channels) for (let i = 0; i < length; i++) mix[i]! += channel[i]! / channels.length;
+    return [mix];
   }
 }
 

@@ -218,6 +218,13 @@ export interface LiveTranscriptionOptions {
    */
   readonly formatting?: TranscriptFormattingRequest;
   /**
+   * Milliseconds of audio after the last word of the last final with words before an
+   * `utterance_end` event (Deepgram's `utterance_end_ms`), unless a partial with words came since;
+   * absent: none. Missing audio counts as silence (the live core's wall clock), so a caller that
+   * stops sending still gets it.
+   */
+  readonly utteranceEndMs?: number;
+  /**
    * The door matches finals against the caller's own grammars (MRCP SRGS and DTMF requests: the
    * digits an IVR asked for, e.g. to take a payment). Each final then also carries `unformatted`,
    * the recogniser's words before written forms and redaction, for matching only: what the door
@@ -265,6 +272,11 @@ export type LiveEvent =
       /** Compute time of the decode that produced this final (seconds). */
       readonly computeSeconds: number;
     })
+  /**
+   * No new word for {@link LiveTranscriptionOptions.utteranceEndMs} after the last final's words:
+   * `lastWordEnd` is that word's end (the final's end when the recogniser does not time words).
+   */
+  | (ChannelLabel & { readonly type: "utterance_end"; readonly lastWordEnd: number })
   /** The call failed and ends (the session then reports its end). */
   | { readonly type: "error"; readonly error: AppError };
 

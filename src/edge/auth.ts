@@ -13,12 +13,70 @@ import { AppError, Detail } from "../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../store/keys.ts";
 import type { HeaderGetter } from "./headers.ts";
 
-/** The key a request presents, from `X-API-Key` or a Bearer token. */
-export function presentedKey(headers: HeaderGetter): string | undefined {
+/**
+ * A WebSocket subprotocol that carries the key, for browser clients (which cannot set headers on a
+ * WebSocket): `prefix`, one protocol `<prefix><key>` (OpenAI's `openai-insecure-api-key.<key>`),
+ * or `marker`, the key as the protocol after the marker (Deepgram's `token, <key>`), where the
+ * server's 101 must name the marker as the protocol it chose.
+ */
+export type KeySubprotocol = { readonly prefix: string } | { readonly marker: string };
+
+/**
+ * Where a door's clients may present the key besides `X-API-Key` and `Authorization: Bearer`, as
+ * the protocol it speaks has them send it (Deepgram's clients: `Authorization: Token <key>` and
+ * the `token` subprotocol). A door lists what its wire uses; every door reads keys here.
+ */
+export interface KeySources {
+  /** Authorization schemes accepted besides Bearer (case-insensitive), e.g. `Token`. */
+  readonly schemes?: readonly string[];
+  /** Subprotocols that carry the key, in the order they are tried. */
+  readonly subprotocols?: readonly KeySubprotocol[];
+}
+
+/** The subprotocols a WebSocket upgrade offers, in order. */
+export function offeredSubprotocols(headers: HeaderGetter): string[] {
+  return (headers.get("sec-websocket-protocol") ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
+}
+
+/** The key a subprotocol of `sources` carries, and the protocol to echo when it is a marker. */
+function subprotocolKey(headers: HeaderGetter, sources: KeySources): { key: string; echo?: string } | undefined {
+  const offered = offeredSubprotocols(headers);
+  for (const way of sources.subprotocols ?? []) {
+    if ("prefix" in way) {
+      const found = offered.find((p) => p.startsWith(way.prefix) && p.length > way.prefix.length);
+      if (found) return { key: found.slice(way.prefix.length) };
+    } else {
+      const at = offered.findIndex((p) => p.toLowerCase() === way.marker.toLowerCase());
+      const key = at >= 0 ? offered[at + 1] : undefined;
+      if (key) return { key, echo: offered[at] };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The key a request presents: `X-API-Key`, `Authorization: Bearer <key>` (or another scheme of
+ * `sources`), else a subprotocol of `sources`.
+ */
+export function presentedKey(headers: HeaderGetter, sources: KeySources = {}): string | undefined {
   const direct = headers.get("x-api-key")?.trim();
   if (direct) return direct;
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
-  return bearer?.[1];
+  const authorization = /^(\S+)\s+(\S+)\s*$/.exec(headers.get("authorization") ?? "");
+  const scheme = authorization?.[1]?.toLowerCase();
+  if (scheme === "bearer" || (scheme && sources.schemes?.some((s) => s.toLowerCase() === scheme)))
+    return authorization![2];
+  return subprotocolKey(headers, sources)?.key;
+}
+
+/**
+ * The subprotocol a WebSocket's 101 must name when the upgrade offers a key as a marker's pair: a
+ * client that offered protocols fails a handshake whose 101 names none. Undefined otherwise.
+ */
+export function keySubprotocol(headers: HeaderGetter, sources: KeySources): string | undefined {
+  return subprotocolKey(headers, sources)?.echo;
 }
 
 /** An authenticated caller and the rate-limit counters to send back. */

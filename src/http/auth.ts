@@ -7,7 +7,7 @@
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../core/context.ts";
-import { authenticateAdmin, presentedKey, verify, admit, type Caller } from "../edge/auth.ts";
+import { authenticateAdmin, presentedKey, verify, admit, type Caller, type KeySources } from "../edge/auth.ts";
 
 export type { Caller } from "../edge/auth.ts";
 
@@ -21,15 +21,24 @@ export function requestKeyId(request: Request): string | undefined {
   return keyIds.get(request);
 }
 
+/**
+ * Verifies the key `request` presents (X-API-Key, Bearer, or the door's own `sources`: Deepgram's
+ * `Token`), names it for the request log and consumes one request of its rate limit. Throws the
+ * 401/429 AppError; a route that renders errors in its own protocol's shape calls this itself.
+ */
+export function authenticateRequest(ctx: AppContext, request: Request, sources?: KeySources): Caller {
+  const key = verify(ctx, presentedKey(request.headers, sources));
+  keyIds.set(request, key.id);
+  return admit(ctx, key);
+}
+
 /** The Elysia plugin providing the `auth` and `admin` route options; `.use()` it in a feature plugin. */
 export function authPlugin(ctx: AppContext) {
   // Unnamed: Elysia would dedupe a named plugin across apps, and each app has its own context.
   return new Elysia().macro({
     auth: {
       resolve({ request, set }): { caller: Caller } {
-        const key = verify(ctx, presentedKey(request.headers));
-        keyIds.set(request, key.id);
-        const caller = admit(ctx, key);
+        const caller = authenticateRequest(ctx, request);
         Object.assign(set.headers, caller.rateHeaders);
         return { caller };
       },

@@ -3,9 +3,9 @@
  * frame and idle limits, its error event, how a connection is made); this helper does what every
  * door does the same way:
  *
- * - the upgrade: the key is verified before the 101 (a refused client gets the REST 401 body) and
- *   the key and the upgrade's request id reach `open` through Elysia's `resolve`, so a connection
- *   is verified exactly once. The handshake itself (./ws-guard.ts) is checked by the app for every
+ * - the upgrade: the key is verified before the 101 (a refused client gets the REST 401 body, or
+ *   the door's own {@link ProtocolErrorShape}) and the key and the upgrade's request id reach `open`
+ *   through Elysia's `resolve`, so a connection is verified exactly once. The handshake itself (./ws-guard.ts) is checked by the app for every
  *   WebSocket path before routing, so a broken handshake gets the standard 400 before the key
  *   is even looked at;
  * - one connection per socket, fed every message and abandoned when the socket closes;
@@ -18,6 +18,7 @@ import { presentedKey, verify } from "../edge/auth.ts";
 import { errorBody } from "../edge/error-body.ts";
 import { requestIdFrom } from "../edge/request-id.ts";
 import { type AppError, toAppError } from "../errors/taxonomy.ts";
+import { answerErrorsAs, type ProtocolErrorShape } from "./errors.ts";
 import type { ApiKeyRecord } from "../store/keys.ts";
 
 /** What the upgrade established, handed to the door's `connect`. */
@@ -65,6 +66,8 @@ export interface WebSocketDoor {
   readonly checkUpgrade?: (request: Request) => void;
   /** The key the client presented; X-API-Key or Bearer unless the door has more ways. */
   readonly presentedKey?: (headers: Headers) => string | undefined;
+  /** Refused upgrades answered in the door's protocol's shape (default: the REST error body). */
+  readonly errorShape?: ProtocolErrorShape;
   /** Elysia's `upgrade` option: headers for the 101. */
   readonly upgrade?: (context: { request: Request }) => unknown;
   /** The door's error event around an error (see {@link errorStatusBody}). */
@@ -141,6 +144,7 @@ export function webSocketRoutes(ctx: AppContext, door: WebSocketDoor) {
     },
   };
   const app = new Elysia({ name: door.name }).resolve(({ request, set }): { upgrade: Upgrade } => {
+    if (door.errorShape) answerErrorsAs(request, door.errorShape);
     door.checkUpgrade?.(request);
     const key = verify(ctx, keyOf(request.headers));
     const sent = set.headers["x-request-id"];

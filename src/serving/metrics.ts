@@ -45,6 +45,7 @@ export const STREAM_DOORS = [
   "jambonz",
   "grpc",
   "mrcp",
+  "deepgram",
   "audiosocket",
   "chan_websocket",
   "external_media",

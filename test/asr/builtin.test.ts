@@ -17,6 +17,9 @@ import { englishSpeech, expectTranscript, MAX_WORD_ERROR_RATE, wordErrorRate } f
 import { HF_WHISPER_SCRIPT, writeHfWhisperPack } from "../support/models/whisper-hf.ts";
 import { ROOT, startSawt, tempDir, until, type SawtProcess } from "../support/sawt.ts";
 import { concat, silence, sine } from "./support.ts";
+import { initializeLogger, stt } from "@livekit/agents";
+import { STT as DeepgramSTT } from "@livekit/agents-plugin-deepgram";
+import { AudioFrame } from "@livekit/rtc-node";
 import { connect } from "./ws-client.ts";
 
 const speech = englishSpeech();
@@ -133,6 +136,40 @@ describe("ASR out of the box", () => {
     const completed = await client.next("conversation.item.input_audio_transcription.completed");
     expectTranscript(speech, completed.transcript);
     client.ws.close();
+  }, 120_000);
+
+  test("does give LiveKit's Deepgram plugin finals that are each REST's transcript of their own audio", async () => {
+    // Real speech, the plugin's defaults (en-US, endpointing 25 ms: served as 300 ms); a recogniser
+    // decodes each utterance on its own, so each final is compared with REST over that utterance.
+    initializeLogger({ pretty: false, level: "warn" });
+    const { samples } = await decodeAudioFile(speech.wav, {});
+    const audio = concat(samples, silence(1));
+    const stream = new DeepgramSTT({ apiKey: key, baseUrl: sawt.baseUrl.replace(/^http/, "ws") }).stream();
+    const pcm = floatToInt16(audio);
+    const pushing = (async () => {
+      for (let at = 0; at < pcm.length; at += 320) {
+        const chunk = pcm.slice(at, at + 320);
+        stream.pushFrame(new AudioFrame(chunk, 16000, 1, chunk.length));
+        if (at % 3200 === 0) await Bun.sleep(50);
+      }
+      stream.flush();
+      stream.endInput();
+    })();
+    const finals: { text: string; start: number; end: number }[] = [];
+    for await (const event of stream) {
+      const alternative = event.alternatives?.[0];
+      if (event.type === stt.SpeechEventType.FINAL_TRANSCRIPT && alternative)
+        finals.push({ text: alternative.text, start: alternative.startTime, end: alternative.endTime });
+    }
+    await pushing;
+    expect(finals.length).toBeGreaterThan(1);
+    // Cut into utterances, the words may differ a little from one decode of the whole recording.
+    expect(wordErrorRate(speech.text, finals.map((f) => f.text).join(" "))).toBeLessThanOrEqual(MAX_WORD_ERROR_RATE);
+    for (const final of finals) {
+      const clip = audio.slice(Math.round(final.start * 16000), Math.round(final.end * 16000));
+      const reply = await transcribe({ language: "en" }, Buffer.from(encodeWav(clip, 16000)));
+      expect({ final: final.text, rest: reply.json.text }).toEqual({ final: final.text, rest: final.text });
+    }
   }, 120_000);
 
   test("does route Arabic to an installed Arabic pack and English to the built-in recogniser", async () => {

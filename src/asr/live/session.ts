@@ -13,7 +13,8 @@
  * channel decoded to 16 kHz on its own (src/audio/live-channels.ts); each channel runs its own live
  * transcription (its own endpointer, call dialect and memory reservation), and their events carry
  * `channel` and `speaker` (`speakers`, `asr.speakers`, `ch<n>`). Commit, clear and finish apply to
- * every channel; a mono stream's events stay unlabelled.
+ * every channel; a mono stream's events stay unlabelled. With `format.mix` the channels are heard
+ * as one stream, their mean.
  *
  * The key's policy is applied here, for every door (../policy.ts): the key's phrase list is added
  * to what the call asked for, and written forms and redaction (issue #27) — what the call asked,
@@ -122,14 +123,15 @@ export class LiveSession {
       if (
         format.encoding !== current.encoding ||
         format.sampleRate !== current.sampleRate ||
-        (format.channels ?? 1) !== this.input.channels
+        (format.channels ?? 1) !== this.input.channels ||
+        (format.mix ?? false) !== (this.input.format.mix ?? false)
       ) {
         this.input = new LiveChannelsInput(format);
       }
       const asr = readyService(this.ctx, "asr");
       // Only an endpointer needs silence to end an utterance; a client that commits decides itself.
       this.silence.enabled = options.endpointing === "segments" || options.turnDetection !== null;
-      const count = this.input.channels;
+      const count = this.input.outputs;
       this.formatters = [];
       this.lives = Array.from({ length: count }, (_, channel) => {
         const label = { channel, speaker: speakerOf(channel, options.speakers, this.ctx.config.asr.speakers) };
@@ -195,14 +197,26 @@ export class LiveSession {
     for (const formatter of this.formatters) formatter.tick(this.input.secondsIn);
   }
 
-  /** Ends the open utterance now (a client commit). Errors go to `onError` and leave the session open. */
-  commit(onError: (error: AppError) => void): void {
+  /**
+   * Ends the open utterance now (a client commit). Errors go to `onError` and leave the session
+   * open. `around` hears when the commit's turn in the queue begins and ends, so a door can tell
+   * the events it caused (Deepgram's `from_finalize`) from those of the audio before it.
+   */
+  commit(
+    onError: (error: AppError) => void,
+    around: { readonly begin?: () => void; readonly end?: () => void } = {},
+  ): void {
     this.touch();
     this.enqueue(
       0,
       async () => {
-        // Interleaved channels hold the same audio, so they commit (or refuse a short buffer) alike.
-        for (const live of this.requireLive()) await live.commit();
+        around.begin?.();
+        try {
+          // Interleaved channels hold the same audio, so they commit (or refuse a short buffer) alike.
+          for (const live of this.requireLive()) await live.commit();
+        } finally {
+          around.end?.();
+        }
       },
       onError,
     );
@@ -238,6 +252,14 @@ export class LiveSession {
       for (const formatter of this.formatters) formatter.flush();
       this.end(undefined, "200");
     });
+  }
+
+  /**
+   * The door found the client breaking its protocol (a frame out of order, an unknown message):
+   * the session ends as for any failure, `error` reported and logged under its status.
+   */
+  refuse(error: AppError): void {
+    this.fail(error);
   }
 
   /** The client went away: abort everything now, release the slot. */

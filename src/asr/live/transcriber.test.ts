@@ -80,4 +80,52 @@ describe("live transcriber: turn detection (OpenAI server_vad settings)", () => 
     // Turn from window 1 to the end of the second quiet window (the decision), 4 windows long.
     expect(final).toMatchObject({ text: `${4 * VAD_WINDOW}`, start: 0.032, end: 0.16, dialect: null });
   });
+
+  test("does say an utterance ended once utteranceEndMs of audio followed the last final's words, once", async () => {
+    const events: LiveEvent[] = [];
+    // The final's one word ends 64 ms into the utterance (which starts at window 1).
+    const timed: LivePort = {
+      ...engine,
+      transcribeUtterance: async () => ({ text: "w", words: [{ word: "w", start: 0, end: 0.064 }] }),
+    };
+    const options = {
+      turnDetection: { threshold: 0.5, prefixPaddingMs: 0, silenceDurationMs: 64 },
+      partialIntervalMs: 0,
+      utteranceEndMs: 320,
+    };
+    const live = new LiveTranscriber(timed, options, (e) => events.push(e));
+    await live.push(windows([0, 0.9, 0.9, 0.1, 0.1, 0, 0, 0, 0, 0]));
+    // The word ends at 32 + 64 = 96 ms: 320 ms later is 416 ms, past the 320 ms heard so far.
+    expect(events.filter((e) => e.type === "utterance_end")).toEqual([]);
+    await live.push(windows([0, 0, 0]));
+    expect(events.filter((e) => e.type === "utterance_end")).toEqual([{ type: "utterance_end", lastWordEnd: 0.096 }]);
+    await live.push(windows([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]));
+    expect(events.filter((e) => e.type === "utterance_end").length).toBe(1);
+    expect(events.map((e) => e.type).indexOf("utterance_end")).toBeGreaterThan(
+      events.map((e) => e.type).indexOf("final"),
+    );
+  });
+
+  test("does hold the utterance end while open speech may have words, and say none without words", async () => {
+    const events: LiveEvent[] = [];
+    const options = {
+      turnDetection: { threshold: 0.5, prefixPaddingMs: 0, silenceDurationMs: 64 },
+      partialIntervalMs: 0,
+      utteranceEndMs: 96,
+    };
+    const live = new LiveTranscriber(engine, options, (e) => events.push(e));
+    // A final, then new speech starts before its gap is over and runs on: no utterance end yet.
+    await live.push(windows([0.9, 0.9, 0.1, 0.1, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9]));
+    expect(events.filter((e) => e.type === "final").length).toBe(1);
+    expect(events.some((e) => e.type === "utterance_end")).toBe(false);
+    await live.push(windows([0.1, 0.1, 0, 0, 0, 0]));
+    expect(events.filter((e) => e.type === "utterance_end").length).toBe(1);
+    // Without words (an empty final) nothing is owed.
+    const silent: LiveEvent[] = [];
+    const quiet = new LiveTranscriber({ ...engine, transcribeUtterance: async () => ({ text: "" }) }, options, (e) =>
+      silent.push(e),
+    );
+    await quiet.push(windows([0.9, 0.9, 0.1, 0.1, 0, 0, 0, 0, 0, 0]));
+    expect(silent.some((e) => e.type === "final") && !silent.some((e) => e.type === "utterance_end")).toBe(true);
+  });
 });

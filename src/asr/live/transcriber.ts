@@ -64,6 +64,10 @@ export class LiveTranscriber implements LiveTranscription {
   private lastPartial = "";
   /** Audio a future utterance may reach back to before the window that starts it. */
   private readonly reach: number;
+  /** End (samples) of the last final's last word, while an `utterance_end` is owed for it. */
+  private lastWordEnd: number | null = null;
+  /** A partial showed words its final has not yet settled (an utterance end waits for it). */
+  private wordsOpen = false;
 
   constructor(
     private readonly engine: LivePort,
@@ -90,6 +94,7 @@ export class LiveTranscriber implements LiveTranscription {
     this.audio.append(chunk);
     if (this.endpointer) await this.apply(await this.endpointer.advance(this.audio, this.call.signal));
     await this.maybePartial();
+    this.maybeUtteranceEnd();
     this.forget();
   }
 
@@ -160,6 +165,11 @@ export class LiveTranscriber implements LiveTranscription {
     const result = await this.decoder.final(samples, recognizer, wholeSpan);
     const at = start / SPEECH_SAMPLE_RATE;
     const stop = secondsOf(end);
+    this.wordsOpen = false;
+    if (result.text !== "") {
+      const lastWord = result.words?.at(-1);
+      this.lastWordEnd = lastWord ? Math.min(end, start + Math.round(lastWord.end * SPEECH_SAMPLE_RATE)) : end;
+    }
     this.emit({
       type: "final",
       text: result.text,
@@ -190,8 +200,21 @@ export class LiveTranscriber implements LiveTranscription {
     this.gap = Math.max(this.partialGap, Math.round(2 * decodeSamples));
     if (text === "" || text === this.lastPartial) return;
     this.lastPartial = text;
+    this.wordsOpen = true;
     const dialect = this.dialect.decision?.dialect ?? null;
     this.emit({ type: "partial", text, start: secondsOf(open), end: secondsOf(end), dialect });
+  }
+
+  /** Says an utterance ended once `utteranceEndMs` of audio followed the last final's words with none new. */
+  private maybeUtteranceEnd(): void {
+    const gap = this.options.utteranceEndMs;
+    const last = this.lastWordEnd;
+    // Without partials nothing says whether open speech has words yet: it is taken to have some.
+    const unheard = this.partialGap <= 0 && (this.endpointer?.openStart ?? null) !== null;
+    if (gap === undefined || last === null || this.wordsOpen || unheard) return;
+    if (this.audio.end - last < samplesOfMs(gap)) return;
+    this.lastWordEnd = null;
+    this.emit({ type: "utterance_end", lastWordEnd: Math.round(secondsOf(last) * 1000) / 1000 });
   }
 
   /** Keeps the prefix padding a future utterance may reach back to, and everything not yet ended. */

@@ -291,16 +291,23 @@ export class RealtimeConnection {
   }
 }
 
-/** Whether a session update names a transcription language (GA or beta shape). */
+/**
+ * Whether a session update (already checked) names a transcription language, GA or beta shape:
+ * `language`, or a `languages` list of one language (./transcription.ts).
+ */
 function namesLanguage(session: unknown): boolean {
   const at = (value: unknown, ...path: string[]) =>
     path.reduce<unknown>(
       (node, key) => (node !== null && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined),
       value,
     );
-  const named = (value: unknown) => typeof value === "string" && value.trim() !== "";
-  return (
-    named(at(session, "audio", "input", "transcription", "language")) ||
-    named(at(session, "input_audio_transcription", "language"))
-  );
+  const named = (transcription: unknown) => {
+    const language = at(transcription, "language");
+    const languages = at(transcription, "languages");
+    if (typeof language === "string" && language.trim() !== "") return true;
+    return (
+      Array.isArray(languages) && new Set(languages.map((l) => String(l).split(/[-_]/)[0]!.toLowerCase())).size === 1
+    );
+  };
+  return named(at(session, "audio", "input", "transcription")) || named(at(session, "input_audio_transcription"));
 }

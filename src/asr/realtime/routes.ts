@@ -7,7 +7,7 @@
  * close. The protocol itself is ./connection.ts.
  */
 import type { AppContext } from "../../core/context.ts";
-import { presentedKey } from "../../edge/auth.ts";
+import { type KeySources, offeredSubprotocols, presentedKey } from "../../edge/auth.ts";
 import { AppError } from "../../errors/taxonomy.ts";
 import { webSocketRoutes } from "../../http/ws-route.ts";
 import { RealtimeConnection } from "./connection.ts";
@@ -17,23 +17,8 @@ import { realtimeErrorEvent } from "./error-event.ts";
 export const REALTIME_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 const KEY_PROTOCOL = "openai-insecure-api-key.";
 
-/** Subprotocols the client offered. */
-function offeredProtocols(headers: Headers): string[] {
-  return (headers.get("sec-websocket-protocol") ?? "")
-    .split(",")
-    .map((p) => p.trim())
-    .filter((p) => p !== "");
-}
-
-/** The key from the headers, or else from the browser subprotocol. */
-function upgradeKey(headers: Headers): string | undefined {
-  return (
-    presentedKey(headers) ??
-    offeredProtocols(headers)
-      .find((p) => p.startsWith(KEY_PROTOCOL))
-      ?.slice(KEY_PROTOCOL.length)
-  );
-}
+/** Where an OpenAI client presents the key beyond the headers: the browser subprotocol. */
+const KEY_SOURCES: KeySources = { subprotocols: [{ prefix: KEY_PROTOCOL }] };
 
 /** The realtime transcription WebSocket plugin. */
 export function realtimeRoutes(ctx: AppContext) {
@@ -50,9 +35,9 @@ export function realtimeRoutes(ctx: AppContext) {
         throw new AppError("bad_request", "Only transcription sessions are served: connect with ?intent=transcription");
       }
     },
-    presentedKey: upgradeKey,
+    presentedKey: (headers) => presentedKey(headers, KEY_SOURCES),
     upgrade({ request }) {
-      return offeredProtocols(request.headers).includes("realtime") ? { "sec-websocket-protocol": "realtime" } : {};
+      return offeredSubprotocols(request.headers).includes("realtime") ? { "sec-websocket-protocol": "realtime" } : {};
     },
     errorEvent: (error, socket) => realtimeErrorEvent(error, { eventId: `event_${socket.id}` }),
     connect: (socket, { key, requestId, request }) =>

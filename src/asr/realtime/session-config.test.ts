@@ -41,10 +41,16 @@ describe("realtime session settings", () => {
       "linear PCM needs a sample rate between",
     ],
     [
-      "semantic_vad",
-      { audio: { input: { turn_detection: { type: "semantic_vad" } } } },
+      "a turn detector Sawt does not know",
+      { audio: { input: { turn_detection: { type: "magic_vad" } } } },
       "session.audio.input.turn_detection.type",
-      "only server_vad is supported",
+      "must be server_vad or semantic_vad",
+    ],
+    [
+      "a list of languages holding one Sawt does not serve",
+      { audio: { input: { transcription: { languages: ["ar", "fr"] } } } },
+      "session.audio.input.transcription.languages.1",
+      "Must be ar or en",
     ],
     [
       "a threshold above 1",
@@ -137,5 +143,45 @@ describe("realtime channel settings (Sawt extension)", () => {
     [{ speakers: "agent" }, "session.speakers"],
   ])("does refuse %j naming the field", (session, param) => {
     expect(problem(() => applyGaUpdate(session, DEFAULT_SETTINGS))?.[0]).toBe(param);
+  });
+});
+
+describe("what OpenAI clients send for newer models (LiveKit's plugin)", () => {
+  test("does read `languages` (one names the language, none or several do not) and language tags", () => {
+    const one = applyGaUpdate({ audio: { input: { transcription: { languages: ["en-US"] } } } }, DEFAULT_SETTINGS);
+    expect(one.transcription.language).toBe("en");
+    const none = applyGaUpdate({ audio: { input: { transcription: { languages: [] } } } }, one);
+    expect(none.transcription.language).toBe("en");
+    const tag = applyBetaUpdate({ input_audio_transcription: { language: "ar-EG" } }, DEFAULT_SETTINGS);
+    expect(tag.transcription.language).toBe("ar");
+  });
+
+  test("does favour OpenAI's `keywords` as phrases, beside Sawt's `hotwords`, and clear them with []", () => {
+    const update = { audio: { input: { transcription: { keywords: ["رقم الطلب", "a,b"], hotwords: ["طلب:3"] } } } };
+    const settings = applyGaUpdate(update, DEFAULT_SETTINGS);
+    expect(settings.transcription.hotwords).toEqual([
+      { phrase: "طلب", boost: 3 },
+      { phrase: "رقم الطلب", boost: 1.5 },
+      { phrase: "a b", boost: 1.5 },
+    ]);
+    const cleared = applyGaUpdate({ audio: { input: { transcription: { keywords: [] } } } }, settings);
+    expect(cleared.transcription.hotwords).toBeUndefined();
+  });
+
+  test("does serve semantic_vad as server_vad, and ignore fields Sawt has no use for", () => {
+    const session = {
+      type: "transcription",
+      include: ["item.input_audio_transcription.logprobs"],
+      audio: {
+        input: {
+          noise_reduction: { type: "near_field" },
+          turn_detection: { type: "semantic_vad", eagerness: "high", create_response: false },
+          transcription: { model: "gpt-live-transcribe-2031", prompt: "p", languages: ["ar"] },
+        },
+      },
+    };
+    const settings = applyGaUpdate(session, DEFAULT_SETTINGS);
+    expect(settings.turnDetection).toEqual(DEFAULT_SETTINGS.turnDetection);
+    expect(settings.transcription).toEqual({ model: "gpt-live-transcribe-2031", language: "ar", prompt: "p" });
   });
 });

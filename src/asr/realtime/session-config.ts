@@ -11,29 +11,26 @@
  * the appended audio is interleaved frames of that many channels, each transcribed apart, and
  * `session.speakers` labels them (issue #27); `session.itn` (default true) and `session.redact`
  * ("pci,pii" or a list) ask for written forms and redaction of deltas and completed events.
+ * The transcription settings are ./transcription.ts; fields Sawt has no use for are ignored, never
+ * refused (clients such as LiveKit's plugin end the session on any `error` event).
  */
 import { DEFAULT_TURN_DETECTION, MAX_CHANNELS } from "../../core/asr.ts";
 import * as v from "valibot";
 import { G711_RATE, liveFormatProblem, type LiveAudioFormat } from "../../audio/live-input.ts";
 import type { TurnDetection } from "../../core/asr.ts";
-import { AppError, Detail, toAppError } from "../../errors/taxonomy.ts";
+import { toAppError } from "../../errors/taxonomy.ts";
 import { parseRedactClasses } from "../../text/redact/classes.ts";
-import { TranscriptionFormSchema } from "../schema.ts";
 import { SpeakersSchema } from "../../transcripts/labels.ts";
-import type { Hotword } from "../../core/asr.ts";
-import { HOTWORD_LIMITS, parseHotwords } from "../boost/hotwords.ts";
+import { isJsonObject, jsonObject, numberIn, OBJECT, ParamError } from "./fields.ts";
+import { mergedTranscription, type TranscriptionSettings, TranscriptionSchema } from "./transcription.ts";
+
+export { ParamError } from "./fields.ts";
 
 /** The session's settings. */
 export interface RealtimeSettings {
   readonly format: LiveAudioFormat;
   readonly turnDetection: TurnDetection | null;
-  readonly transcription: {
-    readonly model: string;
-    readonly language: string;
-    readonly prompt: string;
-    /** Sawt extension: phrases to favour (the key's list is merged in when the call is configured). */
-    readonly hotwords?: readonly Hotword[];
-  };
+  readonly transcription: TranscriptionSettings;
   /** Interleaved channels of the appended audio (Sawt extension); 1 is OpenAI's mono. */
   readonly channels: number;
   /** Speaker labels by channel (Sawt extension); null: `asr.speakers`, then `ch<n>`. */
@@ -89,76 +86,24 @@ function redactUpdate(value: string | string[] | null | undefined, current: read
   }
 }
 
-/** A client field that cannot be used: `param` is its dotted path, as OpenAI's error events name it. */
-export class ParamError extends AppError {
-  constructor(
-    readonly param: string,
-    message: string,
-  ) {
-    super("validation", Detail.validationFailed, { fields: [{ field: param, message }] });
-  }
-}
-
-const OBJECT = "must be an object";
-const STRING = "must be a string";
-
-const isJsonObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x);
-
-/** A JSON object with these fields (valibot's object schemas take arrays too; OpenAI's objects never are). */
-function jsonObject<const E extends v.ObjectEntries>(entries: E, message = OBJECT) {
-  return v.pipe(v.custom<Record<string, unknown>>(isJsonObject, message), v.object(entries, message));
-}
-
-/** A number from `min` to `max`, worded as OpenAI's error events carry it. */
-function numberIn(min: number, max: number) {
-  const message = `must be a number between ${min} and ${max}`;
-  return v.optional(v.pipe(v.number(message), v.finite(message), v.minValue(min, message), v.maxValue(max, message)));
-}
-
-/** `turn_detection` of either shape: null (client commits) or server_vad with OpenAI's three settings. */
+/**
+ * `turn_detection` of either shape: null (client commits), or server_vad with OpenAI's three
+ * settings. `semantic_vad` is served as server_vad (its `eagerness` ignored): a turn detector
+ * changes when an utterance ends, not what it says.
+ */
 const TurnDetectionSchema = v.optional(
   v.nullable(
     jsonObject(
       {
-        type: v.optional(v.literal("server_vad", "only server_vad is supported (or null for client commits)")),
+        type: v.optional(
+          v.picklist(["server_vad", "semantic_vad"], "must be server_vad or semantic_vad (or null for client commits)"),
+        ),
         threshold: numberIn(0, 1),
         prefix_padding_ms: numberIn(0, 5000),
         silence_duration_ms: numberIn(50, 10000),
       },
       "must be an object or null",
     ),
-  ),
-);
-
-/** Why `language` cannot be transcribed, in the REST form's words; an empty one means the default. */
-function languageProblem(language: string): string | undefined {
-  if (language === "") return undefined;
-  const checked = v.safeParse(TranscriptionFormSchema.entries.language, language);
-  return checked.success ? undefined : checked.issues[0].message;
-}
-
-/** The transcription settings of either shape; null or absent fields keep their current value. */
-const TranscriptionSchema = v.optional(
-  jsonObject(
-    {
-      language: v.nullish(
-        v.pipe(
-          v.string(STRING),
-          v.trim(),
-          v.check(
-            (language) => languageProblem(language) === undefined,
-            (issue) => languageProblem(issue.input) ?? "",
-          ),
-        ),
-      ),
-      model: v.nullish(v.string(STRING)),
-      prompt: v.nullish(v.string(STRING)),
-      // Sawt extension (phrase boosting): entries as REST's `hotwords`, and their default boost.
-      hotwords: v.nullish(v.array(v.string(STRING), "must be an array of strings")),
-      boost: v.nullish(numberIn(HOTWORD_LIMITS.minBoost, HOTWORD_LIMITS.maxBoost)),
-    },
-    OBJECT,
   ),
 );
 
@@ -258,33 +203,6 @@ function mergedTurnDetection(
     prefixPaddingMs: update.prefix_padding_ms ?? base.prefixPaddingMs,
     silenceDurationMs: update.silence_duration_ms ?? base.silenceDurationMs,
   };
-}
-
-/** A transcription update applied to `current`; an empty language means Arabic. */
-function mergedTranscription(
-  update: v.InferOutput<typeof TranscriptionSchema>,
-  current: RealtimeSettings["transcription"],
-  path: string,
-): RealtimeSettings["transcription"] {
-  if (!update) return current;
-  const hotwords = update.hotwords === undefined ? current.hotwords : sessionHotwords(update, path);
-  return {
-    model: update.model ?? current.model,
-    language: (update.language ?? current.language.trim()) || "ar",
-    prompt: update.prompt ?? current.prompt,
-    ...(hotwords && hotwords.length > 0 ? { hotwords } : {}),
-  };
-}
-
-/** A transcription update's hotwords (null clears them); a bad entry is a {@link ParamError} naming the field. */
-function sessionHotwords(update: NonNullable<v.InferOutput<typeof TranscriptionSchema>>, path: string): Hotword[] {
-  try {
-    return parseHotwords(update.hotwords ?? [], `${path}.hotwords`, update.boost ?? undefined);
-  } catch (error) {
-    const field = error instanceof AppError ? error.fields?.[0] : undefined;
-    if (field) throw new ParamError(field.field, field.message);
-    throw error;
-  }
 }
 
 /** Applies a GA `session.update`'s `session` to `current`. */

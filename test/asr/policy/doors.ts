@@ -118,6 +118,41 @@ const jambonz: DoorRow = {
   },
 };
 
+/** The texts of Deepgram's messages and answers, its `punctuated_word` included. */
+const deepgramTexts = (value: unknown) =>
+  textFields(value, ["text", "text_spoken", "word", "punctuated_word", "transcript", "delta"]);
+
+/** Deepgram's live door (`GET /v1/listen`), raw linear16 with interim results, closed by CloseStream. */
+const deepgramLive: DoorRow = {
+  door: "Deepgram /v1/listen (WebSocket)",
+  async transcribe({ sawt, key }, audio) {
+    const query = "encoding=linear16&sample_rate=16000&interim_results=true";
+    const client = await connect(`${sawt.baseUrl.replace(/^http/, "ws")}/v1/listen?${query}`, {
+      headers: { authorization: `Token ${key}` },
+    });
+    const pcm = pcm16(audio);
+    for (let at = 0; at < pcm.length; at += 6400) client.ws.send(pcm.subarray(at, at + 6400));
+    client.sendJson({ type: "CloseStream" });
+    const closed = await client.closed;
+    if (closed.code !== 1000) throw new Error(`Deepgram live: closed ${closed.code} ${closed.reason}`);
+    return deepgramTexts(client.events);
+  },
+};
+
+/** Deepgram's pre-recorded door (`POST /v1/listen`), a WAV body. */
+const deepgramPrerecorded: DoorRow = {
+  door: "Deepgram POST /v1/listen",
+  async transcribe({ sawt, key }, audio) {
+    const response = await fetch(`${sawt.baseUrl}/v1/listen?utterances=true`, {
+      method: "POST",
+      headers: { authorization: `Token ${key}`, "content-type": "audio/wav" },
+      body: Bun.file(wavFile(audio)),
+    });
+    if (response.status !== 200) throw new Error(`Deepgram POST: ${response.status} ${await response.text()}`);
+    return deepgramTexts(await response.json());
+  },
+};
+
 /** gRPC Recognize. */
 const grpcRecognize: DoorRow = {
   door: "gRPC Recognize",
@@ -264,6 +299,8 @@ export const DOORS: readonly DoorRow[] = [
   sse,
   realtime,
   jambonz,
+  deepgramLive,
+  deepgramPrerecorded,
   grpcRecognize,
   grpcStreaming,
   mrcp,

@@ -39,12 +39,20 @@
  *   src/http kit; gRPC adapters may use src/grpc. No protocol imports another one's adapters.
  */
 
-/** Protocol names that mark a transport adapter file (`<name>.ts`) or folder (`<name>/`). */
-const HTTP_PROTOCOLS = ["http", "ws", "realtime", "jambonz", "deepgram", "elevenlabs"];
+/**
+ * Protocol names that mark a transport adapter file (`<name>.ts`) or folder (`<name>/`). `asterisk`
+ * is chan_websocket, a WebSocket route on the HTTP port (src/calls/asterisk/).
+ */
+const HTTP_PROTOCOLS = ["http", "ws", "realtime", "jambonz", "deepgram", "elevenlabs", "asterisk"];
 const GRPC_PROTOCOLS = ["grpc"];
 /** MRCPv2 doors (src/tts/mrcp/, src/asr/mrcp/) over the shared MRCPv2 transport kit src/mrcp/. */
 const MRCP_PROTOCOLS = ["mrcp"];
-const PROTOCOLS = [...HTTP_PROTOCOLS, ...GRPC_PROTOCOLS, ...MRCP_PROTOCOLS];
+/**
+ * Doors with a socket of their own (src/calls/audiosocket/: TCP; src/calls/external-media/: ARI externalMedia
+ * over the media kit's RTP): they use neither src/http, src/grpc nor src/mrcp.
+ */
+const SOCKET_PROTOCOLS = ["audiosocket", "external-media"];
+const PROTOCOLS = [...HTTP_PROTOCOLS, ...GRPC_PROTOCOLS, ...MRCP_PROTOCOLS, ...SOCKET_PROTOCOLS];
 
 /** Folders that are layers, not features: a file named http.ts in them is not an adapter. */
 const LAYERS = ["app", "cli", "core", "edge", "http", "grpc", "mrcp"];
@@ -63,6 +71,8 @@ const KITS = [
   "errors",
   "log",
   "text",
+  "webhooks",
+  "transcripts",
 ];
 /** Every folder of src/ that is not a feature. */
 const NOT_FEATURES = [...LAYERS, ...KITS, "doctor"];

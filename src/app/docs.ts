@@ -9,12 +9,12 @@
 import { Elysia, type AnyElysia } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
 import type { AppContext } from "../core/context.ts";
+import { TranscriptionFormSchema } from "../asr/schema.ts";
 import {
   DiarizedTranscriptionJsonSchema,
-  TranscriptionFormSchema,
   TranscriptionJsonSchema,
   VerboseTranscriptionJsonSchema,
-} from "../asr/schema.ts";
+} from "../transcripts/response-schema.ts";
 import { Detail } from "../errors/taxonomy.ts";
 import { SpeechRestBodySchema } from "../tts/http/stream.ts";
 import { VERSION } from "../version.ts";
@@ -142,6 +142,11 @@ export const DOCUMENTATION: Partial<OpenAPIV3.Document> = {
       name: "ASR jobs",
       description:
         "Durable transcription jobs: many files (uploads or source-folder paths) transcribed in slots live work leaves free, results kept for `jobs.retention_days`, signed webhooks.",
+    },
+    {
+      name: "Calls",
+      description:
+        "Asterisk calls (calls.enabled; docs/asterisk.md): calls from AudioSocket, chan_websocket (WebSocket /v1/calls/asterisk) and ARI externalMedia, transcribed live and spoken into on command. WebSockets /v1/calls (call.started for the key's new calls) and /v1/calls/{id} (events and commands) complete these routes.",
     },
     { name: "Health", description: "Open (no key): for load balancers, systemd and monitoring." },
     {

@@ -1,6 +1,7 @@
 /**
  * The front doors of a running service: the HTTP app (REST, WebSocket, docs) on its port, the
- * gRPC servers on theirs, and the MRCPv2 door (SIP, MRCP and RTP ports) when enabled. ./server.ts imports this module only once the engines have started
+ * gRPC servers on theirs, the MRCPv2 door (SIP, MRCP and RTP ports) and the AudioSocket door when
+ * enabled. ./server.ts imports this module only once the engines have started
  * loading, so the doors' code (every route, Elysia, grpc-js: most of the modules a start loads)
  * is loaded and evaluated while the engines' worker threads initialise espeak-ng and open
  * sessions (issue #19).
@@ -14,6 +15,8 @@ import { httpPlugins } from "./http-plugins.ts";
 import { recentErrorObserver } from "../admin/recent-errors.ts";
 import { mrcpResources } from "./mrcp-resources.ts";
 import { startMrcpServer, type MrcpServer } from "../mrcp/server.ts";
+import type { AudioSocketServer } from "../calls/audiosocket/server.ts";
+import { startCallDoors, stopCalls } from "./calls.ts";
 
 export { stopGrpcServer } from "../grpc/server.ts";
 export { settleRequestLogs } from "./http-app.ts";
@@ -25,6 +28,8 @@ export interface OpenDoors {
   readonly tts: BoundGrpcServer;
   /** The MRCPv2 door, when `mrcp.enabled`. */
   readonly mrcp: MrcpServer | undefined;
+  /** The AudioSocket door, when `calls.enabled` (chan_websocket and the call API are HTTP routes). */
+  readonly audiosocket: AudioSocketServer | undefined;
 }
 
 /**
@@ -55,8 +60,18 @@ export async function openDoors(
         (reason: unknown) => ({ status: "rejected" as const, reason }),
       )
     : { status: "fulfilled" as const, value: undefined };
-  if (asr.status === "fulfilled" && tts.status === "fulfilled" && mrcp.status === "fulfilled")
-    return { http, asr: asr.value, tts: tts.value, mrcp: mrcp.value };
+  const audiosocket = await startCallDoors(ctx).then(
+    (server) => ({ status: "fulfilled" as const, value: server }),
+    (reason: unknown) => ({ status: "rejected" as const, reason }),
+  );
+  if (
+    asr.status === "fulfilled" &&
+    tts.status === "fulfilled" &&
+    mrcp.status === "fulfilled" &&
+    audiosocket.status === "fulfilled"
+  )
+    return { http, asr: asr.value, tts: tts.value, mrcp: mrcp.value, audiosocket: audiosocket.value };
+  await stopCalls(ctx, audiosocket.status === "fulfilled" ? audiosocket.value : undefined);
   if (mrcp.status === "fulfilled") await mrcp.value?.close();
   if (asr.status === "fulfilled") await stopGrpcServer(asr.value, 0);
   if (tts.status === "fulfilled") await stopGrpcServer(tts.value, 0);
@@ -65,5 +80,7 @@ export async function openDoors(
     ? asr.reason
     : tts.status === "rejected"
       ? tts.reason
-      : (mrcp as { reason: unknown }).reason;
+      : mrcp.status === "rejected"
+        ? mrcp.reason
+        : (audiosocket as { reason: unknown }).reason;
 }

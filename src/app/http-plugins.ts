@@ -26,6 +26,10 @@ import "./families.ts";
 import { docsRoutes } from "./docs.ts";
 import type { FeaturePlugin } from "./http-app.ts";
 import { metricsRoutes } from "./metrics-route.ts";
+import { asteriskRoutes } from "../calls/asterisk/routes.ts";
+import { callRoutes } from "../calls/http/routes.ts";
+import { callSocketRoutes } from "../calls/http/sockets.ts";
+import { callsFor } from "./calls.ts";
 
 /** Every feature's HTTP plugin. */
 export const httpPlugins: readonly FeaturePlugin[] = [
@@ -43,6 +47,10 @@ export const httpPlugins: readonly FeaturePlugin[] = [
   realtimeRoutes,
   jambonzRoutes,
   deepgramListenRoutes,
+  // Asterisk calls (docs/asterisk.md): chan_websocket, then the application's API; 503 unless calls.enabled.
+  (ctx) => asteriskRoutes(ctx, () => callsFor(ctx)),
+  (ctx) => callRoutes(ctx, () => callsFor(ctx)),
+  (ctx) => callSocketRoutes(ctx, () => callsFor(ctx)),
   voicesRoutes,
   ttsLegacyRoutes,
   asrLegacyRoutes,

@@ -26,12 +26,14 @@ import { createAppContext, type AppContext } from "./context.ts";
 import "./families.ts";
 import { engineLoaders } from "./engine-loaders.ts";
 import { stopJobs } from "./jobs.ts";
+import { openCalls, stopCalls } from "./calls.ts";
 import type { EngineReload } from "../core/engines.ts";
 import { startEngines, type RunningEngines } from "./engines.ts";
 import type { FeaturePlugin } from "./http-app.ts";
 
 type FrontDoors = typeof import("./front-doors.ts");
 type MrcpDoor = NonNullable<Awaited<ReturnType<FrontDoors["openDoors"]>>["mrcp"]>;
+type AudioSocketDoor = NonNullable<Awaited<ReturnType<FrontDoors["openDoors"]>>["audiosocket"]>;
 
 /** A running service. */
 export interface RunningServer {
@@ -42,6 +44,8 @@ export interface RunningServer {
     readonly grpc_tts: number;
     /** The MRCPv2 door's SIP port, when `mrcp.enabled`. */
     readonly sip?: number;
+    /** The AudioSocket door's port, when `calls.enabled`. */
+    readonly audiosocket?: number;
   };
   /** The MRCPv2 door's ports and open sessions, when `mrcp.enabled`. */
   readonly mrcp?: { readonly sipPort: number; readonly mrcpPort: number; readonly sessions: number };
@@ -82,7 +86,7 @@ export async function startServer(config: SawtConfig, options: ServerOptions = {
     throw error;
   }
   doorsOpen.resolve();
-  const { http, asr, tts, mrcp } = doors;
+  const { http, asr, tts, mrcp, audiosocket } = doors;
   let stopping: Promise<void> | undefined;
   return {
     ctx,
@@ -91,18 +95,25 @@ export async function startServer(config: SawtConfig, options: ServerOptions = {
       grpc_asr: asr.port,
       grpc_tts: tts.port,
       ...(mrcp ? { sip: mrcp.sipPort } : {}),
+      ...(audiosocket ? { audiosocket: audiosocket.port } : {}),
     },
     mrcp,
     enginesSettled: engines.settled,
     reload: (cause) => engines.reload(cause),
-    stop: () => (stopping ??= shutdown(ctx, front, http, [asr, tts], engines, mrcp)),
+    stop: () => (stopping ??= shutdown(ctx, front, http, [asr, tts], engines, mrcp, audiosocket)),
   };
 }
 
 function busy(ctx: AppContext, http: Server<unknown>, mrcp: MrcpDoor | undefined): boolean {
   const work = [ctx.admission.tts.stats, ctx.admission.asr.stats];
-  // Open MRCP sessions are calls in progress: a drained box lets them finish (docs/mrcp.md).
-  return http.pendingRequests > 0 || (mrcp?.sessions ?? 0) > 0 || work.some((s) => s.running > 0 || s.queued > 0);
+  // Open MRCP sessions and Asterisk calls are calls in progress: a drained box lets them finish
+  // (docs/mrcp.md, docs/asterisk.md).
+  return (
+    http.pendingRequests > 0 ||
+    (mrcp?.sessions ?? 0) > 0 ||
+    openCalls(ctx) > 0 ||
+    work.some((s) => s.running > 0 || s.queued > 0)
+  );
 }
 
 async function shutdown(
@@ -112,6 +123,7 @@ async function shutdown(
   grpcServers: readonly BoundGrpcServer[],
   engines: RunningEngines,
   mrcp: MrcpDoor | undefined,
+  audiosocket: AudioSocketDoor | undefined,
 ): Promise<void> {
   const deadline = performance.now() + ctx.config.server.drain_timeout_ms;
   const left = () => Math.max(0, deadline - performance.now());
@@ -146,6 +158,8 @@ async function shutdown(
   await Promise.all(grpcServers.map((server) => front.stopGrpcServer(server, Math.max(500, left()))));
   // Sessions still open at the deadline get a BYE; the SIP, MRCP and RTP ports close.
   await mrcp?.close();
+  // Calls still open at the deadline are hung up; the AudioSocket port and calls.db close.
+  await stopCalls(ctx, audiosocket);
 
   // Phase 3: release engines (loads still running get a short grace) and close the store.
   await front.settleRequestLogs();

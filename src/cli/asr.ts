@@ -6,7 +6,7 @@
 import { extname } from "node:path";
 import { existsSync } from "node:fs";
 import { buildAsrEngine } from "../asr/loader.ts";
-import { renderTranscript } from "../asr/formats.ts";
+import { renderTranscript } from "../transcripts/formats.ts";
 import { granularities, parseTranscriptionForm, transcriptionOptions, type TranscriptionForm } from "../asr/schema.ts";
 import { TRANSCRIPT_FORMATS, UPLOAD_EXTENSIONS, type TranscriptFormat } from "../asr/types.ts";
 import "../app/families.ts";

@@ -9,6 +9,7 @@
  * (e.g. `server.http_port` → `SAWT_HTTP_PORT`, `tts.max_queue` → `SAWT_TTS_MAX_QUEUE`).
  */
 import type * as v from "valibot";
+import { CALL_SETTINGS } from "./calls-settings.ts";
 import { choice, flag, int, list, patterns, port, type Setting, text } from "./setting.ts";
 
 export type { Setting, SettingType } from "./setting.ts";
@@ -313,6 +314,7 @@ export const SETTING_TABLE = {
       "Largest grammar (inline or DEFINE-GRAMMAR); larger ones fail with grammar-load-failure.",
     ),
   },
+  calls: CALL_SETTINGS,
   cluster: {
     secret: text(
       "",

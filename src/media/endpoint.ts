@@ -3,7 +3,8 @@
  * to the recogniser, RFC 4733 telephone-events as digits) and out (synthesised audio, paced by
  * ./pacer.ts: sequence, timestamp, SSRC, marker bit at the start of each talk spurt). Only packets
  * from the address the SDP named are taken; others are dropped and counted, so a stray or spoofed
- * sender cannot inject audio.
+ * sender cannot inject audio. Without SDP (ARI externalMedia) the endpoint latches instead: the
+ * first RTP packet's source becomes that address, and everything else is held to it.
  */
 import { randomInt } from "node:crypto";
 import type { AudioCodec } from "./codec.ts";
@@ -29,6 +30,10 @@ export class RtpEndpoint {
   private timestamp = randomInt(0, 2 ** 31);
   private lastDigitTimestamp = -1;
   private closed = false;
+  /** Set while the endpoint waits to latch onto its first packet's source. */
+  private latching: ((address: string, payloadType: number) => boolean) | undefined;
+  /** Latched: the source's port is held too (no SDP said which ports the peer may use). */
+  private latched = false;
   handlers: RtpHandlers = {};
   /** When the last packet from the peer arrived (idle detection). */
   lastReceived = performance.now();
@@ -61,15 +66,35 @@ export class RtpEndpoint {
     this.remote = { address, port };
   }
 
+  /**
+   * No SDP names the peer (ARI externalMedia): the first RTP packet whose source `accept` takes
+   * (it hears the address and the packet's payload type, before the packet is read) makes that
+   * address and port the remote, and only that address and port are heard from then on (Asterisk
+   * sends from the port it receives on). Packets it refuses are dropped as strays.
+   */
+  latch(accept: (address: string, payloadType: number) => boolean): void {
+    this.latching = accept;
+  }
+
   private receive(bytes: Uint8Array, address: string, port: number): void {
+    if (!this.remote && this.latching) {
+      const first = parseRtp(bytes);
+      const source = address.replace(/^::ffff:/, "");
+      if (!first || !this.latching(source, first.payloadType)) {
+        this.handlers.stray?.();
+        return;
+      }
+      this.remote = { address: source, port };
+      this.latching = undefined;
+      this.latched = true;
+    }
     const remote = this.remote;
     // Only the negotiated address may send; its port may differ from the one it receives on
-    // (symmetric RTP is common, not required).
-    if (!remote || address.replace(/^::ffff:/, "") !== remote.address) {
+    // (symmetric RTP is common, not required) unless the endpoint latched onto it.
+    if (!remote || address.replace(/^::ffff:/, "") !== remote.address || (this.latched && port !== remote.port)) {
       this.handlers.stray?.();
       return;
     }
-    void port;
     const packet = parseRtp(bytes);
     if (!packet) return;
     this.lastReceived = performance.now();

@@ -1,11 +1,21 @@
 /**
- * Sends audio as RTP in 20 ms packets paced in real time. Each packet has a slot on an absolute
+ * Sends audio in 20 ms packets paced in real time: RTP (an endpoint, ./endpoint.ts) or any door's
+ * frames (AudioSocket, chan_websocket: a {@link PacketSink}). Each packet has a slot on an absolute
  * schedule (start + n · 20 ms), so timer jitter never accumulates into drift; a packet sent more
  * than one packet time after its slot is counted late. When synthesis falls behind (the queue
  * runs dry before the source ends) the next packet starts a new talk spurt (marker bit) on a new
  * schedule. PAUSE holds packets; RESUME continues with a marker.
+ *
+ * A peer that plays from its own queue on its own clock (Asterisk's chan_websocket) is sent
+ * `leadMs` ahead of the schedule, so a late timer never leaves its queue empty; a peer that plays
+ * what it receives at once (RTP, AudioSocket) gets no lead.
  */
-import type { RtpEndpoint } from "./endpoint.ts";
+
+/** Where paced packets go: an RTP endpoint, or a door's framing. */
+export interface PacketSink {
+  /** Sends one packet of `samples` samples' worth of payload; `marker` starts a talk spurt. */
+  send(payload: Uint8Array, samples: number, marker: boolean): void;
+}
 
 /** Packet time. */
 export const PTIME_MS = 20;
@@ -27,8 +37,9 @@ export class RtpPacer {
   private nextAt = 0;
   private marker = true;
   private readonly drained = Promise.withResolvers<void>();
+  private readonly emptied = Promise.withResolvers<void>();
   /** Packets sent so far. */
-  sent = 0;
+  packets = 0;
   /** Bytes of the stream sent so far. */
   private sentBytes = 0;
   /** Callbacks waiting for the stream to reach a byte offset, in order. */
@@ -37,12 +48,14 @@ export class RtpPacer {
   firstSentAt: number | undefined;
 
   constructor(
-    private readonly endpoint: RtpEndpoint,
+    private readonly endpoint: PacketSink,
     /** Bytes of one 20 ms packet in the codec's wire form. */
     private readonly packetBytes: number,
     /** Samples (clock ticks) per packet. */
     private readonly packetSamples: number,
     private readonly onLate: () => void,
+    /** How far ahead of real time packets go (a peer with its own play-out queue). */
+    private readonly leadMs = 0,
   ) {}
 
   /** Queues audio; starts sending when idle. */
@@ -74,9 +87,14 @@ export class RtpPacer {
     this.watchers.push({ at: bytes, run: callback });
   }
 
-  /** Settles once everything queued was sent after {@link end}, or on {@link stop}. */
+  /** Settles once everything queued was sent after {@link end} and its play-out time passed, or on {@link stop}. */
   get done(): Promise<void> {
     return this.drained.promise;
+  }
+
+  /** Settles once the last packet left after {@link end} (before its play-out time), or on {@link stop}. */
+  get sent(): Promise<void> {
+    return this.emptied.promise;
   }
 
   /** Holds packets until {@link resume}. */
@@ -106,13 +124,15 @@ export class RtpPacer {
   }
 
   private finish(): void {
+    this.emptied.resolve();
     this.drained.resolve();
   }
 
   private kick(): void {
     if (this.timer || this.paused || this.stopped) return;
     if (this.queued < this.packetBytes && !(this.ended && this.queued > 0)) return;
-    this.nextAt = performance.now();
+    // With a lead the first slots lie in the past: that much audio goes at once.
+    this.nextAt = performance.now() - this.leadMs;
     this.marker = true;
     this.tick();
   }
@@ -142,7 +162,9 @@ export class RtpPacer {
       return;
     }
     const now = performance.now();
-    if (now - this.nextAt > PTIME_MS) this.onLate();
+    // Slots run `leadMs` ahead of play-out: a packet is late when it leaves after its play-out slot.
+    const behind = now - (this.nextAt + this.leadMs);
+    if (behind > PTIME_MS) this.onLate();
     const count = full ? this.packetBytes : this.queued;
     const samples = full ? this.packetSamples : Math.round((this.packetSamples * count) / this.packetBytes);
     this.endpoint.send(this.take(count), samples, this.marker);
@@ -150,13 +172,15 @@ export class RtpPacer {
     while (this.watchers.length > 0 && this.watchers[0]!.at <= this.sentBytes) this.watchers.shift()!.run();
     this.firstSentAt ??= now;
     this.marker = false;
-    this.sent++;
+    this.packets++;
     this.nextAt += PTIME_MS;
     // Far behind (a stalled event loop): start a fresh schedule rather than bursting to catch up.
-    if (now - this.nextAt > 5 * PTIME_MS) this.nextAt = now + PTIME_MS;
+    if (behind > 5 * PTIME_MS) this.nextAt = now + PTIME_MS - this.leadMs;
     if (this.queued === 0 && this.ended) {
       // The last packet has been sent; completion waits for its playout time.
-      this.timer = setTimeout(() => this.finish(), Math.max(0, this.nextAt + PLAYOUT_MARGIN_MS - performance.now()));
+      this.emptied.resolve();
+      const playout = this.nextAt + this.leadMs + PLAYOUT_MARGIN_MS;
+      this.timer = setTimeout(() => this.finish(), Math.max(0, playout - performance.now()));
       return;
     }
     this.timer = setTimeout(() => this.tick(), Math.max(0, this.nextAt - performance.now()));

@@ -40,7 +40,16 @@ export interface RequestObservation {
 }
 
 /** The live transcription doors, as the `door` label names them. */
-export const STREAM_DOORS = ["realtime", "jambonz", "grpc", "mrcp", "deepgram"] as const;
+export const STREAM_DOORS = [
+  "realtime",
+  "jambonz",
+  "grpc",
+  "mrcp",
+  "deepgram",
+  "audiosocket",
+  "chan_websocket",
+  "external_media",
+] as const;
 /** One live transcription door. */
 export type StreamDoor = (typeof STREAM_DOORS)[number];
 

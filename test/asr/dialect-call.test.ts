@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { callDialect, decide, meanLogits } from "../../src/asr/dialect/call.ts";
-import { renderTranscript } from "../../src/asr/formats.ts";
+import { renderTranscript } from "../../src/transcripts/formats.ts";
 import { writeToneCtcPack } from "../support/models/ctc.ts";
 import { writeDialectPack } from "../support/models/dialect.ts";
 import { writeWhisperPack } from "../support/models/whisper.ts";

@@ -38,6 +38,11 @@ const ROUTES: Record<string, string> = {
   "/v1/admin/packs/{name}": "delete",
   "/v1/admin/overview": "get",
   "/v1/asr/phrases": "get,put,delete",
+  "/v1/calls": "get,post",
+  "/v1/calls/{id}/say": "post",
+  "/v1/calls/{id}/clear": "post",
+  "/v1/calls/{id}/hangup": "post",
+  "/v1/calls/{id}/transcript": "get",
 };
 const OPEN = new Set(["/health", "/ready", "/v1/tts/health", "/v1/asr/health"]);
 
@@ -109,6 +114,14 @@ describe("OpenAPI document", () => {
           for (const status of ["200", "400", "401", "413", "422", "429", "500"])
             expect(op.responses[status], `${path} ${status}`).toBeDefined();
           expect(op.requestBody).toBeDefined();
+          continue;
+        }
+        if (path.startsWith("/v1/calls")) {
+          // Calls: 503 while calls.enabled is off, 404 for a call another key's or ended; no queue (504).
+          for (const status of ["401", "429", "500", "503"])
+            expect(op.responses[status], `${path} ${method} ${status}`).toBeDefined();
+          if (path.includes("{id}")) expect(op.responses["404"], `${path} 404`).toBeDefined();
+          expect(op.tags).toEqual(["Calls"]);
           continue;
         }
         if (path.startsWith("/v1/admin/")) {

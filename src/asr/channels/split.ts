@@ -12,7 +12,7 @@ import { countChannels } from "../../audio/channel-count.ts";
 import type { DecodeOptions } from "../../audio/decode.ts";
 import { AppError } from "../../errors/taxonomy.ts";
 import { MAX_CHANNELS, type Transcript, type TranscriptionOptions } from "../types.ts";
-import { speakersOf } from "./labels.ts";
+import { speakersOf } from "../../transcripts/labels.ts";
 import { mergeChannels, type LabelledTranscript } from "./merge.ts";
 
 /** The server's channel settings (`asr.split_channels`, `asr.speakers`). */

@@ -10,7 +10,7 @@ import { channelBytes } from "../../audio/live-channels.ts";
 import { decodeLiveRecording, type LiveAudioFormat } from "../../audio/live-input.ts";
 import { fieldErrors } from "../../errors/fields.ts";
 import { AppError, Detail } from "../../errors/taxonomy.ts";
-import { SpeakersSchema } from "../channels/labels.ts";
+import { SpeakersSchema } from "../../transcripts/labels.ts";
 import { MAX_CHANNELS, type AsrService, type Transcript, type TranscriptionOptions } from "../types.ts";
 
 /** The channel fields of a RecognitionConfig as proto-loader decodes them. */

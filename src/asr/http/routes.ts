@@ -11,7 +11,7 @@ import type { AppContext } from "../../core/context.ts";
 import { readyService } from "../../edge/readiness.ts";
 import { authPlugin, type Caller } from "../../http/auth.ts";
 import { authedOperation, AUTHED_HEADERS, ref } from "../../http/openapi.ts";
-import { renderTranscript } from "../formats.ts";
+import { renderTranscript } from "../../transcripts/formats.ts";
 import { granularities, parseTranscriptionForm, transcriptionOptions } from "../schema.ts";
 import type { TranscriptFormat } from "../types.ts";
 import { receiveAudioUpload } from "../../http/audio-upload.ts";

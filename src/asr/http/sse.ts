@@ -14,7 +14,7 @@
 import { errorBody } from "../../edge/error-body.ts";
 import { toAppError } from "../../errors/taxonomy.ts";
 import type { Upload } from "../../http/audio-upload.ts";
-import { transcriptDiarizedJson } from "../formats.ts";
+import { transcriptDiarizedJson } from "../../transcripts/formats.ts";
 import type { AsrService, ChannelLabel, TranscriptionOptions } from "../types.ts";
 
 /** What the stream renders besides deltas: diarized_json's segment events, and their labels for a mono file. */

@@ -13,15 +13,15 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
 import { join } from "node:path";
 import type { Logger } from "../../log/logger.ts";
 import { AppError, Detail } from "../../errors/taxonomy.ts";
-import { renderTranscript, type RenderedTranscript } from "../formats.ts";
+import { renderTranscript, type RenderedTranscript } from "../../transcripts/formats.ts";
 import type { Transcript, TranscriptFormat } from "../types.ts";
 import { newJobId } from "./ids.ts";
 import type { JobView } from "./schema.ts";
 import { JobStore, type NewFile } from "./store.ts";
 import type { DeliveryRow, JobOptions, JobRow, JobStatus } from "./types.ts";
 import { jobEndDelivery } from "./webhooks/events.ts";
-import { WebhookSender } from "./webhooks/sender.ts";
-import { webhookUrlProblem } from "./webhooks/targets.ts";
+import { WebhookSender } from "../../webhooks/sender.ts";
+import { webhookUrlProblem } from "../../webhooks/targets.ts";
 
 /** What runs a process's job files (the wiring builds one: src/app/jobs.ts). */
 export interface FileDispatcher {
@@ -69,7 +69,7 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 export class JobsService {
   readonly store: JobStore;
   readonly runner: FileDispatcher;
-  readonly webhooks: WebhookSender;
+  readonly webhooks: WebhookSender<ReturnType<JobStore["dueDeliveries"]>[number]>;
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private readonly spoolRoot: string;
 
@@ -88,6 +88,7 @@ export class JobsService {
       retryHours: settings.webhookRetryHours,
       log,
       onAttempt: onWebhook,
+      logFields: (delivery) => ({ job: delivery.job_id }),
     });
     this.runner = runner({
       store: this.store,

@@ -33,7 +33,7 @@ import type { ApiKeyRecord } from "../../store/keys.ts";
 import { readyService } from "../../edge/readiness.ts";
 import { openScope, type CallScope } from "../../edge/scope.ts";
 import { acquireStreamSlot, type StreamSlot } from "../../edge/stream-slots.ts";
-import { speakerOf } from "../channels/labels.ts";
+import { speakerOf } from "../../transcripts/labels.ts";
 import { LiveFormatter } from "../format/live.ts";
 import { formats } from "../format/units.ts";
 import { asrPolicyOf } from "../policy.ts";

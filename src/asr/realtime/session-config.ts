@@ -20,7 +20,7 @@ import { G711_RATE, liveFormatProblem, type LiveAudioFormat } from "../../audio/
 import type { TurnDetection } from "../../core/asr.ts";
 import { toAppError } from "../../errors/taxonomy.ts";
 import { parseRedactClasses } from "../../text/redact/classes.ts";
-import { SpeakersSchema } from "../channels/labels.ts";
+import { SpeakersSchema } from "../../transcripts/labels.ts";
 import { isJsonObject, jsonObject, numberIn, OBJECT, ParamError } from "./fields.ts";
 import { mergedTranscription, type TranscriptionSettings, TranscriptionSchema } from "./transcription.ts";
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { join } from "node:path";
-import { verifyWebhook } from "../../../src/asr/jobs/webhooks/signature.ts";
+import { verifyWebhook } from "../../../src/webhooks/signature.ts";
 import { tempDir, until, type SawtProcess } from "../../support/sawt.ts";
 import {
   api,

@@ -20,7 +20,7 @@ import { DOORS, type PolicyServer, removeDoorFiles } from "./doors.ts";
 const temp = tempDir("sawt-policy-");
 const servers: PolicyServer[] = [];
 
-/** A `sawt serve` with the MRCP door, `pack` as its recogniser, and a key the loopback IVR maps to. */
+/** A `sawt serve` with the MRCP and call doors, `pack` as its recogniser, and a key the loopback IVR and PBX map to. */
 async function start(name: string, pack: (dir: string) => Promise<unknown>, env: Record<string, string> = {}) {
   const models = join(temp.path, name, "models");
   await pack(join(models, name));
@@ -38,6 +38,9 @@ async function start(name: string, pack: (dir: string) => Promise<unknown>, env:
       SAWT_MRCP_SIP_PORT: String(sipPort),
       SAWT_MRCP_MRCP_PORT: "0",
       SAWT_MRCP_PEERS: `127.0.0.1/32=${created.id}`,
+      SAWT_CALLS_ENABLED: "true",
+      SAWT_CALLS_AUDIOSOCKET_PORT: "0",
+      SAWT_CALLS_PEERS: `127.0.0.1/32=${created.id}`,
       ...env,
     },
   });

@@ -7,6 +7,7 @@
  */
 import type * as grpc from "@grpc/grpc-js";
 import { createSocket } from "node:dgram";
+import { connect as tcpConnect } from "node:net";
 import { join } from "node:path";
 import { buildRtp } from "../../../src/media/rtp-packet.ts";
 import { bearer, clients, collect, unary } from "../../grpc/client.ts";
@@ -236,6 +237,40 @@ const mrcp: DoorRow = {
   },
 };
 
+/**
+ * A call on the AudioSocket door (16 kHz, kind 0x12) watched on the call API's WebSocket: every
+ * partial and final, and the stored transcript (both sides) once the call ended.
+ */
+const audiosocket: DoorRow = {
+  door: "AudioSocket call + the call API WebSocket",
+  async transcribe({ sawt, key }, audio) {
+    const id = crypto.randomUUID();
+    const socket = tcpConnect({ host: "127.0.0.1", port: sawt.ports.audiosocket! });
+    socket.on("error", () => undefined);
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    const frame = (kind: number, payload: Uint8Array) =>
+      socket.write(Buffer.concat([Uint8Array.of(kind, payload.length >> 8, payload.length & 0xff), payload]));
+    frame(0x01, Buffer.from(id.replace(/-/g, ""), "hex"));
+    const pcm = pcm16(audio);
+    frame(0x12, pcm.subarray(0, 640));
+    const headers = { "x-api-key": key };
+    await until(async () => {
+      const list = (await (await fetch(`${sawt.baseUrl}/v1/calls`, { headers })).json()) as { data: { id: string }[] };
+      return list.data.some((call) => call.id === id);
+    }, "the call to open");
+    const app = await connect(`${sawt.baseUrl.replace(/^http/, "ws")}/v1/calls/${id}`, { headers });
+    // 20 ms frames, four times faster than real time (the live core buffers the rest).
+    for (let at = 640, n = 0; at < pcm.length; at += 640, n++) {
+      frame(0x12, pcm.subarray(at, at + 640));
+      if (n % 10 === 9) await Bun.sleep(50);
+    }
+    socket.end();
+    await app.next("call.ended");
+    const stored = await fetch(`${sawt.baseUrl}/v1/calls/${id}/transcript?format=verbose_json`, { headers });
+    return [...textFields(app.events), ...textFields(await stored.json())];
+  },
+};
+
 /** A transcription job of the one file: its result in verbose_json. */
 const job: DoorRow = {
   door: "transcription job",
@@ -269,6 +304,7 @@ export const DOORS: readonly DoorRow[] = [
   grpcRecognize,
   grpcStreaming,
   mrcp,
+  audiosocket,
   job,
 ];
 

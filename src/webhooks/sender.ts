@@ -1,22 +1,52 @@
 /**
- * Delivers the webhooks the job store queued: one POST per delivery (JSON body as stored,
- * signed, with its idempotency key), retried with exponential backoff — `jobs.webhook_retry_ms`,
- * doubling, at most an hour apart, given up after `jobs.webhook_retry_hours` — and every attempt
- * recorded (the job's delivery log). Deliveries live in SQLite, so a restart resumes them where
- * they were; a delivery that was in flight at a crash is sent again with the same key.
+ * Delivers the webhooks a store queued (the jobs' deliveries, the calls' end-of-call webhooks):
+ * one POST per delivery (JSON body as stored, signed, with its idempotency key), retried with
+ * exponential backoff — the owner's retry setting (`jobs.webhook_retry_ms`), doubling, at most an
+ * hour apart, given up after its retry hours (`jobs.webhook_retry_hours`) — and every attempt
+ * recorded (the delivery log). Deliveries live in SQLite, so a restart resumes them where they
+ * were; a delivery that was in flight at a crash is sent again with the same key.
  */
-import type { Logger } from "../../../log/logger.ts";
-import type { JobStore } from "../store.ts";
+import type { Logger } from "../log/logger.ts";
 import { EVENT_HEADER, IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signWebhook } from "./signature.ts";
 
+/** A delivery due to be sent, as its store keeps it. */
+export interface PendingDelivery {
+  /** The delivery id: the `Idempotency-Key`, the same on every retry. */
+  readonly id: string;
+  readonly callback_url: string;
+  /** The event name (`Sawt-Event`). */
+  readonly event: string;
+  /** The JSON body, exactly as it is signed and sent. */
+  readonly body: string;
+  /** Attempts made so far. */
+  readonly attempts: number;
+  /** When it was queued (epoch ms): retries stop after the retry hours from here. */
+  readonly created_at: number;
+}
+
+/** Where a sender finds its deliveries and records their attempts (the jobs store, the calls store). */
+export interface DeliveryQueue<D extends PendingDelivery = PendingDelivery> {
+  /** Pending deliveries due by `now`, oldest first, at most `limit`. */
+  dueDeliveries(now: number, limit: number): D[];
+  /** When the next pending delivery is due (ms), if any. */
+  nextDeliveryAt(): number | undefined;
+  /** Records one attempt: delivered, retried at `nextAt`, or given up (`failed`). */
+  recordAttempt(
+    id: string,
+    outcome: { status: "delivered" | "pending" | "failed"; nextAt?: number; error?: string },
+  ): void;
+}
+
 /** How deliveries are sent. */
-export interface WebhookOptions {
+export interface WebhookOptions<D extends PendingDelivery = PendingDelivery> {
   readonly secret: string;
   readonly retryMs: number;
   readonly retryHours: number;
   readonly log: Logger;
   /** Hears each attempt's outcome (metrics). */
   readonly onAttempt?: (delivered: boolean) => void;
+  /** What the "given up" log line names besides the delivery (the job, the call); never content. */
+  readonly logFields?: (delivery: D) => Record<string, unknown>;
 }
 
 /** Longest a receiver may take to answer one delivery. */
@@ -32,8 +62,8 @@ export function backoffMs(retryMs: number, attempt: number): number {
   return Math.round(base * (0.9 + Math.random() * 0.2));
 }
 
-/** The delivery loop of one process. */
-export class WebhookSender {
+/** The delivery loop of one process over one store. */
+export class WebhookSender<D extends PendingDelivery = PendingDelivery> {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
@@ -42,8 +72,8 @@ export class WebhookSender {
   private readonly stopping = new AbortController();
 
   constructor(
-    private readonly store: JobStore,
-    private readonly options: WebhookOptions,
+    private readonly store: DeliveryQueue<D>,
+    private readonly options: WebhookOptions<D>,
   ) {}
 
   /** Sends what is due now, then sleeps until the next delivery is due. */
@@ -93,7 +123,7 @@ export class WebhookSender {
     }
   }
 
-  private async attempt(delivery: ReturnType<JobStore["dueDeliveries"]>[number]): Promise<void> {
+  private async attempt(delivery: D): Promise<void> {
     let error: string | undefined;
     try {
       const response = await fetch(delivery.callback_url, {
@@ -125,7 +155,11 @@ export class WebhookSender {
     const nextAt = Date.now() + backoffMs(this.options.retryMs, delivery.attempts + 1);
     if (nextAt > giveUpAt) {
       this.store.recordAttempt(delivery.id, { status: "failed", error });
-      this.options.log.warn("webhook given up", { job: delivery.job_id, delivery: delivery.id, error });
+      this.options.log.warn("webhook given up", {
+        ...this.options.logFields?.(delivery),
+        delivery: delivery.id,
+        error,
+      });
     } else this.store.recordAttempt(delivery.id, { status: "pending", nextAt, error });
   }
 }

@@ -1,8 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { renderSrt, renderTranscript, renderVtt, subtitleTime } from "./formats.ts";
-import { DiarizedTranscriptionJsonSchema, TranscriptionJsonSchema, VerboseTranscriptionJsonSchema } from "./schema.ts";
-import type { Transcript } from "./types.ts";
+import {
+  DiarizedTranscriptionJsonSchema,
+  TranscriptionJsonSchema,
+  VerboseTranscriptionJsonSchema,
+} from "./response-schema.ts";
+import type { Transcript } from "../core/asr.ts";
 
 const TRANSCRIPT: Transcript = {
   text: "السلام عليكم كيف أقدر أساعدك",

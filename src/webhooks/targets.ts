@@ -1,14 +1,21 @@
 /**
- * Where a job's webhooks may go (issue #28). A job's `callback_url` must name a host the operator
- * allowed (`jobs.callback_hosts`: nothing leaves the box otherwise, D18), over http or https,
- * without credentials in it.
+ * Where webhooks may go (issue #28): a job's `callback_url`, the calls' `calls.webhook_url`. The
+ * URL must name a host the operator allowed (`jobs.callback_hosts`, `calls.webhook_hosts`: nothing
+ * leaves the box otherwise, D18), over http or https, without credentials in it.
  */
 
 /** Longest webhook URL accepted. */
 const MAX_URL_CHARS = 2048;
 
-/** Why `url` may not receive webhooks under `allowedHosts`, or undefined when it may. */
-export function webhookUrlProblem(url: string, allowedHosts: readonly string[]): string | undefined {
+/**
+ * Why `url` may not receive webhooks under `allowedHosts`, or undefined when it may; `setting`
+ * names the host list in the answer.
+ */
+export function webhookUrlProblem(
+  url: string,
+  allowedHosts: readonly string[],
+  setting = "jobs.callback_hosts",
+): string | undefined {
   if (url.length > MAX_URL_CHARS) return `Must be at most ${MAX_URL_CHARS} characters`;
   let parsed: URL;
   try {
@@ -24,5 +31,5 @@ export function webhookUrlProblem(url: string, allowedHosts: readonly string[]):
     const [name, entryPort] = entry.toLowerCase().split(":");
     return name === host && (entryPort === undefined || entryPort === port);
   });
-  return allowed ? undefined : "Host is not allowed (jobs.callback_hosts)";
+  return allowed ? undefined : `Host is not allowed (${setting})`;
 }

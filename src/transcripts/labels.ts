@@ -5,7 +5,7 @@
  * safe inside a VTT voice tag (`<v agent>`), an SRT line and a JSON field.
  */
 import * as v from "valibot";
-import { MAX_CHANNELS } from "../../core/asr.ts";
+import { MAX_CHANNELS } from "../core/asr.ts";
 
 /** A speaker label: 1–32 letters (any script), digits, `_`, `-` or `.`. */
 export const SPEAKER_LABEL = /^[\p{L}\p{N}_.-]{1,32}$/u;

@@ -5,9 +5,9 @@
  * over the whole audio. Segments of split channels carry their speaker: `agent: …` in SRT, a
  * `<v agent>` voice span in VTT, `speaker`/`channel` in the JSON bodies.
  */
-import { speakerOf } from "./channels/labels.ts";
-import type { DiarizedTranscriptionJson, TranscriptionJson, VerboseTranscriptionJson } from "./schema.ts";
-import type { Transcript, TranscriptFormat, TranscriptSegment, TranscriptWord } from "./types.ts";
+import type { Transcript, TranscriptFormat, TranscriptSegment, TranscriptWord } from "../core/asr.ts";
+import { speakerOf } from "./labels.ts";
+import type { DiarizedTranscriptionJson, TranscriptionJson, VerboseTranscriptionJson } from "./response-schema.ts";
 
 /** A rendered transcript. */
 export interface RenderedTranscript {

@@ -1,6 +1,7 @@
 /**
- * How a webhook is signed and marked (issue #28). Signature, after Stripe's scheme: header
- * `Sawt-Signature: t=<unix seconds>,v1=<hex>` where the hex is HMAC-SHA256 with the server's `jobs.webhook_secret` over `<t>.<raw body>`. A receiver
+ * How a webhook is signed and marked (issue #28), for every feature that sends one (jobs, calls).
+ * Signature, after Stripe's scheme: header `Sawt-Signature: t=<unix seconds>,v1=<hex>` where the
+ * hex is HMAC-SHA256 with the server's `jobs.webhook_secret` over `<t>.<raw body>`. A receiver
  * recomputes it over the bytes it received, compares in constant time, and refuses a `t` far
  * from its clock (replays). `Idempotency-Key` is the delivery id, the same on every retry.
  */
@@ -8,7 +9,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 
 /** The header carrying the signature. */
 export const SIGNATURE_HEADER = "Sawt-Signature";
-/** The header naming the event (`file.completed`, `file.failed`, `job.completed`). */
+/** The header naming the event (`file.completed`, `file.failed`, `job.completed`, `call.ended`). */
 export const EVENT_HEADER = "Sawt-Event";
 /** The header carrying the delivery id, stable across retries. */
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";

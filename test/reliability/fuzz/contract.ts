@@ -51,11 +51,11 @@ export function leaks(text: string, secrets: Secrets): string[] {
 
 /**
  * The borrowed protocol a path speaks (issue 40), whose errors keep that protocol's shape instead
- * of Sawt's: Deepgram's `/v1/speak`, ElevenLabs' `/v1/text-to-speech/…` and `/v1/voices`.
+ * of Sawt's: Deepgram's `/v1/speak` and `/v1/listen`, ElevenLabs' `/v1/text-to-speech/…` and `/v1/voices`.
  */
 export function borrowedProtocol(path: string): "deepgram" | "elevenlabs" | undefined {
   const pathname = path.split("?")[0]!;
-  if (pathname === "/v1/speak") return "deepgram";
+  if (pathname === "/v1/speak" || pathname === "/v1/listen") return "deepgram";
   if (pathname.startsWith("/v1/text-to-speech/") || pathname === "/v1/voices") return "elevenlabs";
   return undefined;
 }
@@ -63,8 +63,14 @@ export function borrowedProtocol(path: string): "deepgram" | "elevenlabs" | unde
 /** Problems of an error object in a borrowed protocol's shape. */
 export function checkBorrowedError(protocol: "deepgram" | "elevenlabs", json: Record<string, unknown>): string[] {
   if (protocol === "deepgram") {
-    const ok = typeof json.err_code === "string" && typeof json.err_msg === "string" && json.err_msg.length > 0;
-    return ok && typeof json.request_id === "string" ? [] : [`deepgram shape ${Object.keys(json).sort().join(",")}`];
+    // A socket's `Error` message (its description and variant), or a REST body with its request id.
+    const socket = json.type === "Error";
+    const ok = socket
+      ? typeof json.description === "string" && json.description.length > 0 && typeof json.variant === "string"
+      : typeof json.err_code === "string" && typeof json.err_msg === "string" && json.err_msg.length > 0;
+    return ok && (socket || typeof json.request_id === "string")
+      ? []
+      : [`deepgram shape ${Object.keys(json).sort().join(",")}`];
   }
   const detail = json.detail as unknown;
   if (Array.isArray(detail))

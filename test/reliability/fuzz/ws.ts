@@ -192,6 +192,8 @@ export function runLiveWsSession(
       if (message.type !== "error") return;
       const error = message.error;
       if (typeof error === "string") return; // jambonz
+      // The call API's `error` event: `code` and `message` beside its type (issue 41).
+      if (error === undefined && typeof message.message === "string" && message.code !== undefined) return;
       if (error === null || typeof error !== "object" || typeof (error as { message?: unknown }).message !== "string") {
         problems.push("error event without an error message");
         return;

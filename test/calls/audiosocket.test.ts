@@ -15,11 +15,9 @@ import { silence } from "../asr/support.ts";
 import { connect } from "../asr/ws-client.ts";
 import { until } from "../support/sawt.ts";
 import {
-  AudioSocketPeer,
-  type CallServer,
+  audioSocketCall,
   callerAudio,
-  callOpen,
-  newUuid,
+  type CallServer,
   PHONE_TEXTS,
   restPcm,
   restTranscript,
@@ -45,15 +43,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Opens a call as Asterisk does (UUID, first frame) and the application's socket on it. */
-async function call(rate: number) {
-  const id = newUuid();
-  const peer = await AudioSocketPeer.connect(server.audiosocket);
-  peer.uuid(id);
-  peer.audioFrame(new Uint8Array((rate / 50) * 2), rate);
-  await callOpen(server, id);
-  return { id, peer, app: await watchCall(server, id) };
-}
+const call = (rate: number) => audioSocketCall(server, rate);
 
 const finals = (events: any[]) => events.filter((e) => e.type === "transcript.final").map((e) => e.text);
 

@@ -12,10 +12,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { silence } from "../asr/support.ts";
 import { ChanWebsocketClient } from "./chan-websocket-client.ts";
 import {
-  AudioSocketPeer,
-  type CallServer,
+  audioSocketCall,
   callOpen,
-  newUuid,
+  type CallServer,
   PHONE_TEXTS,
   restPcm,
   startCallServer,
@@ -38,12 +37,7 @@ const SSML = `<speak><mark name="start"/>${FIRST} <mark name="next"/>${PHONE_TEX
 const SLACK_MS = 5;
 
 test("AudioSocket: does send a mark event at the start and at the first sentence's end, within a frame", async () => {
-  const id = newUuid();
-  const peer = await AudioSocketPeer.connect(server.audiosocket);
-  peer.uuid(id);
-  peer.audioFrame(new Uint8Array(320), 8000);
-  await callOpen(server, id);
-  const app = await watchCall(server, id);
+  const { id, peer, app } = await audioSocketCall(server, 8000);
   const caller = peer.stream(silence(6, 8000), 8000);
   app.sendJson({ type: "say", ssml: SSML, context: "menu" });
   const done = await app.next("playback.done");

@@ -8,10 +8,10 @@
  * format's silence (chan_websocket drops a partial frame); synthesis stays at most
  * {@link AHEAD_MS} ahead of what was sent, so a clear wastes little of it.
  *
- * An SSML mark is a byte offset in the prompt's audio, reported once the frame holding it was
- * played: on a door whose peer plays what it receives (AudioSocket, RTP) as that frame leaves, on
- * one whose peer has a queue and reports marks (chan_websocket) at the peer's answer to the mark
- * sent with that frame (./marks.ts). Done is when the caller has heard the prompt: the pacer's
+ * An SSML mark is a byte offset in the prompt's audio, reported once the audio before it was
+ * played (a mark at the start: the first frame): on a door whose peer plays what it receives
+ * (AudioSocket, RTP) as that frame leaves, on one whose peer has a queue and reports marks
+ * (chan_websocket) at the peer's answer to the mark sent after that frame (./marks.ts). Done is when the caller has heard the prompt: the pacer's
  * play-out time, or the peer's answer to the mark placed after the last frame. A stop (clear, the
  * call ending) sends nothing more, at once: at most the frame already on its way.
  */
@@ -59,6 +59,8 @@ export class Prompt {
   private chunks: Uint8Array[] = [];
   private marks: { readonly at: number; readonly name: string }[] = [];
   private readonly holds = new Set<() => void>();
+  /** Marks placed on the pacer and not reached yet. */
+  private readonly unreached = new Set<() => void>();
   /** Bytes of audio received. */
   private received = 0;
   private readonly filled = Promise.withResolvers<void>();
@@ -144,6 +146,8 @@ export class Prompt {
       if (rest > 0) pacer.push(new Uint8Array(size - rest).fill(silenceByte(output.format)));
       pacer.end();
       await pacer.sent;
+      // Every frame has left: a mark in a prompt without audio is reached too.
+      for (const reach of [...this.unreached]) reach();
       const peer = this.peer;
       if (!this.stopped && peer && this.received > 0) {
         const played = new Promise<void>((resolve) => peer.place(resolve));
@@ -177,19 +181,23 @@ export class Prompt {
     this.peer?.drop();
     this.chunks = [];
     this.marks = [];
+    this.unreached.clear();
     this.release();
     this.filled.resolve();
     this.halted.resolve();
     return this.ended(now);
   }
 
-  /** Reports a mark once the frame holding byte `at` was played. */
+  /** Reports a mark once the audio before byte `at` was played. */
   private place(at: number, name: string): void {
-    this.pacer?.at(at, () => {
-      if (this.stopped) return;
+    const reach = () => {
+      if (!this.unreached.delete(reach) || this.stopped) return;
       if (this.peer) this.peer.place(() => this.hooks.mark(name));
       else this.hooks.mark(name);
-    });
+    };
+    this.unreached.add(reach);
+    // A mark at the start is reached as the first frame leaves, not while the first sentence is still being made.
+    this.pacer?.at(Math.max(at, 1), reach);
   }
 
   /** A promise the context's next sentence waits for; `arm` sets what releases it besides {@link release}. */

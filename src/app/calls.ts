@@ -2,7 +2,8 @@
  * Asterisk calls wired into a running service (issue 41, docs/asterisk.md): the process's one
  * {@link CallService} over `<data_dir>/calls.db`, handed what it uses of the other features as
  * their core contracts — the live core's opener (src/asr/live/session.ts) and the speech
- * validation every door's speech gets (src/tts/schema.ts) — and the externalMedia door (RTP, ../calls/external-media/),
+ * validation every door's speech gets (src/tts/schema.ts; the speech stream itself is the TTS
+ * service's, core/tts.ts) — and the externalMedia door (RTP, ../calls/external-media/),
  * which the call API's `POST /v1/calls` opens. Built when `calls.enabled` on first use
  * ({@link callsFor}); the AudioSocket listener starts with the other ports (./front-doors.ts) and
  * everything stops at shutdown ({@link stopCalls}).
@@ -13,7 +14,7 @@ import { openExternalMedia } from "../calls/external-media/open.ts";
 import { CallService } from "../calls/service.ts";
 import type { AppContext } from "../core/context.ts";
 import { AppError } from "../errors/taxonomy.ts";
-import { parseSpeech } from "../tts/schema.ts";
+import { parseSpeech, parseSpeechSettings } from "../tts/schema.ts";
 
 const services = new WeakMap<AppContext, CallService>();
 
@@ -27,7 +28,10 @@ export function callsFor(ctx: AppContext): CallService {
     ctx,
     {
       openLive: (init, format) => openLiveSession(ctx, { ...init, caller: { key: init.key } }, format),
-      parseSpeech: (fields, naming) => parseSpeech(fields, { naming }, ctx.config),
+      speech: {
+        request: (fields, naming) => parseSpeech(fields, { naming }, ctx.config),
+        settings: (fields, naming) => parseSpeechSettings(fields, { naming }, ctx.config),
+      },
       openExternalMedia,
     },
     ctx.log.child({ component: "calls" }),

@@ -2,7 +2,8 @@
  * The call API's commands (issue 41), one schema each, read alike from a WebSocket message
  * (`{"type": "say", …}`) and from a REST body (`POST /v1/calls/{id}/say`, the same fields without
  * `type`): `say` speaks text or SSML, `text` streams text in pieces (an LLM's output) and `flush`
- * speaks what is pending, `clear` stops what is playing (barge-in), `hangup` ends the call.
+ * speaks what is pending and ends the turn, `clear` stops what is playing (barge-in), `hangup`
+ * ends the call.
  */
 import * as v from "valibot";
 import { type FieldNaming, fieldErrors } from "../errors/fields.ts";
@@ -39,12 +40,17 @@ export const SayCommandSchema = v.pipe(
 /** A `say` command. */
 export type SayCommand = v.InferOutput<typeof SayCommandSchema>;
 
-/** `text`: a piece of streamed text; whole sentences are spoken as they complete, `flush` speaks the rest. */
+/**
+ * `text`: a piece of streamed text, part of its context's turn; whole sentences are spoken as they
+ * complete, `flush` speaks the rest and ends the turn (its one `playback.done`).
+ */
 export const TextCommandSchema = v.object({
   text: v.pipe(v.string("Expected a string"), v.description("The next piece of text (may be empty with flush).")),
-  flush: v.optional(v.pipe(v.boolean("Expected a boolean"), v.description("Speak what is pending now."))),
-  voice: optionalString("Voice of the context, read when it starts."),
-  dialect: optionalString("Dialect of the context, read when it starts."),
+  flush: v.optional(
+    v.pipe(v.boolean("Expected a boolean"), v.description("Speak what is pending now and end the turn.")),
+  ),
+  voice: optionalString("Voice of the turn, read when it starts."),
+  dialect: optionalString("Dialect of the turn, read when it starts."),
   context,
 });
 /** A `text` command. */

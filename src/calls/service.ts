@@ -7,12 +7,13 @@
  * calls.db for `calls.retention_days`, and the signed end-of-call webhook to `calls.webhook_url`.
  *
  * The call session reaches the ASR and TTS features only through core contracts the wiring hands
- * over (src/app/calls.ts): the live core's opener and the speech validation.
+ * over (src/app/calls.ts): the live core's opener and the speech validation; its speech is the TTS
+ * service's speech stream (core/tts.ts), opened per call.
  */
 import type { TranscriptionLanguage } from "../core/asr.ts";
 import type { AppContext } from "../core/context.ts";
 import type { OpenLiveCall } from "../core/live.ts";
-import type { SpeechParser } from "../core/speech-parser.ts";
+import type { SpeechValidation } from "../core/tts.ts";
 import { readyService } from "../edge/readiness.ts";
 import { AppError } from "../errors/taxonomy.ts";
 import type { Logger } from "../log/logger.ts";
@@ -45,7 +46,8 @@ export interface ExternalMediaCall {
 /** What the call feature uses of the other features, handed over by the wiring. */
 export interface CallEngines {
   readonly openLive: OpenLiveCall;
-  readonly parseSpeech: SpeechParser;
+  /** The speech validation every door's speech gets (the TTS feature's). */
+  readonly speech: SpeechValidation;
   /** The externalMedia door (./external-media/): a port of the RTP range and a call latched onto it. */
   readonly openExternalMedia: (
     calls: CallService,
@@ -102,23 +104,18 @@ export class CallService {
     this.host = {
       openLive: engines.openLive,
       partialIntervalMs: ctx.config.streaming.partial_interval_ms,
-      speech: (init) => ({
-        request: (fields) =>
-          engines.parseSpeech(
-            {
-              input: fields.input,
-              voice: fields.voice ?? init.voice,
-              dialect: fields.dialect,
-              response_format: "pcm",
-              sample_rate: init.format.sampleRate,
-              encoding: init.format.encoding,
-            },
-            COMMAND_FIELDS,
-          ),
-        synthesize: (request, signal) =>
-          readyService(ctx, "tts").synthesizeEncodedStream(request, { signal, keyId: init.key.id }),
-        maxPendingChars: ctx.config.tts.max_input_chars,
-      }),
+      speech: (init, requestId) => {
+        // The call's codec: the speech comes back in the frames the door sends.
+        const codec = { response_format: "pcm", sample_rate: init.format.sampleRate, encoding: init.format.encoding };
+        return {
+          request: (fields) =>
+            engines.speech.request({ ...fields, voice: fields.voice ?? init.voice, ...codec }, COMMAND_FIELDS),
+          settings: (fields) =>
+            engines.speech.settings({ ...fields, voice: fields.voice ?? init.voice, ...codec }, COMMAND_FIELDS),
+          open: (hooks) =>
+            readyService(ctx, "tts").openSpeechStream({ key: init.key, requestId, door: init.door, ...hooks }),
+        };
+      },
       late: () => undefined,
       frameHandled: () => undefined,
       ended: (session, reason) => this.ended(session, reason),

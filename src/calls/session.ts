@@ -17,7 +17,7 @@ import { AppError, toAppError } from "../errors/taxonomy.ts";
 import type { CallCommand } from "./commands.ts";
 import { type CallDoor, type CallEvent, type EndReason, errorEvent, startedEvent } from "./events.ts";
 import type { CallFormat } from "./format.ts";
-import { CallPlayer, type PlayerDeps, type PlayerEvent } from "./playback/player.ts";
+import { CallPlayer, type PlayerEvent, type PlayerSpeech } from "./playback/player.ts";
 import type { CallOutput } from "./playback/prompt.ts";
 import { CallTranscript } from "./transcript.ts";
 
@@ -45,8 +45,8 @@ export interface CallInit {
 /** What a session needs from its service. */
 export interface SessionHost {
   readonly openLive: OpenLiveCall;
-  /** The player's speech: validation and synthesis, bound to the call's key and format. */
-  readonly speech: (init: CallInit) => Pick<PlayerDeps, "request" | "synthesize" | "maxPendingChars">;
+  /** The player's speech: validation and the speech stream, bound to the call's key, door and format. */
+  readonly speech: (init: CallInit, requestId: string) => PlayerSpeech;
   readonly partialIntervalMs: number;
   /** A frame sent after its slot, or a received frame handled late (metrics). */
   readonly late: (direction: "in" | "out") => void;
@@ -117,7 +117,7 @@ export class CallSession {
       throw error;
     }
     this.player = new CallPlayer({
-      ...host.speech(init),
+      speech: host.speech(init, requestId),
       output: init.output,
       emit: (event) => this.playerEvent(event),
       now: () => this.nowMs(),
@@ -173,9 +173,9 @@ export class CallSession {
     this.emit({ type: "dtmf", call_id: this.id, digit });
   }
 
-  /** The peer played a mark (chan_websocket MEDIA_MARK_PROCESSED). */
-  marked(name: string): void {
-    this.player.marked(name);
+  /** The peer played the mark Sawt placed as `id` (chan_websocket MEDIA_MARK_PROCESSED). */
+  marked(id: string): void {
+    this.player.marked(id);
   }
 
   /** The peer's queue is full (MEDIA_XOFF) or has room again (MEDIA_XON). */
@@ -297,6 +297,10 @@ export class CallSession {
   private playerEvent(event: PlayerEvent): void {
     if (event.type === "error") {
       this.emit(errorEvent(event.error, this.id, event.context));
+      return;
+    }
+    if (event.type === "mark") {
+      this.emit({ type: "mark", call_id: this.id, context: event.context, name: event.name });
       return;
     }
     if (event.startMs !== undefined && event.endMs !== undefined && event.msPlayed > 0)

@@ -6,6 +6,7 @@
  */
 import type { AudioFormat } from "../audio/formats.ts";
 import type { SampleEncoding } from "../audio/g711.ts";
+import type { FieldNaming } from "../errors/fields.ts";
 import type { AppError } from "../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../store/keys.ts";
 import type { CallOptions } from "./call.ts";
@@ -124,6 +125,19 @@ export type SpeechContextRequest = Omit<SpeechRequest, "input"> & {
   /** Attach each sentence's {@link SentenceTimings} to its first audio (ElevenLabs' alignment). */
   readonly timings?: boolean;
 };
+
+/**
+ * Speech validation as a feature outside TTS reaches it (a call session's `say` and `text`, issue
+ * 41): the rules every door's speech gets (types 422, empty or long text, blocked content D7,
+ * malformed SSML 400), naming fields as the door names them. The TTS feature's `parseSpeech` and
+ * `parseSpeechSettings` (src/tts/schema.ts) are what the wiring hands over.
+ */
+export interface SpeechValidation {
+  /** A whole request (its text and settings, mapped to the shared names: `input`, `voice`, …); throws the AppError. */
+  request(fields: unknown, naming: FieldNaming): SpeechRequest;
+  /** A context's settings: every field of a request but its text, by the same rules; throws the AppError. */
+  settings(fields: unknown, naming: FieldNaming): SpeechContextRequest;
+}
 
 /** What speaks in a context and what its audio is: known when it opens, before any audio. */
 export interface SpeechContextInfo extends SpeechResolution {

@@ -76,7 +76,7 @@ export class RtpPacer {
   /**
    * Runs `callback` once the first `bytes` bytes pushed have been sent (at once when they have): a
    * point in the audio, such as a speech marker, reported as the caller's player reaches it. Never
-   * runs after {@link stop}.
+   * runs after {@link stop}. Callbacks may come in any order of offsets; they run in that of their offsets.
    */
   at(bytes: number, callback: () => void): void {
     if (this.stopped) return;
@@ -84,7 +84,10 @@ export class RtpPacer {
       callback();
       return;
     }
-    this.watchers.push({ at: bytes, run: callback });
+    // Kept sorted: each packet runs the watchers from the front (a call holds its synthesis at an
+    // offset below a mark it placed earlier).
+    const after = this.watchers.findIndex((watcher) => watcher.at > bytes);
+    this.watchers.splice(after < 0 ? this.watchers.length : after, 0, { at: bytes, run: callback });
   }
 
   /** Settles once everything queued was sent after {@link end} and its play-out time passed, or on {@link stop}. */

@@ -3,9 +3,10 @@
  * streams as Asterisk does (./support.ts: the UUID, 20 ms frames on the wall clock, a DTMF frame,
  * then the connection closing, or the 0x00 frame): the caller's `transcript.final` events on
  * `/v1/calls/{uuid}` equal Sawt's REST transcript of the same audio at 8 and 16 kHz; `say` comes
- * back in frames whose audio is REST's `pcm` at 8 kHz; `clear` stops the audio within a frame; the
- * end-of-call webhook carries both sides and verifies; the transcript is retrievable in every
- * format, by the call's key only.
+ * back in frames whose audio is REST's `pcm` at 8 kHz; `clear` stops the audio within a frame;
+ * `text` sent a few words at a time plays as REST speaks the whole text, starting before the
+ * flush; two contexts, one cleared while the other plays on; the end-of-call webhook carries both
+ * sides and verifies; the transcript is retrievable in every format, by the call's key only.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { verifyWebhook } from "../../src/webhooks/signature.ts";
@@ -14,11 +15,9 @@ import { silence } from "../asr/support.ts";
 import { connect } from "../asr/ws-client.ts";
 import { until } from "../support/sawt.ts";
 import {
-  AudioSocketPeer,
-  type CallServer,
+  audioSocketCall,
   callerAudio,
-  callOpen,
-  newUuid,
+  type CallServer,
   PHONE_TEXTS,
   restPcm,
   restTranscript,
@@ -44,15 +43,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Opens a call as Asterisk does (UUID, first frame) and the application's socket on it. */
-async function call(rate: number) {
-  const id = newUuid();
-  const peer = await AudioSocketPeer.connect(server.audiosocket);
-  peer.uuid(id);
-  peer.audioFrame(new Uint8Array((rate / 50) * 2), rate);
-  await callOpen(server, id);
-  return { id, peer, app: await watchCall(server, id) };
-}
+const call = (rate: number) => audioSocketCall(server, rate);
 
 const finals = (events: any[]) => events.filter((e) => e.type === "transcript.final").map((e) => e.text);
 
@@ -144,20 +135,70 @@ describe("Sawt speaking into an AudioSocket call", () => {
   }, 60_000);
 });
 
+/** Whole 20 ms frames at 8 kHz: REST's bytes, then silence to the frame's end. */
+const padded = (pcm: Uint8Array) => Buffer.concat([pcm, new Uint8Array((320 - (pcm.length % 320)) % 320)]);
+
 describe("streamed text (an LLM's output)", () => {
-  test("does speak each sentence as it completes and the rest at flush, as REST speaks them", async () => {
+  test("does start speaking before the flush, and play the text sent a few words at a time as REST speaks the whole text", async () => {
+    const { id, peer, app } = await call(8000);
+    const caller = peer.stream(silence(8, 8000), 8000);
+    const pieces = ["مرحبا", " بك.", " شكرا", " لك.", " سلام", " عليكم"];
+    for (const piece of pieces) {
+      app.sendJson({ type: "text", text: piece, context: "llm" });
+      await Bun.sleep(50);
+    }
+    // The first sentences are whole: they play while the last one waits for its end.
+    await until(() => peer.frames.some((f) => f.kind === 0x10), "the first sentence's frames before the flush");
+    expect(app.events.some((e) => e.type === "playback.done")).toBe(false);
+    app.sendJson({ type: "text", text: "", flush: true, context: "llm" });
+    const done = await app.next("playback.done");
+    const whole = pieces.join("");
+    const sent = peer.audio(0x10);
+    expect(Buffer.from(sent).equals(padded(await restPcm(server, whole, 8000)))).toBe(true);
+    expect(done).toEqual({ type: "playback.done", call_id: id, context: "llm", ms_played: (sent.length / 320) * 20 });
+    // One turn, one prompt: the bot's side of the transcript has the whole text.
+    const transcript = await fetch(`${server.sawt.baseUrl}/v1/calls/${id}/transcript?format=json`, {
+      headers: { "x-api-key": server.key },
+    });
+    expect(((await transcript.json()) as { text: string }).text).toBe(whole);
+    await caller;
+    peer.close();
+    await app.next("call.ended");
+  }, 60_000);
+});
+
+describe("two contexts on one call", () => {
+  test("does clear one while the other plays on, in arrival order", async () => {
     const { peer, app } = await call(8000);
-    const caller = peer.stream(silence(5, 8000), 8000);
-    for (const piece of ["مرحبا", " بك\n", "شكرا"]) app.sendJson({ type: "text", text: piece, context: "llm" });
-    const first = await app.next("playback.done");
-    expect(first).toMatchObject({ context: "llm" });
-    const spoken = peer.audio(0x10).length;
-    app.sendJson({ type: "text", text: " لك", flush: true, context: "llm" });
-    await app.next("playback.done", 2);
-    const audio = peer.audio(0x10);
-    const pad = (pcm: Uint8Array) => Buffer.concat([pcm, new Uint8Array((320 - (pcm.length % 320)) % 320)]);
-    expect(Buffer.from(audio.subarray(0, spoken)).equals(pad(await restPcm(server, "مرحبا بك", 8000)))).toBe(true);
-    expect(Buffer.from(audio.subarray(spoken)).equals(pad(await restPcm(server, "شكرا لك", 8000)))).toBe(true);
+    const caller = peer.stream(silence(6, 8000), 8000);
+    const frames = () => peer.frames.filter((f) => f.kind === 0x10);
+    const long = Array.from({ length: 8 }, () => PHONE_TEXTS[0]).join(". ");
+    app.sendJson({ type: "say", text: long, context: "menu" });
+    app.sendJson({ type: "say", text: PHONE_TEXTS[1], context: "info" });
+    await until(() => frames().length >= 10, "the menu's first frames");
+    // The queued context is cleared: it was heard for 0 ms, and the menu goes on.
+    app.sendJson({ type: "clear", context: "info" });
+    expect(await app.next("playback.done")).toMatchObject({ context: "info", ms_played: 0, cleared: true });
+    const before = frames().length;
+    await until(() => frames().length >= before + 10, "the menu's frames after the other context's clear");
+    app.sendJson({ type: "say", text: PHONE_TEXTS[2], context: "info" });
+    await Bun.sleep(100);
+    // Now the menu is cleared mid-prompt: the info prompt queued behind it plays in full.
+    const clearAt = performance.now();
+    app.sendJson({ type: "clear", context: "menu" });
+    const menu = await app.next("playback.done", 2);
+    expect(menu).toMatchObject({ context: "menu", cleared: true });
+    const info = await app.next("playback.done", 3);
+    expect(info.context).toBe("info");
+    expect(info.cleared).toBeUndefined();
+    // After the clear: at most the menu's frame on its way, then the info prompt, REST's as a call's first prompt would be.
+    const after = frames().filter((f) => f.at > clearAt);
+    const rest = padded(await restPcm(server, PHONE_TEXTS[2], 8000));
+    const tail = Buffer.concat(after.map((f) => f.payload));
+    expect(tail.length - rest.length).toBeGreaterThanOrEqual(0);
+    expect(tail.length - rest.length).toBeLessThanOrEqual(320);
+    expect(Buffer.from(tail.subarray(tail.length - rest.length)).equals(rest)).toBe(true);
+    expect(info.ms_played).toBe((rest.length / 320) * 20);
     await caller;
     peer.close();
     await app.next("call.ended");

@@ -15,9 +15,10 @@ import { connect } from "../asr/ws-client.ts";
 import { until } from "../support/sawt.ts";
 import { ChanWebsocketClient } from "./chan-websocket-client.ts";
 import {
+  audioSocketCall,
   AudioSocketPeer,
-  type CallServer,
   callOpen,
+  type CallServer,
   layoutFrame,
   newUuid,
   startCallServer,
@@ -169,12 +170,7 @@ describe("the externalMedia door", () => {
 
 describe("the call API", () => {
   test("does answer commands for a call that ended with 404, and bad commands with error events", async () => {
-    const id = newUuid();
-    const peer = await AudioSocketPeer.connect(server.audiosocket);
-    peer.uuid(id);
-    peer.audioFrame(new Uint8Array(320), 8000);
-    await callOpen(server, id);
-    const app = await watchCall(server, id);
+    const { id, peer, app } = await audioSocketCall(server, 8000);
     app.sendJson({ type: "dance" });
     app.sendJson({ type: "say" });
     app.ws.send(new Uint8Array(4));

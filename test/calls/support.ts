@@ -129,6 +129,16 @@ export async function callOpen(server: CallServer, id: string): Promise<void> {
   }, `call ${id} to open`);
 }
 
+/** Opens an AudioSocket call as Asterisk does (UUID, first frame at `rate`) and the application's socket on it. */
+export async function audioSocketCall(server: CallServer, rate: number) {
+  const id = newUuid();
+  const peer = await AudioSocketPeer.connect(server.audiosocket);
+  peer.uuid(id);
+  peer.audioFrame(new Uint8Array((rate / 50) * 2), rate);
+  await callOpen(server, id);
+  return { id, peer, app: await watchCall(server, id) };
+}
+
 /** A frame Sawt sent, with when it arrived. */
 export interface ReceivedFrame {
   readonly kind: number;

@@ -4,11 +4,12 @@
  * channel_id — the call's id —, format, optimal_frame_size, ptime; channel_variables in JSON),
  * then raw audio in BINARY frames and control in TEXT frames: `DTMF_END`, `MEDIA_XOFF` /
  * `MEDIA_XON` (its queue is filling / has room: Sawt sends no media in between),
- * `MEDIA_MARK_PROCESSED` (a mark Sawt placed has been played: the prompt's `playback.done`), and a
+ * `MEDIA_MARK_PROCESSED` (a mark Sawt placed has been played: a `mark` or `playback.done`), and a
  * hangup, which is the socket closing (or a `HANGUP` text). Sawt answers in the control format
  * MEDIA_START came in: media in whole optimal_frame_size pieces (Asterisk drops a partial one),
  * paced a little ahead of real time since Asterisk plays from its own queue, `MARK_MEDIA` after
- * each prompt, `FLUSH_MEDIA` on barge-in, `HANGUP` to end the call.
+ * each prompt and at each SSML mark (its `playback.done` and `mark` wait for Asterisk's answer),
+ * `FLUSH_MEDIA` on barge-in, `HANGUP` to end the call.
  */
 import type { AppContext } from "../../core/context.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
@@ -139,12 +140,15 @@ export class AsteriskConnection {
     this.place.identified();
   }
 
-  /** Where the call's speech goes: 20 ms frames, sent as whole optimal_frame_size pieces. */
+  /** Where the call's speech goes: 20 ms frames, sent as whole optimal_frame_size pieces, marks in line with them. */
   private output(format: CallFormat, optimal: number) {
     const frame = frameBytes(format);
     // A 20 ms frame that is not a whole number of Asterisk's frames would lose its partial piece.
     const pieces = frame % optimal === 0 || optimal % frame !== 0 ? 1 : optimal / frame;
     let pending: Uint8Array[] = [];
+    // Marks placed while frames wait for their piece: they follow that piece, not overtake it.
+    let marks: string[] = [];
+    const mark = (id: string) => this.socket.sendText(command("MARK_MEDIA", this.json, id));
     return {
       format,
       leadMs: LEAD_MS,
@@ -155,12 +159,18 @@ export class AsteriskConnection {
         const out = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
         pending = [];
         this.socket.sendBinary(out);
+        for (const id of marks.splice(0)) mark(id);
       },
       flush: () => {
         pending = [];
+        marks = [];
         this.socket.sendText(command("FLUSH_MEDIA", this.json));
       },
-      mark: (name: string) => this.socket.sendText(command("MARK_MEDIA", this.json, name)),
+      mark: (id: string) => {
+        if (this.closing) return;
+        if (pending.length > 0) marks.push(id);
+        else mark(id);
+      },
     };
   }
 

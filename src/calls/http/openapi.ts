@@ -41,7 +41,7 @@ const COMMAND_OK = json("The command was taken; its playback reports on the call
 const context: OpenAPIV3.SchemaObject = {
   type: "string",
   pattern: "^[A-Za-z0-9._:-]{1,48}$",
-  description: "The playback's name, carried by `playback.done`; `clear` may name one (default `default`).",
+  description: "The playback's name, carried by `playback.done` and `mark`; `clear` may name one (default `default`).",
 };
 
 /** The operations, by route. */
@@ -91,7 +91,10 @@ export const CALL_DOCS = {
     type: "object",
     properties: {
       text: { type: "string", description: "Plain text to speak (or `ssml`)." },
-      ssml: { type: "string", description: "SSML, starting with `<speak`." },
+      ssml: {
+        type: "string",
+        description: "SSML, starting with `<speak`; each `<mark name>` is a `mark` event once the caller heard it.",
+      },
       voice: { type: "string" },
       dialect: { type: "string" },
       context,

@@ -5,8 +5,9 @@
  * after which the socket closes (1000) — and takes its commands (`say`, `text`, `clear`,
  * `hangup`; JSON objects with a `type`). Several sockets may watch one call; commands from all of
  * them, and from the REST routes, run in arrival order. Each command counts one request of the
- * key's rate limit, as a REST call does. A command that cannot run is answered with an `error`
- * event and the socket stays open.
+ * key's rate limit, as a REST call does, but `text` pieces: the speech context they speak in counts
+ * one when it opens (the speech stream's rule on every door). A command that cannot run is
+ * answered with an `error` event and the socket stays open.
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../../core/context.ts";
@@ -68,8 +69,16 @@ export function callSocketRoutes(ctx: AppContext, calls: () => CallService) {
         receive(message) {
           try {
             if (message instanceof Uint8Array) throw new AppError("bad_request", "Commands are JSON text messages");
-            admit(ctx, upgrade.key);
-            session.command(parseMessage(message, MESSAGE_FIELDS));
+            let command;
+            try {
+              command = parseMessage(message, MESSAGE_FIELDS);
+            } catch (error) {
+              admit(ctx, upgrade.key);
+              throw error;
+            }
+            // A `text` piece is part of its context, which the speech stream counts once, as every streaming door does.
+            if (command.type !== "text") admit(ctx, upgrade.key);
+            session.command(command);
           } catch (error) {
             socket.sendJson(errorEvent(toAppError(error), session.id));
           }

@@ -10,32 +10,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createSocket } from "node:dgram";
 import { join } from "node:path";
 import mrcp from "mrcp";
-import { startMrcpSawt, type MrcpSawt } from "../mrcp/support.ts";
-import { writePiperPack } from "../support/models/tone-voice.ts";
-import { tempDir } from "../support/sawt.ts";
-import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
+import type { MrcpSawt } from "../mrcp/support.ts";
 import { MrcpPeer } from "./peers/mrcp-client.ts";
 import { runSipp } from "./peers/sipp.ts";
-import { freeEvenPort, waitForIdle } from "./support.ts";
+import { freeEvenPort, startToneMrcpSawt, waitForIdle } from "./support.ts";
 
-const models = tempDir("sawt-mrcp-bad-input-");
 let server: MrcpSawt;
 
 beforeAll(async () => {
-  await writePiperPack(join(models.path, "yara"), {
-    name: "ar_text",
-    sampleRate: 16000,
-    phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
-    phonemeType: "text",
-  });
-  server = await startMrcpSawt({ SAWT_MODELS_DIR: models.path, SAWT_MRCP_ALLOWED_NETWORKS: "127.0.0.1/32" });
-  await server.sawt.server.enginesSettled;
+  server = await startToneMrcpSawt({ voice: true }, { SAWT_MRCP_ALLOWED_NETWORKS: "127.0.0.1/32" });
 }, 60_000);
 
-afterAll(async () => {
-  await server?.close();
-  models.remove();
-});
+afterAll(() => server?.close());
 
 const target = () => `127.0.0.1:${server.sipPort}`;
 const healthy = async () => (await fetch(`${server.sawt.baseUrl}/health`)).status;

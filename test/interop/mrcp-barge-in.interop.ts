@@ -9,42 +9,23 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { floatToInt16 } from "../../src/audio/wav.ts";
 import { concat, silence } from "../asr/support.ts";
-import { startMrcpSawt, type MrcpSawt } from "../mrcp/support.ts";
-import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
-import { writePiperPack } from "../support/models/tone-voice.ts";
-import { tempDir } from "../support/sawt.ts";
-import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
+import type { MrcpSawt } from "../mrcp/support.ts";
+import { letterToneAudio } from "../support/models/ctc.ts";
 import { MrcpPeer } from "./peers/mrcp-client.ts";
 import { g711Payload, RtpPeer } from "./peers/rtp.ts";
 import { runSipp } from "./peers/sipp.ts";
-import { expectCleanRun, freeEvenPort, waitForIdle } from "./support.ts";
+import { expectCleanRun, freeEvenPort, startToneMrcpSawt, waitForIdle } from "./support.ts";
 
 const RATE = 8000;
 /** Long enough to be still speaking when the caller barges in. */
 const PROMPT = Array.from({ length: 4 }, () => "مرحبا بكم في خدمة العملاء").join("، ");
-const models = tempDir("sawt-mrcp-barge-in-");
 let server: MrcpSawt;
 
 beforeAll(async () => {
-  await writePiperPack(join(models.path, "yara"), {
-    name: "ar_text",
-    sampleRate: 16000,
-    phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
-    phonemeType: "text",
-  });
-  await writeToneCtcPack(join(models.path, "tone-ctc"));
-  server = await startMrcpSawt({
-    SAWT_MODELS_DIR: models.path,
-    SAWT_ASR_PACK: "tone-ctc",
-    SAWT_STREAMING_PARTIAL_INTERVAL_MS: "0",
-  });
-  await server.sawt.server.enginesSettled;
+  server = await startToneMrcpSawt({ voice: true, recogniser: true });
 }, 60_000);
 
-afterAll(async () => {
-  await server?.close();
-  models.remove();
-});
+afterAll(() => server?.close());
 
 describe("barge-in on a SIPp session with both resources", () => {
   test("does stop the SPEAK with 001 barge-in when START-OF-INPUT fires, with no RTP after it beyond one packet", async () => {

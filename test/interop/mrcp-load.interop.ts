@@ -6,36 +6,21 @@
  * 200 throughout, and the door is back to no session and no RTP port.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { startMrcpSawt, type MrcpSawt } from "../mrcp/support.ts";
-import { writePiperPack } from "../support/models/tone-voice.ts";
-import { tempDir } from "../support/sawt.ts";
-import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
+import type { MrcpSawt } from "../mrcp/support.ts";
 import { MrcpPeer } from "./peers/mrcp-client.ts";
 import { RtpPeer } from "./peers/rtp.ts";
 import { runSipp, type SippCall } from "./peers/sipp.ts";
-import { expectCleanRun, freeEvenPort, mrcpGauges, waitForIdle } from "./support.ts";
+import { expectCleanRun, freeEvenPort, mrcpGauges, startToneMrcpSawt, waitForIdle } from "./support.ts";
 
 const SESSIONS = 32;
 const TEXT = "مرحبا بكم";
-const models = tempDir("sawt-mrcp-load-");
 let server: MrcpSawt;
 
 beforeAll(async () => {
-  await writePiperPack(join(models.path, "yara"), {
-    name: "ar_text",
-    sampleRate: 16000,
-    phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
-    phonemeType: "text",
-  });
-  server = await startMrcpSawt({ SAWT_MODELS_DIR: models.path });
-  await server.sawt.server.enginesSettled;
+  server = await startToneMrcpSawt({ voice: true });
 }, 60_000);
 
-afterAll(async () => {
-  await server?.close();
-  models.remove();
-});
+afterAll(() => server?.close());
 
 /** One caller: SPEAK on its channel, the audio taken on its RTP port; keeps both open until `hungUp`. */
 async function speak(call: SippCall, hungUp: Promise<unknown>): Promise<{ cause: string; packets: number }> {

@@ -8,35 +8,23 @@
  * after a pause within Speech-Incomplete-Timeout. START-OF-INPUT comes before RECOGNITION-COMPLETE.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { floatToInt16 } from "../../src/audio/wav.ts";
 import { concat, silence } from "../asr/support.ts";
-import { startMrcpSawt, type MrcpSawt } from "../mrcp/support.ts";
-import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
-import { tempDir } from "../support/sawt.ts";
+import type { MrcpSawt } from "../mrcp/support.ts";
+import { letterToneAudio } from "../support/models/ctc.ts";
 import { type MrcpMessage, MrcpPeer } from "./peers/mrcp-client.ts";
 import { g711Payload, RtpPeer, sendRtp } from "./peers/rtp.ts";
 import { runSipp, type SippCall, type SippRun } from "./peers/sipp.ts";
-import { expectCleanRun, freeEvenPort, waitForIdle } from "./support.ts";
+import { expectCleanRun, freeEvenPort, startToneMrcpSawt, waitForIdle } from "./support.ts";
 
 const RATE = 8000;
-const models = tempDir("sawt-mrcp-recog-");
 let server: MrcpSawt;
 
 beforeAll(async () => {
-  await writeToneCtcPack(join(models.path, "tone-ctc"));
-  server = await startMrcpSawt({
-    SAWT_MODELS_DIR: models.path,
-    SAWT_ASR_PACK: "tone-ctc",
-    SAWT_STREAMING_PARTIAL_INTERVAL_MS: "0",
-  });
-  await server.sawt.server.enginesSettled;
+  server = await startToneMrcpSawt({ recogniser: true });
 }, 60_000);
 
-afterAll(async () => {
-  await server?.close();
-  models.remove();
-});
+afterAll(() => server?.close());
 
 /** 8 kHz linear PCM of `text` in the tone code after `lead` s of silence, then `tail` s of it. */
 function utterance(text: string, lead = 0.5, tail = 1.5): Int16Array {

@@ -7,37 +7,22 @@
  * BYE frees the session and its RTP port.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { decodeG711, encodeG711 } from "../../src/audio/g711.ts";
 import { bytesToInt16 } from "../../src/audio/wav.ts";
-import { startMrcpSawt, type MrcpSawt } from "../mrcp/support.ts";
-import { writePiperPack } from "../support/models/tone-voice.ts";
-import { tempDir } from "../support/sawt.ts";
-import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
+import type { MrcpSawt } from "../mrcp/support.ts";
 import { MrcpPeer } from "./peers/mrcp-client.ts";
 import { recordRtp, type G711 } from "./peers/rtp.ts";
 import { runSipp } from "./peers/sipp.ts";
-import { alignedOffset, expectCleanRun, freeEvenPort, mrcpGauges, waitForIdle } from "./support.ts";
+import { alignedOffset, expectCleanRun, freeEvenPort, mrcpGauges, startToneMrcpSawt, waitForIdle } from "./support.ts";
 
 const TEXT = "مرحبا بكم في خدمة العملاء";
-const models = tempDir("sawt-mrcp-synth-");
 let server: MrcpSawt;
 
 beforeAll(async () => {
-  await writePiperPack(join(models.path, "yara"), {
-    name: "ar_text",
-    sampleRate: 16000,
-    phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
-    phonemeType: "text",
-  });
-  server = await startMrcpSawt({ SAWT_MODELS_DIR: models.path });
-  await server.sawt.server.enginesSettled;
+  server = await startToneMrcpSawt({ voice: true });
 }, 60_000);
 
-afterAll(async () => {
-  await server?.close();
-  models.remove();
-});
+afterAll(() => server?.close());
 
 async function restPcm(encoding: string): Promise<Int16Array> {
   const response = await fetch(`${server.sawt.baseUrl}/v1/tts/audio/speech`, {

@@ -1,7 +1,45 @@
 /** What the interop tests share: free ports, the MRCP gauges, and aligning recorded audio. */
 import { expect } from "bun:test";
 import { createSocket } from "node:dgram";
-import type { MrcpSawt } from "../mrcp/support.ts";
+import { join } from "node:path";
+import { startMrcpSawt, type MrcpSawt } from "../mrcp/support.ts";
+import { writeToneCtcPack } from "../support/models/ctc.ts";
+import { writePiperPack } from "../support/models/tone-voice.ts";
+import { tempDir } from "../support/sawt.ts";
+import { ARABIC_TEXT_SYMBOLS, idMap } from "../tts/support.ts";
+
+/**
+ * A real in-process Sawt with the MRCPv2 door for an interop file: the constructed tone voice
+ * (Yara, Arabic text at 16 kHz) when `voice`, the tone CTC recogniser as the default pack when
+ * `recogniser`, `env` beside; resolves once its engines have settled. `close` also removes the packs.
+ */
+export async function startToneMrcpSawt(
+  packs: { voice?: boolean; recogniser?: boolean },
+  env: Record<string, string> = {},
+): Promise<MrcpSawt> {
+  const models = tempDir("sawt-interop-models-");
+  if (packs.voice)
+    await writePiperPack(join(models.path, "yara"), {
+      name: "ar_text",
+      sampleRate: 16000,
+      phonemeIdMap: idMap(ARABIC_TEXT_SYMBOLS),
+      phonemeType: "text",
+    });
+  if (packs.recogniser) await writeToneCtcPack(join(models.path, "tone-ctc"));
+  const server = await startMrcpSawt({
+    SAWT_MODELS_DIR: models.path,
+    ...(packs.recogniser ? { SAWT_ASR_PACK: "tone-ctc", SAWT_STREAMING_PARTIAL_INTERVAL_MS: "0" } : {}),
+    ...env,
+  });
+  await server.sawt.server.enginesSettled;
+  return {
+    ...server,
+    async close() {
+      await server.close();
+      models.remove();
+    },
+  };
+}
 
 /** A free even UDP port with its odd neighbour free too (RTP and RTCP), from the range SIPp and ffmpeg use. */
 export async function freeEvenPort(): Promise<number> {

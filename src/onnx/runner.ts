@@ -9,7 +9,7 @@ import type { Tensor } from "onnxruntime-node";
 import { loadOrt, type Ort } from "./ort.ts";
 import { type CreatedSession, createSession, type SessionOptions } from "./sessions.ts";
 
-export type { CreatedSession, Session, SessionOptions } from "./sessions.ts";
+export type { CreatedSession, HeldRun, HeldSession, Session, SessionOptions } from "./sessions.ts";
 export type { Tensor } from "onnxruntime-node";
 
 /** Feeds or outputs of one run, by input/output name. */

@@ -31,7 +31,7 @@
  */
 import type { Tensor } from "onnxruntime-node";
 import { runningAdmittedJobs } from "../serving/admission.ts";
-import type { ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
+import type { HeldSession, ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
 
 /** How long a run that finds the pool idle waits for others of its burst before taking the solo session. */
 const HOLD_MS = 4;
@@ -153,6 +153,37 @@ export class SessionPool implements Session {
     return this.dispatch((member) => member.runScan(request));
   }
 
+  /**
+   * Holds the member a run would go to now, busy until the hold is released: a decoder's steps
+   * stay on the member whose worker keeps their tensors (one hold is one run for the dispatch rule).
+   */
+  async hold(): Promise<HeldSession> {
+    const chosen = this.choose();
+    const member = chosen instanceof Promise ? await chosen : chosen;
+    const started = performance.now();
+    let inner: HeldSession;
+    try {
+      inner = await member.hold();
+    } catch (error) {
+      this.finish(member, started);
+      throw error;
+    }
+    let released = false;
+    return {
+      run: async (request) => {
+        const outputs = await inner.run(request);
+        this.warmed.add(member);
+        return outputs;
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        inner.release();
+        this.finish(member, started);
+      },
+    };
+  }
+
   async release(): Promise<void> {
     await Promise.all(this.members().map((member) => member.release()));
   }
@@ -220,13 +251,18 @@ export class SessionPool implements Session {
       this.warmed.add(member);
       return result;
     } finally {
-      const ended = performance.now();
-      this.lastEndMs = ended;
-      if (this.running > 1) this.lastOverlapMs = ended;
-      this.runMs = this.runMs === 0 ? ended - started : 0.8 * this.runMs + 0.2 * (ended - started);
-      this.running--;
-      this.busy.set(member, this.busy.get(member)! - 1);
+      this.finish(member, started);
     }
+  }
+
+  /** Counts the end of a run (or hold) on `member` that began at `started`. */
+  private finish(member: Session, started: number): void {
+    const ended = performance.now();
+    this.lastEndMs = ended;
+    if (this.running > 1) this.lastOverlapMs = ended;
+    this.runMs = this.runMs === 0 ? ended - started : 0.8 * this.runMs + 0.2 * (ended - started);
+    this.running--;
+    this.busy.set(member, this.busy.get(member)! - 1);
   }
 
   /** How long after runs overlapped the pool still treats itself as loaded: two run times, at least 200 ms. */

@@ -28,6 +28,13 @@ export interface WireScan {
   readonly collect: readonly string[];
 }
 
+/** A run over tensors kept in the worker (see HeldRun in session.ts). */
+export interface WireHeldRun {
+  readonly feeds: Readonly<Record<string, WireTensor>>;
+  readonly fetch: readonly string[];
+  readonly keep: Readonly<Record<string, string>>;
+}
+
 /** Main → worker. */
 export type ToWorker =
   | {
@@ -47,6 +54,9 @@ export type ToWorker =
       readonly fetches?: readonly string[];
     }
   | ({ readonly op: "scan"; readonly id: number } & WireScan)
+  | ({ readonly op: "held-run"; readonly id: number; readonly hold: number } & WireHeldRun)
+  /** Frees the tensors kept for `hold` (no reply). */
+  | { readonly op: "unhold"; readonly hold: number }
   | { readonly op: "release" };
 
 /** Worker → main. */

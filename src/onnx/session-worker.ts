@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { concatSamples } from "../audio/concat.ts";
 import type { InferenceSession, Tensor } from "onnxruntime-node";
 import { liftConv1d } from "./conv-lift.ts";
+import { HeldTensors } from "./held-runs.ts";
 import { importOrt, type Ort } from "./ort-native.ts";
 import type { FromWorker, ToWorker, WireScan, WireTensor, WireValueMetadata } from "./session-protocol.ts";
 
@@ -18,6 +19,7 @@ declare const self: Worker;
 
 let ort: Ort | undefined;
 let session: InferenceSession | undefined;
+let held: HeldTensors | undefined;
 
 function reply(message: FromWorker, transfer: Bun.Transferable[] = []): void {
   try {
@@ -105,6 +107,7 @@ async function open(message: Extract<ToWorker, { op: "open" }>): Promise<void> {
     }
   }
   session ??= await create("cpu");
+  held = new HeldTensors(ort, session);
   const metadata = (list: readonly unknown[]) => list.map((m) => ({ ...(m as object) }) as WireValueMetadata);
   reply({
     op: "opened",
@@ -205,9 +208,21 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
         reply({ op: "run-failed", id: message.id, message: firstLine(error) });
       }
       return;
+    case "held-run":
+      try {
+        const { outputs, transfer, seconds } = await held!.run(message.hold, message);
+        reply({ op: "result", id: message.id, outputs, seconds }, transfer);
+      } catch (error) {
+        reply({ op: "run-failed", id: message.id, message: firstLine(error) });
+      }
+      return;
+    case "unhold":
+      held?.drop(message.hold);
+      return;
     case "release":
       await session?.release().catch(() => undefined);
       session = undefined;
+      held = undefined;
       reply({ op: "released" });
       return;
   }

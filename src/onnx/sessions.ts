@@ -17,10 +17,10 @@ import { log } from "../log/logger.ts";
 import type { DeviceChoice } from "./devices.ts";
 import { isCompiledBinary, loadOrt, ortLibraryPath, type Ort } from "./ort.ts";
 import { poolShape, SessionPool } from "./session-pool.ts";
-import type { ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
+import type { HeldRun, HeldSession, ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
 import type { FromWorker, ToWorker, WireScan, WireTensor } from "./session-protocol.ts";
 
-export type { ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
+export type { HeldRun, HeldSession, ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
 
 /** A created session and where it actually runs. */
 export interface CreatedSession {
@@ -62,8 +62,19 @@ function wireFeeds(feeds: Readonly<Record<string, Tensor>>): Record<string, Wire
   return wire;
 }
 
+/** The distinct buffers under the feeds `names` (a HeldRun's `transfer`: they move to the worker). */
+function feedBuffers(feeds: Readonly<Record<string, Tensor>>, names: readonly string[]): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const name of names) {
+    const data = feeds[name]?.data as unknown;
+    if (ArrayBuffer.isView(data) && data.buffer instanceof ArrayBuffer) buffers.add(data.buffer);
+  }
+  return [...buffers];
+}
+
 class WorkerSession implements Session {
   private nextId = 1;
+  private nextHold = 1;
   private readonly pending = new Map<number, { resolve: (m: TimedRun) => void; reject: (e: Error) => void }>();
   private dead: Error | undefined;
   private releasing: Promise<void> | undefined;
@@ -138,7 +149,27 @@ class WorkerSession implements Session {
     return this.send((id) => ({ op: "scan", id, ...wire })).then((r) => r.outputs);
   }
 
-  private send(message: (id: number) => ToWorker): Promise<TimedRun> {
+  async hold(): Promise<HeldSession> {
+    if (this.dead) throw this.dead;
+    if (this.releasing) throw new Error(`session for ${this.label} is released`);
+    const hold = this.nextHold++;
+    let released = false;
+    return {
+      run: (request: HeldRun) => {
+        if (released) return Promise.reject(new Error(`a released hold on ${this.label} was run`));
+        const { feeds, fetch, keep = {} } = request;
+        const message = (id: number): ToWorker => ({ op: "held-run", id, hold, feeds: wireFeeds(feeds), fetch, keep });
+        return this.send(message, feedBuffers(feeds, request.transfer ?? [])).then((r) => r.outputs);
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        if (!this.dead) this.post({ op: "unhold", hold });
+      },
+    };
+  }
+
+  private send(message: (id: number) => ToWorker, transfer: ArrayBuffer[] = []): Promise<TimedRun> {
     if (this.dead) return Promise.reject(this.dead);
     if (this.releasing) return Promise.reject(new Error(`session for ${this.label} is released`));
     const id = this.nextId++;
@@ -146,7 +177,7 @@ class WorkerSession implements Session {
       this.pending.set(id, { resolve, reject });
       // Keep the process alive only while work is outstanding (offline CLI runs await it).
       this.worker.ref();
-      this.post(message(id));
+      this.post(message(id), transfer);
     });
   }
 
@@ -176,8 +207,8 @@ class WorkerSession implements Session {
     return this.releasing;
   }
 
-  private post(message: ToWorker): void {
-    this.worker.postMessage(message);
+  private post(message: ToWorker, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(message, transfer);
   }
 
   /** Resolves once no run is in flight, or after `timeoutMs` (a timer that keeps nothing alive after). */

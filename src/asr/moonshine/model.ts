@@ -35,7 +35,7 @@ export class MoonshineModel {
     return out.last_hidden_state;
   }
 
-  /** A new decode over the encoder's hidden states. */
+  /** A new decode over the encoder's hidden states (which it takes over); release it when done. */
   startDecoding(hidden: Tensor): Seq2SeqRun {
     return this.decoder.start(hidden);
   }

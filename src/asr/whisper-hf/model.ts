@@ -34,7 +34,13 @@ export async function loadHfWhisper(config: HfWhisperConfig, pack: string, paral
       const out = await encoder!.run({ input_features: f32(mel, [1, config.meta.nMels, frames]) });
       const hidden = out.last_hidden_state;
       if (hidden === undefined) throw new Error("encoder returned no last_hidden_state");
-      return () => decoder.start(hidden);
+      // One decode per window, restarted for each attempt: the encoding stays in the decoder's worker.
+      const run = decoder.start(hidden);
+      const windows = () => {
+        run.restart();
+        return run;
+      };
+      return Object.assign(windows, { release: () => run.release() });
     },
     release: async () => {
       await Promise.all([encoder!.release(), decoder.release()]);

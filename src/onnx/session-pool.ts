@@ -62,6 +62,14 @@ export function poolShape(parallel: number, threads: number): PoolShape {
   return { lanes, laneThreads, soloThreads: lanes > 1 && laneThreads < threads ? threads : 0 };
 }
 
+/** How a pool opens lanes when runs overlap and closes them when it idles (memory follows the load). */
+export interface LanesOnDemand {
+  /** Opens one lane (with the shape's lane threads). */
+  open(): Promise<Session>;
+  /** Idle time after which the lanes are closed again. */
+  readonly idleMs: number;
+}
+
 /** One member's share of a pool's work (see {@link SessionPool.usage}). */
 export interface MemberUsage {
   readonly role: "solo" | "lane";
@@ -86,35 +94,53 @@ export class SessionPool implements Session {
   private readonly cold: Set<Session>;
   private readonly warmed = new Set<Session>();
   private warming = false;
+  private readonly lanes: Session[];
+  /** Lanes being opened on demand, and the timer that closes them once the pool idles. */
+  private growing: Promise<void> | undefined;
+  private shrinkTimer: ReturnType<typeof setTimeout> | undefined;
+  private released = false;
 
-  /** `lanes` (at least one) and `solo` (if the shape has one) were opened with `shape`'s threads. */
+  /**
+   * `lanes` and `solo` (if the shape has one) were opened with `shape`'s threads. Without
+   * `onDemand` every lane is given; with it the pool starts from what is given (the solo session,
+   * or one lane) and opens the other lanes when runs overlap, closing them again once it has been
+   * idle for `idleMs` (see {@link LanesOnDemand}).
+   */
   constructor(
     readonly shape: PoolShape,
-    private readonly lanes: readonly Session[],
+    lanes: readonly Session[],
     private readonly solo: Session | undefined,
+    private readonly onDemand?: LanesOnDemand,
   ) {
-    if (lanes.length === 0) throw new RangeError("a session pool needs at least one lane");
+    if (lanes.length === 0 && (solo === undefined || onDemand === undefined))
+      throw new RangeError("a session pool needs at least one lane");
+    this.lanes = [...lanes];
     this.cold = new Set(this.members());
   }
 
+  /** The member the pool's names and metadata are read from. */
+  private get first(): Session {
+    return this.solo ?? this.lanes[0]!;
+  }
+
   get inputNames(): readonly string[] {
-    return this.lanes[0]!.inputNames;
+    return this.first.inputNames;
   }
   get outputNames(): readonly string[] {
-    return this.lanes[0]!.outputNames;
+    return this.first.outputNames;
   }
   get inputMetadata(): readonly ValueMetadata[] {
-    return this.lanes[0]!.inputMetadata;
+    return this.first.inputMetadata;
   }
   get outputMetadata(): readonly ValueMetadata[] {
-    return this.lanes[0]!.outputMetadata;
+    return this.first.outputMetadata;
   }
   get liftedConvolutions(): number {
-    return this.lanes[0]!.liftedConvolutions;
+    return (this.lanes[0] ?? this.first).liftedConvolutions;
   }
 
   get provider(): "cpu" | "cuda" {
-    return this.lanes[0]!.provider;
+    return this.first.provider;
   }
 
   /** Every session of the pool, solo first. */
@@ -185,7 +211,42 @@ export class SessionPool implements Session {
   }
 
   async release(): Promise<void> {
+    this.released = true;
+    clearTimeout(this.shrinkTimer);
+    await this.growing;
     await Promise.all(this.members().map((member) => member.release()));
+  }
+
+  /** Opens the missing lanes in the background (once at a time), when lanes come on demand. */
+  private grow(): void {
+    if (!this.onDemand || this.growing || this.released || this.lanes.length >= this.shape.lanes) return;
+    const { open } = this.onDemand;
+    const missing = this.shape.lanes - this.lanes.length;
+    this.growing = (async () => {
+      const opened = await Promise.allSettled(Array.from({ length: missing }, () => open()));
+      for (const result of opened) {
+        if (result.status === "rejected") continue; // the pool serves on with what it has
+        if (this.released) await result.value.release();
+        else this.lanes.push(result.value);
+      }
+      this.growing = undefined;
+    })();
+  }
+
+  /** Closes the lanes opened on demand once nothing has run for `idleMs` (the solo session, or one lane, stays). */
+  private shrinkWhenIdle(): void {
+    if (!this.onDemand || this.running > 0) return;
+    clearTimeout(this.shrinkTimer);
+    this.shrinkTimer = setTimeout(() => {
+      if (this.running > 0 || this.growing || this.released) return;
+      const closing = this.lanes.splice(this.solo ? 0 : 1);
+      for (const lane of closing) {
+        this.cold.delete(lane);
+        void lane.release();
+      }
+    }, this.onDemand.idleMs);
+    // An idle pool's timer never keeps an offline run's process alive.
+    this.shrinkTimer.unref();
   }
 
   /**
@@ -226,6 +287,9 @@ export class SessionPool implements Session {
   }
 
   private leastBusyLane(): Session {
+    // Runs overlap now: the lanes are wanted (on demand they open meanwhile; the solo session serves).
+    if (this.running > 0 || this.holding) this.grow();
+    if (this.lanes.length === 0) return this.solo!;
     let best = this.lanes[0]!;
     for (const lane of this.lanes) if ((this.busy.get(lane) ?? 0) < (this.busy.get(best) ?? 0)) best = lane;
     return best;
@@ -233,6 +297,7 @@ export class SessionPool implements Session {
 
   /** Counts a run on `member` from the moment it is chosen, so the next choice sees it busy. */
   private take(member: Session): Session {
+    clearTimeout(this.shrinkTimer);
     this.cold.delete(member);
     this.dispatched.set(member, (this.dispatched.get(member) ?? 0) + 1);
     this.busy.set(member, (this.busy.get(member) ?? 0) + 1);
@@ -263,6 +328,7 @@ export class SessionPool implements Session {
     this.runMs = this.runMs === 0 ? ended - started : 0.8 * this.runMs + 0.2 * (ended - started);
     this.running--;
     this.busy.set(member, this.busy.get(member)! - 1);
+    this.shrinkWhenIdle();
   }
 
   /** How long after runs overlapped the pool still treats itself as loaded: two run times, at least 200 ms. */

@@ -46,6 +46,8 @@ export type ToWorker =
       readonly intraOpThreads: number;
       /** Lift 1-D convolution chains to 2-D (conv-lift.ts) on a CPU session (sessions.ts decides when). */
       readonly liftConv1d: boolean;
+      /** Use onnxruntime's CPU memory arena (false where native-heap.ts tuned the C heap instead). */
+      readonly arena: boolean;
     }
   | {
       readonly op: "run";
@@ -57,6 +59,8 @@ export type ToWorker =
   | ({ readonly op: "held-run"; readonly id: number; readonly hold: number } & WireHeldRun)
   /** Frees the tensors kept for `hold` (no reply). */
   | { readonly op: "unhold"; readonly hold: number }
+  /** Nudges this thread's malloc arena to trim (native-heap.ts); answered with `trimmed`. */
+  | { readonly op: "trim" }
   | { readonly op: "release" };
 
 /** Worker → main. */
@@ -84,4 +88,5 @@ export type FromWorker =
       readonly seconds: number;
     }
   | { readonly op: "run-failed"; readonly id: number; readonly message: string }
+  | { readonly op: "trimmed" }
   | { readonly op: "released" };

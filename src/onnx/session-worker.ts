@@ -12,6 +12,7 @@ import { concatSamples } from "../audio/concat.ts";
 import type { InferenceSession, Tensor } from "onnxruntime-node";
 import { liftConv1d } from "./conv-lift.ts";
 import { HeldTensors } from "./held-runs.ts";
+import { trimThreadArena } from "./native-heap.ts";
 import { importOrt, type Ort } from "./ort-native.ts";
 import type { FromWorker, ToWorker, WireScan, WireTensor, WireValueMetadata } from "./session-protocol.ts";
 
@@ -70,6 +71,9 @@ async function open(message: Extract<ToWorker, { op: "open" }>): Promise<void> {
     interOpNumThreads: 1,
     graphOptimizationLevel: "all",
     logSeverityLevel: 3,
+    // Off where the main thread tuned the C heap: an arena keeps the peak of every run for good,
+    // the heap is trimmed when the sessions idle (native-heap.ts).
+    enableCpuMemArena: message.arena,
     // Sessions of several engines run at once in their own workers; spinning intra-op threads
     // would burn the cores the others need (measured: a busy neighbour core made a 2-thread
     // spinning session 1.6x slower, a non-spinning one 1.5x faster than that).
@@ -218,6 +222,10 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
       return;
     case "unhold":
       held?.drop(message.hold);
+      return;
+    case "trim":
+      trimThreadArena();
+      reply({ op: "trimmed" });
       return;
     case "release":
       await session?.release().catch(() => undefined);

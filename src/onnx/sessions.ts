@@ -15,9 +15,11 @@ import { basename } from "node:path";
 import type { Tensor } from "onnxruntime-node";
 import { log } from "../log/logger.ts";
 import type { DeviceChoice } from "./devices.ts";
+import { heapTuned } from "./native-heap.ts";
 import { isCompiledBinary, loadOrt, ortLibraryPath } from "./ort.ts";
-import { poolShape, SessionPool } from "./session-pool.ts";
+import { type PoolShape, poolShape, SessionPool } from "./session-pool.ts";
 import type { Session } from "./session.ts";
+import { openMeasured, trackSession } from "./session-memory.ts";
 import { WorkerSession } from "./worker-session.ts";
 
 export type { HeldRun, HeldSession, ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
@@ -80,7 +82,16 @@ export interface SessionOptions {
    * does not apply or onnxruntime rejects it.
    */
   readonly liftConv1d?: boolean;
+  /**
+   * A pool opens only its solo session (or one lane) and opens the other lanes when runs of the
+   * model overlap, closing them after {@link LANE_IDLE_MS} without runs: memory follows the load
+   * (the sequence-to-sequence recognisers, whose every member holds its own weights).
+   */
+  readonly lanesOnDemand?: boolean;
 }
+
+/** How long a pool with lanes on demand keeps its lanes without runs. */
+export const LANE_IDLE_MS = 30_000;
 
 /**
  * Creates a session from a model file or bytes on the chosen provider (CPU fallback when a CUDA
@@ -92,6 +103,7 @@ export async function createSession(model: string | Uint8Array, options: Session
   if (parallel <= 1 || provider !== "cpu" || options.intraOpThreads !== undefined)
     return openWorkerSession(model, options, provider, options.intraOpThreads ?? device.intraOpThreads);
   const shape = poolShape(parallel, device.intraOpThreads);
+  if (options.lanesOnDemand) return openPoolOnDemand(model, options, provider, shape);
   const threads = Array.from({ length: shape.lanes }, () => shape.laneThreads);
   if (shape.soloThreads > 0) threads.push(shape.soloThreads);
   // Opened together: each member is its own worker, so the pool loads in about one session's time.
@@ -115,6 +127,37 @@ export async function createSession(model: string | Uint8Array, options: Session
   return { session: pool, provider: pool.provider };
 }
 
+/** A pool that starts with its solo session (or one lane) and opens its lanes when runs overlap. */
+async function openPoolOnDemand(
+  model: string | Uint8Array,
+  options: SessionOptions,
+  provider: "cpu" | "cuda",
+  shape: PoolShape,
+): Promise<CreatedSession> {
+  const solo = shape.soloThreads > 0;
+  const { session: first } = await openWorkerSession(
+    model,
+    options,
+    provider,
+    solo ? shape.soloThreads : shape.laneThreads,
+  );
+  const name = options.label ?? (typeof model === "string" ? basename(model) : "model bytes");
+  const open = async () => {
+    const { session } = await openWorkerSession(model, options, provider, shape.laneThreads);
+    log.info("session pool lane opened", { model: name, lane_threads: shape.laneThreads });
+    return session;
+  };
+  const pool = new SessionPool(shape, solo ? [] : [first], solo ? first : undefined, { open, idleMs: LANE_IDLE_MS });
+  log.info("session pool opened", {
+    model: name,
+    lanes: shape.lanes,
+    lane_threads: shape.laneThreads,
+    solo_threads: shape.soloThreads,
+    lanes_on_demand: true,
+  });
+  return { session: pool, provider: pool.provider };
+}
+
 async function openWorkerSession(
   model: string | Uint8Array,
   options: SessionOptions,
@@ -123,18 +166,29 @@ async function openWorkerSession(
 ): Promise<CreatedSession> {
   const [ort, libraryPath] = await Promise.all([loadOrt(), ortLibraryPath()]);
   const label = options.label ?? (typeof model === "string" ? model : "model bytes");
-  const worker = new Worker(workerUrl());
-  const session = new WorkerSession(worker, ort, label);
-  try {
-    // Only one-thread sessions: there the lifted Piper-shaped voices ran 13–17 % faster; on two
-    // threads they gained nothing (−2 % to +2 %), so wider sessions keep the original graph.
-    const lift = options.liftConv1d === true && conv1dLiftAllowed && intraOpThreads === 1;
-    await session.open(libraryPath, model, provider, intraOpThreads, lift);
-  } catch (error) {
-    worker.terminate();
-    throw error;
-  }
-  worker.unref();
+  // Only one-thread sessions: there the lifted Piper-shaped voices ran 13–17 % faster; on two
+  // threads they gained nothing (−2 % to +2 %), so wider sessions keep the original graph.
+  const lift = options.liftConv1d === true && conv1dLiftAllowed && intraOpThreads === 1;
+  // Without onnxruntime's arena where the C heap is tuned to stand in for it (native-heap.ts).
+  const arena = !heapTuned();
+  const file = typeof model === "string" ? model : `${label} (${model.length} bytes)`;
+  const { value: session, bytes } = await openMeasured(`${file}|${provider}|${lift}`, async () => {
+    // A file embedded in the compiled binary (/$bunfs/…) exists only for Bun's own file API; the
+    // native runtime cannot open it, so it gets the bytes (read for each session: a pool that
+    // opens lanes later does not keep a copy meanwhile).
+    const source = typeof model === "string" && model.startsWith("/$bunfs/") ? await Bun.file(model).bytes() : model;
+    const worker = new Worker(workerUrl());
+    const opened = new WorkerSession(worker, ort, label);
+    try {
+      await opened.open({ libraryPath, model: source, provider, intraOpThreads, liftConv1d: lift, arena });
+    } catch (error) {
+      worker.terminate();
+      throw error;
+    }
+    worker.unref();
+    return opened;
+  });
+  trackSession(session, label, bytes);
   return { session, provider: session.provider };
 }
 

@@ -5,7 +5,9 @@
  */
 import type { Tensor } from "onnxruntime-node";
 import { log } from "../log/logger.ts";
+import { sessionWorkBegan, sessionWorkEnded, useWorkerTrim } from "./native-heap.ts";
 import type { Ort } from "./ort.ts";
+import { untrackSession } from "./session-memory.ts";
 import type { HeldRun, HeldSession, ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
 import type { FromWorker, ToWorker, WireScan, WireTensor } from "./session-protocol.ts";
 
@@ -13,6 +15,14 @@ import type { FromWorker, ToWorker, WireScan, WireTensor } from "./session-proto
 const RUNS_ON_RELEASE_WAIT_MS = 30_000;
 /** Longest a release waits for the worker to confirm it freed the session. */
 const RELEASED_REPLY_WAIT_MS = 5000;
+/** Longest an idle heap trim waits for a worker to trim its arena. */
+const TRIM_REPLY_WAIT_MS = 1000;
+
+/** Sessions whose worker is alive, for the idle heap trim (native-heap.ts). */
+const live = new Set<WorkerSession>();
+useWorkerTrim(async () => {
+  await Promise.all([...live].map((session) => session.trimArena()));
+});
 
 function toWire(tensor: Tensor): WireTensor {
   return { type: tensor.type, data: tensor.data as ArrayBufferView | string[], dims: [...tensor.dims] };
@@ -59,15 +69,28 @@ export class WorkerSession implements Session {
       this.die(new Error(`session worker for ${label} failed: ${event.message}`)),
     );
     worker.addEventListener("close", () => this.die(new Error(`session for ${label} is released`)));
+    live.add(this);
   }
 
-  async open(
-    libraryPath: string | undefined,
-    model: string | Uint8Array,
-    provider: "cpu" | "cuda",
-    intraOpThreads: number,
-    liftConv1d: boolean,
-  ): Promise<void> {
+  /** Has the worker trim its thread's malloc arena (native-heap.ts); resolves when it has, or soon after. */
+  trimArena(): Promise<void> {
+    if (this.dead) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.worker.removeEventListener("message", listener);
+        resolve();
+      };
+      const listener = (event: MessageEvent<FromWorker>) => event.data.op === "trimmed" && done();
+      // Bounded: a worker busy with a run that began meanwhile answers after it.
+      const timer = setTimeout(done, TRIM_REPLY_WAIT_MS);
+      timer.unref();
+      this.worker.addEventListener("message", listener);
+      this.post({ op: "trim" });
+    });
+  }
+
+  async open(request: Omit<Extract<ToWorker, { op: "open" }>, "op">): Promise<void> {
     const opened = new Promise<void>((resolve, reject) => {
       const listener = (event: MessageEvent<FromWorker>) => {
         const m = event.data;
@@ -92,7 +115,7 @@ export class WorkerSession implements Session {
       this.worker.addEventListener("message", listener);
       this.worker.addEventListener("error", (event: ErrorEvent) => reject(new Error(event.message)), { once: true });
     });
-    this.post({ op: "open", libraryPath, model, provider, intraOpThreads, liftConv1d });
+    this.post({ op: "open", ...request });
     await opened;
   }
 
@@ -117,6 +140,8 @@ export class WorkerSession implements Session {
     if (this.releasing) throw new Error(`session for ${this.label} is released`);
     const hold = this.nextHold++;
     let released = false;
+    // Idle for the heap only once released: the working memory between steps is the next step's.
+    sessionWorkBegan();
     return {
       run: (request: HeldRun) => {
         if (released) return Promise.reject(new Error(`a released hold on ${this.label} was run`));
@@ -127,6 +152,7 @@ export class WorkerSession implements Session {
       release: () => {
         if (released) return;
         released = true;
+        sessionWorkEnded();
         if (!this.dead) this.post({ op: "unhold", hold });
       },
     };
@@ -138,6 +164,7 @@ export class WorkerSession implements Session {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
+      sessionWorkBegan();
       // Keep the process alive only while work is outstanding (offline CLI runs await it).
       this.worker.ref();
       this.post(message(id), transfer);
@@ -191,6 +218,7 @@ export class WorkerSession implements Session {
     const waiter = this.pending.get(m.id);
     if (!waiter) return;
     this.pending.delete(m.id);
+    sessionWorkEnded();
     if (this.pending.size === 0) {
       this.worker.unref();
       for (const resolve of this.idleWaiters.splice(0)) resolve();
@@ -204,7 +232,12 @@ export class WorkerSession implements Session {
 
   private die(error: Error): void {
     this.dead ??= error;
-    for (const waiter of this.pending.values()) waiter.reject(this.dead);
+    live.delete(this);
+    untrackSession(this);
+    for (const waiter of this.pending.values()) {
+      sessionWorkEnded();
+      waiter.reject(this.dead);
+    }
     this.pending.clear();
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }

@@ -24,6 +24,8 @@ export class MoonshineModel {
     const { sessions, provider } = await openSessions([config.encoderPath, config.decoderPath], (path) => ({
       label: packLabel(pack, path),
       parallel,
+      // Each member holds the weights: lanes only while requests overlap (src/onnx sessions.ts).
+      lanesOnDemand: true,
     }));
     return new MoonshineModel(config, sessions[0]!, sessions[1]!, provider);
   }

@@ -14,6 +14,8 @@ export async function loadHfWhisper(config: HfWhisperConfig, pack: string, paral
   const { sessions, provider } = await openSessions([config.encoderPath, ...config.decoderPaths], (path) => ({
     label: packLabel(pack, path),
     parallel,
+    // Each member holds the weights: lanes only while requests overlap (src/onnx sessions.ts).
+    lanesOnDemand: true,
   }));
   const [encoder, first, withPast] = sessions;
   const decoderSessions: Seq2SeqDecoderSessions =

@@ -53,6 +53,8 @@ export class WhisperModel {
     const { sessions, provider } = await openSessions([config.encoderPath, config.decoderPath], (path) => ({
       label: packLabel(pack, path),
       parallel,
+      // Each member holds the weights: lanes only while requests overlap (src/onnx sessions.ts).
+      lanesOnDemand: true,
     }));
     return new WhisperModel(config, sessions[0]!, sessions[1]!, provider);
   }

@@ -37,8 +37,12 @@ const IDLE_TRIM_THRESHOLD_BYTES = 128 * 1024;
 /** A block a worker frees to make glibc trim its arena's top (at least glibc's 64 KB consolidation size). */
 const NUDGE_BYTES = 256 * 1024;
 
-/** How long the sessions must have been idle before the heap is trimmed. */
-export const TRIM_AFTER_IDLE_MS = 250;
+/**
+ * How long the sessions must have been idle before the heap is trimmed: a request arriving within
+ * it finds its working memory still mapped (a 20 s Moonshine request pays ~20–30 ms to fault it
+ * back in after a trim), and a busy server never trims.
+ */
+export const TRIM_AFTER_IDLE_MS = 1000;
 
 interface Libc {
   mallopt(param: number, value: number): number;
@@ -102,21 +106,28 @@ let working = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
 let trimming: Promise<void> | undefined;
 
-/** Trims every arena now (see the file comment); nothing without a tuned heap. */
-export function trimHeap(): Promise<void> {
+/**
+ * Trims the heap now (see the file comment): the arenas of the workers `workers` reaches (every
+ * session worker by default), then every arena's free pages; nothing without a tuned heap.
+ */
+export function trimHeap(workers: WorkerTrim = trimWorkers): Promise<void> {
   const c = openLibc();
   if (c === null || !heapTuned()) return Promise.resolve();
-  trimming ??= (async () => {
+  const previous = trimming ?? Promise.resolve();
+  const run = previous.then(async () => {
     c.mallopt(M_TRIM_THRESHOLD, IDLE_TRIM_THRESHOLD_BYTES);
     try {
-      await trimWorkers();
+      await workers();
       c.malloc_trim(0);
     } finally {
       c.mallopt(M_TRIM_THRESHOLD, BUSY_TRIM_THRESHOLD_BYTES);
-      trimming = undefined;
     }
-  })();
-  return trimming;
+  });
+  trimming = run.finally(() => {
+    if (trimming === tail) trimming = undefined;
+  });
+  const tail = trimming;
+  return run;
 }
 
 /**

@@ -3,8 +3,8 @@
  * memory per model"). onnxruntime-node reports no allocator statistics, and memory belongs to the
  * process, not to a thread, so the cost of a model file is measured once, the first time it opens:
  * the growth of the process's anonymous RSS across that open (its worker, weights, prepacked kernels
- * and onnxruntime's per-session state), with the C heap trimmed before and after so freed
- * load-time buffers do not count. First opens go one at a time so they do not count each other; later
+ * and onnxruntime's per-session state), with the C heap (the new worker's arena included) trimmed
+ * before and after so freed load-time buffers do not count. First opens go one at a time so they do not count each other; later
  * sessions of the same file (pool members) take the same figure and open in parallel as before.
  * Working memory a run takes is not counted: it goes back once the sessions idle (native-heap.ts).
  * The onnxruntime library's pages (file-backed, about 25 MB once in the process) count for no model.
@@ -22,8 +22,8 @@ const open = new Map<object, { readonly label: string; readonly bytes: number }>
  * of the onnxruntime library a first session touches are file-backed and shared by every model,
  * and a model file read into memory is anonymous once copied.
  */
-async function anonymousRss(): Promise<number> {
-  await trimHeap();
+async function anonymousRss(trimWorker: () => Promise<void>): Promise<number> {
+  await trimHeap(trimWorker);
   try {
     const kb = /RssAnon:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
     if (kb !== undefined) return Number(kb) * 1024;
@@ -34,29 +34,50 @@ async function anonymousRss(): Promise<number> {
 }
 
 /**
- * Opens a session of the model file `key` through `opener`, measuring its cost if this is the
- * file's first open (see the file comment); resolves to the session and that cost in bytes.
+ * Opens `count` sessions of the model file `key` at once through `opener`, measuring their cost if
+ * this is the file's first open (see the file comment; the members of a pool opened together share
+ * the growth); resolves to each open's outcome and the cost of one session in bytes.
  */
-export async function openMeasured<T>(key: string, opener: () => Promise<T>): Promise<{ value: T; bytes: number }> {
+export async function openMeasured<T>(
+  key: string,
+  count: number,
+  opener: (index: number) => Promise<T>,
+  trimArena: (value: T) => Promise<void>,
+): Promise<{ results: PromiseSettledResult<T>[]; bytes: number }> {
+  const openAll = () => Promise.allSettled(Array.from({ length: count }, (_, i) => opener(i)));
   const known = measured.get(key);
-  if (known !== undefined) return { value: await opener(), bytes: known };
+  if (known !== undefined) return { results: await openAll(), bytes: known };
   const pending = measuring.get(key);
   if (pending !== undefined) {
     await pending.catch(() => undefined);
-    return openMeasured(key, opener);
+    return openMeasured(key, count, opener, trimArena);
   }
-  let value: T | undefined;
+  let results: PromiseSettledResult<T>[] = [];
   const measurement = queue.then(async () => {
-    const before = await anonymousRss();
-    value = await opener();
-    return Math.max(0, (await anonymousRss()) - before);
+    // Only the new sessions' own thread arenas are nudged: other workers may be busy (a warm-up
+    // run), and waiting for them would slow start-up.
+    const before = await anonymousRss(async () => {});
+    results = await openAll();
+    const opened = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    if (opened.length === 0) return undefined;
+    const after = await anonymousRss(async () => {
+      await Promise.all(opened.map(trimArena));
+    });
+    return Math.max(0, after - before) / opened.length;
   });
   queue = measurement.catch(() => undefined);
-  measuring.set(key, measurement);
+  // Waiters only need to know it settled (a failure must not surface as an unhandled rejection).
+  measuring.set(
+    key,
+    measurement.then(
+      () => 0,
+      () => 0,
+    ),
+  );
   try {
     const bytes = await measurement;
-    measured.set(key, bytes);
-    return { value: value as T, bytes };
+    if (bytes !== undefined) measured.set(key, bytes);
+    return { results, bytes: bytes ?? 0 };
   } finally {
     measuring.delete(key);
   }

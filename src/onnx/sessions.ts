@@ -107,9 +107,9 @@ export async function createSession(model: string | Uint8Array, options: Session
   const threads = Array.from({ length: shape.lanes }, () => shape.laneThreads);
   if (shape.soloThreads > 0) threads.push(shape.soloThreads);
   // Opened together: each member is its own worker, so the pool loads in about one session's time.
-  const opened = await Promise.allSettled(threads.map((n) => openWorkerSession(model, options, provider, n)));
+  const opened = await openWorkerSessions(model, options, provider, threads);
   const failed = opened.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  const sessions = opened.flatMap((r) => (r.status === "fulfilled" ? [r.value.session] : []));
+  const sessions = opened.flatMap((r) => (r.status === "fulfilled" ? [r.value as Session] : []));
   if (failed) {
     await Promise.all(sessions.map((s) => s.release()));
     throw failed.reason;
@@ -158,38 +158,69 @@ async function openPoolOnDemand(
   return { session: pool, provider: pool.provider };
 }
 
+/** Opens one worker session with `intraOpThreads` threads. */
 async function openWorkerSession(
   model: string | Uint8Array,
   options: SessionOptions,
   provider: "cpu" | "cuda",
   intraOpThreads: number,
 ): Promise<CreatedSession> {
+  const [result] = await openWorkerSessions(model, options, provider, [intraOpThreads]);
+  if (result!.status === "rejected") throw result!.reason;
+  return { session: result!.value, provider: result!.value.provider };
+}
+
+/**
+ * Opens one worker session per entry of `threads` (its intra-op threads), together; each counts
+ * for its label's resident memory (session-memory.ts).
+ */
+async function openWorkerSessions(
+  model: string | Uint8Array,
+  options: SessionOptions,
+  provider: "cpu" | "cuda",
+  threads: readonly number[],
+): Promise<PromiseSettledResult<WorkerSession>[]> {
   const [ort, libraryPath] = await Promise.all([loadOrt(), ortLibraryPath()]);
   const label = options.label ?? (typeof model === "string" ? model : "model bytes");
   // Only one-thread sessions: there the lifted Piper-shaped voices ran 13–17 % faster; on two
   // threads they gained nothing (−2 % to +2 %), so wider sessions keep the original graph.
-  const lift = options.liftConv1d === true && conv1dLiftAllowed && intraOpThreads === 1;
+  const lifts = (n: number) => options.liftConv1d === true && conv1dLiftAllowed && n === 1;
   // Without onnxruntime's arena where the C heap is tuned to stand in for it (native-heap.ts).
   const arena = !heapTuned();
   const file = typeof model === "string" ? model : `${label} (${model.length} bytes)`;
-  const { value: session, bytes } = await openMeasured(`${file}|${provider}|${lift}`, async () => {
+  const open = async (intraOpThreads: number) => {
     // A file embedded in the compiled binary (/$bunfs/…) exists only for Bun's own file API; the
     // native runtime cannot open it, so it gets the bytes (read for each session: a pool that
     // opens lanes later does not keep a copy meanwhile).
     const source = typeof model === "string" && model.startsWith("/$bunfs/") ? await Bun.file(model).bytes() : model;
     const worker = new Worker(workerUrl());
-    const opened = new WorkerSession(worker, ort, label);
+    const session = new WorkerSession(worker, ort, label);
     try {
-      await opened.open({ libraryPath, model: source, provider, intraOpThreads, liftConv1d: lift, arena });
+      const liftConv1d = lifts(intraOpThreads);
+      await session.open({ libraryPath, model: source, provider, intraOpThreads, liftConv1d, arena });
     } catch (error) {
       worker.terminate();
       throw error;
     }
     worker.unref();
-    return opened;
-  });
-  trackSession(session, label, bytes);
-  return { session, provider: session.provider };
+    return session;
+  };
+  // Sessions of one graph (a lifted lane's differs from the solo session's) are measured together.
+  const results: PromiseSettledResult<WorkerSession>[] = [];
+  const groups = Map.groupBy(threads.keys(), (i) => lifts(threads[i]!));
+  for (const [lift, indices] of groups) {
+    const group = await openMeasured(
+      `${file}|${provider}|${lift}`,
+      indices.length,
+      (k) => open(threads[indices[k]!]!),
+      (session) => session.trimArena(),
+    );
+    for (const [k, result] of group.results.entries()) {
+      results[indices[k]!] = result;
+      if (result.status === "fulfilled") trackSession(result.value, label, group.bytes);
+    }
+  }
+  return results;
 }
 
 /**

@@ -41,10 +41,14 @@ try {
   const ort = await loadOrt();
 
   // Raw onnxruntime: the same greedy loop on in-process sessions with the thread count Sawt's
-  // worker sessions get, so the ratio shows the serving layer, not a threading difference.
+  // worker sessions get, so the ratio shows the serving layer, not a threading difference; it
+  // fetches only what the next step needs, as Sawt does.
   const options = { intraOpNumThreads: currentDevice().intraOpThreads };
   const encoder = await ort.InferenceSession.create(config.encoderPath, options);
   const decoder = await ort.InferenceSession.create(config.decoderPath, options);
+  const selfFetches = ["logits"];
+  for (let l = 0; l < config.layers; l++)
+    for (const kind of ["key", "value"]) selfFetches.push(`present.${l}.decoder.${kind}`);
   const raw = async () => {
     const { last_hidden_state: hidden } = await encoder.run({
       input_values: new ort.Tensor("float32", samples, [1, samples.length]),
@@ -69,7 +73,8 @@ try {
         use_cache_branch: new ort.Tensor("bool", Uint8Array.of(step > 0 ? 1 : 0), [1]),
         ...cache,
       };
-      const out = await decoder.run(feeds);
+      // After the first step only the logits and the self-attention caches are needed back.
+      const out = await decoder.run(feeds, step > 0 ? selfFetches : decoder.outputNames);
       const logits = out.logits!.data as Float32Array;
       token = argmax(logits, logits.length - out.logits!.dims[2]!, logits.length);
       if (token === config.vocabulary.eos) break;
@@ -151,7 +156,8 @@ ${seconds.toFixed(1)} s of real English speech (\`en-speech-20s.wav\`), Moonshin
 recogniser), greedy decoding, Bun ${Bun.version}, ${process.arch}, CPU execution provider, ${currentDevice().intraOpThreads}
 intra-op thread(s) everywhere. ${ROUNDS} rounds after a warm-up; in each round raw, recogniser and service run once each
 (in rotating order) and the ratios to raw are taken within the round: median (lowest–highest round). "raw" runs the
-same encoder and decoder steps on in-process onnxruntime sessions; "recogniser" is Sawt's Moonshine pipeline
+same encoder and decoder steps on in-process onnxruntime sessions, fetching only what the next step needs;
+"recogniser" is Sawt's Moonshine pipeline
 (worker-thread sessions); "service" is the whole ASR service (segmentation, ${segments} segment(s) here, then the
 recogniser). Text: «${text}»
 
@@ -169,7 +175,8 @@ of each kind started in turn, median (range). Allowance (issue 38): RSS without 
 | built-in recogniser | ${spread(idle.on, 0)} |
 | allowance | ${allowance.toFixed(0)} |
 
-Built-in recogniser health (\`GET /v1/asr/health\`): \`${JSON.stringify(health.builtin_recognizer ?? null)}\`
+Built-in recogniser health (\`GET /v1/asr/health\`): \`${JSON.stringify(health.builtin_recognizer ?? null)}\`, resident memory per model
+\`${JSON.stringify(health.resident_mb ?? "not reported")}\` (MB).
 
 ${LOAD.clients} closed-loop clients posting the recording to \`POST /v1/asr/audio/transcriptions\` (json), ${LOAD.rounds} rounds of
 ${LOAD.perRound} requests after a warm-up round: throughput ${spread(load.throughput)} requests/s per round, median (range);

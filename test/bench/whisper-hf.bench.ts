@@ -45,6 +45,9 @@ try {
   const options = { intraOpNumThreads: currentDevice().intraOpThreads };
   const encoder = await ort.InferenceSession.create(config.encoderPath, options);
   const decoder = await ort.InferenceSession.create(config.decoderPaths[0]!, options);
+  const selfFetches = ["logits"];
+  for (let l = 0; l < layers; l++)
+    for (const kind of ["key", "value"]) selfFetches.push(`present.${l}.decoder.${kind}`);
   let rawSteps = 0;
   const raw = async () => {
     const mel = whisperLogMel(samples.subarray(0, WHISPER_N_FRAMES * 160), { nMels: meta.nMels });
@@ -64,12 +67,14 @@ try {
     let ids = [...config.prompt];
     let offset = 0;
     for (let step = 0; offset + ids.length <= meta.nTextCtx; step++) {
-      const out = await decoder.run({
+      const feeds = {
         input_ids: new ort.Tensor("int64", BigInt64Array.from(ids, BigInt), [1, ids.length]),
         encoder_hidden_states: hidden!,
         use_cache_branch: new ort.Tensor("bool", Uint8Array.of(step > 0 ? 1 : 0), [1]),
         ...cache,
-      });
+      };
+      // After the first step only the logits and the self-attention caches are needed back.
+      const out = await decoder.run(feeds, step > 0 ? selfFetches : decoder.outputNames);
       const logits = out.logits!.data as Float32Array;
       const token = argmax(logits, logits.length - out.logits!.dims[2]!, logits.length);
       offset += ids.length;
@@ -117,7 +122,8 @@ ${seconds.toFixed(1)} s of audio: the encoder over the 30 s window, then ${rawSt
 ${FORCED_TEXT_TOKENS} text tokens between two timestamps and the end: the weights are random, so the logits are pushed to
 a fixed sequence; every step runs the whole decoder). Bun ${Bun.version}, ${process.arch}, CPU, ${currentDevice().intraOpThreads} intra-op
 thread(s) everywhere. ${ROUNDS} rounds after a warm-up, raw and recogniser once each per round in turn, ratio within the
-round: median (lowest–highest round). "raw" is onnxruntime in-process on the same log-mel features, greedy;
+round: median (lowest–highest round). "raw" is onnxruntime in-process on the same log-mel features, greedy,
+fetching only what the next step needs;
 "recogniser" is Sawt's whisper-hf recogniser (log-mel, worker-thread sessions, timestamp rules, kept temperature
 ${result.decoding?.temperature}: no fallback).
 
@@ -129,7 +135,7 @@ ${result.decoding?.temperature}: no fallback).
 \`sawt serve\` from source with the pack and its defaults (asr.concurrency 2, \`asr.builtin = false\`): RSS 3 s after
 \`/ready\` ${server.idleMb.toFixed(0)} MB; ${LOAD.clients} closed-loop clients posting the recording, ${LOAD.rounds} rounds of ${LOAD.perRound} requests after a
 warm-up round: throughput ${spread(load.throughput, 3)} requests/s, RSS under the load up to ${load.peakMb.toFixed(0)} MB, ${load.afterMb.toFixed(0)} MB 3 s after it.
-Health (\`GET /v1/asr/health\` packs): \`${JSON.stringify(server.health.packs ?? null)}\`
+Resident memory per model (\`GET /v1/asr/health\` resident_mb, idle): \`${JSON.stringify(server.health.resident_mb ?? "not reported")}\`
 `);
 } finally {
   rmSync(dir, { recursive: true, force: true });

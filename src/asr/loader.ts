@@ -12,6 +12,7 @@ import { uploadDir } from "../audio/upload.ts";
 import { Detail } from "../errors/taxonomy.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
+import { trimHeap } from "../onnx/native-heap.ts";
 import { residentMbOf } from "../onnx/session-memory.ts";
 import type { Admission } from "../serving/admission.ts";
 import type { BrokenPack } from "../models/errors.ts";
@@ -176,6 +177,8 @@ export async function buildAsrEngine(
     },
     ...(observe ? { observe } : {}),
   });
+  // The warm-ups' working memory goes back now, not after the idle delay (src/onnx/native-heap.ts).
+  await trimHeap();
   return {
     ok: true,
     service,

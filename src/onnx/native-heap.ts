@@ -1,20 +1,22 @@
 /**
  * onnxruntime's working memory on the C heap, returned to the system when the sessions idle
- * (issue 38). With its default arena, a CPU session keeps the peak of every run for good: a
- * Moonshine decoder step dequantises its whole 9.4 M-entry output projection (38 MB) and a 20 s
- * encoder run holds attention maps of tens of MB, so each pool member of the built-in recogniser
- * sat on ~55 MB after its first 0.5 s warm-up run and more after real audio. onnxruntime-node
- * cannot shrink an arena (its run options take no `memory.enable_memory_arena_shrinkage`), so
- * sessions run without one (`enableCpuMemArena: false`) and allocate from glibc's malloc, tuned
- * here so that this is as fast:
+ * (issue 38), for the sessions that ask (SessionOptions.shrinkWorkingMemory). With its default
+ * arena, a CPU session keeps the peak of every run for good: a Moonshine decoder step dequantises
+ * its whole 9.4 M-entry output projection (38 MB) and a 20 s encoder run holds attention maps of
+ * tens of MB, so each pool member of the built-in recogniser sat on ~55 MB after its first 0.5 s
+ * warm-up run and more after real audio. onnxruntime-node cannot shrink an arena (its run options
+ * take no `memory.enable_memory_arena_shrinkage`), so those sessions run without one
+ * (`enableCpuMemArena: false`) and allocate from glibc's malloc, tuned here so that this is as fast:
  *
  * - the mmap threshold is raised (glibc otherwise maps every block above 32 MB afresh and unmaps it
  *   on free: the 38 MB buffer then page-faults in on every decoder step, measured 2× slower) and
  *   the trim threshold too, so a run reuses the blocks of the last one;
- * - once no session has had work for {@link TRIM_AFTER_IDLE_MS}, the heap is trimmed: the trim
- *   threshold drops, each session worker frees a block in its own thread's malloc arena (glibc
- *   shrinks a thread arena's top only on a free in it; `malloc_trim` leaves those tops alone), then
- *   `malloc_trim(0)` returns the free pages of every arena and the threshold goes back up.
+ * - once no session has had work for {@link TRIM_AFTER_IDLE_MS} (or when an engine has loaded and
+ *   warmed up), the heap is trimmed: the trim threshold drops, each session worker frees a block in
+ *   its own thread's malloc arena (glibc shrinks a thread arena's top only on a free in it;
+ *   `malloc_trim` leaves those tops alone), then `malloc_trim(0)` returns the free pages of every
+ *   arena and the threshold goes back up. The first run after a trim faults its working memory
+ *   back in (a 20 s Moonshine request: ~20–30 ms).
  *
  * Measured on Moonshine tiny (20 s, 48 decoder steps, in-process): arena 690–830 ms a decode, no
  * arena on glibc's defaults 1370–1480 ms, no arena with this tuning 690–890 ms; resident memory
@@ -39,10 +41,9 @@ const NUDGE_BYTES = 256 * 1024;
 
 /**
  * How long the sessions must have been idle before the heap is trimmed: a request arriving within
- * it finds its working memory still mapped (a 20 s Moonshine request pays ~20–30 ms to fault it
- * back in after a trim), and a busy server never trims.
+ * it finds its working memory still mapped, and a busy server never trims.
  */
-export const TRIM_AFTER_IDLE_MS = 1000;
+export const TRIM_AFTER_IDLE_MS = 5000;
 
 interface Libc {
   mallopt(param: number, value: number): number;

@@ -88,6 +88,14 @@ export interface SessionOptions {
    * (the sequence-to-sequence recognisers, whose every member holds its own weights).
    */
   readonly lanesOnDemand?: boolean;
+  /**
+   * Runs without onnxruntime's memory arena on the tuned C heap, trimmed once the sessions idle
+   * (native-heap.ts), so the peak of a run does not stay: for models whose runs take large,
+   * short-lived working memory (a 20 s encoder's attention maps, a quantised decoder's
+   * dequantised output projection). Other sessions keep the arena, whose reuse a run after a quiet
+   * spell also gets (no page faults).
+   */
+  readonly shrinkWorkingMemory?: boolean;
 }
 
 /** How long a pool with lanes on demand keeps its lanes without runs. */
@@ -185,9 +193,10 @@ async function openWorkerSessions(
   // Only one-thread sessions: there the lifted Piper-shaped voices ran 13–17 % faster; on two
   // threads they gained nothing (−2 % to +2 %), so wider sessions keep the original graph.
   const lifts = (n: number) => options.liftConv1d === true && conv1dLiftAllowed && n === 1;
-  // Without onnxruntime's arena where the C heap is tuned to stand in for it (native-heap.ts).
-  const arena = !heapTuned();
+  // Without onnxruntime's arena where asked and the C heap is tuned to stand in for it (native-heap.ts).
+  const arena = !(options.shrinkWorkingMemory === true && heapTuned());
   const file = typeof model === "string" ? model : `${label} (${model.length} bytes)`;
+  // The measured cost differs with the arena (a warm arena keeps its peak): measured apart.
   const open = async (intraOpThreads: number) => {
     // A file embedded in the compiled binary (/$bunfs/…) exists only for Bun's own file API; the
     // native runtime cannot open it, so it gets the bytes (read for each session: a pool that
@@ -210,7 +219,7 @@ async function openWorkerSessions(
   const groups = Map.groupBy(threads.keys(), (i) => lifts(threads[i]!));
   for (const [lift, indices] of groups) {
     const group = await openMeasured(
-      `${file}|${provider}|${lift}`,
+      `${file}|${provider}|${lift}|${arena}`,
       indices.length,
       (k) => open(threads[indices[k]!]!),
       (session) => session.trimArena(),

@@ -26,6 +26,8 @@ export class MoonshineModel {
       parallel,
       // Each member holds the weights: lanes only while requests overlap (src/onnx sessions.ts).
       lanesOnDemand: true,
+      // A decode's working memory (attention maps, a quantised output projection) goes back once idle.
+      shrinkWorkingMemory: true,
     }));
     return new MoonshineModel(config, sessions[0]!, sessions[1]!, provider);
   }

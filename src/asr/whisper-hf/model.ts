@@ -16,6 +16,8 @@ export async function loadHfWhisper(config: HfWhisperConfig, pack: string, paral
     parallel,
     // Each member holds the weights: lanes only while requests overlap (src/onnx sessions.ts).
     lanesOnDemand: true,
+    // A decode's working memory (attention maps, a quantised output projection) goes back once idle.
+    shrinkWorkingMemory: true,
   }));
   const [encoder, first, withPast] = sessions;
   const decoderSessions: Seq2SeqDecoderSessions =

@@ -108,20 +108,27 @@ try {
   };
   const names = Object.keys(paths) as (keyof typeof paths)[];
   const ms: Record<keyof typeof paths, number[]> = { raw: [], recogniser: [], service: [] };
+  // CPU time of the whole process (every thread) per run: less swayed than wall time by other
+  // processes on a shared machine.
+  const cpu: Record<keyof typeof paths, number[]> = { raw: [], recogniser: [], service: [] };
   for (const name of names) await paths[name]();
   for (let round = 0; round < ROUNDS; round++) {
     // A rotating order, so a slow stretch of the machine does not always hit the same path.
     for (let i = 0; i < names.length; i++) {
       const name = names[(round + i) % names.length]!;
       const started = performance.now();
+      const cpuBefore = process.cpuUsage();
       await paths[name]();
       ms[name].push(performance.now() - started);
+      const used = process.cpuUsage(cpuBefore);
+      cpu[name].push((used.user + used.system) / 1000);
     }
   }
   const text = (await recognizer.recognize(samples)).text;
   const segments = (await engine.service.transcribeSamples(samples)).segments.length;
   await Promise.all([recognizer.release(), engine.release(), decoder.release(), encoder.release()]);
   const ratio = (name: keyof typeof paths) => ms[name].map((v, i) => v / ms.raw[i]!);
+  const cpuRatio = (name: keyof typeof paths) => cpu[name].map((v, i) => v / cpu.raw[i]!);
 
   // The server: the built-in recogniser is this pack, read from the fixture's pack folder.
   const modelMb = ["encoder_model.onnx", "decoder_model_merged.onnx"]
@@ -149,20 +156,21 @@ try {
   const allowance = mid(idle.off) + 2 * modelMb + 40;
 
   const row = (name: keyof typeof paths) =>
-    `| ${name} | ${mid(ms[name]).toFixed(0)} | ${(mid(ms[name]) / 1000 / seconds).toFixed(3)} | ${name === "raw" ? "1.00" : spread(ratio(name))} |`;
+    `| ${name} | ${mid(ms[name]).toFixed(0)} | ${(mid(ms[name]) / 1000 / seconds).toFixed(3)} | ${name === "raw" ? "1.00" : spread(ratio(name))} | ${mid(cpu[name]).toFixed(0)} | ${name === "raw" ? "1.00" : spread(cpuRatio(name))} |`;
   console.log(`## Moonshine tiny, real model (moonshine.bench.ts)
 
 ${seconds.toFixed(1)} s of real English speech (\`en-speech-20s.wav\`), Moonshine tiny English int8 (the built-in
 recogniser), greedy decoding, Bun ${Bun.version}, ${process.arch}, CPU execution provider, ${currentDevice().intraOpThreads}
 intra-op thread(s) everywhere. ${ROUNDS} rounds after a warm-up; in each round raw, recogniser and service run once each
-(in rotating order) and the ratios to raw are taken within the round: median (lowest–highest round). "raw" runs the
+(in rotating order) and the ratios to raw are taken within the round: median (lowest–highest round); CPU is the
+process's CPU time (all threads) over the run. "raw" runs the
 same encoder and decoder steps on in-process onnxruntime sessions, fetching only what the next step needs;
 "recogniser" is Sawt's Moonshine pipeline
 (worker-thread sessions); "service" is the whole ASR service (segmentation, ${segments} segment(s) here, then the
 recogniser). Text: «${text}»
 
-| path | ms (median) | real-time factor | / raw, median (range) |
-|---|---:|---:|---:|
+| path | ms (median) | real-time factor | / raw, median (range) | CPU ms (median) | CPU / raw, median (range) |
+|---|---:|---:|---:|---:|---:|
 ${names.map(row).join("\n")}
 
 \`sawt serve\` from source with its defaults (asr.concurrency 2), no packs; RSS 3 s after \`/ready\`, ${SERVER_PAIRS} servers

@@ -93,18 +93,25 @@ try {
   const paths = { raw, recogniser: () => recognizer.recognize(samples) };
   const names = Object.keys(paths) as (keyof typeof paths)[];
   const ms: Record<keyof typeof paths, number[]> = { raw: [], recogniser: [] };
+  // CPU time of the whole process (every thread) per run: less swayed than wall time by other
+  // processes on a shared machine.
+  const cpu: Record<keyof typeof paths, number[]> = { raw: [], recogniser: [] };
   for (const name of names) await paths[name]();
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < names.length; i++) {
       const name = names[(round + i) % names.length]!;
       const started = performance.now();
+      const cpuBefore = process.cpuUsage();
       await paths[name]();
       ms[name].push(performance.now() - started);
+      const used = process.cpuUsage(cpuBefore);
+      cpu[name].push((used.user + used.system) / 1000);
     }
   }
   const result = await recognizer.recognize(samples);
   await Promise.all([recognizer.release(), decoder.release(), encoder.release()]);
   const ratios = ms.recogniser.map((v, i) => v / ms.raw[i]!);
+  const cpuRatios = cpu.recogniser.map((v, i) => v / cpu.raw[i]!);
 
   const models = join(dir, "models");
   mkdirSync(join(models, "whisper-small-shaped"), { recursive: true });
@@ -122,15 +129,15 @@ ${seconds.toFixed(1)} s of audio: the encoder over the 30 s window, then ${rawSt
 ${FORCED_TEXT_TOKENS} text tokens between two timestamps and the end: the weights are random, so the logits are pushed to
 a fixed sequence; every step runs the whole decoder). Bun ${Bun.version}, ${process.arch}, CPU, ${currentDevice().intraOpThreads} intra-op
 thread(s) everywhere. ${ROUNDS} rounds after a warm-up, raw and recogniser once each per round in turn, ratio within the
-round: median (lowest–highest round). "raw" is onnxruntime in-process on the same log-mel features, greedy,
+round: median (lowest–highest round); CPU is the process's CPU time (all threads) over the run. "raw" is onnxruntime in-process on the same log-mel features, greedy,
 fetching only what the next step needs;
 "recogniser" is Sawt's whisper-hf recogniser (log-mel, worker-thread sessions, timestamp rules, kept temperature
 ${result.decoding?.temperature}: no fallback).
 
-| path | ms (median) | real-time factor | / raw, median (range) |
-|---|---:|---:|---:|
-| raw onnxruntime | ${mid(ms.raw).toFixed(0)} | ${(mid(ms.raw) / 1000 / seconds).toFixed(3)} | 1.00 |
-| recogniser | ${mid(ms.recogniser).toFixed(0)} | ${(mid(ms.recogniser) / 1000 / seconds).toFixed(3)} | ${spread(ratios)} |
+| path | ms (median) | real-time factor | / raw, median (range) | CPU ms (median) | CPU / raw, median (range) |
+|---|---:|---:|---:|---:|---:|
+| raw onnxruntime | ${mid(ms.raw).toFixed(0)} | ${(mid(ms.raw) / 1000 / seconds).toFixed(3)} | 1.00 | ${mid(cpu.raw).toFixed(0)} | 1.00 |
+| recogniser | ${mid(ms.recogniser).toFixed(0)} | ${(mid(ms.recogniser) / 1000 / seconds).toFixed(3)} | ${spread(ratios)} | ${mid(cpu.recogniser).toFixed(0)} | ${spread(cpuRatios)} |
 
 \`sawt serve\` from source with the pack and its defaults (asr.concurrency 2, \`asr.builtin = false\`): RSS 3 s after
 \`/ready\` ${server.idleMb.toFixed(0)} MB; ${LOAD.clients} closed-loop clients posting the recording, ${LOAD.rounds} rounds of ${LOAD.perRound} requests after a

@@ -22,8 +22,15 @@
  * {@link HOLD_MS} for others of its burst instead; one that joins in that time sends both to lanes
  * at once. Back-to-back runs of one caller (a decoder's steps, a client's next sentence) never wait.
  *
+ * A decoder's steps go to one member from first to last (a {@link SessionPool.hold}: that
+ * member's worker keeps the decode's tensors); the hold counts as one run for the rule above.
+ *
  * Each member holds its own weights and working memory: about 157 MB per extra session for the
- * 60 MB benchmark voice (docs/models.md § Session pools; re-measured by throughput.bench.ts).
+ * 60 MB benchmark voice (docs/models.md § Session pools; re-measured by throughput.bench.ts), and
+ * onnxruntime-node cannot share weights between sessions. A pool with lanes on demand
+ * ({@link LanesOnDemand}: the sequence-to-sequence recognisers) therefore starts with its solo
+ * session only, opens the lanes when runs overlap (serving meanwhile with what it has) and closes
+ * them after a quiet spell, so an idle server holds one copy.
  * Members have never run when the pool is built; the first run a member gets pays for kernel
  * selection and arena growth. The pool repeats the first run it serves on the members that have
  * not run yet, in the background once that run is answered, so the first concurrent requests

@@ -6,7 +6,8 @@
  * tens of MB, so each pool member of the built-in recogniser sat on ~55 MB after its first 0.5 s
  * warm-up run and more after real audio. onnxruntime-node cannot shrink an arena (its run options
  * take no `memory.enable_memory_arena_shrinkage`), so those sessions run without one
- * (`enableCpuMemArena: false`) and allocate from glibc's malloc, tuned here so that this is as fast:
+ * (`enableCpuMemArena: false`, and without the memory pattern's one block per run: see
+ * session-worker.ts) and allocate from glibc's malloc, tuned here so that this is as fast:
  *
  * - the mmap threshold is raised (glibc otherwise maps every block above 32 MB afresh and unmaps it
  *   on free: the 38 MB buffer then page-faults in on every decoder step, measured 2× slower) and

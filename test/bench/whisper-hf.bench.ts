@@ -116,7 +116,12 @@ try {
   const models = join(dir, "models");
   mkdirSync(join(models, "whisper-small-shaped"), { recursive: true });
   for (const file of readdirSync(packDir)) symlinkSync(join(packDir, file), join(models, "whisper-small-shaped", file));
-  const server = await idleServer({ SAWT_MODELS_DIR: models, SAWT_ASR_BUILTIN: "false" });
+  // Four whisper-small requests at once queue for minutes on a slow machine: no 504 at 60 s.
+  const server = await idleServer({
+    SAWT_MODELS_DIR: models,
+    SAWT_ASR_BUILTIN: "false",
+    SAWT_ASR_QUEUE_TIMEOUT_MS: "600000",
+  });
   const load = await transcriptionLoad(server.sawt, readFileSync(englishSpeechWav()), LOAD);
   await server.sawt.stop();
 
@@ -139,7 +144,7 @@ ${result.decoding?.temperature}: no fallback).
 | raw onnxruntime | ${mid(ms.raw).toFixed(0)} | ${(mid(ms.raw) / 1000 / seconds).toFixed(3)} | 1.00 | ${mid(cpu.raw).toFixed(0)} | 1.00 |
 | recogniser | ${mid(ms.recogniser).toFixed(0)} | ${(mid(ms.recogniser) / 1000 / seconds).toFixed(3)} | ${spread(ratios)} | ${mid(cpu.recogniser).toFixed(0)} | ${spread(cpuRatios)} |
 
-\`sawt serve\` from source with the pack and its defaults (asr.concurrency 2, \`asr.builtin = false\`): RSS 3 s after
+\`sawt serve\` from source with the pack and its defaults (asr.concurrency 2; \`asr.builtin = false\`, queue timeout 600 s): RSS 3 s after
 \`/ready\` ${server.idleMb.toFixed(0)} MB; ${LOAD.clients} closed-loop clients posting the recording, ${LOAD.rounds} rounds of ${LOAD.perRound} requests after a
 warm-up round: throughput ${spread(load.throughput, 3)} requests/s, RSS under the load up to ${load.peakMb.toFixed(0)} MB, ${load.afterMb.toFixed(0)} MB 3 s after it.
 Resident memory per model (\`GET /v1/asr/health\` resident_mb, idle): \`${JSON.stringify(server.health.resident_mb ?? "not reported")}\`

@@ -46,7 +46,16 @@ export async function openMeasured<T>(
 ): Promise<{ results: PromiseSettledResult<T>[]; bytes: number }> {
   const openAll = () => Promise.allSettled(Array.from({ length: count }, (_, i) => opener(i)));
   const known = measured.get(key);
-  if (known !== undefined) return { results: await openAll(), bytes: known };
+  if (known !== undefined) {
+    const results = await openAll();
+    // A session's load-time buffers (the parsed model, graph rewrites) are freed into its worker's
+    // malloc arena, which keeps them until nudged (native-heap.ts): give them back now.
+    const opened = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    await trimHeap(async () => {
+      await Promise.all(opened.map(trimArena));
+    });
+    return { results, bytes: known };
+  }
   const pending = measuring.get(key);
   if (pending !== undefined) {
     await pending.catch(() => undefined);

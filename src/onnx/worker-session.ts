@@ -5,7 +5,7 @@
  */
 import type { Tensor } from "onnxruntime-node";
 import { log } from "../log/logger.ts";
-import { sessionWorkBegan, sessionWorkEnded, useWorkerTrim } from "./native-heap.ts";
+import { sessionWorkBegan, sessionWorkEnded, trimHeap, useWorkerTrim } from "./native-heap.ts";
 import type { Ort } from "./ort.ts";
 import { untrackSession } from "./session-memory.ts";
 import type { HeldRun, HeldSession, ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
@@ -190,6 +190,10 @@ export class WorkerSession implements Session {
         this.post({ op: "release" });
         await done;
         clearTimeout(timer);
+        // The freed weights sit in this worker's malloc arena, whose top glibc gives back only on
+        // a free in that arena under a low trim threshold (native-heap.ts): nudge it now, while the
+        // thread lives, or a reloaded pack's memory would stay with the ended thread's arena.
+        await trimHeap(() => this.trimArena());
       }
       this.die(new Error(`session for ${this.label} is released`));
       this.worker.terminate();

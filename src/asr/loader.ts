@@ -12,6 +12,8 @@ import { uploadDir } from "../audio/upload.ts";
 import { Detail } from "../errors/taxonomy.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
+import { trimHeap } from "../onnx/native-heap.ts";
+import { residentMbOf } from "../onnx/session-memory.ts";
 import type { Admission } from "../serving/admission.ts";
 import type { BrokenPack } from "../models/errors.ts";
 import { firstLine } from "../models/errors.ts";
@@ -127,6 +129,8 @@ export async function buildAsrEngine(
     packs: packs.packs.map((p) => ({ name: p.name, family: p.family, role: p.role })),
     vad: packs.vad ? `silero (${packs.vad.name})` : "energy",
     dialect_id: packs.dialect?.name ?? null,
+    // What each model's sessions hold in memory now (src/onnx/session-memory.ts), the built-in recogniser's too.
+    resident_mb: residentMbOf([...packs.packs.map((p) => p.name), ...(builtin ? [builtin.name] : [])]),
     broken_packs: packs.broken,
   };
   const fail = async (reason: string, disabled = false): Promise<AsrEngineResult> => {
@@ -180,6 +184,8 @@ export async function buildAsrEngine(
     },
     ...(observe ? { observe } : {}),
   });
+  // The warm-ups' working memory goes back now, not after the idle delay (src/onnx/native-heap.ts).
+  await trimHeap();
   return {
     ok: true,
     service,

@@ -9,7 +9,7 @@ import type { Tensor } from "onnxruntime-node";
 import { loadOrt, type Ort } from "./ort.ts";
 import { type CreatedSession, createSession, type SessionOptions } from "./sessions.ts";
 
-export type { CreatedSession, Session, SessionOptions } from "./sessions.ts";
+export type { CreatedSession, HeldRun, HeldSession, Session, SessionOptions } from "./sessions.ts";
 export type { Tensor } from "onnxruntime-node";
 
 /** Feeds or outputs of one run, by input/output name. */
@@ -30,10 +30,7 @@ export async function ortModule(): Promise<Ort> {
  */
 export async function openSession(model: string | Uint8Array, options: SessionOptions = {}): Promise<CreatedSession> {
   await ortModule();
-  // A file embedded in the compiled binary (/$bunfs/…) exists only for Bun's own file API; the
-  // native runtime cannot open it, so it gets the bytes.
-  const source = typeof model === "string" && model.startsWith("/$bunfs/") ? await Bun.file(model).bytes() : model;
-  return await createSession(source, options);
+  return await createSession(model, options);
 }
 
 function loaded(): Ort {

@@ -22,8 +22,15 @@
  * {@link HOLD_MS} for others of its burst instead; one that joins in that time sends both to lanes
  * at once. Back-to-back runs of one caller (a decoder's steps, a client's next sentence) never wait.
  *
+ * A decoder's steps go to one member from first to last (a {@link SessionPool.hold}: that
+ * member's worker keeps the decode's tensors); the hold counts as one run for the rule above.
+ *
  * Each member holds its own weights and working memory: about 157 MB per extra session for the
- * 60 MB benchmark voice (docs/models.md § Session pools; re-measured by throughput.bench.ts).
+ * 60 MB benchmark voice (docs/models.md § Session pools; re-measured by throughput.bench.ts), and
+ * onnxruntime-node cannot share weights between sessions. A pool with lanes on demand
+ * ({@link LanesOnDemand}: the sequence-to-sequence recognisers) therefore starts with its solo
+ * session only, opens the lanes when runs overlap (serving meanwhile with what it has) and closes
+ * them after a quiet spell, so an idle server holds one copy.
  * Members have never run when the pool is built; the first run a member gets pays for kernel
  * selection and arena growth. The pool repeats the first run it serves on the members that have
  * not run yet, in the background once that run is answered, so the first concurrent requests
@@ -31,7 +38,7 @@
  */
 import type { Tensor } from "onnxruntime-node";
 import { runningAdmittedJobs } from "../serving/admission.ts";
-import type { ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
+import type { HeldSession, ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
 
 /** How long a run that finds the pool idle waits for others of its burst before taking the solo session. */
 const HOLD_MS = 4;
@@ -62,6 +69,14 @@ export function poolShape(parallel: number, threads: number): PoolShape {
   return { lanes, laneThreads, soloThreads: lanes > 1 && laneThreads < threads ? threads : 0 };
 }
 
+/** How a pool opens lanes when runs overlap and closes them when it idles (memory follows the load). */
+export interface LanesOnDemand {
+  /** Opens one lane (with the shape's lane threads). */
+  open(): Promise<Session>;
+  /** Idle time after which the lanes are closed again. */
+  readonly idleMs: number;
+}
+
 /** One member's share of a pool's work (see {@link SessionPool.usage}). */
 export interface MemberUsage {
   readonly role: "solo" | "lane";
@@ -86,35 +101,53 @@ export class SessionPool implements Session {
   private readonly cold: Set<Session>;
   private readonly warmed = new Set<Session>();
   private warming = false;
+  private readonly lanes: Session[];
+  /** Lanes being opened on demand, and the timer that closes them once the pool idles. */
+  private growing: Promise<void> | undefined;
+  private shrinkTimer: ReturnType<typeof setTimeout> | undefined;
+  private released = false;
 
-  /** `lanes` (at least one) and `solo` (if the shape has one) were opened with `shape`'s threads. */
+  /**
+   * `lanes` and `solo` (if the shape has one) were opened with `shape`'s threads. Without
+   * `onDemand` every lane is given; with it the pool starts from what is given (the solo session,
+   * or one lane) and opens the other lanes when runs overlap, closing them again once it has been
+   * idle for `idleMs` (see {@link LanesOnDemand}).
+   */
   constructor(
     readonly shape: PoolShape,
-    private readonly lanes: readonly Session[],
+    lanes: readonly Session[],
     private readonly solo: Session | undefined,
+    private readonly onDemand?: LanesOnDemand,
   ) {
-    if (lanes.length === 0) throw new RangeError("a session pool needs at least one lane");
+    if (lanes.length === 0 && (solo === undefined || onDemand === undefined))
+      throw new RangeError("a session pool needs at least one lane");
+    this.lanes = [...lanes];
     this.cold = new Set(this.members());
   }
 
+  /** The member the pool's names and metadata are read from. */
+  private get first(): Session {
+    return this.solo ?? this.lanes[0]!;
+  }
+
   get inputNames(): readonly string[] {
-    return this.lanes[0]!.inputNames;
+    return this.first.inputNames;
   }
   get outputNames(): readonly string[] {
-    return this.lanes[0]!.outputNames;
+    return this.first.outputNames;
   }
   get inputMetadata(): readonly ValueMetadata[] {
-    return this.lanes[0]!.inputMetadata;
+    return this.first.inputMetadata;
   }
   get outputMetadata(): readonly ValueMetadata[] {
-    return this.lanes[0]!.outputMetadata;
+    return this.first.outputMetadata;
   }
   get liftedConvolutions(): number {
-    return this.lanes[0]!.liftedConvolutions;
+    return (this.lanes[0] ?? this.first).liftedConvolutions;
   }
 
   get provider(): "cpu" | "cuda" {
-    return this.lanes[0]!.provider;
+    return this.first.provider;
   }
 
   /** Every session of the pool, solo first. */
@@ -153,8 +186,74 @@ export class SessionPool implements Session {
     return this.dispatch((member) => member.runScan(request));
   }
 
+  /**
+   * Holds the member a run would go to now, busy until the hold is released: a decoder's steps
+   * stay on the member whose worker keeps their tensors (one hold is one run for the dispatch rule).
+   */
+  async hold(): Promise<HeldSession> {
+    const chosen = this.choose();
+    const member = chosen instanceof Promise ? await chosen : chosen;
+    const started = performance.now();
+    let inner: HeldSession;
+    try {
+      inner = await member.hold();
+    } catch (error) {
+      this.finish(member, started);
+      throw error;
+    }
+    let released = false;
+    return {
+      run: async (request) => {
+        const outputs = await inner.run(request);
+        this.warmed.add(member);
+        return outputs;
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        inner.release();
+        this.finish(member, started);
+      },
+    };
+  }
+
   async release(): Promise<void> {
+    this.released = true;
+    clearTimeout(this.shrinkTimer);
+    await this.growing;
     await Promise.all(this.members().map((member) => member.release()));
+  }
+
+  /** Opens the missing lanes in the background (once at a time), when lanes come on demand. */
+  private grow(): void {
+    if (!this.onDemand || this.growing || this.released || this.lanes.length >= this.shape.lanes) return;
+    const { open } = this.onDemand;
+    const missing = this.shape.lanes - this.lanes.length;
+    this.growing = (async () => {
+      const opened = await Promise.allSettled(Array.from({ length: missing }, () => open()));
+      for (const result of opened) {
+        if (result.status === "rejected") continue; // the pool serves on with what it has
+        if (this.released) await result.value.release();
+        else this.lanes.push(result.value);
+      }
+      this.growing = undefined;
+    })();
+  }
+
+  /** Closes the lanes opened on demand once nothing has run for `idleMs` (the solo session, or one lane, stays). */
+  private shrinkWhenIdle(): void {
+    if (!this.onDemand || this.running > 0) return;
+    clearTimeout(this.shrinkTimer);
+    this.shrinkTimer = setTimeout(() => {
+      if (this.running > 0 || this.growing || this.released) return;
+      const closing = this.lanes.splice(this.solo ? 0 : 1);
+      for (const lane of closing) {
+        this.cold.delete(lane);
+        void lane.release();
+      }
+    }, this.onDemand.idleMs);
+    // An idle pool's timer never keeps an offline run's process alive.
+    this.shrinkTimer.unref();
   }
 
   /**
@@ -195,6 +294,9 @@ export class SessionPool implements Session {
   }
 
   private leastBusyLane(): Session {
+    // Runs overlap now: the lanes are wanted (on demand they open meanwhile; the solo session serves).
+    if (this.running > 0 || this.holding) this.grow();
+    if (this.lanes.length === 0) return this.solo!;
     let best = this.lanes[0]!;
     for (const lane of this.lanes) if ((this.busy.get(lane) ?? 0) < (this.busy.get(best) ?? 0)) best = lane;
     return best;
@@ -202,6 +304,7 @@ export class SessionPool implements Session {
 
   /** Counts a run on `member` from the moment it is chosen, so the next choice sees it busy. */
   private take(member: Session): Session {
+    clearTimeout(this.shrinkTimer);
     this.cold.delete(member);
     this.dispatched.set(member, (this.dispatched.get(member) ?? 0) + 1);
     this.busy.set(member, (this.busy.get(member) ?? 0) + 1);
@@ -220,13 +323,19 @@ export class SessionPool implements Session {
       this.warmed.add(member);
       return result;
     } finally {
-      const ended = performance.now();
-      this.lastEndMs = ended;
-      if (this.running > 1) this.lastOverlapMs = ended;
-      this.runMs = this.runMs === 0 ? ended - started : 0.8 * this.runMs + 0.2 * (ended - started);
-      this.running--;
-      this.busy.set(member, this.busy.get(member)! - 1);
+      this.finish(member, started);
     }
+  }
+
+  /** Counts the end of a run (or hold) on `member` that began at `started`. */
+  private finish(member: Session, started: number): void {
+    const ended = performance.now();
+    this.lastEndMs = ended;
+    if (this.running > 1) this.lastOverlapMs = ended;
+    this.runMs = this.runMs === 0 ? ended - started : 0.8 * this.runMs + 0.2 * (ended - started);
+    this.running--;
+    this.busy.set(member, this.busy.get(member)! - 1);
+    this.shrinkWhenIdle();
   }
 
   /** How long after runs overlapped the pool still treats itself as loaded: two run times, at least 200 ms. */

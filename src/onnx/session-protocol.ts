@@ -28,6 +28,13 @@ export interface WireScan {
   readonly collect: readonly string[];
 }
 
+/** A run over tensors kept in the worker (see HeldRun in session.ts). */
+export interface WireHeldRun {
+  readonly feeds: Readonly<Record<string, WireTensor>>;
+  readonly fetch: readonly string[];
+  readonly keep: Readonly<Record<string, string>>;
+}
+
 /** Main → worker. */
 export type ToWorker =
   | {
@@ -39,6 +46,8 @@ export type ToWorker =
       readonly intraOpThreads: number;
       /** Lift 1-D convolution chains to 2-D (conv-lift.ts) on a CPU session (sessions.ts decides when). */
       readonly liftConv1d: boolean;
+      /** Use onnxruntime's CPU memory arena (false where native-heap.ts tuned the C heap instead). */
+      readonly arena: boolean;
     }
   | {
       readonly op: "run";
@@ -47,6 +56,11 @@ export type ToWorker =
       readonly fetches?: readonly string[];
     }
   | ({ readonly op: "scan"; readonly id: number } & WireScan)
+  | ({ readonly op: "held-run"; readonly id: number; readonly hold: number } & WireHeldRun)
+  /** Frees the tensors kept for `hold` (no reply). */
+  | { readonly op: "unhold"; readonly hold: number }
+  /** Nudges this thread's malloc arena to trim (native-heap.ts); answered with `trimmed`. */
+  | { readonly op: "trim" }
   | { readonly op: "release" };
 
 /** Worker → main. */
@@ -74,4 +88,5 @@ export type FromWorker =
       readonly seconds: number;
     }
   | { readonly op: "run-failed"; readonly id: number; readonly message: string }
+  | { readonly op: "trimmed" }
   | { readonly op: "released" };

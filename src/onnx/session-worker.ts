@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { concatSamples } from "../audio/concat.ts";
 import type { InferenceSession, Tensor } from "onnxruntime-node";
 import { liftConv1d } from "./conv-lift.ts";
+import { HeldTensors } from "./held-runs.ts";
+import { trimThreadArena } from "./native-heap.ts";
 import { importOrt, type Ort } from "./ort-native.ts";
 import type { FromWorker, ToWorker, WireScan, WireTensor, WireValueMetadata } from "./session-protocol.ts";
 
@@ -18,6 +20,7 @@ declare const self: Worker;
 
 let ort: Ort | undefined;
 let session: InferenceSession | undefined;
+let held: HeldTensors | undefined;
 
 function reply(message: FromWorker, transfer: Bun.Transferable[] = []): void {
   try {
@@ -68,6 +71,14 @@ async function open(message: Extract<ToWorker, { op: "open" }>): Promise<void> {
     interOpNumThreads: 1,
     graphOptimizationLevel: "all",
     logSeverityLevel: 3,
+    // Off where the main thread tuned the C heap: an arena keeps the peak of every run for good,
+    // the heap is trimmed when the sessions idle (native-heap.ts).
+    enableCpuMemArena: message.arena,
+    // Nor one planned block per run for every intermediate tensor: without the arena that block
+    // (hundreds of MB for a Whisper-small decoder step) is more than a worker thread's malloc
+    // arena holds (64 MB heaps), so glibc maps and unmaps it on every run (a 98-step decode spent
+    // 6 s in page faults, against 0.4 s with tensors allocated one by one).
+    enableMemPattern: message.arena,
     // Sessions of several engines run at once in their own workers; spinning intra-op threads
     // would burn the cores the others need (measured: a busy neighbour core made a 2-thread
     // spinning session 1.6x slower, a non-spinning one 1.5x faster than that).
@@ -105,6 +116,7 @@ async function open(message: Extract<ToWorker, { op: "open" }>): Promise<void> {
     }
   }
   session ??= await create("cpu");
+  held = new HeldTensors(ort, session);
   const metadata = (list: readonly unknown[]) => list.map((m) => ({ ...(m as object) }) as WireValueMetadata);
   reply({
     op: "opened",
@@ -205,9 +217,25 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
         reply({ op: "run-failed", id: message.id, message: firstLine(error) });
       }
       return;
+    case "held-run":
+      try {
+        const { outputs, transfer, seconds } = await held!.run(message.hold, message);
+        reply({ op: "result", id: message.id, outputs, seconds }, transfer);
+      } catch (error) {
+        reply({ op: "run-failed", id: message.id, message: firstLine(error) });
+      }
+      return;
+    case "unhold":
+      held?.drop(message.hold);
+      return;
+    case "trim":
+      trimThreadArena();
+      reply({ op: "trimmed" });
+      return;
     case "release":
       await session?.release().catch(() => undefined);
       session = undefined;
+      held = undefined;
       reply({ op: "released" });
       return;
   }

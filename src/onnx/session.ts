@@ -35,6 +35,12 @@ export interface Session {
    */
   runScan(request: ScanRequest): Promise<Record<string, Tensor>>;
   /**
+   * Takes one member (a pool's: the one a run would go to now) for a sequence of runs whose
+   * tensors stay in its worker between runs, a decoder's steps; see {@link HeldSession}. The
+   * member counts as busy until the hold is released.
+   */
+  hold(): Promise<HeldSession>;
+  /**
    * Frees the session and ends its worker once the runs in flight have finished (stopping one inside
    * onnxruntime would abort the process); runs asked for after the release began reject.
    */
@@ -49,4 +55,32 @@ export interface Session {
  */
 export interface ScanRequest extends Omit<WireScan, "feeds"> {
   readonly feeds: Readonly<Record<string, Tensor>>;
+}
+
+/**
+ * One run of a {@link HeldSession}. The worker keeps a set of tensors by input name: this run's
+ * `feeds` join it (replacing any of the same name), the run takes from it every input the model
+ * declares, then each output named in `keep` replaces the kept input it maps to. Only `fetch`
+ * comes back. So a decoder sends its encoder output once and gets its caches fed back in place:
+ * neither crosses the thread boundary again.
+ */
+export interface HeldRun {
+  readonly feeds: Readonly<Record<string, Tensor>>;
+  /** Outputs returned to the caller. */
+  readonly fetch: readonly string[];
+  /** Output name → the input name it is kept as for the next runs. */
+  readonly keep?: Readonly<Record<string, string>>;
+  /**
+   * Feeds whose buffers move to the worker instead of being copied; the caller must not read
+   * those tensors again (large one-off inputs such as an encoder output).
+   */
+  readonly transfer?: readonly string[];
+}
+
+/** A session member held for a sequence of {@link HeldRun}s (from {@link Session.hold}). */
+export interface HeldSession {
+  /** Runs the model as {@link HeldRun} describes; runs of one hold go one after another. */
+  run(request: HeldRun): Promise<Record<string, Tensor>>;
+  /** Frees the tensors kept in the worker and gives the member back (once; later calls do nothing). */
+  release(): void;
 }

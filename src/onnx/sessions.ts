@@ -15,23 +15,20 @@ import { basename } from "node:path";
 import type { Tensor } from "onnxruntime-node";
 import { log } from "../log/logger.ts";
 import type { DeviceChoice } from "./devices.ts";
-import { isCompiledBinary, loadOrt, ortLibraryPath, type Ort } from "./ort.ts";
-import { poolShape, SessionPool } from "./session-pool.ts";
-import type { ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
-import type { FromWorker, ToWorker, WireScan, WireTensor } from "./session-protocol.ts";
+import { heapTuned } from "./native-heap.ts";
+import { isCompiledBinary, loadOrt, ortLibraryPath } from "./ort.ts";
+import { type PoolShape, poolShape, SessionPool } from "./session-pool.ts";
+import type { Session } from "./session.ts";
+import { openMeasured, trackSession } from "./session-memory.ts";
+import { WorkerSession } from "./worker-session.ts";
 
-export type { ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
+export type { HeldRun, HeldSession, ScanRequest, Session, TimedRun, ValueMetadata } from "./session.ts";
 
 /** A created session and where it actually runs. */
 export interface CreatedSession {
   readonly session: Session;
   readonly provider: "cpu" | "cuda";
 }
-
-/** Longest a release waits for runs in flight before it ends the worker anyway (see release()). */
-const RUNS_ON_RELEASE_WAIT_MS = 30_000;
-/** Longest a release waits for the worker to confirm it freed the session. */
-const RELEASED_REPLY_WAIT_MS = 5000;
 
 let device: DeviceChoice = { provider: "cpu", reason: "not configured", gpus: [], intraOpThreads: 1 };
 
@@ -50,170 +47,6 @@ export function useDevice(choice: DeviceChoice, settings: { readonly liftConvolu
 /** The device decision in force. */
 export function currentDevice(): DeviceChoice {
   return device;
-}
-
-function toWire(tensor: Tensor): WireTensor {
-  return { type: tensor.type, data: tensor.data as ArrayBufferView | string[], dims: [...tensor.dims] };
-}
-
-function wireFeeds(feeds: Readonly<Record<string, Tensor>>): Record<string, WireTensor> {
-  const wire: Record<string, WireTensor> = {};
-  for (const [name, tensor] of Object.entries(feeds)) wire[name] = toWire(tensor);
-  return wire;
-}
-
-class WorkerSession implements Session {
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (m: TimedRun) => void; reject: (e: Error) => void }>();
-  private dead: Error | undefined;
-  private releasing: Promise<void> | undefined;
-  private readonly idleWaiters: Array<() => void> = [];
-  inputNames: readonly string[] = [];
-  outputNames: readonly string[] = [];
-  inputMetadata: readonly ValueMetadata[] = [];
-  outputMetadata: readonly ValueMetadata[] = [];
-  provider: "cpu" | "cuda" = "cpu";
-  liftedConvolutions = 0;
-
-  constructor(
-    private readonly worker: Worker,
-    private readonly ort: Ort,
-    private readonly label: string,
-  ) {
-    worker.addEventListener("message", (event: MessageEvent<FromWorker>) => this.onMessage(event.data));
-    worker.addEventListener("error", (event: ErrorEvent) =>
-      this.die(new Error(`session worker for ${label} failed: ${event.message}`)),
-    );
-    worker.addEventListener("close", () => this.die(new Error(`session for ${label} is released`)));
-  }
-
-  async open(
-    libraryPath: string | undefined,
-    model: string | Uint8Array,
-    provider: "cpu" | "cuda",
-    intraOpThreads: number,
-    liftConv1d: boolean,
-  ): Promise<void> {
-    const opened = new Promise<void>((resolve, reject) => {
-      const listener = (event: MessageEvent<FromWorker>) => {
-        const m = event.data;
-        if (m.op === "opened") {
-          Object.assign(this, {
-            inputNames: m.inputNames,
-            outputNames: m.outputNames,
-            inputMetadata: m.inputMetadata,
-            outputMetadata: m.outputMetadata,
-            provider: m.provider,
-            liftedConvolutions: m.lift && "convolutions" in m.lift ? m.lift.convolutions : 0,
-          });
-          if (m.fallback) log.warn("cuda session failed, using cpu", { model: this.label, reason: m.fallback });
-          // A graph with nothing to lift is the common case; one whose lift failed runs slower than it could.
-          if (m.lift && "failed" in m.lift && m.lift.failed)
-            log.warn("convolutions not lifted", { model: this.label, reason: m.lift.skipped });
-          resolve();
-        } else if (m.op === "open-failed") reject(new Error(m.message));
-        else return;
-        this.worker.removeEventListener("message", listener);
-      };
-      this.worker.addEventListener("message", listener);
-      this.worker.addEventListener("error", (event: ErrorEvent) => reject(new Error(event.message)), { once: true });
-    });
-    this.post({ op: "open", libraryPath, model, provider, intraOpThreads, liftConv1d });
-    await opened;
-  }
-
-  run(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<Record<string, Tensor>> {
-    return this.runTimed(feeds, fetches).then((r) => r.outputs);
-  }
-
-  runTimed(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<TimedRun> {
-    return this.send((id) => ({ op: "run", id, feeds: wireFeeds(feeds), fetches }));
-  }
-
-  runScan(request: ScanRequest): Promise<Record<string, Tensor>> {
-    if (request.step.data.length !== request.steps * request.step.dims.reduce((a, b) => a * b, 1)) {
-      return Promise.reject(new RangeError("scan step data does not hold steps × dims values"));
-    }
-    const wire: WireScan = { ...request, feeds: wireFeeds(request.feeds) };
-    return this.send((id) => ({ op: "scan", id, ...wire })).then((r) => r.outputs);
-  }
-
-  private send(message: (id: number) => ToWorker): Promise<TimedRun> {
-    if (this.dead) return Promise.reject(this.dead);
-    if (this.releasing) return Promise.reject(new Error(`session for ${this.label} is released`));
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      // Keep the process alive only while work is outstanding (offline CLI runs await it).
-      this.worker.ref();
-      this.post(message(id));
-    });
-  }
-
-  release(): Promise<void> {
-    this.releasing ??= (async () => {
-      // Runs still in flight (a pool's background warm-up, a request whose client left, a reload
-      // right after a request) end first: terminating the worker inside onnxruntime's run aborts
-      // the whole process ("terminate called after throwing an instance of 'Napi::Error'").
-      // A run always ends; the wait is bounded all the same.
-      if (!this.dead) await this.idle(RUNS_ON_RELEASE_WAIT_MS);
-      if (!this.dead && this.pending.size === 0) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const done = new Promise<void>((resolve) => {
-          const listener = (event: MessageEvent<FromWorker>) => event.data.op === "released" && resolve();
-          this.worker.addEventListener("message", listener);
-          this.worker.addEventListener("close", () => resolve(), { once: true });
-          // Cleared once answered: a pending timer would hold an offline CLI run open for its length.
-          timer = setTimeout(resolve, RELEASED_REPLY_WAIT_MS);
-        });
-        this.post({ op: "release" });
-        await done;
-        clearTimeout(timer);
-      }
-      this.die(new Error(`session for ${this.label} is released`));
-      this.worker.terminate();
-    })();
-    return this.releasing;
-  }
-
-  private post(message: ToWorker): void {
-    this.worker.postMessage(message);
-  }
-
-  /** Resolves once no run is in flight, or after `timeoutMs` (a timer that keeps nothing alive after). */
-  private idle(timeoutMs: number): Promise<void> {
-    if (this.pending.size === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      this.idleWaiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  }
-
-  private onMessage(m: FromWorker): void {
-    if (m.op !== "result" && m.op !== "run-failed") return;
-    const waiter = this.pending.get(m.id);
-    if (!waiter) return;
-    this.pending.delete(m.id);
-    if (this.pending.size === 0) {
-      this.worker.unref();
-      for (const resolve of this.idleWaiters.splice(0)) resolve();
-    }
-    if (m.op === "run-failed") return waiter.reject(new Error(m.message));
-    const outputs: Record<string, Tensor> = {};
-    for (const [name, t] of Object.entries(m.outputs))
-      outputs[name] = new this.ort.Tensor(t.type as "float32", t.data as Float32Array, t.dims);
-    waiter.resolve({ outputs, seconds: m.seconds });
-  }
-
-  private die(error: Error): void {
-    this.dead ??= error;
-    for (const waiter of this.pending.values()) waiter.reject(this.dead);
-    this.pending.clear();
-    for (const resolve of this.idleWaiters.splice(0)) resolve();
-  }
 }
 
 /**
@@ -249,7 +82,24 @@ export interface SessionOptions {
    * does not apply or onnxruntime rejects it.
    */
   readonly liftConv1d?: boolean;
+  /**
+   * A pool opens only its solo session (or one lane) and opens the other lanes when runs of the
+   * model overlap, closing them after {@link LANE_IDLE_MS} without runs: memory follows the load
+   * (the sequence-to-sequence recognisers, whose every member holds its own weights).
+   */
+  readonly lanesOnDemand?: boolean;
+  /**
+   * Runs without onnxruntime's memory arena on the tuned C heap, trimmed once the sessions idle
+   * (native-heap.ts), so the peak of a run does not stay: for models whose runs take large,
+   * short-lived working memory (a 20 s encoder's attention maps, a quantised decoder's
+   * dequantised output projection). Other sessions keep the arena, whose reuse a run after a quiet
+   * spell also gets (no page faults).
+   */
+  readonly shrinkWorkingMemory?: boolean;
 }
+
+/** How long a pool with lanes on demand keeps its lanes without runs. */
+export const LANE_IDLE_MS = 30_000;
 
 /**
  * Creates a session from a model file or bytes on the chosen provider (CPU fallback when a CUDA
@@ -261,12 +111,13 @@ export async function createSession(model: string | Uint8Array, options: Session
   if (parallel <= 1 || provider !== "cpu" || options.intraOpThreads !== undefined)
     return openWorkerSession(model, options, provider, options.intraOpThreads ?? device.intraOpThreads);
   const shape = poolShape(parallel, device.intraOpThreads);
+  if (options.lanesOnDemand) return openPoolOnDemand(model, options, provider, shape);
   const threads = Array.from({ length: shape.lanes }, () => shape.laneThreads);
   if (shape.soloThreads > 0) threads.push(shape.soloThreads);
   // Opened together: each member is its own worker, so the pool loads in about one session's time.
-  const opened = await Promise.allSettled(threads.map((n) => openWorkerSession(model, options, provider, n)));
+  const opened = await openWorkerSessions(model, options, provider, threads);
   const failed = opened.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  const sessions = opened.flatMap((r) => (r.status === "fulfilled" ? [r.value.session] : []));
+  const sessions = opened.flatMap((r) => (r.status === "fulfilled" ? [r.value as Session] : []));
   if (failed) {
     await Promise.all(sessions.map((s) => s.release()));
     throw failed.reason;
@@ -284,27 +135,101 @@ export async function createSession(model: string | Uint8Array, options: Session
   return { session: pool, provider: pool.provider };
 }
 
+/** A pool that starts with its solo session (or one lane) and opens its lanes when runs overlap. */
+async function openPoolOnDemand(
+  model: string | Uint8Array,
+  options: SessionOptions,
+  provider: "cpu" | "cuda",
+  shape: PoolShape,
+): Promise<CreatedSession> {
+  const solo = shape.soloThreads > 0;
+  const { session: first } = await openWorkerSession(
+    model,
+    options,
+    provider,
+    solo ? shape.soloThreads : shape.laneThreads,
+  );
+  const name = options.label ?? (typeof model === "string" ? basename(model) : "model bytes");
+  const open = async () => {
+    const { session } = await openWorkerSession(model, options, provider, shape.laneThreads);
+    log.info("session pool lane opened", { model: name, lane_threads: shape.laneThreads });
+    return session;
+  };
+  const pool = new SessionPool(shape, solo ? [] : [first], solo ? first : undefined, { open, idleMs: LANE_IDLE_MS });
+  log.info("session pool opened", {
+    model: name,
+    lanes: shape.lanes,
+    lane_threads: shape.laneThreads,
+    solo_threads: shape.soloThreads,
+    lanes_on_demand: true,
+  });
+  return { session: pool, provider: pool.provider };
+}
+
+/** Opens one worker session with `intraOpThreads` threads. */
 async function openWorkerSession(
   model: string | Uint8Array,
   options: SessionOptions,
   provider: "cpu" | "cuda",
   intraOpThreads: number,
 ): Promise<CreatedSession> {
+  const [result] = await openWorkerSessions(model, options, provider, [intraOpThreads]);
+  if (result!.status === "rejected") throw result!.reason;
+  return { session: result!.value, provider: result!.value.provider };
+}
+
+/**
+ * Opens one worker session per entry of `threads` (its intra-op threads), together; each counts
+ * for its label's resident memory (session-memory.ts).
+ */
+async function openWorkerSessions(
+  model: string | Uint8Array,
+  options: SessionOptions,
+  provider: "cpu" | "cuda",
+  threads: readonly number[],
+): Promise<PromiseSettledResult<WorkerSession>[]> {
   const [ort, libraryPath] = await Promise.all([loadOrt(), ortLibraryPath()]);
   const label = options.label ?? (typeof model === "string" ? model : "model bytes");
-  const worker = new Worker(workerUrl());
-  const session = new WorkerSession(worker, ort, label);
-  try {
-    // Only one-thread sessions: there the lifted Piper-shaped voices ran 13–17 % faster; on two
-    // threads they gained nothing (−2 % to +2 %), so wider sessions keep the original graph.
-    const lift = options.liftConv1d === true && conv1dLiftAllowed && intraOpThreads === 1;
-    await session.open(libraryPath, model, provider, intraOpThreads, lift);
-  } catch (error) {
-    worker.terminate();
-    throw error;
+  // Only one-thread sessions: there the lifted Piper-shaped voices ran 13–17 % faster; on two
+  // threads they gained nothing (−2 % to +2 %), so wider sessions keep the original graph.
+  const lifts = (n: number) => options.liftConv1d === true && conv1dLiftAllowed && n === 1;
+  // Without onnxruntime's arena where asked and the C heap is tuned to stand in for it (native-heap.ts).
+  const arena = !(options.shrinkWorkingMemory === true && heapTuned());
+  const file = typeof model === "string" ? model : `${label} (${model.length} bytes)`;
+  // The measured cost differs with the arena (a warm arena keeps its peak): measured apart.
+  const open = async (intraOpThreads: number) => {
+    // A file embedded in the compiled binary (/$bunfs/…) exists only for Bun's own file API; the
+    // native runtime cannot open it, so it gets the bytes (read for each session: a pool that
+    // opens lanes later does not keep a copy meanwhile).
+    const source = typeof model === "string" && model.startsWith("/$bunfs/") ? await Bun.file(model).bytes() : model;
+    const worker = new Worker(workerUrl());
+    const session = new WorkerSession(worker, ort, label);
+    try {
+      const liftConv1d = lifts(intraOpThreads);
+      await session.open({ libraryPath, model: source, provider, intraOpThreads, liftConv1d, arena });
+    } catch (error) {
+      worker.terminate();
+      throw error;
+    }
+    worker.unref();
+    return session;
+  };
+  // Sessions of one graph (a lifted lane's differs from the solo session's) are measured together.
+  const results: PromiseSettledResult<WorkerSession>[] = [];
+  const groups = Map.groupBy(threads.keys(), (i) => lifts(threads[i]!));
+  for (const [lift, indices] of groups) {
+    const group = await openMeasured(
+      `${file}|${provider}|${lift}|${arena}`,
+      indices.length,
+      (k) => open(threads[indices[k]!]!),
+      (session) => session.trimArena(),
+    );
+    for (const [k, result] of group.results.entries()) {
+      results[indices[k]!] = result;
+      if (result.status === "fulfilled") trackSession(result.value, label, group.bytes);
+    }
   }
-  worker.unref();
-  return { session, provider: session.provider };
+  return results;
 }
 
 /**

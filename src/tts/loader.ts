@@ -8,6 +8,7 @@ import type { AppContext } from "../core/context.ts";
 import { EngineLoadError, type EngineLoader } from "../core/engines.ts";
 import type { SawtConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
+import { residentMbOf } from "../onnx/session-memory.ts";
 import type { Admission } from "../serving/admission.ts";
 import { ESPEAK_SAMPLE_RATE } from "./embedded.ts";
 import { probeEspeak, type EspeakStatus } from "./espeak/library.ts";
@@ -93,6 +94,8 @@ export async function createTtsEngine(
       : { available: false, reason: espeak.reason },
     voices: Object.fromEntries(service.listVoices().map((v) => [v.name, v.engine])),
     packs: packs.loaded,
+    // What each voice's sessions hold in memory now (src/onnx/session-memory.ts).
+    resident_mb: residentMbOf(packs.loaded.map((p) => p.name)),
     tashkeel: packs.diacritiser !== undefined,
     tashkeel_source: packs.tashkeelSource,
   };

@@ -1,32 +1,35 @@
 /**
- * Moonshine (real model: Moonshine tiny, English, int8) on the real 20 s English recording: the
- * service's real-time factor beside raw onnxruntime running the same greedy decoding in-process
- * (no worker sessions, no service), and the ratio between them. Needs the shared model and
- * recording beside the checkout. Run: `bun test/bench/moonshine.bench.ts`.
+ * Moonshine (real model: Moonshine tiny, English, int8; the built-in recogniser) on the real 20 s
+ * English recording. In one process, round after round in turn: raw onnxruntime running the same
+ * greedy decoding in-process (no worker sessions, no service), Sawt's recogniser, and the whole ASR
+ * service; the ratios are taken per round. Then `sawt serve` from this checkout with its defaults:
+ * resident memory 3 s after /ready with the built-in recogniser and with `asr.builtin = false`
+ * (servers started in turn), and rounds of 4 concurrent REST transcriptions with the memory they
+ * take. Needs the shared recording (or Sawt's own speech) and the pinned model (test fixtures).
+ * Run: `bun run bench -- moonshine`.
  */
 import "../support/families.ts";
-import { median, timeRuns } from "./tts-support.ts";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { InferenceSession, Tensor } from "onnxruntime-node";
 import { buildAsrEngine } from "../../src/asr/loader.ts";
 import { configureMoonshine } from "../../src/asr/moonshine/config.ts";
 import { MoonshineRecognizer, moonshineTokenBudget } from "../../src/asr/moonshine/pipeline.ts";
-import { argmax } from "../../src/onnx/runner.ts";
 import { decodeAudioFile } from "../../src/audio/decode.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { log, setLogSink } from "../../src/log/logger.ts";
 import { packFiles } from "../../src/models/pack.ts";
-import { Admission } from "../../src/serving/admission.ts";
 import { loadOrt } from "../../src/onnx/ort.ts";
+import { argmax } from "../../src/onnx/runner.ts";
 import { currentDevice } from "../../src/onnx/sessions.ts";
+import { Admission } from "../../src/serving/admission.ts";
 import { englishSpeechWav, installMoonshineTiny } from "../support/models/moonshine.ts";
+import { idleServer, mid, spread, transcriptionLoad } from "./asr-serve.ts";
 
-const RUNS = 3;
-
-/** Median wall time (ms) of `run` over RUNS runs after one warm-up. */
-const medianTime = async (run: () => Promise<unknown>): Promise<number> => median(await timeRuns(RUNS, 1, run));
+const ROUNDS = 7;
+const SERVER_PAIRS = 3;
+const LOAD = { clients: 4, perRound: 8, rounds: 6 };
 
 setLogSink(() => {});
 const dir = mkdtempSync(join(tmpdir(), "sawt-moonshine-bench-"));
@@ -38,10 +41,14 @@ try {
   const ort = await loadOrt();
 
   // Raw onnxruntime: the same greedy loop on in-process sessions with the thread count Sawt's
-  // worker sessions get, so the ratio shows the serving layer, not a threading difference.
+  // worker sessions get, so the ratio shows the serving layer, not a threading difference; it
+  // fetches only what the next step needs, as Sawt does.
   const options = { intraOpNumThreads: currentDevice().intraOpThreads };
   const encoder = await ort.InferenceSession.create(config.encoderPath, options);
   const decoder = await ort.InferenceSession.create(config.decoderPath, options);
+  const selfFetches = ["logits"];
+  for (let l = 0; l < config.layers; l++)
+    for (const kind of ["key", "value"]) selfFetches.push(`present.${l}.decoder.${kind}`);
   const raw = async () => {
     const { last_hidden_state: hidden } = await encoder.run({
       input_values: new ort.Tensor("float32", samples, [1, samples.length]),
@@ -66,7 +73,8 @@ try {
         use_cache_branch: new ort.Tensor("bool", Uint8Array.of(step > 0 ? 1 : 0), [1]),
         ...cache,
       };
-      const out = await decoder.run(feeds);
+      // After the first step only the logits and the self-attention caches are needed back.
+      const out = await decoder.run(feeds, step > 0 ? selfFetches : decoder.outputNames);
       const logits = out.logits!.data as Float32Array;
       token = argmax(logits, logits.length - out.logits!.dims[2]!, logits.length);
       if (token === config.vocabulary.eos) break;
@@ -77,12 +85,8 @@ try {
       cache = next;
     }
   };
-  const rawMs = await medianTime(raw);
 
   const recognizer = await MoonshineRecognizer.load(config, "moonshine-tiny-en");
-  const recognizerMs = await medianTime(() => recognizer.recognize(samples));
-  await recognizer.release();
-
   const admission = new Admission({
     name: "asr",
     concurrency: 1,
@@ -92,33 +96,99 @@ try {
     timeoutDetail: "timeout",
   });
   const engine = await buildAsrEngine(
-    loadConfig({ env: { SAWT_MODELS_DIR: dir, SAWT_DATA_DIR: join(dir, "data") } }),
+    loadConfig({ env: { SAWT_MODELS_DIR: dir, SAWT_DATA_DIR: join(dir, "data"), SAWT_ASR_BUILTIN: "false" } }),
     admission,
     log,
   );
   if (!engine.ok) throw new Error(engine.reason);
-  const serviceMs = await medianTime(() => engine.service.transcribeSamples(samples));
+  const paths = {
+    raw,
+    recogniser: () => recognizer.recognize(samples),
+    service: () => engine.service.transcribeSamples(samples),
+  };
+  const names = Object.keys(paths) as (keyof typeof paths)[];
+  const ms: Record<keyof typeof paths, number[]> = { raw: [], recogniser: [], service: [] };
+  // CPU time of the whole process (every thread) per run: less swayed than wall time by other
+  // processes on a shared machine.
+  const cpu: Record<keyof typeof paths, number[]> = { raw: [], recogniser: [], service: [] };
+  for (const name of names) await paths[name]();
+  for (let round = 0; round < ROUNDS; round++) {
+    // A rotating order, so a slow stretch of the machine does not always hit the same path.
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(round + i) % names.length]!;
+      const started = performance.now();
+      const cpuBefore = process.cpuUsage();
+      await paths[name]();
+      ms[name].push(performance.now() - started);
+      const used = process.cpuUsage(cpuBefore);
+      cpu[name].push((used.user + used.system) / 1000);
+    }
+  }
+  const text = (await recognizer.recognize(samples)).text;
   const segments = (await engine.service.transcribeSamples(samples)).segments.length;
-  await engine.release();
+  await Promise.all([recognizer.release(), engine.release(), decoder.release(), encoder.release()]);
+  const ratio = (name: keyof typeof paths) => ms[name].map((v, i) => v / ms.raw[i]!);
+  const cpuRatio = (name: keyof typeof paths) => cpu[name].map((v, i) => v / cpu.raw[i]!);
 
-  const rtf = (ms: number) => (ms / 1000 / seconds).toFixed(3);
+  // The server: the built-in recogniser is this pack, read from the fixture's pack folder.
+  const modelMb = ["encoder_model.onnx", "decoder_model_merged.onnx"]
+    .map((f) => statSync(join(packDir, f)).size / 2 ** 20)
+    .reduce((a, b) => a + b, 0);
+  mkdirSync(join(dir, "no-packs"));
+  const serverEnv = (builtin: boolean) => ({
+    SAWT_MODELS_DIR: join(dir, "no-packs"),
+    SAWT_ASR_BUILTIN: String(builtin),
+    SAWT_BUILTIN_ASR_DIR: dirname(packDir),
+  });
+  const idle = { on: [] as number[], off: [] as number[] };
+  let health: Record<string, unknown> = {};
+  for (let pair = 0; pair < SERVER_PAIRS; pair++) {
+    for (const builtin of pair % 2 ? [true, false] : [false, true]) {
+      const server = await idleServer(serverEnv(builtin));
+      idle[builtin ? "on" : "off"].push(server.idleMb);
+      if (builtin) health = server.health;
+      await server.sawt.stop();
+    }
+  }
+  const loaded = await idleServer(serverEnv(true));
+  const load = await transcriptionLoad(loaded.sawt, readFileSync(englishSpeechWav()), LOAD);
+  await loaded.sawt.stop();
+  const allowance = mid(idle.off) + 2 * modelMb + 40;
+
+  const row = (name: keyof typeof paths) =>
+    `| ${name} | ${mid(ms[name]).toFixed(0)} | ${(mid(ms[name]) / 1000 / seconds).toFixed(3)} | ${name === "raw" ? "1.00" : spread(ratio(name))} | ${mid(cpu[name]).toFixed(0)} | ${name === "raw" ? "1.00" : spread(cpuRatio(name))} |`;
   console.log(`## Moonshine tiny, real model (moonshine.bench.ts)
 
-${seconds.toFixed(1)} s of real English speech (\`en-speech-20s.wav\`), Moonshine tiny English int8, greedy decoding,
-median of ${RUNS} runs, Bun ${Bun.version}, ${process.arch}, CPU execution provider. "raw" runs the same encoder
-and decoder steps on in-process onnxruntime sessions; "recogniser" is Sawt's Moonshine pipeline (worker-thread
-sessions, ${currentDevice().intraOpThreads} intra-op thread(s) for both); "service" is the whole ASR service (segmentation,
-${segments} segment(s) here, then the recogniser: fewer tokens per segment make it cheaper than one whole decode).
+${seconds.toFixed(1)} s of real English speech (\`en-speech-20s.wav\`), Moonshine tiny English int8 (the built-in
+recogniser), greedy decoding, Bun ${Bun.version}, ${process.arch}, CPU execution provider, ${currentDevice().intraOpThreads}
+intra-op thread(s) everywhere. ${ROUNDS} rounds after a warm-up; in each round raw, recogniser and service run once each
+(in rotating order) and the ratios to raw are taken within the round: median (lowest–highest round); CPU is the
+process's CPU time (all threads) over the run. "raw" runs the
+same encoder and decoder steps on in-process onnxruntime sessions, fetching only what the next step needs;
+"recogniser" is Sawt's Moonshine pipeline
+(worker-thread sessions); "service" is the whole ASR service (segmentation, ${segments} segment(s) here, then the
+recogniser). Text: «${text}»
 
-| path | ms | real-time factor | / raw |
-|---|---:|---:|---:|
-| raw onnxruntime | ${rawMs.toFixed(0)} | ${rtf(rawMs)} | 1.00 |
-| recogniser | ${recognizerMs.toFixed(0)} | ${rtf(recognizerMs)} | ${(recognizerMs / rawMs).toFixed(2)} |
-| service | ${serviceMs.toFixed(0)} | ${rtf(serviceMs)} | ${(serviceMs / rawMs).toFixed(2)} |
+| path | ms (median) | real-time factor | / raw, median (range) | CPU ms (median) | CPU / raw, median (range) |
+|---|---:|---:|---:|---:|---:|
+${names.map(row).join("\n")}
 
-The recogniser's time over raw is the worker boundary: every decoder step sends the encoder output and the
-cross-attention caches (about 13 MB for 20 s of audio) to the session's worker thread, where raw onnxruntime
-reuses them in place. Keeping those tensors resident in the worker between steps would remove most of it.
+\`sawt serve\` from source with its defaults (asr.concurrency 2), no packs; RSS 3 s after \`/ready\`, ${SERVER_PAIRS} servers
+of each kind started in turn, median (range). Allowance (issue 38): RSS without the recogniser + 2 × its model files
+(${modelMb.toFixed(1)} MB) + 40 MB.
+
+| server | idle RSS (MB) |
+|---|---:|
+| \`asr.builtin = false\` | ${spread(idle.off, 0)} |
+| built-in recogniser | ${spread(idle.on, 0)} |
+| allowance | ${allowance.toFixed(0)} |
+
+Built-in recogniser health (\`GET /v1/asr/health\`): \`${JSON.stringify(health.builtin_recognizer ?? null)}\`, resident memory per model
+\`${JSON.stringify(health.resident_mb ?? "not reported")}\` (MB).
+
+${LOAD.clients} closed-loop clients posting the recording to \`POST /v1/asr/audio/transcriptions\` (json), ${LOAD.rounds} rounds of
+${LOAD.perRound} requests after a warm-up round: throughput ${spread(load.throughput)} requests/s per round, median (range);
+RSS under the load up to ${load.peakMb.toFixed(0)} MB (sampled every 100 ms), ${load.afterMb.toFixed(0)} MB 3 s after it.
 `);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -24,6 +24,10 @@ export class MoonshineModel {
     const { sessions, provider } = await openSessions([config.encoderPath, config.decoderPath], (path) => ({
       label: packLabel(pack, path),
       parallel,
+      // Each member holds the weights: lanes only while requests overlap (src/onnx sessions.ts).
+      lanesOnDemand: true,
+      // A decode's working memory (attention maps, a quantised output projection) goes back once idle.
+      shrinkWorkingMemory: true,
     }));
     return new MoonshineModel(config, sessions[0]!, sessions[1]!, provider);
   }
@@ -35,7 +39,7 @@ export class MoonshineModel {
     return out.last_hidden_state;
   }
 
-  /** A new decode over the encoder's hidden states. */
+  /** A new decode over the encoder's hidden states (which it takes over); release it when done. */
   startDecoding(hidden: Tensor): Seq2SeqRun {
     return this.decoder.start(hidden);
   }

@@ -45,15 +45,19 @@ export async function decodeMoonshine(
   const budget = moonshineTokenBudget(samples.length / SPEECH_SAMPLE_RATE, language);
   const emitted: number[] = [];
   const run = model.startDecoding(hidden);
-  let logits = await run.feed([vocabulary.bos]);
-  for (;;) {
-    const next = argmax(logits);
-    if (next < 0 || next === vocabulary.eos || emitted.length >= budget) break;
-    emitted.push(next);
-    signal?.throwIfAborted();
-    logits = await run.feed([next]);
+  try {
+    let logits = await run.feed([vocabulary.bos]);
+    for (;;) {
+      const next = argmax(logits);
+      if (next < 0 || next === vocabulary.eos || emitted.length >= budget) break;
+      emitted.push(next);
+      signal?.throwIfAborted();
+      logits = await run.feed([next]);
+    }
+    return emitted;
+  } finally {
+    run.release();
   }
-  return emitted;
 }
 
 /** A Moonshine pack as a {@link Recognizer}. */

@@ -14,6 +14,10 @@ export async function loadHfWhisper(config: HfWhisperConfig, pack: string, paral
   const { sessions, provider } = await openSessions([config.encoderPath, ...config.decoderPaths], (path) => ({
     label: packLabel(pack, path),
     parallel,
+    // Each member holds the weights: lanes only while requests overlap (src/onnx sessions.ts).
+    lanesOnDemand: true,
+    // A decode's working memory (attention maps, a quantised output projection) goes back once idle.
+    shrinkWorkingMemory: true,
   }));
   const [encoder, first, withPast] = sessions;
   const decoderSessions: Seq2SeqDecoderSessions =
@@ -34,7 +38,13 @@ export async function loadHfWhisper(config: HfWhisperConfig, pack: string, paral
       const out = await encoder!.run({ input_features: f32(mel, [1, config.meta.nMels, frames]) });
       const hidden = out.last_hidden_state;
       if (hidden === undefined) throw new Error("encoder returned no last_hidden_state");
-      return () => decoder.start(hidden);
+      // One decode per window, restarted for each attempt: the encoding stays in the decoder's worker.
+      const run = decoder.start(hidden);
+      const windows = () => {
+        run.restart();
+        return run;
+      };
+      return Object.assign(windows, { release: () => run.release() });
     },
     release: async () => {
       await Promise.all([encoder!.release(), decoder.release()]);

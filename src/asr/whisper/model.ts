@@ -3,8 +3,21 @@
  * key/value caches: self caches [n_text_layer, 1, n_text_ctx, n_text_state] go in and come back
  * updated at positions [offset, offset + n); `offset` (int64 [1]) is the position of the first
  * token fed. Cross-attention keys/values come from the encoder once per window.
+ *
+ * A window is decoded on a decoder session held for it ({@link WhisperDecode}): the cross-attention
+ * tensors go to its worker once and the self caches are fed back there, never crossing threads
+ * again (issue 38). {@link WhisperModel.step} is the same step without a hold.
  */
-import { f32, floatData, i64, openSessions, packLabel, type Session, type Tensor } from "../../onnx/runner.ts";
+import {
+  f32,
+  floatData,
+  type HeldSession,
+  i64,
+  openSessions,
+  packLabel,
+  type Session,
+  type Tensor,
+} from "../../onnx/runner.ts";
 import type { WhisperConfig } from "./config.ts";
 
 /** Encoder output, fed unchanged to every decoder step of the window. */
@@ -40,6 +53,10 @@ export class WhisperModel {
     const { sessions, provider } = await openSessions([config.encoderPath, config.decoderPath], (path) => ({
       label: packLabel(pack, path),
       parallel,
+      // Each member holds the weights: lanes only while requests overlap (src/onnx sessions.ts).
+      lanesOnDemand: true,
+      // A decode's working memory (attention maps, a quantised output projection) goes back once idle.
+      shrinkWorkingMemory: true,
     }));
     return new WhisperModel(config, sessions[0]!, sessions[1]!, provider);
   }
@@ -80,7 +97,72 @@ export class WhisperModel {
     return { logits: data.subarray(data.length - vocab), cache: { k, v } };
   }
 
+  /** A decode of one window over its cross-attention tensors (which it takes over); release it when done. */
+  startDecoding(cross: CrossAttention): WhisperDecode {
+    return new WhisperDecode(this, this.decoder, cross);
+  }
+
   async release(): Promise<void> {
     await Promise.all([this.encoder.release(), this.decoder.release()]);
+  }
+}
+
+/** The self caches each step's outputs become, kept in the decoder's worker. */
+const KEEP_CACHES = {
+  out_n_layer_self_k_cache: "in_n_layer_self_k_cache",
+  out_n_layer_self_v_cache: "in_n_layer_self_v_cache",
+} as const;
+
+/**
+ * One window decoded on a held decoder session: {@link feed} tokens in order, {@link restart}
+ * from position 0 for another attempt over the same window, {@link release} when done.
+ */
+export class WhisperDecode {
+  private held: HeldSession | undefined;
+  private crossSent = false;
+  private offset = 0;
+
+  constructor(
+    private readonly model: WhisperModel,
+    private readonly decoder: Session,
+    private readonly cross: CrossAttention,
+  ) {}
+
+  /** Feeds `tokens` after those fed since the (re)start; the last position's logits. */
+  async feed(tokens: readonly number[]): Promise<Float32Array> {
+    this.held ??= await this.decoder.hold();
+    const feeds: Record<string, Tensor> = {
+      tokens: i64(tokens, [1, tokens.length]),
+      offset: i64([this.offset], [1]),
+    };
+    const transfer: string[] = [];
+    if (this.offset === 0) {
+      const empty = this.model.emptyCache();
+      Object.assign(feeds, { in_n_layer_self_k_cache: empty.k, in_n_layer_self_v_cache: empty.v });
+      transfer.push("in_n_layer_self_k_cache", "in_n_layer_self_v_cache");
+    }
+    if (!this.crossSent) {
+      // Kept by the worker for every restart: this thread never reads them again.
+      Object.assign(feeds, { n_layer_cross_k: this.cross.k, n_layer_cross_v: this.cross.v });
+      transfer.push("n_layer_cross_k", "n_layer_cross_v");
+      this.crossSent = true;
+    }
+    const out = await this.held.run({ feeds, fetch: ["logits"], keep: KEEP_CACHES, transfer });
+    this.offset += tokens.length;
+    const data = floatData(out.logits, "logits");
+    const vocab = out.logits!.dims[2] ?? 0;
+    if (vocab === 0) throw new Error("decoder returned empty logits");
+    return data.subarray(data.length - vocab);
+  }
+
+  /** The next feed starts the window again from empty caches. */
+  restart(): void {
+    this.offset = 0;
+  }
+
+  /** Frees the held decoder session and the tensors its worker keeps (once). */
+  release(): void {
+    this.held?.release();
+    this.held = undefined;
   }
 }

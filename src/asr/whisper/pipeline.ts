@@ -34,17 +34,24 @@ export interface WhisperDecoding {
   readonly timestamps: TimestampRule | null;
 }
 
+/**
+ * One window's encoding: each call gives a decoder from the window's start (a new attempt; the
+ * previous one is done with). A backend whose decoders hold worker state (the encoding and the
+ * caches stay in the decoder's worker) gives `release`, which a caller calls once it has decoded.
+ */
+export type WhisperWindows = (() => WhisperWindow) & { release?(): void };
+
 /** One Whisper pack's sessions, whatever its layout. */
 export interface WhisperBackend {
   readonly decoding: WhisperDecoding;
   readonly provider: "cpu" | "cuda";
-  /** Encodes one window's log-mel features; returns a maker of fresh decoders over that encoding. */
-  encode(mel: Float32Array, frames: number): Promise<() => WhisperWindow>;
+  /** Encodes one window's log-mel features; returns fresh decoders over that encoding. */
+  encode(mel: Float32Array, frames: number): Promise<WhisperWindows>;
   release(): Promise<void>;
 }
 
 /** Runs the encoder on one window's audio (the first 30 s of `samples`). */
-export function encodeWindow(backend: WhisperBackend, samples: Float32Array): Promise<() => WhisperWindow> {
+export function encodeWindow(backend: WhisperBackend, samples: Float32Array): Promise<WhisperWindows> {
   const mel = whisperLogMel(samples.subarray(0, WHISPER_N_FRAMES * 160), { nMels: backend.decoding.meta.nMels });
   return backend.encode(mel.data, mel.nFrames);
 }
@@ -56,19 +63,12 @@ export function sherpaBackend(model: WhisperModel): WhisperBackend {
     decoding: { meta, prompt, tokenBytes, timestamps: null },
     provider: model.provider,
     async encode(mel, frames) {
-      const cross = await model.encode(mel, frames);
-      return () => {
-        let cache = model.emptyCache();
-        let offset = 0;
-        return {
-          async feed(tokens) {
-            const step = await model.step(tokens, cache, cross, offset);
-            cache = step.cache;
-            offset += tokens.length;
-            return step.logits;
-          },
-        };
+      const run = model.startDecoding(await model.encode(mel, frames));
+      const windows = () => {
+        run.restart();
+        return { feed: (tokens: readonly number[]) => run.feed(tokens) };
       };
+      return Object.assign(windows, { release: () => run.release() });
     },
     release: () => model.release(),
   };
@@ -139,19 +139,23 @@ export class WhisperRecognizer implements Recognizer {
     const windows = await encodeWindow(this.backend, samples);
     const seconds = samples.length / SPEECH_SAMPLE_RATE;
     let kept: RecognizedText = { text: "" };
-    for (const [attempt, temperature] of temperatures(options.temperature ?? 0).entries()) {
-      const random = seededRandom(SAMPLING_SEED + attempt);
-      const settings = { prompt, temperature, random, timestamps };
-      const decoded = await decodeTokens(windows(), meta, seconds, settings, signal);
-      const segments = timestamps ? timedSegments(decoded.ids, timestamps, tokenBytes, seconds) : undefined;
-      const text = segments ? segments.map((s) => s.text).join(" ") : detokenize(decoded.ids, tokenBytes).trim();
-      const decoding = {
-        temperature,
-        avgLogprob: decoded.sumLogprob / (decoded.ids.length + 1),
-        compressionRatio: compressionRatio(text),
-      };
-      kept = { text, decoding, ...(segments ? { segments } : {}) };
-      if (!needsFallback(decoding.compressionRatio, decoding.avgLogprob)) break;
+    try {
+      for (const [attempt, temperature] of temperatures(options.temperature ?? 0).entries()) {
+        const random = seededRandom(SAMPLING_SEED + attempt);
+        const settings = { prompt, temperature, random, timestamps };
+        const decoded = await decodeTokens(windows(), meta, seconds, settings, signal);
+        const segments = timestamps ? timedSegments(decoded.ids, timestamps, tokenBytes, seconds) : undefined;
+        const text = segments ? segments.map((s) => s.text).join(" ") : detokenize(decoded.ids, tokenBytes).trim();
+        const decoding = {
+          temperature,
+          avgLogprob: decoded.sumLogprob / (decoded.ids.length + 1),
+          compressionRatio: compressionRatio(text),
+        };
+        kept = { text, decoding, ...(segments ? { segments } : {}) };
+        if (!needsFallback(decoding.compressionRatio, decoding.avgLogprob)) break;
+      }
+    } finally {
+      windows.release?.();
     }
     return kept;
   }

@@ -9,6 +9,7 @@
  * const bytes = g.toModel({ metadata: { model_type: "demo" } });
  * ```
  */
+import { closeSync, openSync, writeSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import {
@@ -28,7 +29,7 @@ import {
   ValueInfoField,
   type OnnxElemType,
 } from "../../../src/onnx/format.ts";
-import { ProtoWriter } from "../../../src/onnx/protobuf-writer.ts";
+import { ProtoWriter, WireType } from "../../../src/onnx/protobuf-writer.ts";
 
 /** Element types the builder declares for graph inputs and outputs. */
 export type ElemType = Extract<OnnxElemType, "float32" | "int64" | "int32" | "bool" | "uint8">;
@@ -224,31 +225,63 @@ export class GraphBuilder {
 
   /** Serialises the graph as a ModelProto. */
   toModel(options: ModelOptions = {}): Uint8Array {
+    const pieces = this.toModelPieces(options);
+    const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const piece of pieces) {
+      out.set(piece, at);
+      at += piece.length;
+    }
+    return out;
+  }
+
+  /**
+   * The ModelProto as pieces whose concatenation is {@link toModel}'s bytes; initializer data are
+   * views of the tensors' own bytes, so a model of hundreds of MB is written without a copy of it.
+   */
+  toModelPieces(options: ModelOptions = {}): Uint8Array[] {
     if (this.outputs.length === 0) throw new Error(`graph ${this.name} has no outputs`);
-    const w = new ProtoWriter();
-    w.varint(ModelField.IR_VERSION, options.irVersion ?? 8);
-    w.string(ModelField.PRODUCER_NAME, options.producerName ?? "sawt-test");
-    if (options.producerVersion !== undefined) w.string(ModelField.PRODUCER_VERSION, options.producerVersion);
-    if (options.docString !== undefined) w.string(ModelField.DOC_STRING, options.docString);
-    w.message(ModelField.GRAPH, (g) => this.writeGraph(g));
-    w.message(ModelField.OPSET_IMPORT, (o) =>
+    const head = new ProtoWriter();
+    head.varint(ModelField.IR_VERSION, options.irVersion ?? 8);
+    head.string(ModelField.PRODUCER_NAME, options.producerName ?? "sawt-test");
+    if (options.producerVersion !== undefined) head.string(ModelField.PRODUCER_VERSION, options.producerVersion);
+    if (options.docString !== undefined) head.string(ModelField.DOC_STRING, options.docString);
+    const graph = this.graphPieces();
+    const graphLength = graph.reduce((n, p) => n + p.length, 0);
+    head.tag(ModelField.GRAPH, WireType.LEN).rawVarint(graphLength);
+    const tail = new ProtoWriter();
+    tail.message(ModelField.OPSET_IMPORT, (o) =>
       o.string(OpsetField.DOMAIN, "").varint(OpsetField.VERSION, options.opset ?? 17),
     );
     for (const [key, value] of Object.entries(options.metadata ?? {})) {
-      w.message(ModelField.METADATA_PROPS, (e) =>
+      tail.message(ModelField.METADATA_PROPS, (e) =>
         e.string(EntryField.KEY, key).string(EntryField.VALUE, String(value)),
       );
     }
-    return w.finish();
+    return [head.finish(), ...graph, tail.finish()];
   }
 
-  private writeGraph(w: ProtoWriter): void {
-    for (const node of this.nodes) w.message(GraphField.NODE, (n) => writeNode(n, node));
-    w.string(GraphField.NAME, this.name);
-    for (const [name, value] of this.initializers)
-      w.message(GraphField.INITIALIZER, (t) => writeTensor(t, value, name));
-    for (const v of this.inputs) w.message(GraphField.INPUT, (i) => writeValueInfo(i, v));
-    for (const v of this.outputs) w.message(GraphField.OUTPUT, (o) => writeValueInfo(o, v));
+  /** The GraphProto's fields as pieces: nodes, name, initializers (data not copied), inputs, outputs. */
+  private graphPieces(): Uint8Array[] {
+    const front = new ProtoWriter();
+    for (const node of this.nodes) front.message(GraphField.NODE, (n) => writeNode(n, node));
+    front.string(GraphField.NAME, this.name);
+    const pieces = [front.finish()];
+    for (const [name, value] of this.initializers) {
+      const header = new ProtoWriter();
+      writeTensorHeader(header, value, name);
+      header.tag(TensorField.RAW_DATA, WireType.LEN).rawVarint(value.raw.length);
+      const prefix = new ProtoWriter()
+        .tag(GraphField.INITIALIZER, WireType.LEN)
+        .rawVarint(header.length + value.raw.length)
+        .finish();
+      pieces.push(prefix, header.finish(), value.raw);
+    }
+    const back = new ProtoWriter();
+    for (const v of this.inputs) back.message(GraphField.INPUT, (i) => writeValueInfo(i, v));
+    for (const v of this.outputs) back.message(GraphField.OUTPUT, (o) => writeValueInfo(o, v));
+    pieces.push(back.finish());
+    return pieces;
   }
 
   private define(name: string): void {
@@ -306,10 +339,14 @@ function isNumberArray(value: AttrValue): value is readonly number[] {
   return Array.isArray(value);
 }
 
-function writeTensor(w: ProtoWriter, value: TensorValue, name?: string): void {
+function writeTensorHeader(w: ProtoWriter, value: TensorValue, name?: string): void {
   w.packedVarints(TensorField.DIMS, value.dims);
   w.varint(TensorField.DATA_TYPE, ElemTypeCode[value.elemType]);
   if (name !== undefined) w.string(TensorField.NAME, name);
+}
+
+function writeTensor(w: ProtoWriter, value: TensorValue, name?: string): void {
+  writeTensorHeader(w, value, name);
   w.bytes(TensorField.RAW_DATA, value.raw);
 }
 
@@ -330,6 +367,18 @@ function writeValueInfo(w: ProtoWriter, v: ValueDecl): void {
       });
     }),
   );
+}
+
+/** Writes a model's pieces ({@link GraphBuilder.toModelPieces}) to `path` one after another; returns `path`. */
+export async function writeModelPieces(path: string, pieces: readonly Uint8Array[]): Promise<string> {
+  await mkdir(dirname(path), { recursive: true });
+  const fd = openSync(path, "w");
+  try {
+    for (const piece of pieces) writeSync(fd, piece);
+  } finally {
+    closeSync(fd);
+  }
+  return path;
 }
 
 /** Writes model bytes to `path`, creating parent directories; returns `path`. */

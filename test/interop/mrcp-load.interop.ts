@@ -62,14 +62,22 @@ describe("SIPp load on Sawt's MRCP door", () => {
       }
     })();
     const speakers: Promise<{ cause: string; packets: number }>[] = [];
-    for (let n = 1; n <= SESSIONS; n++) {
-      const calls = await sipp.calls(n, 30_000);
-      speakers.push(speak(calls[n - 1]!, sipp.done));
+    let spoken: { cause: string; packets: number }[];
+    let result: Awaited<typeof sipp.done>;
+    try {
+      for (let n = 1; n <= SESSIONS; n++) {
+        const calls = await sipp.calls(n, 30_000);
+        speakers.push(speak(calls[n - 1]!, sipp.done));
+      }
+      spoken = await Promise.all(speakers);
+      result = await sipp.done;
+    } finally {
+      // A failure must not leave the watcher probing a server the next file's afterAll closed.
+      watching = false;
+      await watcher;
+      sipp.kill();
+      await Promise.allSettled(speakers);
     }
-    const spoken = await Promise.all(speakers);
-    const result = await sipp.done;
-    watching = false;
-    await watcher;
     console.info(
       `load: ${result.successful} successful, ${result.failed} failed, at most ${most} sessions open, ` +
         `${health.length} /health probes`,

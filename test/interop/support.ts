@@ -41,10 +41,18 @@ export async function startToneMrcpSawt(
   };
 }
 
-/** A free even UDP port with its odd neighbour free too (RTP and RTCP), from the range SIPp and ffmpeg use. */
+/** Ports handed out in this process: a test binds its ports later, so a free port may be drawn twice. */
+const handedOut = new Set<number>();
+
+/**
+ * A free even UDP port with its odd neighbour free too (RTP and RTCP), from the range SIPp and
+ * ffmpeg use, never one already handed out in this process (32 random draws repeat one in about
+ * one run in twenty, and the second bind then fails).
+ */
 export async function freeEvenPort(): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = 40000 + 2 * Math.floor(Math.random() * 10000);
+    if (handedOut.has(port)) continue;
     const sockets = [createSocket("udp4"), createSocket("udp4")];
     const bound = await Promise.all(
       sockets.map(
@@ -56,7 +64,10 @@ export async function freeEvenPort(): Promise<number> {
       ),
     );
     await Promise.all(sockets.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-    if (bound.every(Boolean)) return port;
+    if (bound.every(Boolean)) {
+      handedOut.add(port);
+      return port;
+    }
   }
   throw new Error("no free even UDP port pair");
 }

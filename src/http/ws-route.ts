@@ -8,7 +8,8 @@
  *   is verified exactly once. The handshake itself (./ws-guard.ts) is checked by the app for every
  *   WebSocket path before routing, so a broken handshake gets the standard 400 before the key
  *   is even looked at;
- * - one connection per socket, fed every message and abandoned when the socket closes;
+ * - one connection per socket, fed every message and abandoned when the socket closes; the
+ *   sockets of every door together are capped (./ws-limit.ts, `server.max_websockets`);
  * - the standard error event (the door's wire shape around the REST error body) and the close
  *   code for an error ({@link closeCodeFor}), also when a connection is refused at `open`.
  */
@@ -19,6 +20,7 @@ import { errorBody } from "../edge/error-body.ts";
 import { requestIdFrom } from "../edge/request-id.ts";
 import { type AppError, toAppError } from "../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../store/keys.ts";
+import { checkWebSocketRoom, holdWebSocket } from "./ws-limit.ts";
 
 /** What the upgrade established, handed to the door's `connect`. */
 export interface Upgrade {
@@ -118,6 +120,7 @@ function doorSocket(ws: ElysiaSocket, door: WebSocketDoor): DoorSocket {
 /** The Elysia plugin serving `door` on each of its paths. */
 export function webSocketRoutes(ctx: AppContext, door: WebSocketDoor) {
   const connections = new Map<string, DoorConnection>();
+  const releases = new Map<string, () => void>();
   const keyOf = door.presentedKey ?? presentedKey;
   const route = {
     maxPayloadLength: door.maxPayloadLength,
@@ -126,6 +129,7 @@ export function webSocketRoutes(ctx: AppContext, door: WebSocketDoor) {
     open(ws: ElysiaSocket & { data: { upgrade: Upgrade } }) {
       const socket = doorSocket(ws, door);
       try {
+        releases.set(ws.id, holdWebSocket(ctx, door.name));
         connections.set(ws.id, door.connect(socket, ws.data.upgrade));
       } catch (thrown) {
         const error = socket.sendError(thrown);
@@ -138,11 +142,15 @@ export function webSocketRoutes(ctx: AppContext, door: WebSocketDoor) {
     close(ws: { id: string }) {
       connections.get(ws.id)?.abandon();
       connections.delete(ws.id);
+      releases.get(ws.id)?.();
+      releases.delete(ws.id);
     },
   };
   const app = new Elysia({ name: door.name }).resolve(({ request, set }): { upgrade: Upgrade } => {
     door.checkUpgrade?.(request);
     const key = verify(ctx, keyOf(request.headers));
+    // After the key: an unauthenticated client learns nothing about the server's load.
+    checkWebSocketRoom(ctx, door.name);
     const sent = set.headers["x-request-id"];
     return { upgrade: { key, requestId: typeof sent === "string" ? sent : requestIdFrom(request.headers), request } };
   });

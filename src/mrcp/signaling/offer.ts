@@ -77,7 +77,7 @@ export async function applyOffer(session: MrcpSession, offer: SdpOffer, context:
           throw new OfferRefused(503, "No free RTP port");
         });
         stream = { mid, rtp, negotiated };
-        rtp.handlers = { stray: () => mrcpMetrics(host.ctx).rtpStray.inc() };
+        rtp.handlers = { dropped: (reason) => mrcpMetrics(host.ctx).rtpStray.inc({ reason }) };
         session.audio.push(stream);
       } else stream.negotiated = negotiated;
       stream.rtp.setRemote(negotiated.remote.address, negotiated.remote.port);

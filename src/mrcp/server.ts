@@ -78,6 +78,7 @@ export async function startMrcpServer(ctx: AppContext, resources: readonly MrcpR
       return { host: advertised, port: sipPort };
     },
     sendBye: (_session, message, hop) => uas.sendRequest(hop.address, hop.port, message),
+    allowed,
     ended: (session) => {
       if (byCall.get(session.callId) === session) {
         byCall.delete(session.callId);

@@ -42,6 +42,8 @@ export interface RunningServer {
     readonly grpc_tts: number;
     /** The MRCPv2 door's SIP port, when `mrcp.enabled`. */
     readonly sip?: number;
+    /** The MRCPv2 door's control (TCP) port, when `mrcp.enabled`. */
+    readonly mrcp?: number;
   };
   /** The MRCPv2 door's ports and open sessions, when `mrcp.enabled`. */
   readonly mrcp?: { readonly sipPort: number; readonly mrcpPort: number; readonly sessions: number };
@@ -90,7 +92,7 @@ export async function startServer(config: SawtConfig, options: ServerOptions = {
       http: http.port!,
       grpc_asr: asr.port,
       grpc_tts: tts.port,
-      ...(mrcp ? { sip: mrcp.sipPort } : {}),
+      ...(mrcp ? { sip: mrcp.sipPort, mrcp: mrcp.mrcpPort } : {}),
     },
     mrcp,
     enginesSettled: engines.settled,

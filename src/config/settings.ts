@@ -258,7 +258,7 @@ export const SETTING_TABLE = {
     ),
     mrcp_port: port(
       1544,
-      "TCP port of the MRCPv2 control channels (sent to clients in the SDP answer); 0 picks a free port.",
+      "TCP port of the MRCPv2 control channels (sent to clients in the SDP answer); 0 picks a free port, printed as `mrcp` in the listening line.",
     ),
     advertised_address: text(
       "",

@@ -15,7 +15,8 @@ export const BINARY = join(ROOT, "dist", "sawt");
 /** A running server under test. */
 export interface SawtProcess {
   readonly proc: ReturnType<typeof Bun.spawn>;
-  readonly ports: { http: number; grpc_asr: number; grpc_tts: number };
+  /** `sip` and `mrcp` when the MRCP door is enabled. */
+  readonly ports: { http: number; grpc_asr: number; grpc_tts: number; sip?: number; mrcp?: number };
   readonly baseUrl: string;
   readonly dataDir: string;
   readonly env: Record<string, string>;
@@ -156,8 +157,13 @@ export async function startSawt(options: StartOptions = {}): Promise<SawtProcess
     text += new TextDecoder().decode(value);
   }
   reader.releaseLock();
-  const line = JSON.parse(text.split("\n")[0]!) as { msg: string; http: number; grpc_asr: number; grpc_tts: number };
-  const ports = { http: line.http, grpc_asr: line.grpc_asr, grpc_tts: line.grpc_tts };
+  const line = JSON.parse(text.split("\n")[0]!) as SawtProcess["ports"] & { msg: string };
+  const ports = {
+    http: line.http,
+    grpc_asr: line.grpc_asr,
+    grpc_tts: line.grpc_tts,
+    ...(line.sip !== undefined ? { sip: line.sip, mrcp: line.mrcp } : {}),
+  };
   return {
     proc,
     ports,

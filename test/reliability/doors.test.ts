@@ -50,7 +50,7 @@ describe(`the doors under a seeded fuzz (seed ${SEED}, ${CASES} cases each)`, ()
         expect(report.cases).toBeGreaterThanOrEqual(CASES);
         expect(violations).toEqual([]);
         expect(report.crashes).toBe(0);
-        expect(report.leaks).toEqual({ sessions: 0, ports: 0, fds: 0 });
+        expect(report.leaks).toEqual({ sessions: 0, ports: 0, fds: 0, processes: 0 });
       },
       Math.max(120_000, CASES * 60),
     );

@@ -34,6 +34,11 @@ export interface FuzzDoor {
    * abandoned to its idle timeout, a job finishing), before leaks are counted.
    */
   readonly settleMs: number;
+  /**
+   * Brings up, before the baseline is read, what the door's first use opens for good and the
+   * warm-up cases may not reach (the jobs door: the client that sends webhooks).
+   */
+  prepare?(box: Box): Promise<void>;
 }
 
 /** A fresh tally with its recording helpers. */

@@ -1,6 +1,7 @@
 /**
  * Runs one fuzzed door against a box and measures what issue 39's acceptance 2 asks per door:
- * cases, non-contract answers, crashes, and sessions, RTP ports and file descriptors leaked. A
+ * cases, non-contract answers, crashes, and sessions, RTP ports, file descriptors and child
+ * processes (a jobs worker must leave when idle) leaked. A
  * short warm-up of the same door comes first (uncounted), so what a first use opens for good (the
  * jobs database, a worker's pipes, a codec) is in the baseline and not read as a leak. After the
  * run the box gets the door's settle time to free what the cases left on purpose (sessions to
@@ -8,7 +9,31 @@
  */
 import type { Box } from "../box.ts";
 import type { DoorPlan, FuzzDoor } from "./door.ts";
+import { readdirSync, readlinkSync } from "node:fs";
 import { openFds } from "../support.ts";
+
+/** What each descriptor of `pid` points at (socket:[…] and pipe:[…] without their inode). */
+function fdLinks(pid: number): string[] {
+  const links: string[] = [];
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      links.push(readlinkSync(`/proc/${pid}/fd/${fd}`).replace(/\[\d+\]$/, ""));
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return links.sort();
+}
+
+/** `after` minus `before`, as multisets. */
+function added(after: readonly string[], before: readonly string[]): string[] {
+  const left = [...before];
+  return after.filter((link) => {
+    const at = left.indexOf(link);
+    if (at >= 0) left.splice(at, 1);
+    return at < 0;
+  });
+}
 
 /** One door's figures. */
 export interface DoorReport {
@@ -17,19 +42,29 @@ export interface DoorReport {
   readonly cases: number;
   readonly nonContract: number;
   readonly crashes: number;
-  readonly leaks: { readonly sessions: number; readonly ports: number; readonly fds: number };
-  readonly before: { readonly fds: number; readonly ports: number; readonly sessions: number };
-  readonly after: { readonly fds: number; readonly ports: number; readonly sessions: number };
+  /** Held after the settle time beyond the baseline; `processes`: child processes (a jobs worker that never left). */
+  readonly leaks: {
+    readonly sessions: number;
+    readonly ports: number;
+    readonly fds: number;
+    readonly processes: number;
+  };
+  readonly before: Reading;
+  readonly after: Reading;
   readonly outcomes: Record<string, number>;
   /** The first violations, for the log. */
   readonly violations: string[];
+  /** What the descriptors held beyond the baseline point at, when any are. */
+  readonly fdsAdded: string[];
   readonly seconds: number;
 }
 
-interface Reading {
-  fds: number;
-  ports: number;
-  sessions: number;
+/** What the box holds at one moment. */
+export interface Reading {
+  readonly fds: number;
+  readonly ports: number;
+  readonly sessions: number;
+  readonly processes: number;
 }
 
 async function read(box: Box): Promise<Reading> {
@@ -38,13 +73,16 @@ async function read(box: Box): Promise<Reading> {
     fds: openFds(box.sawt.proc.pid),
     ports: box.rtpPorts(),
     sessions: metrics.get("sawt_mrcp_sessions") ?? 0,
+    processes: box.pids().length - 1,
   };
 }
 
 /** Fuzzes `door` on `box` with `plan` (and a warm-up of `warmCases` first). */
 export async function fuzzDoor(door: FuzzDoor, box: Box, plan: DoorPlan, warmCases = 50): Promise<DoorReport> {
+  await door.prepare?.(box);
   await door.run(box, { ...plan, seed: plan.seed ^ 0x5eed, cases: Math.min(warmCases, plan.cases) });
   const baseline = await settle(box, door.settleMs, undefined);
+  const linksBefore = fdLinks(box.sawt.proc.pid);
   const started = performance.now();
   const tally = await door.run(box, plan);
   const seconds = (performance.now() - started) / 1000;
@@ -61,11 +99,13 @@ export async function fuzzDoor(door: FuzzDoor, box: Box, plan: DoorPlan, warmCas
       sessions: Math.max(0, after.sessions - baseline.sessions),
       ports: Math.max(0, after.ports - baseline.ports),
       fds: Math.max(0, after.fds - baseline.fds),
+      processes: Math.max(0, after.processes - baseline.processes),
     },
     before: baseline,
     after,
     outcomes: tally.outcomes,
     violations: tally.violations.slice(0, 20),
+    fdsAdded: crashed || after.fds <= baseline.fds ? [] : added(fdLinks(box.sawt.proc.pid), linksBefore),
     seconds,
   };
 }
@@ -82,8 +122,11 @@ async function settle(box: Box, settleMs: number, baseline: Reading | undefined)
     await Bun.sleep(250);
     const now = await read(box);
     const done = baseline
-      ? now.sessions <= baseline.sessions && now.ports <= baseline.ports && now.fds <= baseline.fds
-      : now.sessions === 0 && now.ports === 0 && now.fds === last.fds;
+      ? now.sessions <= baseline.sessions &&
+        now.ports <= baseline.ports &&
+        now.fds <= baseline.fds &&
+        now.processes <= baseline.processes
+      : now.sessions === 0 && now.ports === 0 && now.processes === 0 && now.fds === last.fds;
     last = now;
     if (done || performance.now() > deadline) return now;
   }

@@ -5,8 +5,11 @@
  * checks its contract, crashes and leaks, and docs/reliability.md gets its row.
  */
 import type { FuzzDoor } from "./door.ts";
+import { jobsDoor } from "./jobs.ts";
+import { mrcpDoor } from "./mrcp.ts";
+import { rtpDoor } from "./rtp.ts";
 import { sdpDoor } from "./sdp.ts";
 import { sipTcpDoor, sipUdpDoor } from "./sip.ts";
 
 /** Every fuzzed door, in the order they run. */
-export const FUZZ_DOORS: readonly FuzzDoor[] = [sipUdpDoor, sipTcpDoor, sdpDoor];
+export const FUZZ_DOORS: readonly FuzzDoor[] = [sipUdpDoor, sipTcpDoor, sdpDoor, mrcpDoor, rtpDoor, jobsDoor];

@@ -168,3 +168,24 @@ export function watchSockets(
     },
   };
 }
+
+/**
+ * Descriptors `pid` holds, less its TCP connections whose other end is still open in this process
+ * (`client`): keep-alive connections a test's own HTTP or gRPC client keeps are not the server's
+ * leak, and Bun's server keeps an idle keep-alive connection as long as its client does.
+ */
+export function heldFds(pid: number, client = process.pid): number {
+  const ours = new Set(
+    socketsOf(client)
+      .filter((s) => s.proto.startsWith("tcp"))
+      .map((s) => s.localPort),
+  );
+  const live = socketsOf(pid).filter((s) => s.proto.startsWith("tcp") && s.state === "01" && ours.has(s.remotePort));
+  let fds = 0;
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return 0;
+  }
+  return fds - live.length;
+}

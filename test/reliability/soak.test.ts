@@ -8,11 +8,10 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import { readdirSync, readlinkSync } from "node:fs";
 import { until } from "../support/sawt.ts";
 import { uploadForm } from "../rest/support.ts";
 import { recordFigures, startTarget, type Target } from "./server.ts";
-import { memoryOf, mib, openFds } from "./support.ts";
+import { addedLinks, fdLinks, memoryOf, mib, openFds } from "./support.ts";
 
 const SECONDS = Number(process.env.SAWT_SOAK_SECONDS ?? 20);
 /** Load before the first sample: the soak measures steady state, not start-up growth. */
@@ -24,26 +23,6 @@ beforeAll(async () => {
   target = await startTarget();
 });
 afterAll(() => target?.close());
-
-/** What each descriptor points at (socket:[…], pipe:[…], a path), for a failure's message. */
-function fdLinks(pid: number): string[] {
-  return readdirSync(`/proc/${pid}/fd`).map((fd) => {
-    try {
-      return readlinkSync(`/proc/${pid}/fd/${fd}`).replace(/\[\d+\]/, "");
-    } catch {
-      return "gone";
-    }
-  });
-}
-
-function diff(after: string[], before: string[]): string[] {
-  const left = [...before];
-  return after.filter((link) => {
-    const at = left.indexOf(link);
-    if (at >= 0) left.splice(at, 1);
-    return at < 0;
-  });
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
@@ -134,7 +113,7 @@ test(
       { timeoutMs: 10_000, everyMs: 100 },
     ).catch(() => undefined);
     const fdsAfter = openFds(pid);
-    if (fdsAfter > fdsBefore) console.log(`fds added: ${diff(fdLinks(pid), linksBefore).join(", ")}`);
+    if (fdsAfter > fdsBefore) console.log(`fds added: ${addedLinks(fdLinks(pid), linksBefore).join(", ")}`);
     const quarter = Math.max(1, Math.floor(samples.length / 4));
     const early = median(samples.slice(0, quarter).map((s) => s.rss));
     const late = median(samples.slice(-quarter).map((s) => s.rss));

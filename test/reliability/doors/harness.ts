@@ -9,31 +9,8 @@
  */
 import type { Box } from "../box.ts";
 import type { DoorPlan, FuzzDoor } from "./door.ts";
-import { readdirSync, readlinkSync } from "node:fs";
-import { openFds } from "../support.ts";
-
-/** What each descriptor of `pid` points at (socket:[…] and pipe:[…] without their inode). */
-function fdLinks(pid: number): string[] {
-  const links: string[] = [];
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      links.push(readlinkSync(`/proc/${pid}/fd/${fd}`).replace(/\[\d+\]$/, ""));
-    } catch {
-      // closed meanwhile
-    }
-  }
-  return links.sort();
-}
-
-/** `after` minus `before`, as multisets. */
-function added(after: readonly string[], before: readonly string[]): string[] {
-  const left = [...before];
-  return after.filter((link) => {
-    const at = left.indexOf(link);
-    if (at >= 0) left.splice(at, 1);
-    return at < 0;
-  });
-}
+import { heldFds } from "../probes.ts";
+import { addedLinks, fdLinks } from "../support.ts";
 
 /** One door's figures. */
 export interface DoorReport {
@@ -70,7 +47,7 @@ export interface Reading {
 async function read(box: Box): Promise<Reading> {
   const metrics = await box.metrics();
   return {
-    fds: openFds(box.sawt.proc.pid),
+    fds: heldFds(box.sawt.proc.pid),
     ports: box.rtpPorts(),
     sessions: metrics.get("sawt_mrcp_sessions") ?? 0,
     processes: box.pids().length - 1,
@@ -105,7 +82,7 @@ export async function fuzzDoor(door: FuzzDoor, box: Box, plan: DoorPlan, warmCas
     after,
     outcomes: tally.outcomes,
     violations: tally.violations.slice(0, 20),
-    fdsAdded: crashed || after.fds <= baseline.fds ? [] : added(fdLinks(box.sawt.proc.pid), linksBefore),
+    fdsAdded: crashed || after.fds <= baseline.fds ? [] : addedLinks(fdLinks(box.sawt.proc.pid), linksBefore),
     seconds,
   };
 }

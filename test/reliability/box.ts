@@ -8,10 +8,10 @@
  */
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { encodeWav } from "../../src/audio/wav.ts";
+import { encodeWav, floatToInt16, int16ToBytes } from "../../src/audio/wav.ts";
 import { closeDatabase, openDatabase } from "../../src/store/database.ts";
 import { KeyStore } from "../../src/store/keys.ts";
-import { installTestPacks } from "../grpc/client.ts";
+import { clients, installTestPacks } from "../grpc/client.ts";
 import { parseMetrics } from "../support/in-process.ts";
 import { letterToneAudio } from "../support/models/ctc.ts";
 import { startSawt, tempDir, type SawtProcess } from "../support/sawt.ts";
@@ -36,7 +36,11 @@ export interface Box {
   /** Hosts a job's webhook may reach (`jobs.callback_hosts`), and their addresses. */
   readonly callbackHosts: readonly string[];
   readonly webhookAddresses: readonly string[];
+  /** A short recording the tone recogniser reads as مرحبا: WAV, and 16 kHz PCM (gRPC, WebSocket). */
   readonly wav: Uint8Array;
+  readonly pcm: Uint8Array;
+  /** gRPC stubs on the TTS port and the ASR service on the ASR port (opened on first use). */
+  readonly grpc: ReturnType<typeof clients>;
   readonly secrets: Secrets;
   metrics(): Promise<Map<string, number>>;
   /** The server and its children (the jobs worker), for socket and leak probes. */
@@ -57,7 +61,8 @@ export async function startBox(env: Record<string, string> = {}): Promise<Box> {
   closeDatabase(db);
   const sourceDir = join(dir.path, "recordings");
   mkdirSync(join(sourceDir, "sub"), { recursive: true });
-  const wav = encodeWav(letterToneAudio("مرحبا", 16000), 16000);
+  const speech = letterToneAudio("مرحبا", 16000);
+  const wav = encodeWav(speech, 16000);
   await Promise.all([
     Bun.write(join(sourceDir, "a.wav"), wav),
     Bun.write(join(sourceDir, "b.wav"), wav),
@@ -111,6 +116,8 @@ export async function startBox(env: Record<string, string> = {}): Promise<Box> {
     },
   });
   const pid = sawt.proc.pid;
+  const tts = clients(sawt.ports.grpc_tts);
+  const asr = clients(sawt.ports.grpc_asr);
   return {
     sawt,
     key: created.key,
@@ -122,6 +129,8 @@ export async function startBox(env: Record<string, string> = {}): Promise<Box> {
     callbackHosts,
     webhookAddresses: [FAR_WEBHOOK_HOST],
     wav,
+    pcm: int16ToBytes(floatToInt16(speech)),
+    grpc: { ...tts, asr: asr.asr },
     secrets: {
       needles: [created.key, keySecret(created.key), dataDir, models, "node_modules", "root:x:0:0"],
     },
@@ -131,6 +140,8 @@ export async function startBox(env: Record<string, string> = {}): Promise<Box> {
     pids: () => [pid, ...childrenOf(pid)],
     rtpPorts: () => udpPortsIn(pid, rtp).length,
     async close() {
+      tts.close();
+      asr.close();
       if (sawt.proc.exitCode === null) await sawt.stop();
       listener.stop(true);
       dir.remove();

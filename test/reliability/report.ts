@@ -169,7 +169,7 @@ function doorsSection(fuzz: Figures | undefined, doors: Figures | undefined): st
         `- ${r.door}: ${Object.entries(r.outcomes as Record<string, number>)
           .filter(([k]) => ANSWER.test(k))
           .sort(([a], [b]) => a.localeCompare(b))
-          .map(([k, v]) => `${k} ${v}`)
+          .map(([k, v]) => (/\d/.test(k) && v === 1 && !/^(sip|mrcp|[a-z ]+ \d{3}$)/.test(k) ? k : `${k} ${v}`))
           .join(", ")}`,
     )
     .join("\n");

@@ -45,6 +45,7 @@ its test; the numbers are this run's.
     soakSection(f.soak),
     overloadSection(f.overload, f.drain),
     killSection(f.kill),
+    telephonySection(f["telephony-kill"], f["telephony-drain"]),
     mediaSection(f.media),
     `## Protocol edges
 
@@ -220,6 +221,22 @@ ${kill.kills} SIGKILLs while authenticated requests update key and rate-limit ro
 create/revoke\` write from other processes (${kill.answered} requests answered in all). Afterwards:
 \`PRAGMA integrity_check\` = ${kill.integrity}; all ${kill.keys} keys whose creation was reported authenticate;
 all ${kill.revoked} reported revocations hold; no key secret appears in any file of the data dir.
+`;
+}
+
+function telephonySection(kill: Figures | undefined, drain: Figures | undefined): string {
+  if (!kill || !drain) return `## Telephony faults\n\n${missing("telephony-faults.test.ts")}`;
+  const ms = (x: number) => `${(x / 1000).toFixed(1)} s`;
+  return `## Telephony faults
+
+The real server behind Debian's Kamailio (deploy/kamailio/, OPTIONS probes every second, a probe
+unanswered for 2 s fails). \`kill -9\` with two MRCP sessions open, one SPEAKing: the dispatcher
+took the box out after ${ms(kill.outMs)} (asserted: within two probes, 2 × 1 s + 2 s + 1 s); restarted
+on the same data directory, the box was ready after ${ms(kill.readyMs)} and back in the dispatcher after
+${ms(kill.backMs)} (asserted: never before \`/ready\` answers 200, within two probes after); the IVR's next
+INVITE through Kamailio got 200 and the dead dialogs' BYEs 481. SIGTERM with three sessions open and
+\`server.drain_timeout_ms\` ${drain.deadlineMs} ms: each got its BYE after ${(drain.byeMs as number[]).map(ms).join(", ")}
+(asserted: at the deadline, not before), its control connection closed, exit code 0.
 `;
 }
 

@@ -47,6 +47,29 @@ its test; the numbers are this run's.
     killSection(f.kill),
     telephonySection(f["telephony-kill"], f["telephony-drain"]),
     mediaSection(f.media),
+    `## Air gap
+
+\`npm test\` and \`.ci/run\`'s interop suite run, after the install step, through
+\`test/offline.sh\`: in a network namespace where only loopback exists (\`unshare -n\`, \`lo\` up, no
+route). The suite passing there is the proof that no test and no server a test starts needs the
+network; \`test/tooling/airgap.test.ts\` checks the namespace (only \`lo\`, no route, 192.0.2.1 refused
+at once with ENETUNREACH while loopback answers) and fails under CI when the suite runs outside it.
+In the ordinary namespace, the socket watch of the door fuzz (above) saw no socket to an address
+that is neither loopback nor a configured webhook host; the MRCP door sends RTP and its BYE only
+to \`mrcp.allowed_networks\` (an offer's or a Contact's address elsewhere is not used:
+\`test/mrcp/egress.test.ts\`), since a datagram from an unconnected UDP socket leaves no trace a
+watch of \`/proc\` could see.
+
+## Adding a door
+
+A new front door joins the fuzz as one module exporting a \`FuzzDoor\`
+(\`test/reliability/doors/door.ts\`: a name, what its cases vary, \`run(box, plan)\` returning its
+tally of cases, outcomes and contract breaches, a settle time, optionally \`prepare\`) and one line
+in \`doors/index.ts\`; the harness gives it a warm-up, the crash and leak checks and its row above.
+It joins the soak as one \`SoakRow\` (\`soak/row.ts\`: a name and \`call(box, i)\` resolving the
+outcome or throwing a \`Breach\`) in \`soak/index.ts\`. If the door needs a port or a setting the
+box does not open yet, \`test/reliability/box.ts\` starts the server with it.
+`,
     `## Protocol edges
 
 \`test/reliability/edges.test.ts\` pins the defects the issue #16 attack run found, each with a test

@@ -48,6 +48,11 @@ function limitOf(ctx: AppContext): Limit {
   return found;
 }
 
+/** Registers the cap's metrics (a WebSocket door's routes call it once they are built). */
+export function registerWebSocketLimit(ctx: AppContext): void {
+  limitOf(ctx);
+}
+
 /** The 503 a refused upgrade gets. */
 function tooMany(): AppError {
   return new AppError("unavailable", Detail.asrBusy, { retryAfter: ENGINE_RETRY_AFTER_S });

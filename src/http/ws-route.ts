@@ -20,7 +20,7 @@ import { errorBody } from "../edge/error-body.ts";
 import { requestIdFrom } from "../edge/request-id.ts";
 import { type AppError, toAppError } from "../errors/taxonomy.ts";
 import type { ApiKeyRecord } from "../store/keys.ts";
-import { checkWebSocketRoom, holdWebSocket } from "./ws-limit.ts";
+import { checkWebSocketRoom, holdWebSocket, registerWebSocketLimit } from "./ws-limit.ts";
 
 /** What the upgrade established, handed to the door's `connect`. */
 export interface Upgrade {
@@ -121,6 +121,7 @@ function doorSocket(ws: ElysiaSocket, door: WebSocketDoor): DoorSocket {
 export function webSocketRoutes(ctx: AppContext, door: WebSocketDoor) {
   const connections = new Map<string, DoorConnection>();
   const releases = new Map<string, () => void>();
+  registerWebSocketLimit(ctx);
   const keyOf = door.presentedKey ?? presentedKey;
   const route = {
     maxPayloadLength: door.maxPayloadLength,

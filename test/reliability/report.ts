@@ -13,6 +13,12 @@ export interface RunFacts {
   readonly passed: boolean;
   /** Whether the machine was shared with other work while it ran (a note for the timings). */
   readonly shared?: string;
+  /** Sections whose figures come from an earlier run (`--keep`), with that run's date and settings. */
+  readonly kept?: {
+    readonly sections: readonly string[];
+    readonly date: string;
+    readonly settings: Record<string, string>;
+  };
 }
 
 const table = (head: string[], rows: unknown[][]) =>
@@ -37,7 +43,11 @@ its test; the numbers are this run's.
 - Date: ${run.date}
 - Machine: ${run.machine}${run.shared ? ` (${run.shared})` : ""}
 - Settings: fuzz ${s.SAWT_FUZZ_REQUESTS} requests and at least ${s.SAWT_FUZZ_MIN_PER_DOOR} per door, ${s.SAWT_DOOR_CASES} cases per other door (seed ${s.SAWT_FUZZ_SEED}), soak ${s.SAWT_SOAK_SECONDS} s, ${s.SAWT_RELIABILITY_KILLS} kill -9 rounds
-- Suite result: ${run.passed ? "all assertions held" : "**FAILED** — see the test output"}
+- Suite result: ${run.passed ? "all assertions held" : "**FAILED** — see the test output"}${
+      run.kept
+        ? `\n- Kept from the run of ${run.kept.date} (\`--keep\`; its settings: soak ${run.kept.settings.SAWT_SOAK_SECONDS ?? "?"} s), where they held: ${run.kept.sections.join(", ")}`
+        : ""
+    }
 `,
     fuzzSection(f.fuzz),
     doorsSection(f.fuzz, f.doors),

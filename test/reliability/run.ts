@@ -6,10 +6,15 @@
  * docs/reliability.md from them. The recorded 30-minute soak is `--soak-seconds 1800`;
  * `--shared "…"` notes in the page that the machine was busy with other work.
  *
+ * `--save DIR` keeps this run's figures (and its date and settings, DIR/run.json); `--keep DIR`
+ * starts from such a run's figures, so that `--only` can re-run part of the suite (say, all but
+ * a 30-minute soak) and the page still has every section, each saying which run it comes from.
+ *
  *   bun run reliability [--fuzz-requests N] [--fuzz-per-door N] [--door-cases N] [--seed N]
- *                       [--soak-seconds N] [--kills N] [--shared TEXT] [--only FILE…]
+ *                       [--soak-seconds N] [--kills N] [--shared TEXT] [--save DIR] [--keep DIR]
+ *                       [--only FILE…]   (--only last: it takes the rest of the arguments)
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { renderReliabilityDoc } from "./report.ts";
@@ -43,19 +48,48 @@ const proc = Bun.spawn([process.execPath, "test", "--timeout", String(timeoutMs)
   env: { ...process.env, ...settings },
 });
 const code = await proc.exited;
-const figures: Record<string, unknown> = {};
-for (const name of readdirSync(out))
-  figures[name.replace(/\.json$/, "")] = JSON.parse(readFileSync(join(out, name), "utf8"));
-rmSync(out, { recursive: true, force: true });
+/** `<name>.json` figures of a folder (run.json, a run's facts, apart). */
+const read = (dir: string) =>
+  Object.fromEntries(
+    readdirSync(dir)
+      .filter((name) => name.endsWith(".json") && name !== "run.json")
+      .map((name) => [name.replace(/\.json$/, ""), JSON.parse(readFileSync(join(dir, name), "utf8"))]),
+  );
+const fresh = read(out);
+const keepDir = flag("keep", "");
+const kept: Record<string, unknown> = keepDir ? read(keepDir) : {};
+for (const name of Object.keys(fresh)) delete kept[name];
+const figures: Record<string, unknown> = { ...kept, ...fresh };
+const keptRun =
+  keepDir && existsSync(join(keepDir, "run.json"))
+    ? JSON.parse(readFileSync(join(keepDir, "run.json"), "utf8"))
+    : undefined;
+const date = new Date().toISOString();
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Bun ${Bun.version}`;
 const shared = flag("shared", "");
 const doc = renderReliabilityDoc(figures, {
-  date: new Date().toISOString(),
+  date,
   machine,
   settings,
   passed: code === 0,
   ...(shared ? { shared } : {}),
+  ...(Object.keys(kept).length > 0
+    ? {
+        kept: {
+          sections: Object.keys(kept),
+          date: keptRun?.date ?? "an earlier run",
+          settings: keptRun?.settings ?? {},
+        },
+      }
+    : {}),
 });
+const saveDir = flag("save", "");
+if (saveDir) {
+  mkdirSync(saveDir, { recursive: true });
+  cpSync(out, saveDir, { recursive: true });
+  await Bun.write(join(saveDir, "run.json"), JSON.stringify({ date, settings, passed: code === 0 }, null, 2));
+}
+rmSync(out, { recursive: true, force: true });
 await Bun.write(join(root, "docs", "reliability.md"), doc);
 console.log(`docs/reliability.md rewritten (suite exit code ${code})`);
 process.exit(code);

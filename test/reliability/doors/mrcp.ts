@@ -60,8 +60,21 @@ async function worker(box: Box, random: Random, cases: number, tally: Tally): Pr
     }
     const channels = { synth: session.synth!, recog: session.recog! };
     const link = await MrcpLink.open(session.mrcpPort);
-    const sent = new Set<number>();
-    let nextId = 1;
+    const sent = new Set<number>([1, 2]);
+    // Both channels are bound to this connection first, as an IVR's first requests would: a
+    // throwaway connection's request naming a channel then gets 405, instead of taking the channel
+    // (the first connection to name one owns it) and ending the session when it closes.
+    for (const [id, channel] of [channels.synth, channels.recog].entries()) {
+      const bound = await exchange(
+        link,
+        request("GET-PARAMS", id + 1, [["Channel-Identifier", channel]]),
+        id + 1,
+        "GET-PARAMS",
+        tally,
+      );
+      if (bound === undefined) break;
+    }
+    let nextId = 3;
     const stopBoth = async () => {
       for (const channel of [channels.synth, channels.recog]) {
         sent.add(nextId);
@@ -102,7 +115,8 @@ async function worker(box: Box, random: Random, cases: number, tally: Tally): Pr
       continue;
     }
     const status = await session.bye();
-    if (status !== 200) tally.breach(`BYE of an MRCP session answered ${status}`);
+    if (status !== 200)
+      tally.breach(`BYE of an MRCP session answered ${status} (its link ${link.closed ? "closed" : "open"})`);
     link.close();
   }
 }

@@ -200,5 +200,11 @@ export function answerProblems(text: string): string[] {
   if (!SIP_STATUSES.has(answer.status)) problems.push(`status ${answer.status}`);
   for (const name of ["Via", "From", "To", "Call-ID", "CSeq"])
     if (!answer.header(name)) problems.push(`${answer.status} without ${name}`);
-  return problems;
+  // The answer itself, so a seed's run can be read back.
+  return problems.map((p) => `${p}: ${escaped(text.slice(0, 400))}`);
+}
+
+/** `text` as a JSON string with every character outside printable ASCII written as \\uXXXX. */
+export function escaped(text: string): string {
+  return JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

@@ -18,6 +18,7 @@ import {
   answerProblems,
   callIdOf,
   draft,
+  escaped,
   mutate,
   readAnswer,
   type SipAnswer,
@@ -32,9 +33,10 @@ const METHODS = ["INVITE", "INVITE", "OPTIONS", "OPTIONS", "BYE", "CANCEL", "ACK
 type Tally = ReturnType<typeof newTally>;
 
 /** Checks everything the peer received since the last check; the ACK rule needs the Call-IDs of ACKs sent. */
-function check(peer: SipPeer, tally: Tally, acks: Set<string>): void {
+function check(peer: SipPeer, tally: Tally, acks: Set<string>, sent?: Uint8Array): void {
   for (const text of peer.drain()) {
-    for (const problem of answerProblems(text)) tally.breach(problem);
+    for (const problem of answerProblems(text))
+      tally.breach(sent ? `${problem} ← ${escaped(Buffer.from(sent).toString("utf8").slice(0, 600))}` : problem);
     const answer = readAnswer(text);
     if (answer) {
       tally.see(`sip ${answer.status}`);
@@ -80,6 +82,7 @@ async function sipCase(
   tally: Tally,
   acks: Set<string>,
   pristine: number,
+  last: { bytes?: Uint8Array } = {},
 ) {
   const method = random.pick(METHODS);
   const body = method === "INVITE" ? offer(["speechsynth"], 40000 + 2 * random.int(0, 999)) : "";
@@ -95,6 +98,7 @@ async function sipCase(
     ? { label: "retransmission storm", bytes: Buffer.from(write(d)), method, callId: callIdOf(d), wellFormed: true }
     : mutate(d, random, pristine);
   tally.see(c.label);
+  last.bytes = c.bytes;
   if (c.method === "ACK" && c.callId) acks.add(c.callId);
   const times = storm ? random.int(5, 40) : 1;
   for (let i = 0; i < times; i++) peer.send(c.bytes);
@@ -121,10 +125,11 @@ async function runUdp(box: Box, plan: DoorPlan): Promise<DoorTally> {
   await inWorkers(plan, async (random, cases) => {
     const peer = await UdpSipPeer.open(box.sipPort);
     const acks = new Set<string>();
+    const last: { bytes?: Uint8Array } = {};
     try {
       for (let i = 0; i < cases; i++) {
-        await sipCase(box, peer, "UDP", random, tally, acks, 0.25);
-        check(peer, tally, acks);
+        await sipCase(box, peer, "UDP", random, tally, acks, 0.25, last);
+        check(peer, tally, acks, last.bytes);
         tally.cases++;
       }
       await Bun.sleep(200);

@@ -7,7 +7,9 @@
 #   systemd-analyze (systemd: verifies the units), socat (fake NOTIFY_SOCKET, HAProxy runtime API),
 #   the installer's shellcheck, haproxy (the load balancer of the scale-out tests, test/scale/),
 #   kamailio (the SIP dispatcher in front of the MRCP door, deploy/kamailio/), sip-tester (SIPp, the
-#   SIP peer of the MRCP interop suite, test/interop/)
+#   SIP peer of the MRCP interop suite, test/interop/), iproute2 (test/offline.sh brings up loopback in
+#   the network namespace the suite runs in), strace (test/onnx/telemetry.test.ts: no connect() off
+#   the box)
 # - bun (pinned in package.json, from the npm registry) and the locked dependencies.
 # - the built-in recogniser (Moonshine tiny English, MIT): its pinned npm files, verified by SHA-256,
 #   into .cache/builtin-asr/ (ignored by git), where the server started from source finds it
@@ -54,6 +56,8 @@ if [ "${1:-}" = "--test" ]; then
   [ -x /usr/sbin/haproxy ] || command -v haproxy >/dev/null 2>&1 || test_apt="$test_apt haproxy"
   [ -x /usr/sbin/kamailio ] || command -v kamailio >/dev/null 2>&1 || test_apt="$test_apt kamailio"
   command -v sipp >/dev/null 2>&1 || test_apt="$test_apt sip-tester"
+  command -v ip >/dev/null 2>&1 || test_apt="$test_apt iproute2"
+  command -v strace >/dev/null 2>&1 || test_apt="$test_apt strace"
   for pkg in $test_apt; do
     echo "sawt setup: installing test tool $pkg" >&2
     apt_install "$pkg" || echo "sawt setup: WARNING: could not install $pkg; the tests that need it will fail" >&2

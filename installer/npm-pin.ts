@@ -62,8 +62,11 @@ function run(argv: string[], cwd: string, what: string): string {
 
 /**
  * The cached path of one pinned file of an npm package, verified; fetched when missing or when its
- * bytes are not the pinned ones. Fetching is `npm pack <package>@<version>`: the one tarball from
- * the registry (npm checks it against the registry's integrity), no dependency tree, no scripts.
+ * bytes are not the pinned ones. Fetching is `npm pack <package>@<version> --prefer-offline`: the
+ * one tarball, from npm's own cache when an earlier fetch left it there (the test suite runs
+ * without a network after its install step: test/offline.sh), else from the registry — npm checks
+ * it against the registry's integrity either way, and then the pinned SHA-256 is checked; no
+ * dependency tree, no scripts.
  */
 export function npmFile(pin: NpmFile, cacheDir: string): string {
   const what = `${npmSpec(pin)} ${pin.file} (SHA-256 ${pin.sha256})`;
@@ -72,7 +75,7 @@ export function npmFile(pin: NpmFile, cacheDir: string): string {
     const work = dirname(tmp);
     try {
       run(
-        ["npm", "pack", npmSpec(pin), "--pack-destination", work, "--loglevel", "error"],
+        ["npm", "pack", npmSpec(pin), "--prefer-offline", "--pack-destination", work, "--loglevel", "error"],
         work,
         `could not fetch ${what}`,
       );

@@ -46,6 +46,8 @@ export interface RunningServer {
     readonly sip?: number;
     /** The AudioSocket door's port, when `calls.enabled`. */
     readonly audiosocket?: number;
+    /** The MRCPv2 door's control (TCP) port, when `mrcp.enabled`. */
+    readonly mrcp?: number;
   };
   /** The MRCPv2 door's ports and open sessions, when `mrcp.enabled`. */
   readonly mrcp?: { readonly sipPort: number; readonly mrcpPort: number; readonly sessions: number };
@@ -94,7 +96,7 @@ export async function startServer(config: SawtConfig, options: ServerOptions = {
       http: http.port!,
       grpc_asr: asr.port,
       grpc_tts: tts.port,
-      ...(mrcp ? { sip: mrcp.sipPort } : {}),
+      ...(mrcp ? { sip: mrcp.sipPort, mrcp: mrcp.mrcpPort } : {}),
       ...(audiosocket ? { audiosocket: audiosocket.port } : {}),
     },
     mrcp,

@@ -15,7 +15,7 @@ export const serveCommand: Command = {
   usage: `Usage: sawt serve [--config FILE]
 
 Runs Sawt. Prints one JSON line {"msg":"listening","http":P,"grpc_asr":P,"grpc_tts":P} on stdout
-(with "sip":P when mrcp.enabled, "audiosocket":P when calls.enabled) once every port is bound; logs go to stderr as JSON lines. SIGTERM or SIGINT drains: health
+(with "sip":P and "mrcp":P when mrcp.enabled, "audiosocket":P when calls.enabled) once every port is bound; logs go to stderr as JSON lines. SIGTERM or SIGINT drains: health
 turns 503 (draining), new speech requests get 503, in-flight and queued work finishes (up to
 server.drain_timeout_ms), ports close, the database is closed cleanly, exit 0. A second signal
 exits at once with 1. With server.drain_grace_ms, /ready answers 503 that long first while
@@ -37,7 +37,7 @@ Options:
         http: server.ports.http,
         grpc_asr: server.ports.grpc_asr,
         grpc_tts: server.ports.grpc_tts,
-        ...(server.ports.sip !== undefined ? { sip: server.ports.sip } : {}),
+        ...(server.ports.sip !== undefined ? { sip: server.ports.sip, mrcp: server.ports.mrcp } : {}),
         ...(server.ports.audiosocket !== undefined ? { audiosocket: server.ports.audiosocket } : {}),
       }) + "\n",
     );

@@ -31,6 +31,12 @@ export const SETTING_TABLE = {
       "On SIGTERM, how long /ready answers 503 while requests are still served, before the drain starts: behind a load balancer, longer than its health checks take to see a box go.",
       { see: { title: "scale out", href: "docs/scale-out.md" } },
     ),
+    max_websockets: int(
+      1000,
+      1,
+      1000000,
+      "WebSocket connections open at once over every WebSocket door (TTS, realtime, jambonz, …); more upgrades get 503 with Retry-After. Live transcription sessions are bounded apart by streaming.max_streams.",
+    ),
     max_json_bytes: int(
       1 * MB,
       1024,
@@ -272,7 +278,7 @@ export const SETTING_TABLE = {
     ),
     mrcp_port: port(
       1544,
-      "TCP port of the MRCPv2 control channels (sent to clients in the SDP answer); 0 picks a free port.",
+      "TCP port of the MRCPv2 control channels (sent to clients in the SDP answer); 0 picks a free port, printed as `mrcp` in the listening line.",
     ),
     advertised_address: text(
       "",
@@ -306,6 +312,20 @@ export const SETTING_TABLE = {
       1,
       86400,
       "An MRCP session with no MRCP message, no RTP packet and no request in progress this long is ended (an IVR that vanished never leaks a session).",
+    ),
+    max_connections: int(
+      0,
+      0,
+      1000000,
+      "TCP connections open at once on the SIP port and, apart, on the MRCP port; more are closed at accept and counted. 0: twice mrcp.max_sessions, at least 32 (a session's two channels may each have a connection).",
+      { see: { title: "MRCP", href: "docs/mrcp.md#limits-and-metrics" } },
+    ),
+    identify_timeout_s: int(
+      10,
+      1,
+      3600,
+      "A TCP connection to the SIP or MRCP port that has not identified itself this long is closed: on SIP, by a first whole message; on MRCP, by a request naming a channel of an open session (as many quiet connections as open sessions still wait for are kept).",
+      { see: { title: "MRCP", href: "docs/mrcp.md#limits-and-metrics" } },
     ),
     max_grammar_bytes: int(
       65536,

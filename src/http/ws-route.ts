@@ -8,7 +8,8 @@
  *   through Elysia's `resolve`, so a connection is verified exactly once. The handshake itself (./ws-guard.ts) is checked by the app for every
  *   WebSocket path before routing, so a broken handshake gets the standard 400 before the key
  *   is even looked at;
- * - one connection per socket, fed every message and abandoned when the socket closes;
+ * - one connection per socket, fed every message and abandoned when the socket closes; the
+ *   sockets of every door together are capped (./ws-limit.ts, `server.max_websockets`);
  * - the standard error event (the door's wire shape around the REST error body) and the close
  *   code for an error ({@link closeCodeFor}), also when a connection is refused at `open`.
  */
@@ -20,6 +21,7 @@ import { requestIdFrom } from "../edge/request-id.ts";
 import { type AppError, toAppError } from "../errors/taxonomy.ts";
 import { answerErrorsAs, type ProtocolErrorShape } from "./errors.ts";
 import type { ApiKeyRecord } from "../store/keys.ts";
+import { checkWebSocketRoom, holdWebSocket, registerWebSocketLimit } from "./ws-limit.ts";
 
 /** What the upgrade established, handed to the door's `connect`. */
 export interface Upgrade {
@@ -133,6 +135,8 @@ function doorSocket(ws: ElysiaSocket, door: WebSocketDoor): DoorSocket {
 /** The Elysia plugin serving `door` on each of its paths. */
 export function webSocketRoutes(ctx: AppContext, door: WebSocketDoor) {
   const connections = new Map<string, DoorConnection>();
+  const releases = new Map<string, () => void>();
+  registerWebSocketLimit(ctx);
   const keyOf = door.presentedKey ?? presentedKey;
   const route = {
     maxPayloadLength: door.maxPayloadLength,
@@ -142,6 +146,7 @@ export function webSocketRoutes(ctx: AppContext, door: WebSocketDoor) {
       const socket = doorSocket(ws, door);
       const { upgrade } = ws.data;
       try {
+        releases.set(ws.id, holdWebSocket(ctx, door.name));
         const connection =
           upgrade.key === undefined ? door.connectKeyLater!(socket, upgrade) : door.connect(socket, upgrade as Upgrade);
         connections.set(ws.id, connection);
@@ -156,6 +161,8 @@ export function webSocketRoutes(ctx: AppContext, door: WebSocketDoor) {
     close(ws: { id: string }) {
       connections.get(ws.id)?.abandon();
       connections.delete(ws.id);
+      releases.get(ws.id)?.();
+      releases.delete(ws.id);
     },
   };
   const app = new Elysia({ name: door.name }).resolve(({ request, set }): { upgrade: Upgrade | OpenUpgrade } => {
@@ -164,6 +171,8 @@ export function webSocketRoutes(ctx: AppContext, door: WebSocketDoor) {
     const presented = keyOf(request.headers);
     // No key yet is let through only where the protocol sends it in the first message.
     const key = presented === undefined && door.connectKeyLater ? undefined : verify(ctx, presented);
+    // After the key: an unauthenticated client learns nothing about the server's load.
+    checkWebSocketRoom(ctx, door.name);
     const sent = set.headers["x-request-id"];
     return { upgrade: { key, requestId: typeof sent === "string" ? sent : requestIdFrom(request.headers), request } };
   });

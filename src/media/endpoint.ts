@@ -5,6 +5,16 @@
  * from the address the SDP named are taken; others are dropped and counted, so a stray or spoofed
  * sender cannot inject audio. Without SDP (ARI externalMedia) the endpoint latches instead: the
  * first RTP packet's source becomes that address, and everything else is held to it.
+ *
+ * SSRC latching (issue 39): the first RTP packet from that address fixes the stream's SSRC, and a
+ * packet with another SSRC is dropped and counted too, so a second stream from the same host (a
+ * forked leg, a late stream of an earlier call) never mixes into the recogniser. RFC 3550 lets a
+ * source change its SSRC (§8.2, a collision, or a restarted sender), so the change is taken when
+ * it is plausibly that: after a re-INVITE's SDP (setRemote latches afresh) or once the latched
+ * source has sent nothing for {@link RELATCH_AFTER_MS}. A new SSRC in the middle of a live stream
+ * is not a legitimate change, and that is what is refused. Packets that are not RTP at all are
+ * dropped and counted as malformed. A dropped packet changes nothing else: no audio, no digit, and
+ * it does not count as activity for the session's idle timer.
  */
 import { randomInt } from "node:crypto";
 import type { AudioCodec } from "./codec.ts";
@@ -12,14 +22,25 @@ import { bindRtpPort, type HeldPort } from "./ports.ts";
 import { buildRtp, parseRtp } from "./rtp-packet.ts";
 import { parseTelephoneEvent } from "./telephone-event.ts";
 
+/**
+ * How long the latched source must have been silent before a packet with another SSRC from the
+ * negotiated address is taken as the stream's new source: longer than any gap inside a talk spurt
+ * (packets come every 20 ms; jitter and a PBX's scheduling add tens of milliseconds), short enough
+ * that a sender restarted mid-call is heard again within a breath.
+ */
+export const RELATCH_AFTER_MS = 1000;
+
+/** Why a received packet was dropped. */
+export type RtpDropReason = "address" | "ssrc" | "malformed";
+
 /** What an endpoint reports. */
 export interface RtpHandlers {
   /** Audio payload bytes in the codec's wire form. */
   audio?(payload: Uint8Array): void;
   /** A DTMF digit, once per event (its first packet). */
   digit?(digit: string): void;
-  /** A packet from an address other than the negotiated one (dropped). */
-  stray?(): void;
+  /** A packet dropped: from another address, another SSRC, or not RTP. */
+  dropped?(reason: RtpDropReason): void;
 }
 
 /** One session's RTP socket; see the file comment. */
@@ -29,6 +50,8 @@ export class RtpEndpoint {
   private sequence = randomInt(0, 65536);
   private timestamp = randomInt(0, 2 ** 31);
   private lastDigitTimestamp = -1;
+  /** The SSRC the peer's stream latched to (undefined until its first packet). */
+  private peerSsrc: number | undefined;
   private closed = false;
   /** Set while the endpoint waits to latch onto its first packet's source. */
   private latching: ((address: string, payloadType: number) => boolean) | undefined;
@@ -61,9 +84,10 @@ export class RtpEndpoint {
     return new RtpEndpoint(await bindRtpPort(host, range, door), codec);
   }
 
-  /** Sets where the peer's RTP comes from and goes to (from its SDP). */
+  /** Sets where the peer's RTP comes from and goes to (from its SDP); the next packet latches the SSRC. */
   setRemote(address: string, port: number): void {
     this.remote = { address, port };
+    this.peerSsrc = undefined;
   }
 
   /**
@@ -81,7 +105,7 @@ export class RtpEndpoint {
       const first = parseRtp(bytes);
       const source = address.replace(/^::ffff:/, "");
       if (!first || !this.latching(source, first.payloadType)) {
-        this.handlers.stray?.();
+        this.handlers.dropped?.(first ? "address" : "malformed");
         return;
       }
       this.remote = { address: source, port };
@@ -92,12 +116,21 @@ export class RtpEndpoint {
     // Only the negotiated address may send; its port may differ from the one it receives on
     // (symmetric RTP is common, not required) unless the endpoint latched onto it.
     if (!remote || address.replace(/^::ffff:/, "") !== remote.address || (this.latched && port !== remote.port)) {
-      this.handlers.stray?.();
+      this.handlers.dropped?.("address");
       return;
     }
     const packet = parseRtp(bytes);
-    if (!packet) return;
-    this.lastReceived = performance.now();
+    if (!packet) {
+      this.handlers.dropped?.("malformed");
+      return;
+    }
+    const now = performance.now();
+    if (this.peerSsrc !== undefined && packet.ssrc !== this.peerSsrc && now - this.lastReceived < RELATCH_AFTER_MS) {
+      this.handlers.dropped?.("ssrc");
+      return;
+    }
+    this.peerSsrc = packet.ssrc;
+    this.lastReceived = now;
     const { codec, telephoneEvent } = this.codec();
     if (telephoneEvent !== undefined && packet.payloadType === telephoneEvent) {
       const event = parseTelephoneEvent(packet.payload);

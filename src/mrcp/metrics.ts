@@ -2,7 +2,7 @@
  * The MRCP door's metrics, registered once per metrics registry beside the others: open sessions
  * and the RTP ports they hold (gauges), SPEAK/RECOGNIZE requests by resource, method and completion cause with their latency
  * (SPEAK: until the first RTP packet; RECOGNIZE: until RECOGNITION-COMPLETE), RTP packets sent late
- * (over one packet time after their slot), RTP packets from unexpected addresses, and SIP messages
+ * (over one packet time after their slot), RTP packets dropped (unexpected address or SSRC, not RTP), and SIP messages
  * that could not be parsed.
  */
 import type { AppContext } from "../core/context.ts";
@@ -51,7 +51,8 @@ function entry(ctx: AppContext) {
       ),
       rtpStray: registry.counter(
         "sawt_mrcp_rtp_stray_total",
-        "RTP packets dropped because they came from an address other than the negotiated one.",
+        "RTP packets dropped: from an address other than the negotiated one (address), with an SSRC other than the stream's (ssrc), or not RTP (malformed).",
+        ["reason"],
       ),
       sipMalformed: registry.counter("sawt_mrcp_sip_malformed_total", "SIP messages that could not be parsed."),
     };

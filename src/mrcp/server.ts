@@ -9,6 +9,7 @@
  */
 import type { AppContext } from "../core/context.ts";
 import { admit } from "../edge/auth.ts";
+import { ConnectionGuard } from "../edge/connection-guard.ts";
 import { MrcpControl } from "./control/listener.ts";
 import { header, headerParam, responseTo, uriUser, type SipMessage } from "./signaling/message.ts";
 import { countMrcpSession, mrcpMetrics } from "./metrics.ts";
@@ -55,6 +56,15 @@ export async function startMrcpServer(ctx: AppContext, resources: readonly MrcpR
   const byCall = new Map<string, MrcpSession>();
   const metrics = mrcpMetrics(ctx);
   const control = new MrcpControl(allowed, () => {});
+  const maxConnections = config.max_connections || Math.max(32, 2 * config.max_sessions);
+  const identifyMs = config.identify_timeout_s * 1000;
+  control.guardWith(
+    new ConnectionGuard(ctx, "mrcp", {
+      max: maxConnections,
+      identifyMs,
+      expected: () => control.awaitedChannels,
+    }),
+  );
   const resourceMap = new Map(resources.map((r) => [r.name, r] as const));
   let uas: SipUas;
   let sipPort = 0;
@@ -68,6 +78,7 @@ export async function startMrcpServer(ctx: AppContext, resources: readonly MrcpR
       return { host: advertised, port: sipPort };
     },
     sendBye: (_session, message, hop) => uas.sendRequest(hop.address, hop.port, message),
+    allowed,
     ended: (session) => {
       if (byCall.get(session.callId) === session) {
         byCall.delete(session.callId);
@@ -141,40 +152,43 @@ export async function startMrcpServer(ctx: AppContext, resources: readonly MrcpR
     }
   }
 
-  uas = new SipUas({
-    allowed,
-    invite,
-    ack: (request) => {
-      const session = byCall.get(header(request, "call-id")!);
-      if (session) session.confirmed = true;
+  uas = new SipUas(
+    {
+      allowed,
+      invite,
+      ack: (request) => {
+        const session = byCall.get(header(request, "call-id")!);
+        if (session) session.confirmed = true;
+      },
+      ackTimeout: (callId) => {
+        const session = byCall.get(callId);
+        if (session && !session.confirmed) session.end("no-ack");
+      },
+      bye: (request) => {
+        const session = byCall.get(header(request, "call-id")!);
+        if (!session) return responseTo(request, 481);
+        session.end("bye");
+        return responseTo(request, 200);
+      },
+      options: (request) =>
+        ready()
+          ? responseTo(request, 200, {
+              extra: [
+                ["allow", "INVITE, ACK, BYE, CANCEL, OPTIONS"],
+                ["accept", "application/sdp"],
+              ],
+            })
+          : refuse(request, 503, ctx.shuttingDown ? "Draining" : "Warming Up"),
+      malformed: () => metrics.sipMalformed.inc(),
     },
-    ackTimeout: (callId) => {
-      const session = byCall.get(callId);
-      if (session && !session.confirmed) session.end("no-ack");
-    },
-    bye: (request) => {
-      const session = byCall.get(header(request, "call-id")!);
-      if (!session) return responseTo(request, 481);
-      session.end("bye");
-      return responseTo(request, 200);
-    },
-    options: (request) =>
-      ready()
-        ? responseTo(request, 200, {
-            extra: [
-              ["allow", "INVITE, ACK, BYE, CANCEL, OPTIONS"],
-              ["accept", "application/sdp"],
-            ],
-          })
-        : refuse(request, 503, ctx.shuttingDown ? "Draining" : "Warming Up"),
-    malformed: () => metrics.sipMalformed.inc(),
-  });
+    new ConnectionGuard(ctx, "sip", { max: maxConnections, identifyMs }),
+  );
 
   mrcpPort = await control.listen(hostName, config.mrcp_port);
   try {
     sipPort = await uas.listen(hostName, config.sip_port);
   } catch (error) {
-    await control.close();
+    await Promise.all([control.close(), uas.close()]);
     throw error;
   }
 

@@ -32,6 +32,11 @@ export interface SessionHost {
   readonly control: MrcpControl;
   /** Sends the session's BYE to `hop`. */
   sendBye(session: MrcpSession, message: SipMessage, hop: NextHop): void;
+  /**
+   * Whether the box may send to `address` (`mrcp.allowed_networks`, IP literals only): no byte
+   * leaves the box for a host the operator did not configure, whatever an SDP or a Contact says.
+   */
+  allowed(address: string): boolean;
   /** The session ended: forget it. */
   ended(session: MrcpSession): void;
   /** Our Via sent-by and Contact host:port. */
@@ -147,7 +152,9 @@ export class MrcpSession {
 
   /**
    * Our BYE, per RFC 3261 §12.2.1.1: to the remote target, or through the route set. Without a
-   * usable Contact (or route) it goes where the INVITE came from, as the only address known.
+   * usable Contact (or route) it goes where the INVITE came from, as the only address known; so
+   * does a next hop outside `mrcp.allowed_networks` or named by a host name (no DNS lookup, no
+   * packet to a host the operator did not allow: the INVITE's source always is allowed).
    */
   private sendBye(): void {
     const { host, port } = this.host.local;
@@ -164,7 +171,8 @@ export class MrcpSession {
       ["cseq", [`${this.localCseq++} BYE`]],
     ]);
     if (target.route.length > 0) headers.set("route", [...target.route]);
-    const hop = (this.remoteTarget || target.route.length > 0 ? target.hop : undefined) ?? this.peer;
+    const named = this.remoteTarget || target.route.length > 0 ? target.hop : undefined;
+    const hop = named && this.host.allowed(named.address) ? named : this.peer;
     this.host.sendBye(this, { method: "BYE", uri: target.uri, headers, body: "" }, hop);
   }
 }

@@ -4,7 +4,7 @@
  * resident with `dlopen`, then import the addon. This file embeds nothing, so the worker entry of
  * the compiled binary does not carry a second copy of the library.
  */
-import { dlopen, FFIType } from "bun:ffi";
+import { CString, dlopen, FFIType } from "bun:ffi";
 import { existsSync, lstatSync, readdirSync, readlinkSync, renameSync, symlinkSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 
@@ -15,11 +15,38 @@ const resident: Array<{ close(): void }> = [];
 let importing: Promise<Ort> | undefined;
 
 /**
+ * ONNX Runtime 1.29 and later send telemetry from Linux too (1DS events to
+ * mobile.events.data.microsoft.com: the door fuzz's socket watch caught the DNS lookups, issue 39),
+ * which an air-gapped appliance must never do. `ORT_DISABLE_TELEMETRY=1` turns it off for good
+ * when it is in the environment before the library initialises: no uploader, no events, no device
+ * id, no offline cache. Bun's `process.env` does not reach the C environment the library reads
+ * with getenv, so it is set with libc's setenv too (and in `process.env`, which children inherit).
+ * The main thread does it before any session worker starts (./ort.ts); a worker finds it set and
+ * only reads it, since setenv beside another thread's getenv is not safe.
+ */
+export function disableOrtTelemetry(): void {
+  process.env.ORT_DISABLE_TELEMETRY = "1";
+  const libc = dlopen("libc.so.6", {
+    getenv: { args: [FFIType.cstring], returns: FFIType.ptr },
+    setenv: { args: [FFIType.cstring, FFIType.cstring, FFIType.i32], returns: FFIType.i32 },
+  });
+  try {
+    const name = Buffer.from("ORT_DISABLE_TELEMETRY\0");
+    const current = libc.symbols.getenv(name);
+    if (current === null || new CString(current).toString() !== "1") libc.symbols.setenv(name, Buffer.from("1\0"), 1);
+  } finally {
+    libc.close();
+  }
+}
+
+/**
  * Makes `libraryPath` resident (when given) and imports onnxruntime-node, once per thread. The
  * addon links `libonnxruntime.so.1` by soname; a resident library of that soname satisfies it.
+ * Telemetry is switched off first ({@link disableOrtTelemetry}).
  */
 export function importOrt(libraryPath: string | undefined): Promise<Ort> {
   importing ??= (async () => {
+    disableOrtTelemetry();
     // Any real exported symbol will do: the point is to make the soname resident.
     if (libraryPath !== undefined)
       resident.push(dlopen(libraryPath, { OrtGetApiBase: { args: [], returns: FFIType.ptr } }));

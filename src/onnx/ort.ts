@@ -19,7 +19,7 @@ import { dirname, join } from "node:path";
 import embeddedOrtLibrary from "../../node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1" with {
   type: "file",
 };
-import { importOrt, linkBundleLibraries, type Ort } from "./ort-native.ts";
+import { disableOrtTelemetry, importOrt, linkBundleLibraries, type Ort } from "./ort-native.ts";
 
 export type { Ort } from "./ort-native.ts";
 
@@ -67,6 +67,8 @@ async function materializeEmbeddedLibrary(dir: string): Promise<string> {
  */
 export function ortLibraryPath(): Promise<string | undefined> {
   preparing ??= (async () => {
+    // On the main thread, before the session workers this path is for start (./ort-native.ts).
+    disableOrtTelemetry();
     if (!isCompiledBinary()) return undefined;
     const dir = privateLibraryDir();
     linkBundleLibraries(dir, bundleLibDir());

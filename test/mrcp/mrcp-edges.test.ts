@@ -230,7 +230,7 @@ describe("the MRCP door's control channel", () => {
     for (let i = 0; i < 5; i++) stranger.send(packet, c.serverRtp, "127.0.0.1");
     await Bun.sleep(200);
     const metrics = await (await fetch(`${server.sawt.baseUrl}/metrics`)).text();
-    expect(Number(/sawt_mrcp_rtp_stray_total (\d+)/.exec(metrics)?.[1])).toBe(5);
+    expect(Number(/sawt_mrcp_rtp_stray_total{reason="address"} (\d+)/.exec(metrics)?.[1])).toBe(5);
     expect(metrics).toMatch(/sawt_mrcp_sessions 1/);
     stranger.close();
     await c.hangUp();

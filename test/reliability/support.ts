@@ -3,7 +3,7 @@
  * send: any Host header, half-broken WebSocket handshakes), and process readings from /proc
  * (resident memory, its peak, open file descriptors) of a server under test.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /** A parsed raw HTTP response. */
 export interface RawReply {
@@ -74,4 +74,27 @@ export const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
 /** The secret part of a `sawt_<id>_<secret>` key (the secret itself may contain `_`). */
 export function keySecret(key: string): string {
   return key.slice("sawt_".length + 12 + 1);
+}
+
+/** What each descriptor of `pid` points at (socket:[…], pipe:[…] without their inode, or a path). */
+export function fdLinks(pid: number): string[] {
+  const links: string[] = [];
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      links.push(readlinkSync(`/proc/${pid}/fd/${fd}`).replace(/\[\d+\]$/, ""));
+    } catch {
+      links.push("gone");
+    }
+  }
+  return links.sort();
+}
+
+/** The links in `after` beyond those in `before` (as multisets): what a leak holds. */
+export function addedLinks(after: readonly string[], before: readonly string[]): string[] {
+  const left = [...before];
+  return after.filter((link) => {
+    const at = left.indexOf(link);
+    if (at >= 0) left.splice(at, 1);
+    return at < 0;
+  });
 }

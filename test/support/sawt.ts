@@ -15,8 +15,15 @@ export const BINARY = join(ROOT, "dist", "sawt");
 /** A running server under test. */
 export interface SawtProcess {
   readonly proc: ReturnType<typeof Bun.spawn>;
-  /** The listening line's ports (`audiosocket` when calls.enabled). */
-  readonly ports: { http: number; grpc_asr: number; grpc_tts: number; audiosocket?: number };
+  /** The listening line's ports: `sip` and `mrcp` when the MRCP door is enabled, `audiosocket` when calls are. */
+  readonly ports: {
+    http: number;
+    grpc_asr: number;
+    grpc_tts: number;
+    sip?: number;
+    mrcp?: number;
+    audiosocket?: number;
+  };
   readonly baseUrl: string;
   readonly dataDir: string;
   readonly env: Record<string, string>;
@@ -157,17 +164,12 @@ export async function startSawt(options: StartOptions = {}): Promise<SawtProcess
     text += new TextDecoder().decode(value);
   }
   reader.releaseLock();
-  const line = JSON.parse(text.split("\n")[0]!) as {
-    msg: string;
-    http: number;
-    grpc_asr: number;
-    grpc_tts: number;
-    audiosocket?: number;
-  };
+  const line = JSON.parse(text.split("\n")[0]!) as SawtProcess["ports"] & { msg: string };
   const ports = {
     http: line.http,
     grpc_asr: line.grpc_asr,
     grpc_tts: line.grpc_tts,
+    ...(line.sip !== undefined ? { sip: line.sip, mrcp: line.mrcp } : {}),
     ...(line.audiosocket !== undefined ? { audiosocket: line.audiosocket } : {}),
   };
   return {

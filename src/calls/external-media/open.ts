@@ -89,7 +89,7 @@ export async function openExternalMedia(
   endpoint.handlers = {
     audio: (payload) => session.audio(l16 ? swap16(payload) : payload),
     digit: (digit) => session.dtmf(digit),
-    stray: () => refused.inc({ door: "external_media", reason: "network" }),
+    dropped: (reason) => refused.inc({ door: "external_media", reason: reason === "address" ? "network" : reason }),
   };
   const host = advertisedAddress(config.advertised_address, ctx.config.server.host);
   return {

@@ -5,8 +5,14 @@
  * on it. Requests the kit answers itself: SET-PARAMS and GET-PARAMS, and every error (missing or
  * unknown channel 406/405, unknown method 401, out-of-order request id 410, framing errors); the
  * rest go to the channel. A bad message is answered, never a reason to drop the connection.
+ *
+ * Connections are bounded by the door's {@link ConnectionGuard} (`mrcp.max_connections`,
+ * `mrcp.identify_timeout_s`): a connection identifies itself with its first request naming a
+ * channel of an open session, and one whose channels have all ended counts as new again. Channels
+ * still waiting for their connection are the connections the guard keeps past the timeout.
  */
 import { createServer, type Server, type Socket } from "node:net";
+import type { ConnectionGuard } from "../../edge/connection-guard.ts";
 import { MrcpReader, MrcpStatus, serializeMrcp, type MrcpRequest, type RequestState } from "./message.ts";
 import type { MrcpChannel, MrcpChannelIo, MrcpResource, MrcpSessionView } from "../resource.ts";
 
@@ -29,11 +35,24 @@ export class MrcpControl {
   private server: Server | undefined;
   private readonly channels = new Map<string, ChannelEntry>();
   private readonly sockets = new Set<Socket>();
+  private guard: ConnectionGuard | undefined;
 
   constructor(
     private readonly allowed: (address: string) => boolean,
     private readonly onMessage: () => void,
   ) {}
+
+  /** Channels whose connection has not come yet (the guard keeps that many quiet connections). */
+  get awaitedChannels(): number {
+    let count = 0;
+    for (const entry of this.channels.values()) if (!entry.socket) count++;
+    return count;
+  }
+
+  /** Bounds the connections with `guard` (before {@link listen}). */
+  guardWith(guard: ConnectionGuard): void {
+    this.guard = guard;
+  }
 
   /** Binds the port; resolves the bound port. */
   async listen(host: string, port: number): Promise<number> {
@@ -90,19 +109,24 @@ export class MrcpControl {
     if (!entry) return;
     this.channels.delete(id);
     entry.channel?.close();
+    const socket = entry.socket;
+    if (socket && ![...this.channels.values()].some((other) => other.socket === socket)) this.guard?.unidentify(socket);
   }
 
   /** Closes the port and every connection. */
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
+    this.guard?.close();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
   private accept(socket: Socket): void {
     if (!this.allowed(socket.remoteAddress ?? "")) {
-      socket.destroy();
+      if (this.guard) this.guard.refuse(socket, "network");
+      else socket.destroy();
       return;
     }
+    if (this.guard && !this.guard.accept(socket)) return;
     this.sockets.add(socket);
     const reader = new MrcpReader();
     const reply = (requestId: number, status: number, headers: [string, string][] = []) =>
@@ -131,6 +155,7 @@ export class MrcpControl {
           continue;
         }
         entry.socket ??= socket;
+        this.guard?.identify(socket);
         entry.io.session.touch();
         this.dispatch(entry, request);
       }

@@ -109,9 +109,10 @@ export function parseSip(bytes: Uint8Array): SipMessage {
       continue;
     }
     if (/^[ \t]/.test(line)) {
-      // Folded continuation of the previous header (RFC 3261 §7.3.1).
+      // Folded continuation of the previous header (RFC 3261 §7.3.1); a value that was empty stays
+      // empty when only whitespace is folded onto it (a From of " " is no From).
       if (!last || last.length === 0) fail(400, "Continuation without a header");
-      else last[last.length - 1] += ` ${line.trim()}`;
+      else last[last.length - 1] = `${last[last.length - 1]} ${line.trim()}`.trim();
       continue;
     }
     const colon = line.indexOf(":");

@@ -2,7 +2,10 @@
  * Applies an SDP offer to a session (RFC 6787 §4.2 and RFC 3264): a new control section opens a
  * channel of its resource, a section offered with port 0 removes one (re-INVITE), m=audio gets or
  * keeps an RTP port and its codec; the answer has one section per offered one, in order. A
- * resource Sawt does not serve, or audio with no common codec, is refused with port 0.
+ * resource Sawt does not serve, audio with no common codec, or audio whose address is not an IP
+ * literal in `mrcp.allowed_networks` (the box would send RTP to a host the operator never
+ * allowed, or look a name up) is refused with port 0. `c=IN IP4 0.0.0.0` (RFC 3264 §8.4 hold) is
+ * kept and sent nothing.
  */
 import { mrcpMetrics } from "../metrics.ts";
 import { MrcpStatus } from "../control/message.ts";
@@ -61,7 +64,8 @@ export async function applyOffer(session: MrcpSession, offer: SdpOffer, context:
     } else if (media.media === "audio" && media.proto === "RTP/AVP") {
       const negotiated = media.port === 0 ? undefined : negotiateAudio(media);
       const current = session.audio[audioIndex];
-      if (!negotiated) {
+      const hold = negotiated?.remote.address === "0.0.0.0";
+      if (!negotiated || !(hold || host.allowed(negotiated.remote.address))) {
         sections.push({ kind: "rejected", offered: media });
         continue;
       }
@@ -77,10 +81,10 @@ export async function applyOffer(session: MrcpSession, offer: SdpOffer, context:
           throw new OfferRefused(503, "No free RTP port");
         });
         stream = { mid, rtp, negotiated };
-        rtp.handlers = { stray: () => mrcpMetrics(host.ctx).rtpStray.inc() };
+        rtp.handlers = { dropped: (reason) => mrcpMetrics(host.ctx).rtpStray.inc({ reason }) };
         session.audio.push(stream);
       } else stream.negotiated = negotiated;
-      stream.rtp.setRemote(negotiated.remote.address, negotiated.remote.port);
+      stream.rtp.setRemote(negotiated.remote.address, hold ? 0 : negotiated.remote.port);
       audioIndex++;
       sections.push({ kind: "audio", port: stream.rtp.port, audio: negotiated, mid });
     } else {

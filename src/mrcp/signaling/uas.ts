@@ -4,9 +4,12 @@
  * anything else 405). A retransmitted request gets the response already sent, never a second
  * session (§17.2.1, §17.2.2); a 2xx to INVITE is resent over UDP with T1 doubling to T2 until its
  * ACK arrives, and a dialog whose ACK never comes is reported lost after 64·T1 (§13.3.1.4).
+ * TCP connections are bounded by a {@link ConnectionGuard} (`mrcp.max_connections`,
+ * `mrcp.identify_timeout_s`): a connection identifies itself with its first whole SIP message.
  */
 import { createSocket, type Socket } from "node:dgram";
 import { createServer, type Server, type Socket as TcpSocket } from "node:net";
+import type { ConnectionGuard } from "../../edge/connection-guard.ts";
 import {
   header,
   headerParam,
@@ -83,7 +86,10 @@ export class SipUas {
   private readonly connections = new Set<TcpSocket>();
   private closed = false;
 
-  constructor(private readonly handlers: SipHandlers) {}
+  constructor(
+    private readonly handlers: SipHandlers,
+    private readonly guard?: ConnectionGuard,
+  ) {}
 
   /**
    * Binds UDP then TCP on the same port (port 0: UDP's free port is reused for TCP); resolves the
@@ -167,15 +173,13 @@ export class SipUas {
     }
     this.unacked.clear();
     for (const socket of this.connections) socket.destroy();
+    this.guard?.close();
     this.udp?.close();
     await new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve()));
   }
 
   private accept(socket: TcpSocket): void {
-    this.connections.add(socket);
-    socket.on("close", () => this.connections.delete(socket));
     socket.on("error", () => socket.destroy());
-    socket.setTimeout(5 * 60_000, () => socket.destroy());
     const peer: SipPeer = {
       transport: "tcp",
       address: socket.remoteAddress ?? "",
@@ -183,9 +187,16 @@ export class SipUas {
       send: (out) => void (socket.writable && socket.write(out)),
     };
     if (!this.handlers.allowed(peer.address)) {
-      socket.destroy();
+      if (this.guard) this.guard.refuse(socket, "network");
+      else socket.destroy();
       return;
     }
+    if (this.guard && !this.guard.accept(socket)) return;
+    this.connections.add(socket);
+    socket.on("close", () => this.connections.delete(socket));
+    // An identified connection that goes quiet this long is closed too (RFC 5626 keep-alives
+    // count as traffic).
+    socket.setTimeout(5 * 60_000, () => socket.destroy());
     let buffer = new Uint8Array(0);
     socket.on("data", (chunk: Buffer) => {
       const joined = new Uint8Array(buffer.length + chunk.length);
@@ -202,7 +213,8 @@ export class SipUas {
           if (length === 0) break;
           const message = buffer.slice(0, length);
           buffer = buffer.slice(length);
-          this.receive(message, peer);
+          // Only a message that parses identifies the connection: framed garbage does not.
+          if (this.receive(message, peer)) this.guard?.identify(socket);
         }
       } catch (error) {
         // A stream whose framing is lost cannot be resynchronised: answer if possible, then close.
@@ -212,7 +224,8 @@ export class SipUas {
     });
   }
 
-  private receive(bytes: Uint8Array, peer: SipPeer): void {
+  /** Handles one message; false when it could not be parsed. */
+  private receive(bytes: Uint8Array, peer: SipPeer): boolean {
     let request: SipMessage;
     try {
       request = parseSip(bytes);
@@ -224,8 +237,13 @@ export class SipUas {
       if (partial?.method && partial.method !== "ACK" && hasDialogHeaders(partial)) {
         peer.send(serializeSip(responseTo(partial, error.status, { reason: error.message })));
       }
-      return;
+      return false;
     }
+    this.handle(request, peer);
+    return true;
+  }
+
+  private handle(request: SipMessage, peer: SipPeer): void {
     if (request.method === undefined) return; // responses to our BYE need no action
     if (!this.handlers.allowed(peer.address)) {
       if (request.method !== "ACK") peer.send(serializeSip(responseTo(request, 403, { reason: "Forbidden" })));

@@ -29,6 +29,8 @@ export interface FuzzOptions {
   /** Requests to send in all (a WebSocket frame and a gRPC call count as one each). */
   readonly requests: number;
   readonly concurrency: number;
+  /** Go on past `requests` until every door has at least this many (bun run reliability: 10,000). */
+  readonly minPerDoor?: number;
 }
 
 /** A campaign's figures. */
@@ -48,23 +50,42 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
   const master = new Random(options.seed);
   const wsRoutes = target.routes.filter((r) => r.method === "WS");
   const tasks: Task[] = [];
+  const draw = (door?: Task["door"]) => {
+    const roll = master.next();
+    if ((door ?? (roll < 0.04 ? "ws" : roll < 0.22 ? "grpc" : "rest")) === "ws" && wsRoutes.length > 0)
+      return { door: "ws" as const, seed: master.int(1, 2 ** 31) };
+    if ((door ?? (roll < 0.22 ? "grpc" : "rest")) === "grpc")
+      return { door: "grpc" as const, seed: master.int(1, 2 ** 31) };
+    return { door: "rest" as const, request: drawRestRequest(master, target) };
+  };
   // WS sessions send ~3.5 frames on average: 4% of tasks give about 12% of the requests.
   // Spare tasks: fetch itself refuses a few drawn requests, which then do not count.
-  for (let i = 0; i < options.requests * 1.2; i++) {
-    const roll = master.next();
-    if (roll < 0.04 && wsRoutes.length > 0) tasks.push({ door: "ws", seed: master.int(1, 2 ** 31) });
-    else if (roll < 0.22) tasks.push({ door: "grpc", seed: master.int(1, 2 ** 31) });
-    else tasks.push({ door: "rest", request: drawRestRequest(master, target) });
-  }
+  for (let i = 0; i < options.requests * 1.2; i++) tasks.push(draw());
   const report = { rest: 0, ws: 0, grpc: 0 };
+  const minimum = options.minPerDoor ?? 0;
+  // The doors still short of the minimum once the drawn tasks ran out (drawn from the same seed).
+  const short = (): Task["door"] | undefined =>
+    report.ws < minimum && wsRoutes.length > 0
+      ? "ws"
+      : report.grpc < minimum
+        ? "grpc"
+        : report.rest < minimum
+          ? "rest"
+          : undefined;
   const statuses: Record<string, number> = {};
   const violations: Violation[] = [];
   const count = (label: string) => (statuses[label] = (statuses[label] ?? 0) + 1);
   let next = 0;
   let sent = 0;
   const worker = async () => {
-    while (next < tasks.length && sent < options.requests) {
-      const task = tasks[next++]!;
+    for (;;) {
+      let task: Task;
+      if (next < tasks.length && sent < options.requests) task = tasks[next++]!;
+      else {
+        const door = short();
+        if (door === undefined) break;
+        task = draw(door);
+      }
       if (task.door === "rest") {
         const problems = await sendRest(target, task.request, count);
         if (problems === undefined) continue;

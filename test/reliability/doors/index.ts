@@ -1,0 +1,15 @@
+/**
+ * The doors `bun run reliability` fuzzes beside REST, WebSocket and gRPC (those are
+ * test/reliability/fuzz/), in order. A new door is one module exporting a FuzzDoor (./door.ts)
+ * and one line here; test/reliability/doors.test.ts then runs it at SAWT_DOOR_CASES cases and
+ * checks its contract, crashes and leaks, and docs/reliability.md gets its row.
+ */
+import type { FuzzDoor } from "./door.ts";
+import { jobsDoor } from "./jobs.ts";
+import { mrcpDoor } from "./mrcp.ts";
+import { rtpDoor } from "./rtp.ts";
+import { sdpDoor } from "./sdp.ts";
+import { sipTcpDoor, sipUdpDoor } from "./sip.ts";
+
+/** Every fuzzed door, in the order they run. */
+export const FUZZ_DOORS: readonly FuzzDoor[] = [sipUdpDoor, sipTcpDoor, sdpDoor, mrcpDoor, rtpDoor, jobsDoor];

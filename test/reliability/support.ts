@@ -43,6 +43,66 @@ export function rawHttp(port: number, request: string, timeoutMs = 10_000): Prom
   });
 }
 
+/**
+ * A WebSocket upgrade of `path` sent over raw TCP with `headers` (the handshake's own are added):
+ * resolves the refusal's whole reply, or a 101's head at once, dropping the connection right after
+ * the handshake (a client gone without a close frame). Rejects after `timeoutMs`.
+ */
+export function rawUpgrade(
+  port: number,
+  path: string,
+  headers: Readonly<Record<string, string>>,
+  timeoutMs = 10_000,
+): Promise<RawReply> {
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  const head =
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+    `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${lines.join("")}\r\n`;
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let settled = false;
+    const settle = (socket?: { end(): void }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket?.end();
+      try {
+        resolve(parseRaw(Buffer.concat(chunks).toString("utf8")));
+      } catch (error) {
+        reject(error);
+      }
+    };
+    const timer = setTimeout(() => {
+      settled = true;
+      reject(new Error(`the upgrade of ${path.slice(0, 60)} got no reply in ${timeoutMs} ms`));
+    }, timeoutMs);
+    Bun.connect({
+      hostname: "127.0.0.1",
+      port,
+      socket: {
+        open: (socket) => void socket.write(head),
+        data(socket, data) {
+          chunks.push(new Uint8Array(data));
+          const text = Buffer.concat(chunks).toString("latin1");
+          const end = text.indexOf("\r\n\r\n");
+          if (end < 0) return;
+          if (/^HTTP\/1\.1 101/.test(text)) return settle(socket);
+          const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(text.slice(0, end))?.[1] ?? Number.NaN);
+          if (Buffer.byteLength(text.slice(end + 4), "latin1") >= length) settle(socket);
+        },
+        close: () => settle(),
+        error: () => settle(),
+      },
+    }).catch((error) => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        reject(error);
+      }
+    });
+  });
+}
+
 function parseRaw(text: string): RawReply {
   const split = text.indexOf("\r\n\r\n");
   if (split < 0) throw new Error(`no HTTP response head in ${JSON.stringify(text.slice(0, 200))}`);

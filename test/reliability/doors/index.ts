@@ -5,6 +5,7 @@
  * checks its contract, crashes and leaks, and docs/reliability.md gets its row.
  */
 import type { FuzzDoor } from "./door.ts";
+import { deepgramListenDoor } from "./deepgram-listen.ts";
 import { jobsDoor } from "./jobs.ts";
 import { mrcpDoor } from "./mrcp.ts";
 import { rtpDoor } from "./rtp.ts";
@@ -12,4 +13,12 @@ import { sdpDoor } from "./sdp.ts";
 import { sipTcpDoor, sipUdpDoor } from "./sip.ts";
 
 /** Every fuzzed door, in the order they run. */
-export const FUZZ_DOORS: readonly FuzzDoor[] = [sipUdpDoor, sipTcpDoor, sdpDoor, mrcpDoor, rtpDoor, jobsDoor];
+export const FUZZ_DOORS: readonly FuzzDoor[] = [
+  sipUdpDoor,
+  sipTcpDoor,
+  sdpDoor,
+  mrcpDoor,
+  rtpDoor,
+  jobsDoor,
+  deepgramListenDoor,
+];

@@ -6,6 +6,7 @@
  */
 import type { FuzzDoor } from "./door.ts";
 import { deepgramListenDoor } from "./deepgram-listen.ts";
+import { deepgramSpeakDoor } from "./deepgram-speak.ts";
 import { jobsDoor } from "./jobs.ts";
 import { mrcpDoor } from "./mrcp.ts";
 import { rtpDoor } from "./rtp.ts";
@@ -21,4 +22,5 @@ export const FUZZ_DOORS: readonly FuzzDoor[] = [
   rtpDoor,
   jobsDoor,
   deepgramListenDoor,
+  deepgramSpeakDoor,
 ];

@@ -7,7 +7,8 @@
  * first text of a context opens it (ElevenLabs' `" "`). On `stream-input` an empty text ends the
  * input; on `multi-stream-input` it only keeps the context alive. `close_context` speaks what was
  * flushed and drops the rest at once (so it stops a context still receiving text, within one
- * frame), then `isFinal`; `close_socket` does that for every context, then closes.
+ * frame), then `isFinal` (a context closing already is left to finish); `close_socket` does that
+ * for every context, then closes.
  *
  * Server: `{"audio": base64, "isFinal": false, "normalizedAlignment", "alignment", "contextId"}` as
  * each sentence is spoken (alignments on the message that starts a sentence, ./alignment.ts; the
@@ -40,6 +41,8 @@ interface ContextState {
   readonly info: SpeechContextInfo;
   readonly alignment: AlignmentWriter;
   announced: boolean;
+  /** close_context (or close_socket) came: it speaks what was flushed, then `done`. */
+  closing: boolean;
 }
 
 /** The Bearer token an `authorization` field carries. */
@@ -111,10 +114,7 @@ export class ElevenLabsConnection implements DoorConnection {
     const stream = this.stream!;
     refuseUnsupported(message);
     if (message.close_socket === true) return this.closeSocket();
-    if (message.close_context === true) {
-      if (stream.has(context)) stream.close(context, { dropUnflushed: true });
-      return;
-    }
+    if (message.close_context === true) return this.closeContext(context);
     const text = message.text;
     if (text !== undefined && typeof text !== "string") throw new AppError("bad_request", "text must be a string");
     if (typeof text === "string") {
@@ -129,6 +129,7 @@ export class ElevenLabsConnection implements DoorConnection {
           info: stream.open(context, { ...settings, timings: true }),
           alignment: new AlignmentWriter(),
           announced: false,
+          closing: false,
         });
       } else if (text === "" && !this.route.multi) {
         // stream-input: an empty text ends the input (multi-stream-input: a keep-alive, with its flush).
@@ -141,10 +142,21 @@ export class ElevenLabsConnection implements DoorConnection {
     if (message.flush === true) stream.flush(context);
   }
 
+  /**
+   * Speaks what `context` flushed and drops the rest. Once only: a context already closing (a
+   * second close_context, or close_socket after one) is left to finish, so close_socket goes on
+   * to close every other context (the speech stream refuses a second close of a context).
+   */
+  private closeContext(context: string): void {
+    const state = this.contexts.get(context);
+    if (state?.closing || !this.stream?.has(context)) return;
+    if (state) state.closing = true;
+    this.stream.close(context, { dropUnflushed: true });
+  }
+
   private closeSocket(): void {
     this.closingSocket = true;
-    for (const context of this.contexts.keys())
-      if (this.stream?.has(context)) this.stream.close(context, { dropUnflushed: true });
+    for (const context of [...this.contexts.keys()]) this.closeContext(context);
     if (this.contexts.size === 0) this.end(1000, "");
   }
 

@@ -114,6 +114,27 @@ describe("ElevenLabs TTS door's alignment and contexts", () => {
     expect(socket.audio("b").equals(await restPcm(server, TEXT, SHERINE))).toBe(true);
     socket.ws.close();
   });
+
+  test("does close every context on close_socket when one of them is closing already", async () => {
+    // The door fuzz's find: close_socket stopped at the closing context (the speech stream
+    // refuses a second close), left the others open, and the socket hung to its idle timeout.
+    const socket = rawSocket("/v1/text-to-speech/Sherine/multi-stream-input?output_format=pcm_22050");
+    await socket.opened;
+    socket.send({ text: TEXT, context_id: "a", flush: true });
+    socket.send({ context_id: "a", close_context: true });
+    socket.send({ context_id: "a", close_context: true });
+    socket.send({ text: " ", context_id: "b" });
+    socket.send({ close_socket: true });
+    expect((await socket.closed).code).toBe(1000);
+    expect(socket.messages.filter((m) => "error" in m)).toEqual([]);
+    expect(
+      socket.messages
+        .filter((m) => m.isFinal)
+        .map((m) => m.contextId)
+        .sort(),
+    ).toEqual(["a", "b"]);
+    expect(socket.audio("a").equals(await restPcm(server, TEXT, SHERINE))).toBe(true);
+  });
 });
 
 describe("ElevenLabs TTS door's REST routes, voices and refusals", () => {

@@ -232,6 +232,8 @@ async function runCase(box: Box, random: Random, tally: Tally): Promise<void> {
   const error = typeof last === "object" && last.type === "Error" ? last : undefined;
   if (record.serverClosed && record.code === 1000 && (typeof last !== "object" || last.type !== "Metadata"))
     problems.push("closed 1000 without Metadata");
+  const busy = /SERVICE_UNAVAILABLE|TOO_MANY/.test(String(error?.variant));
+  if (clean && record.opened && error && !busy) problems.push(`the clip's session ended ${String(error.message)}`);
   if (clean && record.opened && !error) {
     const finals = record.texts
       .filter((t): t is Record<string, any> => typeof t === "object" && t.type === "Results" && t.is_final === true)
@@ -240,7 +242,7 @@ async function runCase(box: Box, random: Random, tally: Tally): Promise<void> {
     if (!finals.includes("مرحبا")) problems.push(`the clip read ${JSON.stringify(finals.slice(0, 60))}`);
     if (record.code !== 1000) problems.push(`the clip's session closed ${record.code}`);
   }
-  if (error && !problems.length && /SERVICE_UNAVAILABLE|TOO_MANY/.test(String(error.variant))) tally.see("busy");
+  if (busy) tally.see("busy");
   for (const problem of problems) tally.breach(`${where}: ${problem}`);
   tally.see(
     !record.opened

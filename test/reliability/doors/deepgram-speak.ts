@@ -184,6 +184,9 @@ async function runCase(box: Box, random: Random, tally: Tally): Promise<void> {
     const flushed = types.filter((t) => t === "Flushed").length;
     if (flushed !== flushes) problems.push(`closed after ${flushed} Flushed for ${flushes} Flushes`);
   }
+  const ending = record.texts.find((t): t is Record<string, unknown> => typeof t === "object" && t.type === "Error");
+  if (clean && ending && !/SERVICE_UNAVAILABLE|TOO_MANY/.test(String(ending.variant)))
+    problems.push(`a clean session ended ${String(ending.variant)}: ${String(ending.description).slice(0, 80)}`);
   if (clean && record.opened && !error) {
     if (record.binaryBytes === 0) problems.push("a clean Speak, Flush, Close gave no audio");
     if (record.code !== 1000) problems.push(`a clean session closed ${record.code}`);

@@ -7,6 +7,7 @@
 import type { FuzzDoor } from "./door.ts";
 import { deepgramListenDoor } from "./deepgram-listen.ts";
 import { deepgramSpeakDoor } from "./deepgram-speak.ts";
+import { elevenLabsDoor } from "./elevenlabs.ts";
 import { jobsDoor } from "./jobs.ts";
 import { mrcpDoor } from "./mrcp.ts";
 import { rtpDoor } from "./rtp.ts";
@@ -23,4 +24,5 @@ export const FUZZ_DOORS: readonly FuzzDoor[] = [
   jobsDoor,
   deepgramListenDoor,
   deepgramSpeakDoor,
+  elevenLabsDoor,
 ];

@@ -8,6 +8,7 @@ import { realtimeAsr, restMalformed, restSpeech, restTranscription, ttsWebSocket
 import { runningJob } from "./job.ts";
 import { mrcpRecog, mrcpSynth } from "./mrcp.ts";
 import type { SoakBackground, SoakRow } from "./row.ts";
+import { deepgramListen, deepgramSpeak, elevenLabsStreamInput } from "./voice-bots.ts";
 
 /** One of each per round. */
 export const SOAK_ROWS: readonly SoakRow[] = [
@@ -20,6 +21,9 @@ export const SOAK_ROWS: readonly SoakRow[] = [
   grpcRecognize,
   mrcpSynth,
   mrcpRecog,
+  deepgramListen,
+  deepgramSpeak,
+  elevenLabsStreamInput,
 ];
 
 /** Running for the whole soak. */

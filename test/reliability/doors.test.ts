@@ -1,7 +1,8 @@
 /**
  * Issue 39, acceptance 2: every door beyond REST, WebSocket and gRPC (those are fuzz.test.ts) is
  * fuzzed with seeded cases against one real box (./box.ts) — SIP over UDP and TCP, SDP offers,
- * MRCP messages, RTP, the jobs API — and per door: every answer in the door's contract, the
+ * MRCP messages, RTP, the jobs API, the voice-bot sockets (Deepgram's /v1/listen and /v1/speak,
+ * ElevenLabs' stream-input) — and per door: every answer in the door's contract, the
  * server alive and healthy, and no session, RTP port or file descriptor left after the door's
  * settle time. All the while a watch samples the server's sockets (and its jobs worker's) and
  * finds none to an address that is neither loopback nor a configured webhook host.

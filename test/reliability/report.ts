@@ -160,7 +160,8 @@ function soakSection(soak: Figures | undefined): string {
 ${soak.seconds} s of steady mixed load on one box, three workers each running every row at once,
 round after round (\`test/reliability/soak/\`: REST speech and uploads, a malformed body, the TTS
 and realtime WebSockets, gRPC Synthesize and Recognize, MRCP sessions that SPEAK a prompt and
-RECOGNIZE a caller's word over RTP), and a transcription job always running; ${soak.calls} calls.
+RECOGNIZE a caller's word over RTP, the voice-bot sockets: Deepgram's /v1/listen and /v1/speak,
+ElevenLabs' stream-input), and a transcription job always running; ${soak.calls} calls.
 Asserted: every call answered by its door's contract (${soak.breaches} outside it); RSS flat — the
 median of the last quarter within ${soak.rss.tolerance} (10%, at least 24 MiB) of the first
 quarter's, after a 5 s warm-up at the same load; no descriptor growth (idle count after the run ≤
@@ -178,7 +179,7 @@ ${table(["t (s)", "RSS (MiB)", "fds", "/health (ms)"], trace)}
 
 /** Outcome labels that are answers (the rest name the cases sent). */
 const ANSWER =
-  /^(sip \d|mrcp \d|[A-Z-]+-COMPLETE|START-OF-INPUT|counted|kernel|session|dialog|tcp closed|tcp left|(submit json|submit upload|list|status|result|cancel|delete|deliveries|other method) \d|webhooks)/;
+  /^(sip \d|mrcp \d|[A-Z-]+-COMPLETE|START-OF-INPUT|counted|kernel|session|dialog|tcp closed|tcp left|(submit json|submit upload|list|status|result|cancel|delete|deliveries|other method) \d|webhooks|upgrade \d|closed|refused|dropped by|audio|busy)/;
 
 function doorsSection(fuzz: Figures | undefined, doors: Figures | undefined): string {
   if (!doors) return `## Every door\n\n${missing("doors.test.ts")}`;

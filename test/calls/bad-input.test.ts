@@ -153,6 +153,13 @@ describe("the chan_websocket route", () => {
     const big = await ChanWebsocketClient.dial(server.sawt.baseUrl, { format: "ulaw", json: false });
     big.ws.send(new Uint8Array(70_000));
     expect((await big.closed).code).toBe(1009);
+    // Before: a TEXT message over the bound was parsed and acted on (this one closed 1003 for its format).
+    for (const json of [false, true]) {
+      const text = await ChanWebsocketClient.dial(server.sawt.baseUrl, { format: "ulaw", json, silent: true });
+      const id = "x".repeat(70_000);
+      text.ws.send(json ? JSON.stringify({ event: "MEDIA_START", channel_id: id }) : `MEDIA_START channel_id:${id}`);
+      expect(await text.closed).toMatchObject({ code: 1009, reason: "message too big" });
+    }
   });
 
   test("does close a socket that never sends MEDIA_START", async () => {

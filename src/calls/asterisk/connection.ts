@@ -50,6 +50,17 @@ function variableOf(variables: unknown, name: string): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
+/**
+ * A message's size in bytes: BINARY as sent, TEXT as sent or, when Elysia has parsed its JSON
+ * already, as serialised again (its whitespace aside, the same).
+ */
+function sizeOf(message: unknown): number {
+  if (message instanceof Uint8Array) return message.length;
+  if (typeof message === "string") return Buffer.byteLength(message);
+  if (typeof message !== "object" || message === null) return 0;
+  return Buffer.byteLength(JSON.stringify(message) ?? "");
+}
+
 /** See the file comment. */
 export class AsteriskConnection {
   private readonly place: ConnectionPlace;
@@ -72,8 +83,9 @@ export class AsteriskConnection {
 
   receive(message: unknown): void {
     if (this.closing) return;
+    // TEXT messages too: one over the bound was parsed and acted on (a MEDIA_START of 70 KB opened a call).
+    if (sizeOf(message) > MAX_MESSAGE_BYTES) return this.refuse("protocol", 1009, "message too big");
     if (message instanceof Uint8Array) {
-      if (message.length > MAX_MESSAGE_BYTES) return this.refuse("protocol", 1009, "message too big");
       if (!this.session) return this.refuse("protocol", 1008, "media before MEDIA_START");
       this.session.audio(message);
       return;

@@ -7,7 +7,7 @@
  * finds none to an address that is neither loopback nor a configured webhook host.
  *
  * SAWT_DOOR_CASES sizes each door (CI: 300; `bun run reliability`: 10,000); SAWT_FUZZ_SEED
- * replays a run.
+ * replays a run; SAWT_DOORS (names, comma-separated, any case) runs only those doors.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startBox, type Box } from "./box.ts";
@@ -19,6 +19,10 @@ import { recordFigures } from "./server.ts";
 const SEED = Number(process.env.SAWT_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const CASES = Number(process.env.SAWT_DOOR_CASES ?? 300);
 const CONCURRENCY = 8;
+const ONLY = (process.env.SAWT_DOORS ?? "")
+  .split(",")
+  .map((name) => name.trim().toLowerCase())
+  .filter(Boolean);
 
 let box: Box;
 let watch: ReturnType<typeof watchSockets>;
@@ -36,6 +40,7 @@ afterAll(async () => {
 
 describe(`the doors under a seeded fuzz (seed ${SEED}, ${CASES} cases each)`, () => {
   for (const [i, door] of FUZZ_DOORS.entries()) {
+    if (ONLY.length > 0 && !ONLY.includes(door.name.toLowerCase())) continue;
     test(
       `does keep ${door.name} in its contract, alive, and leaking nothing`,
       async () => {

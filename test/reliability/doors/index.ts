@@ -4,6 +4,8 @@
  * and one line here; test/reliability/doors.test.ts then runs it at SAWT_DOOR_CASES cases and
  * checks its contract, crashes and leaks, and docs/reliability.md gets its row.
  */
+import { audioSocketDoor } from "./audiosocket.ts";
+import { chanWebsocketDoor } from "./chan-websocket.ts";
 import type { FuzzDoor } from "./door.ts";
 import { jobsDoor } from "./jobs.ts";
 import { mrcpDoor } from "./mrcp.ts";
@@ -12,4 +14,13 @@ import { sdpDoor } from "./sdp.ts";
 import { sipTcpDoor, sipUdpDoor } from "./sip.ts";
 
 /** Every fuzzed door, in the order they run. */
-export const FUZZ_DOORS: readonly FuzzDoor[] = [sipUdpDoor, sipTcpDoor, sdpDoor, mrcpDoor, rtpDoor, jobsDoor];
+export const FUZZ_DOORS: readonly FuzzDoor[] = [
+  sipUdpDoor,
+  sipTcpDoor,
+  sdpDoor,
+  mrcpDoor,
+  rtpDoor,
+  jobsDoor,
+  audioSocketDoor,
+  chanWebsocketDoor,
+];

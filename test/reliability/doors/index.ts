@@ -5,6 +5,7 @@
  * checks its contract, crashes and leaks, and docs/reliability.md gets its row.
  */
 import { audioSocketDoor } from "./audiosocket.ts";
+import { callApiDoor } from "./call-api.ts";
 import { chanWebsocketDoor } from "./chan-websocket.ts";
 import type { FuzzDoor } from "./door.ts";
 import { jobsDoor } from "./jobs.ts";
@@ -23,4 +24,5 @@ export const FUZZ_DOORS: readonly FuzzDoor[] = [
   jobsDoor,
   audioSocketDoor,
   chanWebsocketDoor,
+  callApiDoor,
 ];

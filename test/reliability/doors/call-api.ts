@@ -66,7 +66,7 @@ function drawCall(box: Box, r: Random, live: LiveCall, ended: string[], made: st
       allowed: unless([200]),
     };
   if (roll < 0.3) {
-    const format = r.chance(0.85) ? r.pick(FORMATS) : r.pick(["xml", "", "JSON", "srt ", r.text(4)]);
+    const format = r.chance(0.85) ? r.pick(FORMATS) : r.pick(["xml", "", "JSON", "srt ", r.text(4).toWellFormed()]);
     const query = r.chance(0.1) ? "" : `?format=${encodeURIComponent(format)}`;
     const good = query === "" || FORMATS.includes(format);
     return {

@@ -117,7 +117,8 @@ export function restBody(
       : { ssml: `<speak>${r.pick(SPEECH)}</speak>` };
     if (r.chance(0.3)) fields.voice = r.pick(["Yara", "yara"]);
     if (r.chance(0.3)) fields.context = r.pick(CONTEXTS);
-    return { label: "speech", text: JSON.stringify(fields), statuses: [200] };
+    // 400: a say naming another voice opens another stream context, at most tts.stream_max_contexts (5) at once.
+    return { label: "speech", text: JSON.stringify(fields), statuses: [200, 400] };
   }
   const broken = r.pick<Record<string, unknown>>([
     { text: 5 },

@@ -54,7 +54,10 @@ function drawCall(box: Box, r: Random, live: LiveCall, ended: string[], made: st
           ? crypto.randomUUID()
           : nastyId(r);
   // A mangled id may not reach the call routes at all (`..` is resolved by the client): 404 or 405.
-  const unless = (statuses: number[]) => (!authed ? [401] : which === "nasty" ? [...statuses, 404, 405] : statuses);
+  const unless = (statuses: number[]) => {
+    const known = authed ? statuses : [401];
+    return which === "nasty" ? [...known, 404, 405] : known;
+  };
   const roll = r.next();
   if (roll < 0.1)
     return {

@@ -1,14 +1,24 @@
 /**
- * Bounds on a call door's connections (issue 41; the same rule the SIP and MRCP listeners follow,
- * issue 39): at most `calls.max_connections` open at once per door (0: twice `calls.max_calls`, at
- * least 32), a newcomer over the cap closed at once — never an older connection, so a flood
- * cannot cut a call that is up — and a connection that has not identified itself (AudioSocket:
- * its UUID and first audio; chan_websocket: MEDIA_START) `calls.identify_timeout_s` after it
- * opened is closed. Both are counted (`sawt_calls_refused_total{reason="limit"|"silent"}`).
+ * Bounds on a call door's connections (issue 41; the rule the SIP and MRCP listeners follow, issue
+ * 39, in its one home: src/edge/connection-guard.ts): at most `calls.max_connections` open at once
+ * per door (0: twice `calls.max_calls`, at least 32), a newcomer over the cap closed at once —
+ * never an older connection, so a flood cannot cut a call that is up — and a connection that has
+ * not identified itself (AudioSocket: its UUID and first audio; chan_websocket: MEDIA_START)
+ * `calls.identify_timeout_s` after it opened is closed. Counted in the call doors' metrics:
+ * `sawt_call_connections{door}`, `sawt_calls_refused_total{door,reason="network"|"limit"|"silent"}`.
  */
 import type { AppContext } from "../core/context.ts";
-import { callMetrics, countOn } from "./metrics.ts";
+import { ConnectionGuard } from "../edge/connection-guard.ts";
 import type { CallDoor } from "./events.ts";
+import { callMetrics, countOn } from "./metrics.ts";
+
+/** Why a call door refused a call or a connection (`sawt_calls_refused_total`'s reasons). */
+export type CallRefusal = "network" | "limit" | "key" | "protocol" | "unavailable" | "silent";
+
+/** Counts a refusal by reason. */
+export function countRefusal(ctx: AppContext, door: CallDoor, reason: CallRefusal): void {
+  callMetrics(ctx).refused.inc({ door, reason });
+}
 
 /** The cap on a door's connections under the configuration. */
 export function maxConnections(ctx: AppContext): number {
@@ -16,54 +26,14 @@ export function maxConnections(ctx: AppContext): number {
   return max_connections > 0 ? max_connections : Math.max(32, 2 * max_calls);
 }
 
-/** One door's open connections; see the file comment. */
-export class DoorConnections {
-  private count = 0;
-
-  constructor(
-    private readonly ctx: AppContext,
-    readonly door: CallDoor,
-  ) {}
-
-  /** Connections open now. */
-  get open(): number {
-    return this.count;
-  }
-
-  /** Whether one more may open (counted as refused when not). */
-  hasRoom(): boolean {
-    if (this.count < maxConnections(this.ctx)) return true;
-    this.refused("limit");
-    return false;
-  }
-
-  /**
-   * Takes a place for a connection; `close` is called (once) when it stays unidentified past the
-   * timeout. Returns its place: `identified()` stops the timer, `release()` gives the place back
-   * (idempotent).
-   */
-  take(close: () => void): { identified(): void; release(): void } {
-    this.count++;
-    countOn(callMetrics(this.ctx).connections, this.door, 1);
-    const timer = setTimeout(() => {
-      this.refused("silent");
-      close();
-    }, this.ctx.config.calls.identify_timeout_s * 1000);
-    let held = true;
-    return {
-      identified: () => clearTimeout(timer),
-      release: () => {
-        clearTimeout(timer);
-        if (!held) return;
-        held = false;
-        this.count--;
-        countOn(callMetrics(this.ctx).connections, this.door, -1);
-      },
-    };
-  }
-
-  /** Counts a refusal by reason. */
-  refused(reason: "network" | "limit" | "key" | "protocol" | "unavailable" | "silent"): void {
-    callMetrics(this.ctx).refused.inc({ door: this.door, reason });
-  }
+/** A call door's guard; see the file comment. */
+export function callDoorGuard(ctx: AppContext, door: CallDoor): ConnectionGuard {
+  return new ConnectionGuard(ctx, door, {
+    max: maxConnections(ctx),
+    identifyMs: ctx.config.calls.identify_timeout_s * 1000,
+    report: {
+      moved: (delta) => countOn(callMetrics(ctx).connections, door, delta),
+      refused: (reason) => countRefusal(ctx, door, reason),
+    },
+  });
 }

@@ -1,7 +1,10 @@
 /**
- * Bounds on a raw TCP door's connections (issue 39): the SIP port over TCP and the MRCP control
- * port today, any TCP door tomorrow (AudioSocket). Without them, 400 connections that never send a
- * byte were all held a minute later. A door hands each accepted socket to its guard:
+ * Bounds on a door's connections (issue 39), the one home of the rule: the SIP port over TCP, the
+ * MRCP control port, the AudioSocket port and chan_websocket's sockets (src/calls/). Without them,
+ * 400 connections that never send a byte were all held a minute later. A TCP door hands each
+ * accepted socket to its guard ({@link ConnectionGuard.accept}); a door whose connections are not
+ * sockets (a WebSocket) asks for room and holds a place ({@link ConnectionGuard.hasRoom},
+ * {@link ConnectionGuard.hold}):
  *
  * - at most `max` connections are open at once; one more is closed at once and counted
  *   (`sawt_tcp_connections_refused_total{reason="limit"}`). Refusing the newcomer rather than
@@ -14,11 +17,23 @@
  *   SPEAK or RECOGNIZE) says how many it still expects (`expected`): that many of the newest silent
  *   connections are kept past the timeout, the older ones go first.
  *
- * Gauges `sawt_tcp_connections{door}` (open) and `sawt_tcp_connections_max{door}` (the cap).
+ * Gauges `sawt_tcp_connections{door}` (open) and `sawt_tcp_connections_max{door}` (the cap). A door
+ * with metrics of its own (the call doors: `sawt_call_connections{door}`,
+ * `sawt_calls_refused_total{door,reason}`) passes a {@link ConnectionReport} and is counted there
+ * instead. The call doors' identify rule: an AudioSocket connection's UUID and first audio,
+ * chan_websocket's MEDIA_START.
  */
 import type { Socket } from "node:net";
 import type { AppContext } from "../core/context.ts";
 import type { Counter } from "../serving/prometheus.ts";
+
+/** Where a door with metrics of its own counts its connections (instead of `sawt_tcp_connections*`). */
+export interface ConnectionReport {
+  /** A connection took a place (1) or gave it back (-1). */
+  moved(delta: 1 | -1): void;
+  /** A connection closed at accept (`limit`, `network`) or for its silence (`silent`). */
+  refused(reason: RefusedReason | "silent"): void;
+}
 
 /** A door's bounds. */
 export interface ConnectionLimits {
@@ -28,10 +43,22 @@ export interface ConnectionLimits {
   readonly identifyMs: number;
   /** Connections the door's sessions still wait for (kept past the timeout, newest first). */
   readonly expected?: () => number;
+  /** Counts the door's connections in its own metrics. */
+  readonly report?: ConnectionReport;
 }
 
 /** Why a connection was refused at accept. */
 export type RefusedReason = "limit" | "network";
+
+/** A connection's place: unidentified until the door says otherwise. */
+export interface ConnectionPlace {
+  /** The connection identified itself: the silence timeout no longer applies. */
+  identify(): void;
+  /** It no longer serves what it identified itself for: treated as new again. */
+  unidentify(): void;
+  /** Gives the place back (idempotent); the connection closed. */
+  release(): void;
+}
 
 interface GuardMetrics {
   readonly refused: Counter;
@@ -76,12 +103,18 @@ const SWEEP_MS = 100;
 /** Log the cap being hit at most this often (a flood must not flood the log too). */
 const LOG_EVERY_MS = 60_000;
 
+/** One held place: how to close its connection. */
+interface Held {
+  readonly close: () => void;
+}
+
 /** See the file comment. */
 export class ConnectionGuard {
-  private readonly sockets = new Set<Socket>();
+  private readonly held = new Set<Held>();
   /** Unidentified connections and when they became so. */
-  private readonly silent = new Map<Socket, number>();
-  private readonly metrics: GuardMetrics;
+  private readonly silent = new Map<Held, number>();
+  private readonly bySocket = new Map<Socket, ConnectionPlace>();
+  private readonly metrics: GuardMetrics | undefined;
   private readonly sweep: ReturnType<typeof setInterval>;
   private lastLogged = -Infinity;
 
@@ -90,15 +123,17 @@ export class ConnectionGuard {
     readonly door: string,
     private readonly limits: ConnectionLimits,
   ) {
-    this.metrics = metricsOf(ctx);
-    this.metrics.doors.set(door, this);
+    if (!limits.report) {
+      this.metrics = metricsOf(ctx);
+      this.metrics.doors.set(door, this);
+    }
     this.sweep = setInterval(() => this.closeSilent(), SWEEP_MS);
     this.sweep.unref?.();
   }
 
   /** Connections open now. */
   get open(): number {
-    return this.sockets.size;
+    return this.held.size;
   }
 
   /** The cap. */
@@ -106,38 +141,73 @@ export class ConnectionGuard {
     return this.limits.max;
   }
 
+  /** Whether one more connection may open; when not, it is counted as refused (`limit`). */
+  hasRoom(): boolean {
+    if (this.held.size < this.limits.max) return true;
+    this.refused("limit");
+    const now = performance.now();
+    if (now - this.lastLogged >= LOG_EVERY_MS) {
+      this.lastLogged = now;
+      this.ctx.log.warn("connection refused: too many open", { door: this.door, max: this.limits.max });
+    }
+    return false;
+  }
+
+  /**
+   * Takes a place for a connection (after {@link hasRoom}), unidentified: `close` is called once
+   * if it stays so past the timeout (the silence is counted here, not by `close`).
+   */
+  hold(close: () => void): ConnectionPlace {
+    const entry: Held = { close };
+    this.held.add(entry);
+    this.silent.set(entry, performance.now());
+    this.limits.report?.moved(1);
+    return {
+      identify: () => void this.silent.delete(entry),
+      unidentify: () => {
+        if (this.held.has(entry) && !this.silent.has(entry)) this.silent.set(entry, performance.now());
+      },
+      release: () => {
+        this.silent.delete(entry);
+        if (this.held.delete(entry)) this.limits.report?.moved(-1);
+      },
+    };
+  }
+
   /**
    * Takes a just-accepted socket: true when it may stay (unidentified until the door says
    * otherwise), false when it was over the cap and has been closed.
    */
   accept(socket: Socket): boolean {
-    if (this.sockets.size >= this.limits.max) {
-      this.refuse(socket, "limit");
-      const now = performance.now();
-      if (now - this.lastLogged >= LOG_EVERY_MS) {
-        this.lastLogged = now;
-        this.ctx.log.warn("connection refused: too many open", { door: this.door, max: this.limits.max });
-      }
+    if (!this.hasRoom()) {
+      socket.destroy();
       return false;
     }
-    this.sockets.add(socket);
-    this.silent.set(socket, performance.now());
+    const place = this.hold(() => socket.destroy());
+    this.bySocket.set(socket, place);
     socket.once("close", () => {
-      this.sockets.delete(socket);
-      this.silent.delete(socket);
+      this.bySocket.delete(socket);
+      place.release();
     });
     return true;
   }
 
+  /** Counts a connection refused without a socket to close (a WebSocket before its upgrade). */
+  refused(reason: RefusedReason | "silent"): void {
+    if (this.limits.report) return this.limits.report.refused(reason);
+    if (reason === "silent") this.metrics!.silent.inc({ door: this.door });
+    else this.metrics!.refused.inc({ door: this.door, reason });
+  }
+
   /** Closes a socket the door will not serve at all (counted by `reason`). */
   refuse(socket: Socket, reason: RefusedReason): void {
-    this.metrics.refused.inc({ door: this.door, reason });
+    this.refused(reason);
     socket.destroy();
   }
 
-  /** The connection identified itself: the silence timeout no longer applies. */
+  /** The socket's connection identified itself: the silence timeout no longer applies. */
   identify(socket: Socket): void {
-    this.silent.delete(socket);
+    this.bySocket.get(socket)?.identify();
   }
 
   /**
@@ -145,13 +215,13 @@ export class ConnectionGuard {
    * channels all ended): it is treated as new again, so one a client forgets is closed in time.
    */
   unidentify(socket: Socket): void {
-    if (this.sockets.has(socket) && !this.silent.has(socket)) this.silent.set(socket, performance.now());
+    this.bySocket.get(socket)?.unidentify();
   }
 
   /** Stops the sweep and forgets the door's gauges (the door closed its port). */
   close(): void {
     clearInterval(this.sweep);
-    if (this.metrics.doors.get(this.door) === this) this.metrics.doors.delete(this.door);
+    if (this.metrics?.doors.get(this.door) === this) this.metrics.doors.delete(this.door);
   }
 
   private closeSilent(): void {
@@ -160,11 +230,11 @@ export class ConnectionGuard {
     const keep = this.limits.expected?.() ?? 0;
     // Newest first: the connections a session announced come after the 200 that announced them.
     const newestFirst = [...this.silent].sort((a, b) => b[1] - a[1]);
-    for (const [socket, since] of newestFirst.slice(keep)) {
+    for (const [entry, since] of newestFirst.slice(keep)) {
       if (now - since < this.limits.identifyMs) continue;
-      this.silent.delete(socket);
-      this.metrics.silent.inc({ door: this.door });
-      socket.destroy();
+      this.silent.delete(entry);
+      this.refused("silent");
+      entry.close();
     }
   }
 }

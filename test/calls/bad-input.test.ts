@@ -102,6 +102,33 @@ describe("the AudioSocket port", () => {
   });
 });
 
+/** `sawt_calls_refused_total{door,reason}` now. */
+async function refusals(door: string, reason: string): Promise<number> {
+  const lines = (await (await fetch(`${server.sawt.baseUrl}/metrics`)).text()).split("\n");
+  const line = lines.find((l) => l.startsWith(`sawt_calls_refused_total{door="${door}",reason="${reason}"}`));
+  return line ? Number(line.split(" ").at(-1)) : 0;
+}
+
+describe("the refusal counts", () => {
+  // Before: a silent connection counted twice (the cap's timer and the door's close both counted
+  // it), and a protocol error on a call that was up not at all (ending the call closed the
+  // connection first, and a closing connection's refusal was not counted).
+  test("does count a silent connection once on each door, and a bad frame mid-call as protocol", async () => {
+    const silent = [await refusals("audiosocket", "silent"), await refusals("chan_websocket", "silent")];
+    await refused(server.audiosocket);
+    const quiet = await ChanWebsocketClient.dial(server.sawt.baseUrl, { format: "ulaw", json: false, silent: true });
+    await quiet.closed;
+    expect([await refusals("audiosocket", "silent"), await refusals("chan_websocket", "silent")]).toEqual(
+      silent.map((n) => n + 1),
+    );
+    const protocol = await refusals("audiosocket", "protocol");
+    const { peer } = await audioSocketCall(server, 8000);
+    peer.raw(layoutFrame(0x12, new Uint8Array(640)));
+    await peer.closed;
+    expect(await refusals("audiosocket", "protocol")).toBe(protocol + 1);
+  });
+});
+
 describe("the chan_websocket route", () => {
   test("does refuse a peer outside calls.allowed_networks with 403", async () => {
     const asterisk = await ChanWebsocketClient.dial(outside.sawt.baseUrl, { format: "ulaw", json: false });
@@ -126,6 +153,13 @@ describe("the chan_websocket route", () => {
     const big = await ChanWebsocketClient.dial(server.sawt.baseUrl, { format: "ulaw", json: false });
     big.ws.send(new Uint8Array(70_000));
     expect((await big.closed).code).toBe(1009);
+    // Before: a TEXT message over the bound was parsed and acted on (this one closed 1003 for its format).
+    for (const json of [false, true]) {
+      const text = await ChanWebsocketClient.dial(server.sawt.baseUrl, { format: "ulaw", json, silent: true });
+      const id = "x".repeat(70_000);
+      text.ws.send(json ? JSON.stringify({ event: "MEDIA_START", channel_id: id }) : `MEDIA_START channel_id:${id}`);
+      expect(await text.closed).toMatchObject({ code: 1009, reason: "message too big" });
+    }
   });
 
   test("does close a socket that never sends MEDIA_START", async () => {

@@ -1,7 +1,8 @@
 /**
  * The whole box the door fuzz and the mixed soak attack: the real `sawt serve` child process with
  * every door open — REST and WebSocket, gRPC, the MRCPv2 door (SIP over UDP and TCP, MRCP, RTP in a
- * private port range) and transcription jobs (a source folder with audio, webhooks to a local
+ * private port range), the call doors (AudioSocket, chan_websocket, externalMedia RTP in a private
+ * range of its own, the call API) and transcription jobs (a source folder with audio, webhooks to a local
  * listener) — the test packs (a tone Piper voice named yara, a tone CTC recogniser), one key that
  * REST and the MRCP peer (127.0.0.1) share, and what the suite reads from outside: metrics,
  * descriptors, RTP ports, child processes.
@@ -29,6 +30,8 @@ export interface Box {
   readonly sipPort: number;
   readonly mrcpPort: number;
   readonly rtp: { readonly min: number; readonly max: number };
+  /** The call doors (calls.enabled): the AudioSocket port, and externalMedia's RTP range. */
+  readonly calls: { readonly audiosocket: number; readonly rtp: { readonly min: number; readonly max: number } };
   /** `jobs.source_dirs`' one folder: a.wav, b.wav, sub/c.wav, notes.txt, a symlink out. */
   readonly sourceDir: string;
   /** The local webhook listener's port, and the webhooks it received. */
@@ -89,6 +92,8 @@ export async function startBox(env: Record<string, string> = {}): Promise<Box> {
   // A private RTP range per run, so ports held are this box's (and parallel runs do not meet).
   const rtpMin = 31000 + (process.pid % 300) * 100;
   const rtp = { min: rtpMin, max: rtpMin + 99 };
+  const callRtpMin = 21000 + (process.pid % 400) * 20;
+  const callRtp = { min: callRtpMin, max: callRtpMin + 19 };
   const callbackHosts = [`127.0.0.1:${hook.port}`, `${FAR_WEBHOOK_HOST}:9`];
   const sawt = await startSawt({
     dataDir,
@@ -112,6 +117,13 @@ export async function startBox(env: Record<string, string> = {}): Promise<Box> {
       SAWT_JOBS_WEBHOOK_SECRET: "reliability-webhook-secret-0123456789abcdef",
       SAWT_JOBS_WORKER_IDLE_MS: "1000",
       SAWT_JOBS_MAX_FILES: "20",
+      SAWT_CALLS_ENABLED: "true",
+      SAWT_CALLS_AUDIOSOCKET_PORT: "0",
+      SAWT_CALLS_PEERS: `127.0.0.1/32=${created.id}`,
+      SAWT_CALLS_RTP_PORT_MIN: String(callRtp.min),
+      SAWT_CALLS_RTP_PORT_MAX: String(callRtp.max),
+      SAWT_CALLS_IDLE_TIMEOUT_S: "3",
+      SAWT_CALLS_IDENTIFY_TIMEOUT_S: "2",
       ...env,
     },
   });
@@ -124,6 +136,7 @@ export async function startBox(env: Record<string, string> = {}): Promise<Box> {
     sipPort: sawt.ports.sip!,
     mrcpPort: sawt.ports.mrcp!,
     rtp,
+    calls: { audiosocket: sawt.ports.audiosocket!, rtp: callRtp },
     sourceDir,
     hook,
     callbackHosts,
@@ -138,7 +151,7 @@ export async function startBox(env: Record<string, string> = {}): Promise<Box> {
       return parseMetrics(await (await fetch(`${sawt.baseUrl}/metrics`)).text());
     },
     pids: () => [pid, ...childrenOf(pid)],
-    rtpPorts: () => udpPortsIn(pid, rtp).length,
+    rtpPorts: () => udpPortsIn(pid, rtp).length + udpPortsIn(pid, callRtp).length,
     async close() {
       tts.close();
       asr.close();

@@ -161,7 +161,9 @@ ${soak.seconds} s of steady mixed load on one box, three workers each running ev
 round after round (\`test/reliability/soak/\`: REST speech and uploads, a malformed body, the TTS
 and realtime WebSockets, gRPC Synthesize and Recognize, MRCP sessions that SPEAK a prompt and
 RECOGNIZE a caller's word over RTP, the voice-bot sockets: Deepgram's /v1/listen and /v1/speak,
-ElevenLabs' stream-input), and a transcription job always running; ${soak.calls} calls.
+ElevenLabs' stream-input, an AudioSocket call whose caller's word comes back as \`transcript.final\`
+on the call API's WebSocket, a \`say\` played back in frames, the caller's hangup ending it), and a
+transcription job always running; ${soak.calls} calls.
 Asserted: every call answered by its door's contract (${soak.breaches} outside it); RSS flat — the
 median of the last quarter within ${soak.rss.tolerance} (10%, at least 24 MiB) of the first
 quarter's, after a 5 s warm-up at the same load; no descriptor growth (idle count after the run ≤

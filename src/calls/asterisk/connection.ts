@@ -13,7 +13,8 @@
  */
 import type { AppContext } from "../../core/context.ts";
 import { AppError, toAppError } from "../../errors/taxonomy.ts";
-import type { DoorConnections } from "../connections.ts";
+import type { ConnectionGuard, ConnectionPlace } from "../../edge/connection-guard.ts";
+import { type CallRefusal, countRefusal } from "../connections.ts";
 import { type CallFormat, FORMAT_NAMES, frameBytes, namedFormat } from "../format.ts";
 import { KEY_ID_VARIABLE } from "../peers.ts";
 import type { CallService } from "../service.ts";
@@ -49,9 +50,20 @@ function variableOf(variables: unknown, name: string): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
+/**
+ * A message's size in bytes: BINARY as sent, TEXT as sent or, when Elysia has parsed its JSON
+ * already, as serialised again (its whitespace aside, the same).
+ */
+function sizeOf(message: unknown): number {
+  if (message instanceof Uint8Array) return message.length;
+  if (typeof message === "string") return Buffer.byteLength(message);
+  if (typeof message !== "object" || message === null) return 0;
+  return Buffer.byteLength(JSON.stringify(message) ?? "");
+}
+
 /** See the file comment. */
 export class AsteriskConnection {
-  private readonly place: { identified(): void; release(): void };
+  private readonly place: ConnectionPlace;
   private session: CallSession | undefined;
   private json = false;
   private closing = false;
@@ -59,19 +71,21 @@ export class AsteriskConnection {
   constructor(
     private readonly ctx: AppContext,
     private readonly calls: CallService,
-    private readonly doors: DoorConnections,
+    guard: ConnectionGuard,
     private readonly socket: AsteriskSocket,
     private readonly address: string,
     /** A key id from the URI (`v(SAWT_KEY_ID=…)`), for the plain-text format, which carries no variables. */
     private readonly uriKeyId: string | undefined,
   ) {
-    this.place = doors.take(() => this.refuse("silent", 1008, "MEDIA_START expected"));
+    // The guard counts the silence; the socket gets its close reason.
+    this.place = guard.hold(() => this.refuse(undefined, 1008, "MEDIA_START expected"));
   }
 
   receive(message: unknown): void {
     if (this.closing) return;
+    // TEXT messages too: one over the bound was parsed and acted on (a MEDIA_START of 70 KB opened a call).
+    if (sizeOf(message) > MAX_MESSAGE_BYTES) return this.refuse("protocol", 1009, "message too big");
     if (message instanceof Uint8Array) {
-      if (message.length > MAX_MESSAGE_BYTES) return this.refuse("protocol", 1009, "message too big");
       if (!this.session) return this.refuse("protocol", 1008, "media before MEDIA_START");
       this.session.audio(message);
       return;
@@ -137,7 +151,7 @@ export class AsteriskConnection {
       const reason = error.status === 403 ? "key" : error.status === 400 ? "protocol" : "unavailable";
       return this.refuse(reason, error.status === 503 ? 1013 : 1008, error.detail, error);
     }
-    this.place.identified();
+    this.place.identify();
   }
 
   /** Where the call's speech goes: 20 ms frames, sent as whole optimal_frame_size pieces, marks in line with them. */
@@ -184,15 +198,19 @@ export class AsteriskConnection {
 
   /** Closes a socket Sawt will not serve, the reason in the close frame (Asterisk logs it). */
   private refuse(
-    reason: Parameters<DoorConnections["refused"]>[0],
+    reason: CallRefusal | undefined,
     code: number,
     detail: string,
     error = new AppError("bad_request", `chan_websocket: ${detail}`),
   ): void {
     if (this.closing) return;
     this.closing = true;
-    this.doors.refused(reason);
-    this.ctx.log.debug("chan_websocket connection closed", { reason, detail, remote: this.address });
+    if (reason) countRefusal(this.ctx, "chan_websocket", reason);
+    this.ctx.log.debug("chan_websocket connection closed", {
+      reason: reason ?? "silent",
+      detail,
+      remote: this.address,
+    });
     if (this.session) void this.session.end("error", error);
     this.socket.close(code, detail.slice(0, 120));
   }

@@ -11,7 +11,8 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../core/context.ts";
 import { AppError } from "../../errors/taxonomy.ts";
-import { DoorConnections } from "../connections.ts";
+import type { ConnectionGuard } from "../../edge/connection-guard.ts";
+import { callDoorGuard } from "../connections.ts";
 import { KEY_ID_VARIABLE } from "../peers.ts";
 import type { CallService } from "../service.ts";
 import { AsteriskConnection, MAX_MESSAGE_BYTES } from "./connection.ts";
@@ -26,18 +27,18 @@ interface Peer {
 
 /** The chan_websocket plugin; `calls` gives the process's call service (503 when calls are off). */
 export function asteriskRoutes(ctx: AppContext, calls: () => CallService) {
-  let doors: DoorConnections | undefined;
+  let guard: ConnectionGuard | undefined;
   const connections = new Map<string, AsteriskConnection>();
   return new Elysia({ name: "calls-asterisk" })
     .resolve(({ request, server }): { peer: Peer } => {
       const service = calls();
-      doors ??= new DoorConnections(ctx, "chan_websocket");
+      guard ??= callDoorGuard(ctx, "chan_websocket");
       const address = (server?.requestIP(request)?.address ?? "").replace(/^::ffff:/, "");
       if (!service.peers.allowed(address)) {
-        doors.refused("network");
+        guard.refused("network");
         throw new AppError("forbidden", "This network may not bring calls (calls.allowed_networks)");
       }
-      if (!doors.hasRoom())
+      if (!guard.hasRoom())
         throw new AppError("unavailable", "Too many chan_websocket connections (calls.max_connections)", {
           retryAfter: 5,
         });
@@ -57,7 +58,7 @@ export function asteriskRoutes(ctx: AppContext, calls: () => CallService) {
         const connection = new AsteriskConnection(
           ctx,
           calls(),
-          doors!,
+          guard!,
           {
             sendText: (text) => void ws.send(text),
             sendBinary: (bytes) => void ws.send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)),

@@ -18,7 +18,8 @@ import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { CallFormat } from "../format.ts";
 import type { CallService } from "../service.ts";
 import type { CallSession } from "../session.ts";
-import type { DoorConnections } from "../connections.ts";
+import type { ConnectionGuard, ConnectionPlace } from "../../edge/connection-guard.ts";
+import { type CallRefusal, countRefusal } from "../connections.ts";
 import { audioKind, audioRate, encodeFrame, type Frame, FrameError, FrameReader, KIND, uuidText } from "./frames.ts";
 
 /** Bytes Sawt lets pile up unread by the peer before it gives the connection up (≈ 1 s at 48 kHz). */
@@ -29,7 +30,7 @@ const CLOSE_GRACE_MS = 1000;
 /** See the file comment. */
 export class AudioSocketConnection {
   private readonly reader = new FrameReader();
-  private readonly place: { identified(): void; release(): void };
+  private readonly place: ConnectionPlace;
   private uuid: string | undefined;
   private kind: number | undefined;
   private session: CallSession | undefined;
@@ -38,11 +39,12 @@ export class AudioSocketConnection {
   constructor(
     private readonly ctx: AppContext,
     private readonly calls: CallService,
-    private readonly doors: DoorConnections,
+    guard: ConnectionGuard,
     private readonly socket: Socket,
     private readonly address: string,
   ) {
-    this.place = doors.take(() => this.refuse("silent", "no UUID and audio in time"));
+    // The guard counts the silence; the connection gets its hangup frame.
+    this.place = guard.hold(() => this.refuse(undefined, "no UUID and audio in time"));
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => this.data(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
     socket.on("error", () => undefined);
@@ -117,7 +119,7 @@ export class AudioSocketConnection {
       this.refuse(error.status === 403 ? "key" : error.status === 400 ? "protocol" : "unavailable", error.detail);
       return false;
     }
-    this.place.identified();
+    this.place.identify();
     return true;
   }
 
@@ -146,15 +148,17 @@ export class AudioSocketConnection {
   }
 
   private protocolError(what: string): void {
-    if (this.session) void this.session.end("error", new AppError("bad_request", `AudioSocket: ${what}`));
+    const session = this.session;
+    // Counted first: ending the call hangs up, after which a refusal would no longer count.
     this.refuse("protocol", what);
+    if (session) void session.end("error", new AppError("bad_request", `AudioSocket: ${what}`));
   }
 
   /** Closes a connection Sawt will not (or no longer) serve: a hangup frame, then the close. */
-  private refuse(reason: Parameters<DoorConnections["refused"]>[0], detail: string): void {
+  private refuse(reason: CallRefusal | undefined, detail: string): void {
     if (this.closing) return;
-    this.doors.refused(reason);
-    this.ctx.log.debug("audiosocket connection closed", { reason, detail, remote: this.address });
+    if (reason) countRefusal(this.ctx, "audiosocket", reason);
+    this.ctx.log.debug("audiosocket connection closed", { reason: reason ?? "silent", detail, remote: this.address });
     this.sendHangup();
   }
 

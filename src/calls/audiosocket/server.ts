@@ -6,7 +6,7 @@
  */
 import { createServer, type Server, type Socket } from "node:net";
 import type { AppContext } from "../../core/context.ts";
-import { DoorConnections } from "../connections.ts";
+import { callDoorGuard } from "../connections.ts";
 import type { CallService } from "../service.ts";
 import { AudioSocketConnection } from "./connection.ts";
 
@@ -21,22 +21,18 @@ export interface AudioSocketServer {
 
 /** Binds the AudioSocket port and serves calls into `calls`. */
 export async function startAudioSocketServer(ctx: AppContext, calls: CallService): Promise<AudioSocketServer> {
-  const doors = new DoorConnections(ctx, "audiosocket");
+  const guard = callDoorGuard(ctx, "audiosocket");
   const sockets = new Set<Socket>();
   const server: Server = createServer({ noDelay: true }, (socket) => {
     const address = (socket.remoteAddress ?? "").replace(/^::ffff:/, "");
-    if (!calls.peers.allowed(address)) {
-      doors.refused("network");
-      socket.destroy();
-      return;
-    }
-    if (!doors.hasRoom()) {
+    if (!calls.peers.allowed(address)) return guard.refuse(socket, "network");
+    if (!guard.hasRoom()) {
       socket.destroy();
       return;
     }
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
-    new AudioSocketConnection(ctx, calls, doors, socket, address);
+    new AudioSocketConnection(ctx, calls, guard, socket, address);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -50,9 +46,10 @@ export async function startAudioSocketServer(ctx: AppContext, calls: CallService
   return {
     port,
     get connections() {
-      return doors.open;
+      return guard.open;
     },
     close() {
+      guard.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Calls ended with the call service; what is left never identified itself.
       for (const socket of sockets) socket.destroy();

@@ -44,12 +44,20 @@ export interface Reading {
   readonly processes: number;
 }
 
+/** Calls open and call-door connections held (AudioSocket, chan_websocket), over every door. */
+function callsHeld(metrics: Map<string, number>): number {
+  let held = 0;
+  for (const [name, value] of metrics)
+    if (name.startsWith("sawt_calls{") || name.startsWith("sawt_call_connections{")) held += value;
+  return held;
+}
+
 async function read(box: Box): Promise<Reading> {
   const metrics = await box.metrics();
   return {
     fds: heldFds(box.sawt.proc.pid),
     ports: box.rtpPorts(),
-    sessions: metrics.get("sawt_mrcp_sessions") ?? 0,
+    sessions: (metrics.get("sawt_mrcp_sessions") ?? 0) + callsHeld(metrics),
     processes: box.pids().length - 1,
   };
 }

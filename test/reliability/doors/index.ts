@@ -4,6 +4,9 @@
  * and one line here; test/reliability/doors.test.ts then runs it at SAWT_DOOR_CASES cases and
  * checks its contract, crashes and leaks, and docs/reliability.md gets its row.
  */
+import { audioSocketDoor } from "./audiosocket.ts";
+import { callApiDoor } from "./call-api.ts";
+import { chanWebsocketDoor } from "./chan-websocket.ts";
 import type { FuzzDoor } from "./door.ts";
 import { deepgramListenDoor } from "./deepgram-listen.ts";
 import { deepgramSpeakDoor } from "./deepgram-speak.ts";
@@ -25,4 +28,7 @@ export const FUZZ_DOORS: readonly FuzzDoor[] = [
   deepgramListenDoor,
   deepgramSpeakDoor,
   elevenLabsDoor,
+  audioSocketDoor,
+  chanWebsocketDoor,
+  callApiDoor,
 ];

@@ -3,6 +3,7 @@
  * joins the soak as one SoakRow (./row.ts) in SOAK_ROWS; the soak's memory, descriptor and
  * contract rules then cover it (the voice-bot and call doors of issues 40 and 41 go here).
  */
+import { audioSocketCall } from "./call.ts";
 import { grpcRecognize, grpcSynthesize } from "./grpc.ts";
 import { realtimeAsr, restMalformed, restSpeech, restTranscription, ttsWebSocket } from "./http.ts";
 import { runningJob } from "./job.ts";
@@ -24,6 +25,7 @@ export const SOAK_ROWS: readonly SoakRow[] = [
   deepgramListen,
   deepgramSpeak,
   elevenLabsStreamInput,
+  audioSocketCall,
 ];
 
 /** Running for the whole soak. */

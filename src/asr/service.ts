@@ -21,6 +21,7 @@ import type {
   LiveTranscriptionOptions,
   Transcript,
   TranscriptFormatting,
+  TranscriptionLanguage,
   TranscriptionOptions,
 } from "./types.ts";
 import { channelsToSplit, DEFAULT_CHANNEL_POLICY, transcribeChannels, type ChannelPolicy } from "./channels/split.ts";
@@ -144,6 +145,10 @@ export class AsrEngineService implements AsrService {
    * applied the key's policy). It holds at most one utterance in progress plus a chunk: one
    * request's reservation of the decoded-audio budget, released when the call's signal ends it.
    */
+  checkLanguage(language: TranscriptionLanguage): void {
+    this.files.recognizerFor(null, language);
+  }
+
   openLive(
     live: LiveTranscriptionOptions,
     emit: (event: LiveEvent) => void,

@@ -149,6 +149,8 @@ export class CallService {
         },
       );
     if (this.calls.has(init.id)) throw new AppError("bad_request", `Call ${init.id} is already open`);
+    // A language nothing loaded serves: refused here (400) rather than a call that ends at once.
+    if (init.language) readyService(this.ctx, "asr").checkLanguage(init.language);
     const door = init.door;
     const host: SessionHost = {
       ...this.host,

@@ -313,6 +313,12 @@ export interface AsrService {
     channel: (n: number) => Float32Array,
     options?: TranscriptionOptions,
   ): Promise<Transcript>;
+  /**
+   * Throws the 400 a live transcription in `language` would end with when nothing loaded serves it,
+   * so a door that answers before the audio comes (a call's `POST`) can refuse instead of opening
+   * a call that ends at once.
+   */
+  checkLanguage(language: TranscriptionLanguage): void;
   /** Opens a live transcription on the live core (every live door): endpointing, partials, a final per utterance. */
   openLive(options: LiveTranscriptionOptions, emit: (event: LiveEvent) => void, call?: CallOptions): LiveTranscription;
 }

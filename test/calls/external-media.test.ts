@@ -30,7 +30,7 @@ import {
 let server: CallServer;
 
 beforeAll(async () => {
-  server = await startCallServer();
+  server = await startCallServer({ SAWT_RUNTIME_METRICS_OPEN: "true" });
 });
 
 afterAll(async () => {
@@ -166,3 +166,28 @@ test("does report RFC 4733 digits and hear nothing from a second source once lat
     return (list as { data: unknown[] }).data.length === 0;
   }, "no open call");
 }, 60_000);
+
+test("does refuse a call in a language nothing loaded serves with 400, before it opens a call or holds a port", async () => {
+  // The test server loads no English recogniser (asr.builtin = false): the call would end at once.
+  const response = await fetch(`${server.sawt.baseUrl}/v1/calls`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": server.key },
+    body: JSON.stringify({ format: "ulaw", language: "en" }),
+  });
+  expect(response.status).toBe(400);
+  expect(await response.json()).toEqual({
+    error: "http_error",
+    code: "HTTP_400",
+    detail: expect.stringContaining("no English recogniser"),
+  });
+  const list = await (await fetch(`${server.sawt.baseUrl}/v1/calls`, { headers: { "x-api-key": server.key } })).json();
+  expect((list as { data: unknown[] }).data).toEqual([]);
+  const metrics = await (await fetch(`${server.sawt.baseUrl}/metrics`)).text();
+  expect(metrics).toMatch(/^sawt_call_rtp_ports 0$/m);
+  // An Arabic call on the same server opens as before.
+  const call = await open({ format: "ulaw", language: "ar" });
+  await fetch(`${server.sawt.baseUrl}/v1/calls/${call.id}/hangup`, {
+    method: "POST",
+    headers: { "x-api-key": server.key },
+  });
+});

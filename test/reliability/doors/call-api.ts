@@ -109,6 +109,9 @@ function drawCall(box: Box, r: Random, live: LiveCall, ended: string[], made: st
       ["ulaw", "alaw", "slin16"].includes(String(format)) &&
       (fields.voice === undefined || typeof fields.voice === "string") &&
       (fields.language === undefined || ["ar", "en"].includes(String(fields.language)));
+    // The box loads no English recogniser (tests run with asr.builtin = false): a call in English is
+    // refused with 400 before it opens, never opened to end at once.
+    const unserved = fields.language === "en";
     const text = r.chance(0.05) ? JSON.stringify(fields).slice(0, -1) : JSON.stringify(fields);
     const malformed = !text.endsWith("}");
     return {
@@ -118,7 +121,7 @@ function drawCall(box: Box, r: Random, live: LiveCall, ended: string[], made: st
       route: "/v1/calls",
       init: { headers: { ...headers, "content-type": "application/json" }, body: text },
       // 503: every externalMedia port of the box's range is held.
-      allowed: unless(malformed ? [400] : valid ? [201, 503] : [422]),
+      allowed: unless(malformed ? [400] : valid ? (unserved ? [400] : [201, 503]) : [422]),
     };
   }
   const method = r.pick(["PUT", "DELETE", "PATCH"]);
@@ -177,9 +180,6 @@ async function rest(box: Box, r: Random, live: LiveCall, ended: string[], made: 
         method: "POST",
         headers: { "x-api-key": box.key },
       }).then(async (res) => {
-        // Not fixed here, reported: a language the box has no recogniser for is 201, then the call ends at once.
-        if (res.status === 404 && String(call.init.body).includes('"en"'))
-          return void tally.see("externalMedia en ended at once");
         if (res.status !== 200)
           tally.breach(
             `hanging up externalMedia ${res.status} ${await res.text()} ← ${String(call.init.body)} → ${text}`,

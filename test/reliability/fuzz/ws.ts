@@ -140,19 +140,26 @@ export function runWsSession(
 /** Close codes a live transcription door may end a session with (normal, policy, too big, try later). */
 const LIVE_CLOSE_CODES = new Set([1000, 1005, 1008, 1009, 1013]);
 
+/** What a door that answers with its own events holds its text frames and its close to. */
+export interface EventDoorContract {
+  /** Close codes the door may end a session with. */
+  readonly closeCodes: ReadonlySet<number>;
+  /** The problems of one parsed text frame (already JSON, already checked for leaks). */
+  check(message: Record<string, unknown>): string[];
+}
+
 /**
- * The same frames against a live transcription door (OpenAI Realtime, jambonz), which answers
- * with its own events rather than one reply per frame: every text frame must be JSON with a string
- * `type`; an `error` event must carry OpenAI's error object (a `message`, and Sawt's REST body under
- * `sawt` when present) or jambonz's error string; nothing may leak; the session ends only with a
- * known close code; an unauthenticated upgrade never opens.
+ * Runs one session of `frames` against a door that answers with its own events rather than one
+ * reply per frame: every text frame must be JSON and pass the door's `check`; nothing may leak;
+ * the session ends only with one of its close codes; an unauthenticated upgrade never opens.
  */
-export function runLiveWsSession(
+export function runEventWsSession(
   url: string,
   key: string,
   frames: ReadonlyArray<string | Uint8Array>,
   authorised: boolean,
   secrets: Secrets,
+  contract: EventDoorContract,
 ): Promise<WsOutcome> {
   const problems: string[] = [];
   return new Promise((resolve) => {
@@ -188,25 +195,45 @@ export function runLiveWsSession(
         problems.push("text frame is not JSON");
         return;
       }
-      if (typeof message.type !== "string") problems.push("event without a type");
-      if (message.type !== "error") return;
-      const error = message.error;
-      if (typeof error === "string") return; // jambonz
-      // The call API's `error` event: `code` and `message` beside its type (issue 41).
-      if (error === undefined && typeof message.message === "string" && message.code !== undefined) return;
-      if (error === null || typeof error !== "object" || typeof (error as { message?: unknown }).message !== "string") {
-        problems.push("error event without an error message");
-        return;
-      }
-      const sawt = (error as { sawt?: Record<string, unknown> }).sawt;
-      if (sawt !== undefined) {
-        const { status, ...body } = sawt;
-        if (typeof status === "number") problems.push(...checkErrorObject(status, body));
-      }
+      problems.push(...contract.check(message));
     };
     ws.onclose = (event) => {
-      if (opened && !done && !LIVE_CLOSE_CODES.has(event.code)) problems.push(`closed ${event.code}`);
+      if (opened && !done && !contract.closeCodes.has(event.code)) problems.push(`closed ${event.code}`);
       finish();
     };
   });
+}
+
+/**
+ * A live transcription door (OpenAI Realtime, jambonz, the call API): every event has a string
+ * `type`; an `error` event carries OpenAI's error object (a `message`, and Sawt's REST body under
+ * `sawt` when present), jambonz's error string, or the call API's `code` and `message`.
+ */
+const LIVE_DOOR: EventDoorContract = {
+  closeCodes: LIVE_CLOSE_CODES,
+  check(message) {
+    if (typeof message.type !== "string") return ["event without a type"];
+    if (message.type !== "error") return [];
+    const error = message.error;
+    if (typeof error === "string") return []; // jambonz
+    // The call API's `error` event: `code` and `message` beside its type (issue 41).
+    if (error === undefined && typeof message.message === "string" && message.code !== undefined) return [];
+    if (error === null || typeof error !== "object" || typeof (error as { message?: unknown }).message !== "string")
+      return ["error event without an error message"];
+    const sawt = (error as { sawt?: Record<string, unknown> }).sawt;
+    if (sawt === undefined) return [];
+    const { status, ...body } = sawt;
+    return typeof status === "number" ? checkErrorObject(status, body) : [];
+  },
+};
+
+/** The same frames against a live transcription door; see {@link LIVE_DOOR}. */
+export function runLiveWsSession(
+  url: string,
+  key: string,
+  frames: ReadonlyArray<string | Uint8Array>,
+  authorised: boolean,
+  secrets: Secrets,
+): Promise<WsOutcome> {
+  return runEventWsSession(url, key, frames, authorised, secrets, LIVE_DOOR);
 }

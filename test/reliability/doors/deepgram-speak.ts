@@ -15,17 +15,18 @@
 import type { Box } from "../box.ts";
 import { NASTY_STRINGS, type Random } from "../fuzz/random.ts";
 import { queryOf, runSocketScript, type Step } from "../fuzz/ws-session.ts";
-import { type DoorPlan, type DoorTally, type FuzzDoor, inWorkers, newTally } from "./door.ts";
+import type { DoorPlan, DoorTally, FuzzDoor } from "./door.ts";
 import {
   deepgramCloseProblems,
   deepgramErrorProblems,
   frameSize,
   keyHeaders,
   type KeyWay,
-  noSocketLeft,
   probeUpgrade,
   type Tally,
   textProblems,
+  runSocketDoor,
+  sessionOutcome,
 } from "./voice-bot-contract.ts";
 
 const DOOR = "tts-deepgram-ws";
@@ -194,27 +195,13 @@ async function runCase(box: Box, random: Random, tally: Tally): Promise<void> {
   for (const problem of problems) tally.breach(`${where}: ${problem}`);
   const last = record.texts.at(-1);
   tally.see(
-    !record.opened
-      ? "refused"
-      : record.serverClosed
-        ? `closed ${record.code}${typeof last === "object" && last.type === "Error" ? ` ${String(last.message)}` : ""}`
-        : end === "drop"
-          ? "dropped by the client"
-          : "closed by the client",
+    sessionOutcome(record, end, typeof last === "object" && last.type === "Error" ? String(last.message) : undefined),
   );
   if (record.binaryBytes > 0) tally.see("audio");
 }
 
-async function run(box: Box, plan: DoorPlan): Promise<DoorTally> {
-  const tally = newTally();
-  await inWorkers(plan, async (random, cases) => {
-    for (let i = 0; i < cases; i++) {
-      tally.cases++;
-      await runCase(box, random, tally);
-    }
-  });
-  await noSocketLeft(box, [DOOR], tally);
-  return tally;
+function run(box: Box, plan: DoorPlan): Promise<DoorTally> {
+  return runSocketDoor(box, plan, [DOOR], runCase);
 }
 
 /** Deepgram's TTS WebSocket `/v1/speak`. */

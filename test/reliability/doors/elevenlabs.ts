@@ -16,8 +16,16 @@
 import type { Box } from "../box.ts";
 import { NASTY_STRINGS, type Random } from "../fuzz/random.ts";
 import { queryOf, runSocketScript, type SocketRecord, type Step } from "../fuzz/ws-session.ts";
-import { type DoorPlan, type DoorTally, type FuzzDoor, inWorkers, newTally } from "./door.ts";
-import { frameSize, keyHeaders, noSocketLeft, probeUpgrade, type Tally, textProblems } from "./voice-bot-contract.ts";
+import type { DoorPlan, DoorTally, FuzzDoor } from "./door.ts";
+import {
+  frameSize,
+  keyHeaders,
+  probeUpgrade,
+  type Tally,
+  textProblems,
+  runSocketDoor,
+  sessionOutcome,
+} from "./voice-bot-contract.ts";
 
 const DOORS = ["tts-elevenlabs-single", "tts-elevenlabs-multi"];
 const OVER_FRAME = 512 * 1024 + 9;
@@ -306,28 +314,12 @@ async function runCase(box: Box, random: Random, tally: Tally): Promise<void> {
     if (record.code !== 1000) problems.push(`a clean session closed ${record.code}`);
   }
   for (const problem of problems) tally.breach(`${where}: ${problem}`);
-  tally.see(
-    !record.opened
-      ? "refused"
-      : record.serverClosed
-        ? `closed ${record.code}${error ? ` ${String(error.error)}` : ""}`
-        : end === "drop"
-          ? "dropped by the client"
-          : "closed by the client",
-  );
+  tally.see(sessionOutcome(record, end, error ? String(error.error) : undefined));
   if (record.texts.some((t) => typeof t === "object" && typeof t.audio === "string")) tally.see("audio");
 }
 
-async function run(box: Box, plan: DoorPlan): Promise<DoorTally> {
-  const tally = newTally();
-  await inWorkers(plan, async (random, cases) => {
-    for (let i = 0; i < cases; i++) {
-      tally.cases++;
-      await runCase(box, random, tally);
-    }
-  });
-  await noSocketLeft(box, DOORS, tally);
-  return tally;
+function run(box: Box, plan: DoorPlan): Promise<DoorTally> {
+  return runSocketDoor(box, plan, DOORS, runCase);
 }
 
 /** ElevenLabs' stream-input and multi-stream-input. */

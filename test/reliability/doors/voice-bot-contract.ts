@@ -18,7 +18,7 @@ import {
 import { openSockets, type SocketRecord } from "../fuzz/ws-session.ts";
 import type { Random } from "../fuzz/random.ts";
 import { rawUpgrade } from "../support.ts";
-import type { newTally } from "./door.ts";
+import { type DoorPlan, type DoorTally, inWorkers, newTally } from "./door.ts";
 
 export type Tally = ReturnType<typeof newTally>;
 
@@ -138,6 +138,41 @@ export async function noSocketLeft(box: Box, doors: readonly string[], tally: Ta
     if (performance.now() > deadline) return tally.breach(`${open} socket(s) of ${doors.join(", ")} left open`);
     await Bun.sleep(200);
   }
+}
+
+/**
+ * A door's whole run: its cases in the plan's workers (`runCase` draws and checks one), then no
+ * socket of `doors` (their `sawt_ws_connections` labels) left open on the server.
+ */
+export async function runSocketDoor(
+  box: Box,
+  plan: DoorPlan,
+  doors: readonly string[],
+  runCase: (box: Box, random: Random, tally: Tally) => Promise<void>,
+): Promise<DoorTally> {
+  const tally = newTally();
+  await inWorkers(plan, async (random, cases) => {
+    for (let i = 0; i < cases; i++) {
+      tally.cases++;
+      await runCase(box, random, tally);
+    }
+  });
+  await noSocketLeft(box, doors, tally);
+  return tally;
+}
+
+/**
+ * How a session ended, for the tally: refused at the upgrade, closed by the server (with the
+ * error's words that closed it, when one did), or ended by the client.
+ */
+export function sessionOutcome(
+  record: Pick<SocketRecord, "opened" | "serverClosed" | "code">,
+  end: "wait" | "close" | "drop",
+  error?: string,
+): string {
+  if (!record.opened) return "refused";
+  if (record.serverClosed) return `closed ${record.code}${error ? ` ${error}` : ""}`;
+  return end === "drop" ? "dropped by the client" : "closed by the client";
 }
 
 /** A random size for a frame, now and then large. */

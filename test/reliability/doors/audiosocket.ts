@@ -25,6 +25,7 @@ import {
   uuidFrame,
   uuidHex,
 } from "./audiosocket-wire.ts";
+import { withCountedRefusals } from "./call-refusals.ts";
 import { type DoorPlan, type DoorTally, type FuzzDoor, inWorkers, newTally } from "./door.ts";
 
 type Tally = ReturnType<typeof newTally>;
@@ -120,16 +121,6 @@ async function listed(box: Box, id: string): Promise<boolean> {
 }
 
 /** Refusals counted so far by reason. */
-async function refusals(box: Box): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const [name, value] of await box.metrics()) {
-    if (!name.startsWith("sawt_calls_refused_total{") || !name.includes('door="audiosocket"')) continue;
-    const reason = /reason="([^"]+)"/.exec(name)?.[1] ?? "?";
-    counts[reason] = (counts[reason] ?? 0) + value;
-  }
-  return counts;
-}
-
 /** A call that opened: held a moment (nothing may come), then hung up, closed, or left idle. */
 async function endCall(
   peer: Peer,
@@ -232,25 +223,16 @@ async function runCase(
 
 async function run(box: Box, plan: DoorPlan): Promise<DoorTally> {
   const tally = newTally();
-  const before = await refusals(box);
-  const counted: Record<string, number> = {};
-  await inWorkers(plan, async (random, cases) => {
-    const later: Promise<void>[] = [];
-    for (let i = 0; i < cases; i++) {
-      await runCase(box, random, tally, counted, later);
-      tally.cases++;
-    }
-    await Promise.all([...later]);
+  await withCountedRefusals(box, "audiosocket", tally, async (counted) => {
+    await inWorkers(plan, async (random, cases) => {
+      const later: Promise<void>[] = [];
+      for (let i = 0; i < cases; i++) {
+        await runCase(box, random, tally, counted, later);
+        tally.cases++;
+      }
+      await Promise.all([...later]);
+    });
   });
-  const after = await refusals(box);
-  for (const reason of new Set([...Object.keys(after), ...Object.keys(counted)])) {
-    const grew = (after[reason] ?? 0) - (before[reason] ?? 0);
-    if (grew !== (counted[reason] ?? 0))
-      tally.breach(
-        `sawt_calls_refused_total{reason="${reason}"} grew by ${grew}, the cases called for ${counted[reason] ?? 0}`,
-      );
-    tally.see(`counted ${reason} ${grew}/${counted[reason] ?? 0}`);
-  }
   return tally;
 }
 

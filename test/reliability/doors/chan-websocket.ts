@@ -19,6 +19,7 @@ import type { Box } from "../box.ts";
 import type { Random } from "../fuzz/random.ts";
 import { ready } from "./audiosocket.ts";
 import { drawCase, event } from "./chan-websocket-cases.ts";
+import { withCountedRefusals } from "./call-refusals.ts";
 import { type DoorPlan, type DoorTally, type FuzzDoor, inWorkers, newTally } from "./door.ts";
 
 type Tally = ReturnType<typeof newTally>;
@@ -188,39 +189,20 @@ async function runCase(
   );
 }
 
-async function refusals(box: Box): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const [name, value] of await box.metrics()) {
-    if (!name.startsWith("sawt_calls_refused_total{") || !name.includes('door="chan_websocket"')) continue;
-    const reason = /reason="([^"]+)"/.exec(name)?.[1] ?? "?";
-    counts[reason] = (counts[reason] ?? 0) + value;
-  }
-  return counts;
-}
-
 async function run(box: Box, plan: DoorPlan): Promise<DoorTally> {
   const tally = newTally();
-  const before = await refusals(box);
-  const counted: Record<string, number> = {};
-  await inWorkers(plan, async (random, cases) => {
-    const later: Promise<void>[] = [];
-    const held: Held = {};
-    for (let i = 0; i < cases; i++) {
-      await runCase(box, random, tally, counted, later, held);
-      tally.cases++;
-    }
-    await release(held, tally);
-    await Promise.all([...later]);
+  await withCountedRefusals(box, "chan_websocket", tally, async (counted) => {
+    await inWorkers(plan, async (random, cases) => {
+      const later: Promise<void>[] = [];
+      const held: Held = {};
+      for (let i = 0; i < cases; i++) {
+        await runCase(box, random, tally, counted, later, held);
+        tally.cases++;
+      }
+      await release(held, tally);
+      await Promise.all([...later]);
+    });
   });
-  const after = await refusals(box);
-  for (const reason of new Set([...Object.keys(after), ...Object.keys(counted)])) {
-    const grew = (after[reason] ?? 0) - (before[reason] ?? 0);
-    if (grew !== (counted[reason] ?? 0))
-      tally.breach(
-        `sawt_calls_refused_total{reason="${reason}"} grew by ${grew}, the cases called for ${counted[reason] ?? 0}`,
-      );
-    tally.see(`counted ${reason} ${grew}/${counted[reason] ?? 0}`);
-  }
   return tally;
 }
 

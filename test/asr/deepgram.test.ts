@@ -4,8 +4,9 @@
  * ways and refusals (Deepgram's error body), the messages and their fields, endpointing and
  * UtteranceEnd on the wall clock for a client that stops sending, Finalize, CloseStream and
  * Metadata, channels, the door's own formatting options, bad input answered with an `Error`
- * message and a close frame, the limits (idle, buffer, frame size), the key's rate limit, and the
- * pre-recorded POST. The frameworks' clients are in ./voice-bot-clients.test.ts.
+ * message and a close frame, the limits (idle, buffer, frame size) and the key's rate limit. The
+ * pre-recorded POST is ./deepgram-prerecorded.test.ts; the frameworks' clients are in
+ * ./voice-bot-clients.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -13,7 +14,7 @@ import { join } from "node:path";
 import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
 import { startSawt, until, type SawtProcess } from "../support/sawt.ts";
 import { callAudio, leaks, pcm16, UTTERANCES } from "./format-support.ts";
-import { concat, encodeFile, ENCODINGS, modelsDir, silence } from "./support.ts";
+import { concat, modelsDir, silence } from "./support.ts";
 import { connect, type TestSocket } from "./ws-client.ts";
 
 const IDLE_S = 2;
@@ -305,8 +306,10 @@ describe("bad input and limits", () => {
     [
       "audio after CloseStream",
       (c) => {
-        // Speech, so the stream is still finishing (decoding) when the late frame comes.
-        c.ws.send(pcm16(letterToneAudio(TEXT)));
+        // Eight seconds of speech in one frame, so the stream is surely still finishing (decoding)
+        // when the late frame comes: one short phrase decoded in a few ms and the stream closed first.
+        const phrase = concat(letterToneAudio(TEXT), silence(0.3));
+        c.ws.send(pcm16(concat(...Array.from({ length: Math.ceil(8 / (phrase.length / 16000)) }, () => phrase))));
         c.sendJson({ type: "CloseStream" });
         c.ws.send(new Uint8Array(3200));
       },
@@ -374,57 +377,5 @@ describe("bad input and limits", () => {
     expect(post.status).toBe(429);
     expect(post.headers.get("retry-after")).toBeString();
     expect(await post.json()).toMatchObject({ err_code: "TOO_MANY_REQUESTS" });
-  });
-});
-
-describe("POST /v1/listen (pre-recorded)", () => {
-  const post = (query: string, body: RequestInit["body"], type = "audio/wav") =>
-    fetch(`${sawt.baseUrl}/v1/listen?${query}`, {
-      method: "POST",
-      headers: { authorization: `Token ${key}`, "content-type": type },
-      body,
-    });
-
-  test("does transcribe raw linear16 and a WAV alike, with utterances when asked", async () => {
-    const audio = concat(silence(0.5), letterToneAudio(TEXT), silence(1), letterToneAudio("مرحبا"), silence(0.5));
-    const raw = (await (await post(RAW, pcm16(audio), "application/octet-stream")).json()) as any;
-    const path = encodeFile(audio, 16000, join(models.dir, "post.wav"), ENCODINGS.wav!);
-    const wav = await post("language=ar&utterances=true", Bun.file(path));
-    expect(wav.headers.get("dg-request-id")).toBe(wav.headers.get("x-request-id"));
-    const body = (await wav.json()) as any;
-    expect(raw.results.channels[0].alternatives[0].transcript).toBe(`${TEXT} مرحبا`);
-    expect(body.results.channels[0].alternatives[0].transcript).toBe(`${TEXT} مرحبا`);
-    expect(body.results.utterances.map((u: { transcript: string }) => u.transcript)).toEqual([TEXT, "مرحبا"]);
-    expect(body.metadata).toMatchObject({
-      sha256: createHash("sha256")
-        .update(await Bun.file(path).bytes())
-        .digest("hex"),
-      channels: 1,
-      models: [expect.any(String)],
-    });
-  });
-
-  test("does transcribe interleaved raw channels apart with multichannel", async () => {
-    const left = concat(silence(0.3), letterToneAudio("سلام"), silence(0.5));
-    const right = concat(silence(0.3), letterToneAudio("مرحبا"), silence(0.5));
-    const length = Math.max(left.length, right.length);
-    const stereo = new Float32Array(length * 2);
-    for (let i = 0; i < length; i++) [stereo[2 * i], stereo[2 * i + 1]] = [left[i] ?? 0, right[i] ?? 0];
-    const reply = (await (await post(`${RAW}&channels=2&multichannel=true`, pcm16(stereo))).json()) as any;
-    expect(reply.results.channels.map((c: any) => c.alternatives[0].transcript)).toEqual(["سلام", "مرحبا"]);
-    expect(reply.metadata.channels).toBe(2);
-  });
-
-  test("does refuse a URL body, an empty body and a bad query in Deepgram's body, fetching nothing", async () => {
-    const url = await post("language=ar", JSON.stringify({ url: "http://127.0.0.1:9/a.wav" }), "application/json");
-    expect(url.status).toBe(400);
-    expect(((await url.json()) as { err_msg: string }).err_msg).toContain("URL");
-    const empty = await post("language=ar", new Uint8Array(0));
-    expect([empty.status, ((await empty.json()) as { err_code: string }).err_code]).toEqual([400, "Bad Request"]);
-    const query = await post("language=fr", new Uint8Array(10));
-    expect([query.status, ((await query.json()) as { err_code: string }).err_code]).toEqual([
-      400,
-      "INVALID_QUERY_PARAMETER",
-    ]);
   });
 });

@@ -306,10 +306,10 @@ describe("bad input and limits", () => {
     [
       "audio after CloseStream",
       (c) => {
-        // Eight seconds of speech in one frame, so the stream is surely still finishing (decoding)
-        // when the late frame comes: one short phrase decoded in a few ms and the stream closed first.
-        const phrase = concat(letterToneAudio(TEXT), silence(0.3));
-        c.ws.send(pcm16(concat(...Array.from({ length: Math.ceil(8 / (phrase.length / 16000)) }, () => phrase))));
+        // As much speech as the stream may queue (streaming.max_buffer_s, 2 s here) in one frame, so
+        // the stream is still finishing (decoding) when the late frame comes, even on a busy machine.
+        const speech = concat(letterToneAudio(TEXT), silence(0.2), letterToneAudio("مرحبا"));
+        c.ws.send(pcm16(speech.subarray(0, Math.min(speech.length, 1.9 * 16000))));
         c.sendJson({ type: "CloseStream" });
         c.ws.send(new Uint8Array(3200));
       },

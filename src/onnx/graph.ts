@@ -252,7 +252,7 @@ export function readEditableModel(bytes: Uint8Array): EditableModel {
 }
 
 /** A message assembled from small written pieces and slices of the original bytes. */
-class Pieces {
+export class Pieces {
   readonly list: Uint8Array[] = [];
   length = 0;
 
@@ -312,7 +312,8 @@ function writeAttribute(w: ProtoWriter, bytes: Uint8Array, attribute: GraphAttri
   });
 }
 
-function writeNode(bytes: Uint8Array, node: GraphNode): Uint8Array {
+/** NodeProto bytes of `node`: unchanged attributes copied from `bytes`, edited ones written anew. */
+export function writeNode(bytes: Uint8Array, node: GraphNode): Uint8Array {
   const w = new ProtoWriter();
   for (const input of node.inputs) w.string(NodeField.INPUT, input);
   for (const output of node.outputs) w.string(NodeField.OUTPUT, output);

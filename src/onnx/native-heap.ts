@@ -11,12 +11,14 @@
  *
  * - the mmap threshold is raised (glibc otherwise maps every block above 32 MB afresh and unmaps it
  *   on free: the 38 MB buffer then page-faults in on every decoder step, measured 2× slower) and
- *   the trim threshold too, so a run reuses the blocks of the last one;
+ *   the trim threshold too, so a run reuses the blocks of the last one; and the top padding, so a
+ *   worker arena's heap that a freed block emptied is kept, not unmapped (glibc deletes such heaps
+ *   whatever the trim threshold);
  * - once no session has had work for {@link TRIM_AFTER_IDLE_MS} (or when an engine has loaded and
  *   warmed up), the heap is trimmed: the trim threshold drops, each session worker frees a block in
  *   its own thread's malloc arena (glibc shrinks a thread arena's top only on a free in it;
  *   `malloc_trim` leaves those tops alone), then `malloc_trim(0)` returns the free pages of every
- *   arena and the threshold goes back up. The first run after a trim faults its working memory
+ *   arena and the threshold and the padding go back up. The first run after a trim faults its working memory
  *   back in (a 20 s Moonshine request: ~20–30 ms).
  *
  * Measured on Moonshine tiny (20 s, 48 decoder steps, in-process): arena 690–830 ms a decode, no
@@ -30,6 +32,7 @@ import { dlopen, FFIType, type Pointer } from "bun:ffi";
 
 /** mallopt parameters (malloc.h). */
 const M_TRIM_THRESHOLD = -1;
+const M_TOP_PAD = -2;
 const M_MMAP_THRESHOLD = -3;
 /** Blocks below this come from the heap (and are reused); a 20 s Moonshine run needs up to ~40 MB. */
 const MMAP_THRESHOLD_BYTES = 256 * 2 ** 20;
@@ -37,6 +40,17 @@ const MMAP_THRESHOLD_BYTES = 256 * 2 ** 20;
 const BUSY_TRIM_THRESHOLD_BYTES = 1024 * 2 ** 20;
 /** glibc's default trim threshold, in force while an idle trim runs. */
 const IDLE_TRIM_THRESHOLD_BYTES = 128 * 1024;
+/**
+ * Padding a heap keeps while sessions work: at least a worker arena's heap size (64 MB), so glibc
+ * never unmaps a heap of a worker's arena that a freed block emptied (it deletes such a heap
+ * whatever the trim threshold unless the padding asks to keep it). A block too large for the
+ * arena's first heap (a Moonshine decoder step's 38 MB dequantised projection beside a 34 MB
+ * session) otherwise gets a heap of its own, mapped and unmapped on every step: 25× the page
+ * faults and up to 1.5× the CPU of a decode.
+ */
+const BUSY_TOP_PAD_BYTES = 64 * 2 ** 20;
+/** glibc's default padding, in force while an idle trim runs. */
+const IDLE_TOP_PAD_BYTES = 128 * 1024;
 /** A block a worker frees to make glibc trim its arena's top (at least glibc's 64 KB consolidation size). */
 const NUDGE_BYTES = 256 * 1024;
 
@@ -81,7 +95,8 @@ export function heapTuned(): boolean {
   tuned =
     c !== null &&
     c.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES) === 1 &&
-    c.mallopt(M_TRIM_THRESHOLD, BUSY_TRIM_THRESHOLD_BYTES) === 1;
+    c.mallopt(M_TRIM_THRESHOLD, BUSY_TRIM_THRESHOLD_BYTES) === 1 &&
+    c.mallopt(M_TOP_PAD, BUSY_TOP_PAD_BYTES) === 1;
   return tuned;
 }
 
@@ -118,11 +133,13 @@ export function trimHeap(workers: WorkerTrim = trimWorkers): Promise<void> {
   const previous = trimming ?? Promise.resolve();
   const run = previous.then(async () => {
     c.mallopt(M_TRIM_THRESHOLD, IDLE_TRIM_THRESHOLD_BYTES);
+    c.mallopt(M_TOP_PAD, IDLE_TOP_PAD_BYTES);
     try {
       await workers();
       c.malloc_trim(0);
     } finally {
       c.mallopt(M_TRIM_THRESHOLD, BUSY_TRIM_THRESHOLD_BYTES);
+      c.mallopt(M_TOP_PAD, BUSY_TOP_PAD_BYTES);
     }
   });
   trimming = run.finally(() => {

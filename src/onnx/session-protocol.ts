@@ -46,6 +46,8 @@ export type ToWorker =
       readonly intraOpThreads: number;
       /** Lift 1-D convolution chains to 2-D (conv-lift.ts) on a CPU session (sessions.ts decides when). */
       readonly liftConv1d: boolean;
+      /** Store a weight read both as written and transposed once (tied-transpose.ts). */
+      readonly shareTransposedWeights: boolean;
       /** Use onnxruntime's CPU memory arena (false where native-heap.ts tuned the C heap instead). */
       readonly arena: boolean;
     }

@@ -13,6 +13,7 @@ import type { InferenceSession, Tensor } from "onnxruntime-node";
 import { liftConv1d } from "./conv-lift.ts";
 import { HeldTensors } from "./held-runs.ts";
 import { trimThreadArena } from "./native-heap.ts";
+import { shareTransposedWeights } from "./tied-transpose.ts";
 import { importOrt, type Ort } from "./ort-native.ts";
 import type { FromWorker, ToWorker, WireScan, WireTensor, WireValueMetadata } from "./session-protocol.ts";
 
@@ -35,28 +36,53 @@ function firstLine(error: unknown): string {
 }
 
 /**
- * The model with its 1-D convolution chains lifted to 2-D (conv-lift.ts), written to a temporary
- * file, if it has any chain. The file is mapped, not read, and the rewrite goes to disk piece by
- * piece: a model-sized buffer for each, held in the worker, stayed in the process after the
- * session no longer needed them (measured: tens of MB more per lane of the 60 MB voice).
+ * A rewritten model written to a temporary file (remove `dir` once the session is created). The
+ * file is mapped, not read, and the rewrite goes to disk piece by piece: a model-sized buffer for
+ * each, held in the worker, stayed in the process after the session no longer needed them
+ * (measured: tens of MB more per lane of the 60 MB voice).
  */
-function lifted(model: string | Uint8Array): { dir?: string; path?: string; lift: FromWorkerLift } {
-  let dir: string | undefined;
+function writeRewrite(prefix: string, pieces: readonly Uint8Array[]): { dir: string; path: string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const path = join(dir, "model.onnx");
   try {
-    const result = liftConv1d(typeof model === "string" ? Bun.mmap(model, { shared: false }) : model);
-    if (result.pieces === undefined) return { lift: { skipped: result.reason, failed: false } };
-    dir = mkdtempSync(join(tmpdir(), "sawt-lift-"));
-    const path = join(dir, "model.onnx");
     const fd = openSync(path, "w", 0o600);
     try {
-      for (const piece of result.pieces) writeSync(fd, piece);
+      for (const piece of pieces) writeSync(fd, piece);
     } finally {
       closeSync(fd);
     }
-    return { dir, path, lift: { convolutions: result.convolutions } };
   } catch (error) {
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return { dir, path };
+}
+
+function modelBytes(model: string | Uint8Array): Uint8Array {
+  return typeof model === "string" ? Bun.mmap(model, { shared: false }) : model;
+}
+
+/** The model with its 1-D convolution chains lifted to 2-D (conv-lift.ts) in a temporary file, if it has any chain. */
+function lifted(model: string | Uint8Array): { dir?: string; path?: string; lift: FromWorkerLift } {
+  try {
+    const result = liftConv1d(modelBytes(model));
+    if (result.pieces === undefined) return { lift: { skipped: result.reason, failed: false } };
+    return { ...writeRewrite("sawt-lift-", result.pieces), lift: { convolutions: result.convolutions } };
+  } catch (error) {
     return { lift: { skipped: `the graph could not be rewritten: ${firstLine(error)}`, failed: true } };
+  }
+}
+
+/**
+ * The model with its tied weights stored once (tied-transpose.ts) in a temporary file, or
+ * undefined when it has none or cannot be rewritten (the original graph then runs as written).
+ */
+function untied(model: string | Uint8Array): { dir: string; path: string } | undefined {
+  try {
+    const result = shareTransposedWeights(modelBytes(model));
+    return result.pieces === undefined ? undefined : writeRewrite("sawt-tied-", result.pieces);
+  } catch {
+    return undefined;
   }
 }
 
@@ -84,10 +110,40 @@ async function open(message: Extract<ToWorker, { op: "open" }>): Promise<void> {
     // spinning session 1.6x slower, a non-spinning one 1.5x faster than that).
     extra: { session: { intra_op: { allow_spinning: "0" }, inter_op: { allow_spinning: "0" } } },
   });
-  const create = (p: "cpu" | "cuda") =>
-    typeof model === "string"
+  // The tied rewrite's file, if any, is what the attempts below open first; removed once they are done.
+  const tied = message.shareTransposedWeights ? untied(model) : undefined;
+  // The rewrite's buffers and the mapped model are garbage now: collected before the session
+  // loads, or the mapping and the transposed copy stay until the worker's next collection.
+  if (message.shareTransposedWeights) Bun.gc(true);
+  const create = async (p: "cpu" | "cuda") => {
+    if (tied !== undefined) {
+      try {
+        return await ort!.InferenceSession.create(tied.path, options(p));
+      } catch {
+        // The original graph still runs: a rewrite must never cost a model.
+      }
+    }
+    return typeof model === "string"
       ? ort!.InferenceSession.create(model, options(p))
       : ort!.InferenceSession.create(model, options(p));
+  };
+  try {
+    await createSession(create, options, message);
+  } finally {
+    if (tied !== undefined) rmSync(tied.dir, { recursive: true, force: true });
+  }
+  // Once more from outside that frame: the collection above can still find the mapped model on the
+  // stack (measured: a file it only scanned stayed mapped, 2.6 MB resident, until this one).
+  if (message.shareTransposedWeights) Bun.gc(true);
+}
+
+/** Creates the worker's session (CUDA, then lifted or plain CPU) and replies with what opened. */
+async function createSession(
+  create: (p: "cpu" | "cuda") => Promise<InferenceSession>,
+  options: (p: "cpu" | "cuda") => InferenceSession.SessionOptions,
+  message: Extract<ToWorker, { op: "open" }>,
+): Promise<void> {
+  const { model, provider } = message;
   let used = provider;
   let fallback: string | undefined;
   if (provider === "cuda") {
@@ -106,7 +162,7 @@ async function open(message: Extract<ToWorker, { op: "open" }>): Promise<void> {
     lift = rewrite.lift;
     if (rewrite.path !== undefined) {
       try {
-        session = await ort.InferenceSession.create(rewrite.path, options("cpu"));
+        session = await ort!.InferenceSession.create(rewrite.path, options("cpu"));
       } catch (error) {
         // The original graph still runs: a rewrite must never cost a voice.
         lift = { skipped: `onnxruntime rejected the lifted graph: ${firstLine(error)}`, failed: true };
@@ -116,7 +172,7 @@ async function open(message: Extract<ToWorker, { op: "open" }>): Promise<void> {
     }
   }
   session ??= await create("cpu");
-  held = new HeldTensors(ort, session);
+  held = new HeldTensors(ort!, session);
   const metadata = (list: readonly unknown[]) => list.map((m) => ({ ...(m as object) }) as WireValueMetadata);
   reply({
     op: "opened",

@@ -83,6 +83,12 @@ export interface SessionOptions {
    */
   readonly liftConv1d?: boolean;
   /**
+   * Stores a weight the graph reads both as written and transposed once, transposed
+   * (tied-transpose.ts: a merged seq2seq decoder's tied embedding, which onnxruntime otherwise
+   * holds three times); the original graph runs when the model has no such weight.
+   */
+  readonly shareTransposedWeights?: boolean;
+  /**
    * A pool opens only its solo session (or one lane) and opens the other lanes when runs of the
    * model overlap, closing them after {@link LANE_IDLE_MS} without runs: memory follows the load
    * (the sequence-to-sequence recognisers, whose every member holds its own weights).
@@ -195,6 +201,7 @@ async function openWorkerSessions(
   const lifts = (n: number) => options.liftConv1d === true && conv1dLiftAllowed && n === 1;
   // Without onnxruntime's arena where asked and the C heap is tuned to stand in for it (native-heap.ts).
   const arena = !(options.shrinkWorkingMemory === true && heapTuned());
+  const shareTransposedWeights = options.shareTransposedWeights === true;
   const file = typeof model === "string" ? model : `${label} (${model.length} bytes)`;
   // The measured cost differs with the arena (a warm arena keeps its peak): measured apart.
   const open = async (intraOpThreads: number) => {
@@ -206,7 +213,15 @@ async function openWorkerSessions(
     const session = new WorkerSession(worker, ort, label);
     try {
       const liftConv1d = lifts(intraOpThreads);
-      await session.open({ libraryPath, model: source, provider, intraOpThreads, liftConv1d, arena });
+      await session.open({
+        libraryPath,
+        model: source,
+        provider,
+        intraOpThreads,
+        liftConv1d,
+        shareTransposedWeights,
+        arena,
+      });
     } catch (error) {
       worker.terminate();
       throw error;
@@ -219,7 +234,7 @@ async function openWorkerSessions(
   const groups = Map.groupBy(threads.keys(), (i) => lifts(threads[i]!));
   for (const [lift, indices] of groups) {
     const group = await openMeasured(
-      `${file}|${provider}|${lift}|${arena}`,
+      `${file}|${provider}|${lift}|${arena}|${shareTransposedWeights}`,
       indices.length,
       (k) => open(threads[indices[k]!]!),
       (session) => session.trimArena(),

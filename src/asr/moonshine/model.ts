@@ -28,6 +28,8 @@ export class MoonshineModel {
       lanesOnDemand: true,
       // A decode's working memory (attention maps, a quantised output projection) goes back once idle.
       shrinkWorkingMemory: true,
+      // The merged decoder's tied embedding once, not once as written and once per branch transposed.
+      shareTransposedWeights: path === config.decoderPath,
     }));
     return new MoonshineModel(config, sessions[0]!, sessions[1]!, provider);
   }

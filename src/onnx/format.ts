@@ -28,6 +28,7 @@ export const GraphField = {
   INITIALIZER: 5,
   INPUT: 11,
   OUTPUT: 12,
+  VALUE_INFO: 13,
 } as const;
 
 /** NodeProto field numbers. */
@@ -40,8 +41,10 @@ export const AttributeField = {
   I: 3,
   S: 4,
   T: 5,
+  G: 6,
   FLOATS: 7,
   INTS: 8,
+  GRAPHS: 11,
   TYPE: 20,
 } as const;
 
@@ -56,7 +59,10 @@ export const AttributeType = {
 } as const;
 
 /** TensorProto field numbers. */
-export const TensorField = { DIMS: 1, DATA_TYPE: 2, NAME: 8, RAW_DATA: 9 } as const;
+export const TensorField = { DIMS: 1, DATA_TYPE: 2, NAME: 8, RAW_DATA: 9, DATA_LOCATION: 14 } as const;
+
+/** TensorProto.DataLocation values. */
+export const DataLocation = { DEFAULT: 0, EXTERNAL: 1 } as const;
 
 /** ValueInfoProto field numbers. */
 export const ValueInfoField = { NAME: 1, TYPE: 2 } as const;

@@ -6,18 +6,22 @@
  * untouched messages back byte for byte and never copies a weight: the model is assembled once
  * from slices of the original bytes, so a rewrite costs one model-sized buffer, not three.
  */
-import { AttributeField, AttributeType, GraphField, ModelField, NodeField, OpsetField, TensorField } from "./format.ts";
+import {
+  AttributeField,
+  AttributeType,
+  DataLocation,
+  GraphField,
+  ModelField,
+  NodeField,
+  OpsetField,
+  TensorField,
+} from "./format.ts";
 import { concatBytes } from "../audio/concat.ts";
 import { bytesSource, type ProtoField, ProtoFormatError, ProtoReader } from "./protobuf-reader.ts";
 import { ProtoWriter, WireType } from "./protobuf-writer.ts";
 
 /** GraphProto and TensorProto fields read here besides those onnx-format.ts names (onnx.proto). */
-const VALUE_INFO = 13;
-const TENSOR_DATA_LOCATION = 14;
 const TENSOR_INT64_DATA = 7;
-const DATA_LOCATION_EXTERNAL = 1;
-const ATTRIBUTE_GRAPH = 6;
-const ATTRIBUTE_GRAPHS = 11;
 const TYPE_TENSOR = 1;
 const TENSOR_TYPE_SHAPE = 2;
 const SHAPE_DIM = 1;
@@ -111,7 +115,7 @@ function readTensor(reader: ProtoReader): ConstantTensor & { name: string; exter
     if (f.field === TensorField.DIMS) dims.push(...readInt64s(reader, f));
     else if (f.field === TensorField.NAME) name = reader.string(f);
     else if (f.field === TensorField.DATA_TYPE) dataType = reader.int(f);
-    else if (f.field === TENSOR_DATA_LOCATION) external = reader.int(f) === DATA_LOCATION_EXTERNAL;
+    else if (f.field === TensorField.DATA_LOCATION) external = reader.int(f) === DataLocation.EXTERNAL;
     else if (f.field === TENSOR_INT64_DATA) (int64 ??= []).push(...readInt64s(reader, f));
     else if (f.field === TensorField.RAW_DATA && f.end - f.start <= 8 * 64) {
       const raw = reader.source.read(f.start, f.end - f.start);
@@ -135,8 +139,8 @@ function readAttribute(reader: ProtoReader, source: ProtoField): GraphAttribute 
     else if (f.field === AttributeField.TYPE) type = reader.int(f);
     else if (f.field === AttributeField.INTS || f.field === AttributeField.I) ints.push(...readInt64s(reader, f));
     else if (f.field === AttributeField.T) tensor = readTensor(reader.nested(f));
-    else if (f.field === ATTRIBUTE_GRAPH) graph = f;
-    else if (f.field === ATTRIBUTE_GRAPHS) hasGraphs = true;
+    else if (f.field === AttributeField.G) graph = f;
+    else if (f.field === AttributeField.GRAPHS) hasGraphs = true;
   }
   return { name, type, ints, tensor, source, graph, hasGraphs };
 }
@@ -166,7 +170,8 @@ export function readNode(reader: ProtoReader, source: ProtoField): GraphNode & {
   return { ...node, attributes, otherFields, source, changed: false, hasSubgraph };
 }
 
-function valueInfoRank(reader: ProtoReader): { name: string; rank: number | undefined } {
+/** Name and rank (when its shape is declared) of a ValueInfoProto. */
+export function valueInfoRank(reader: ProtoReader): { name: string; rank: number | undefined } {
   let name = "";
   let rank: number | undefined;
   for (const f of reader.fields()) {
@@ -226,10 +231,10 @@ export function readEditableModel(bytes: Uint8Array): EditableModel {
       declaredRanks.set(tensor.name, tensor.dims.length);
       constants.set(tensor.name, tensor);
       initializerNames.set(f, tensor.name);
-    } else if (f.field === GraphField.INPUT || f.field === GraphField.OUTPUT || f.field === VALUE_INFO) {
+    } else if (f.field === GraphField.INPUT || f.field === GraphField.OUTPUT || f.field === GraphField.VALUE_INFO) {
       const { name, rank } = valueInfoRank(graph.nested(f));
       if (f.field === GraphField.OUTPUT) graphOutputs.add(name);
-      if (f.field === VALUE_INFO) valueInfoNames.set(f, name);
+      if (f.field === GraphField.VALUE_INFO) valueInfoNames.set(f, name);
       if (rank !== undefined && !declaredRanks.has(name)) declaredRanks.set(name, rank);
     }
   }

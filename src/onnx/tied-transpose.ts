@@ -19,15 +19,20 @@
  * other than the transposed ones are slices of the input, not copies.
  */
 import { AttributeField, AttributeType, GraphField, ModelField, NodeField, TensorField } from "./format.ts";
-import { type GraphAttribute, type GraphNode, Pieces, readNode } from "./graph.ts";
+import { type GraphAttribute, type GraphNode, Pieces } from "./graph.ts";
+import {
+  allNodes,
+  type GraphView,
+  intsOf,
+  type NodeEntry,
+  rawMatrix,
+  readGraph,
+  subgraphsOf,
+  transposeMatrix,
+  UnsupportedGraph,
+} from "./nested-graph.ts";
 import { bytesSource, type ProtoField, ProtoReader } from "./protobuf-reader.ts";
 import { ProtoWriter } from "./protobuf-writer.ts";
-
-/** GraphProto, AttributeProto and TensorProto fields used here besides those format.ts names (onnx.proto). */
-const VALUE_INFO = 13;
-const ATTRIBUTE_GRAPH = 6;
-const ATTRIBUTE_GRAPHS = 11;
-const TENSOR_DATA_LOCATION = 14;
 
 /** The outcome of {@link shareTransposedWeights}: the rewritten model, or why there is none. */
 export type TiedTransposeResult =
@@ -38,163 +43,6 @@ export type TiedTransposeResult =
       readonly weights: readonly string[];
     }
   | { readonly pieces?: undefined; readonly reason: string };
-
-interface NodeEntry {
-  readonly field: ProtoField;
-  readonly node: GraphNode;
-  /** Graph-valued attributes and their graphs. */
-  readonly subgraphs: ReadonlyMap<GraphAttribute, GraphView>;
-}
-
-interface GraphView {
-  readonly reader: ProtoReader;
-  readonly fields: readonly ProtoField[];
-  readonly nodes: ReadonlyMap<ProtoField, NodeEntry>;
-  /** Names this graph declares: initializers, inputs and node outputs. */
-  readonly declared: ReadonlySet<string>;
-  readonly outputs: ReadonlySet<string>;
-  /** Initializers by name with their field (the main graph's are the candidates). */
-  readonly initializers: ReadonlyMap<string, ProtoField>;
-  /** Value infos by field, for dropping those of removed values. */
-  readonly valueInfos: ReadonlyMap<ProtoField, string>;
-}
-
-/** Name and rank (when declared) of a ValueInfoProto. */
-function valueInfo(reader: ProtoReader): { name: string; rank: number | undefined } {
-  let name = "";
-  let rank: number | undefined;
-  for (const f of reader.fields()) {
-    if (f.field === 1) name = reader.string(f);
-    else if (f.field === 2) {
-      const type = reader.nested(f);
-      for (const t of type.fields()) {
-        if (t.field !== 1) continue; // tensor_type
-        const tensorType = type.nested(t);
-        for (const s of tensorType.fields()) {
-          if (s.field !== 2) continue; // shape
-          const shape = tensorType.nested(s);
-          rank = 0;
-          for (const d of shape.fields()) if (d.field === 1) rank++;
-        }
-      }
-    }
-  }
-  return { name, rank };
-}
-
-function tensorName(reader: ProtoReader): string {
-  for (const f of reader.fields()) if (f.field === TensorField.NAME) return reader.string(f);
-  return "";
-}
-
-/** Reads a GraphProto and, recursively, the graphs of its nodes' attributes; `ranks` collects declared ranks. */
-function readGraph(reader: ProtoReader, ranks: Map<string, number>): GraphView {
-  const fields = [...reader.fields()];
-  const nodes = new Map<ProtoField, NodeEntry>();
-  const declared = new Set<string>();
-  const outputs = new Set<string>();
-  const initializers = new Map<string, ProtoField>();
-  const valueInfos = new Map<ProtoField, string>();
-  for (const f of fields) {
-    if (f.field === GraphField.NODE) {
-      const node = readNode(reader, f);
-      const subgraphs = new Map<GraphAttribute, GraphView>();
-      for (const attribute of node.hasSubgraph ? node.attributes : []) {
-        if (attribute.graph !== undefined) subgraphs.set(attribute, readGraph(reader.nested(attribute.graph), ranks));
-        // A list of graphs is not walked (it could read a weight unseen): such a model is left alone.
-        const fields = attribute.source === undefined ? [] : reader.nested(attribute.source).fields();
-        for (const g of fields)
-          if (g.field === ATTRIBUTE_GRAPHS) throw new UnsupportedGraph(`node ${node.opType} has a list of subgraphs`);
-      }
-      for (const output of node.outputs) declared.add(output);
-      nodes.set(f, { field: f, node, subgraphs });
-    } else if (f.field === GraphField.INITIALIZER) {
-      const name = tensorName(reader.nested(f));
-      declared.add(name);
-      initializers.set(name, f);
-    } else if (f.field === GraphField.INPUT || f.field === GraphField.OUTPUT || f.field === VALUE_INFO) {
-      const { name, rank } = valueInfo(reader.nested(f));
-      if (rank !== undefined && !ranks.has(name)) ranks.set(name, rank);
-      if (f.field === GraphField.INPUT) declared.add(name);
-      if (f.field === GraphField.OUTPUT) outputs.add(name);
-      if (f.field === VALUE_INFO) valueInfos.set(f, name);
-    }
-  }
-  return { reader, fields, nodes, declared, outputs, initializers, valueInfos };
-}
-
-class UnsupportedGraph extends Error {}
-
-/** Every node of `graph` and its subgraphs, with the graph it is in. */
-function* allNodes(graph: GraphView): Generator<{ graph: GraphView; entry: NodeEntry }> {
-  for (const entry of graph.nodes.values()) {
-    yield { graph, entry };
-    for (const sub of entry.subgraphs.values()) yield* allNodes(sub);
-  }
-}
-
-function* subgraphsOf(graph: GraphView): Generator<GraphView> {
-  for (const entry of graph.nodes.values()) {
-    for (const sub of entry.subgraphs.values()) {
-      yield sub;
-      yield* subgraphsOf(sub);
-    }
-  }
-}
-
-function intsOf(node: GraphNode, name: string): readonly number[] | undefined {
-  return node.attributes.find((a) => a.name === name)?.ints;
-}
-
-/** The 2-D raw-data tensor `f`: its dims, raw data and element size, or undefined when it is not one. */
-function rawMatrix(
-  reader: ProtoReader,
-  f: ProtoField,
-): { dims: [number, number]; raw: ProtoField; size: number } | undefined {
-  const tensor = reader.nested(f);
-  const dims: number[] = [];
-  let raw: ProtoField | undefined;
-  for (const g of tensor.fields()) {
-    if (g.field === TensorField.DIMS) {
-      if (g.wireType === 0) dims.push(g.varint);
-      else {
-        // Packed: varints back to back.
-        let value = 0;
-        let scale = 1;
-        for (const b of tensor.source.read(g.start, g.end - g.start)) {
-          value += (b & 0x7f) * scale;
-          scale *= 0x80;
-          if (b >= 0x80) continue;
-          dims.push(value);
-          value = 0;
-          scale = 1;
-        }
-      }
-    } else if (g.field === TensorField.RAW_DATA) raw = g;
-    else if (g.field === TENSOR_DATA_LOCATION && tensor.int(g) === 1) return undefined; // external data
-  }
-  if (dims.length !== 2 || raw === undefined) return undefined;
-  const count = dims[0]! * dims[1]!;
-  const bytes = raw.end - raw.start;
-  if (count === 0 || bytes % count !== 0) return undefined;
-  return { dims: [dims[0]!, dims[1]!], raw, size: bytes / count };
-}
-
-/** `raw` (a row-major [rows, cols] matrix of `size`-byte elements) transposed. */
-export function transposeMatrix(raw: Uint8Array, rows: number, cols: number, size: number): Uint8Array {
-  const out = new Uint8Array(raw.length);
-  if (size === 1) {
-    for (let r = 0; r < rows; r++) {
-      const from = r * cols;
-      for (let c = 0; c < cols; c++) out[c * rows + r] = raw[from + c]!;
-    }
-    return out;
-  }
-  for (let r = 0; r < rows; r++)
-    for (let c = 0; c < cols; c++)
-      out.set(raw.subarray((r * cols + c) * size, (r * cols + c + 1) * size), (c * rows + r) * size);
-  return out;
-}
 
 /** What the rewrite does to one graph. */
 interface Plan {
@@ -332,7 +180,7 @@ function encodeGraph(
       for (const [attribute, sub] of entry.subgraphs)
         subgraphs.set(attribute, encodeGraph(bytes, sub, renames, plans, weights));
       body.nested(GraphField.NODE, encodeNode(bytes, node, subgraphs));
-    } else if (f.field === VALUE_INFO && removed.has(graph.valueInfos.get(f)!)) {
+    } else if (f.field === GraphField.VALUE_INFO && removed.has(graph.valueInfos.get(f)!)) {
       continue;
     } else {
       const weight = f.field === GraphField.INITIALIZER ? weightAt(graph, f, weights) : undefined;
@@ -396,7 +244,7 @@ function encodeNode(bytes: Uint8Array, node: GraphNode, subgraphs: ReadonlyMap<G
       const fields = new Pieces();
       const reader = new ProtoReader(bytesSource(bytes), attribute.source.start, attribute.source.end);
       for (const g of reader.fields()) {
-        if (g.field === ATTRIBUTE_GRAPH) fields.nested(ATTRIBUTE_GRAPH, sub);
+        if (g.field === AttributeField.G) fields.nested(AttributeField.G, sub);
         else fields.copy(bytes, g);
       }
       body.nested(NodeField.ATTRIBUTE, fields);

@@ -8,7 +8,8 @@
  *   close, the chan_websocket peer `HANGUP` then the close, each application socket `call.ended`
  *   (reason `shutdown`) then its close — and each call's signed end-of-call webhook, with its
  *   transcript, reaches the receiver before the process exits 0. During the drain no new call is
- *   taken (an AudioSocket connection is closed with 0x00, `POST /v1/calls` is 503).
+ *   taken (an AudioSocket connection is closed with 0x00, a chan_websocket one 1013, `POST
+ *   /v1/calls` is 503).
  * - `kill -9` with an AudioSocket call streaming: restarted on the same data directory, the call is
  *   recorded as ended (reason `shutdown`; its transcript, held in memory, is gone: 404), nothing
  *   is listed as open, and a new call works end to end once `/ready` answers.
@@ -141,6 +142,8 @@ describe("Asterisk calls under faults", () => {
       body: JSON.stringify({ format: "slin16" }),
     });
     expect(created.status).toBe(503);
+    const lateAsterisk = await ChanWebsocketClient.dial(server.sawt.baseUrl, { format: "ulaw", json: false });
+    expect((await lateAsterisk.closed).code).toBe(1013);
     expect(await settledAt(newcomer.closed, DEADLINE_MS)).toBeLessThan(Number.POSITIVE_INFINITY);
     expect(newcomer.frames.map((f) => f.kind)).toEqual([0x00]);
     const list = (await (
@@ -260,6 +263,7 @@ describe("Asterisk calls under faults", () => {
     // Its transcript was in the dead process's memory: the route says so rather than inventing one.
     const transcript = await get(`/v1/calls/${cut.id}/transcript`);
     expect(transcript.status).toBe(404);
+    expect(await transcript.text()).toContain("server stopped");
 
     const next = await audioSocketCall(again, 8000);
     expect(await next.app.next("call.started")).toMatchObject({ call_id: next.id, door: "audiosocket" });

@@ -51,10 +51,27 @@ export function openCalls(ctx: AppContext): number {
   return services.get(ctx)?.count ?? 0;
 }
 
-/** Ends the open calls (the peers are hung up), stops the webhooks and closes calls.db. */
-export async function stopCalls(ctx: AppContext, audiosocket: AudioSocketServer | undefined): Promise<void> {
+/**
+ * Ends the open calls (shutdown): the peers are hung up and the watching sockets hear
+ * `call.ended`. Before the HTTP port closes, as chan_websocket and the application sockets are
+ * WebSockets on it. The service stays, refusing new calls, until {@link stopCalls}.
+ */
+export async function endCalls(ctx: AppContext): Promise<void> {
+  await services.get(ctx)?.endAll();
+}
+
+/**
+ * Ends what calls are still open, gives the end-of-call webhooks up to `webhookGraceMs` to be
+ * delivered (the rest stay queued in calls.db for the next start), and closes calls.db and the
+ * AudioSocket port.
+ */
+export async function stopCalls(
+  ctx: AppContext,
+  audiosocket: AudioSocketServer | undefined,
+  webhookGraceMs: number,
+): Promise<void> {
   const service = services.get(ctx);
   services.delete(ctx);
-  await service?.close();
+  await service?.close(webhookGraceMs);
   await audiosocket?.close();
 }

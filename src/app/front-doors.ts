@@ -71,7 +71,7 @@ export async function openDoors(
     audiosocket.status === "fulfilled"
   )
     return { http, asr: asr.value, tts: tts.value, mrcp: mrcp.value, audiosocket: audiosocket.value };
-  await stopCalls(ctx, audiosocket.status === "fulfilled" ? audiosocket.value : undefined);
+  await stopCalls(ctx, audiosocket.status === "fulfilled" ? audiosocket.value : undefined, 0);
   if (mrcp.status === "fulfilled") await mrcp.value?.close();
   if (asr.status === "fulfilled") await stopGrpcServer(asr.value, 0);
   if (tts.status === "fulfilled") await stopGrpcServer(tts.value, 0);

@@ -9,10 +9,14 @@
  *     stay open, so monitoring sees the drain. Work already admitted or queued runs to the end,
  *     and so do requests that were already in flight (an upload still streaming in) and
  *     cloned-voice training jobs.
- *  2. Close: the HTTP port stops listening (new connections are refused); Bun's
+ *  2. Close: calls still open are hung up first (their peers get the door's hangup, their
+ *     application sockets `call.ended`), as chan_websocket and the call API's sockets travel on
+ *     the HTTP port. Then the HTTP port stops listening (new connections are refused); Bun's
  *     `server.stop(false)` resolves once in-flight responses are sent (idle keep-alive
  *     connections do not hold it). gRPC shuts down the same way. What is still running at the
- *     deadline is cut (`stop(true)`, gRPC forceShutdown).
+ *     deadline is cut (`stop(true)`, gRPC forceShutdown). MRCP sessions get their BYE; the
+ *     calls' end-of-call webhooks get what is left of the deadline, at least
+ *     {@link CALL_WEBHOOK_GRACE_MS}, to be delivered (the rest stay queued in calls.db).
  *  3. The last request log lines are written, the jobs worker is stopped (its files go back to
  *     the queue) and jobs.db closed, engines release their sessions and worker threads, SQLite
  *     checkpoints its WAL and closes.
@@ -26,7 +30,7 @@ import { createAppContext, type AppContext } from "./context.ts";
 import "./families.ts";
 import { engineLoaders } from "./engine-loaders.ts";
 import { stopJobs } from "./jobs.ts";
-import { openCalls, stopCalls } from "./calls.ts";
+import { endCalls, openCalls, stopCalls } from "./calls.ts";
 import type { EngineReload } from "../core/engines.ts";
 import { startEngines, type RunningEngines } from "./engines.ts";
 import type { FeaturePlugin } from "./http-app.ts";
@@ -34,6 +38,13 @@ import type { FeaturePlugin } from "./http-app.ts";
 type FrontDoors = typeof import("./front-doors.ts");
 type MrcpDoor = NonNullable<Awaited<ReturnType<FrontDoors["openDoors"]>>["mrcp"]>;
 type AudioSocketDoor = NonNullable<Awaited<ReturnType<FrontDoors["openDoors"]>>["audiosocket"]>;
+
+/**
+ * How long the end-of-call webhooks of calls hung up at the drain deadline may take past it: one
+ * attempt on a receiver that answers (a refused connection fails at once; the delivery is retried
+ * after the next start).
+ */
+const CALL_WEBHOOK_GRACE_MS = 2000;
 
 /** A running service. */
 export interface RunningServer {
@@ -149,7 +160,11 @@ async function shutdown(
   // Phase 1: ports open, new work refused by the draining engines, admitted work finishes.
   while ((busy(ctx, http, mrcp) || !voicesIdle) && left() > 0) await Bun.sleep(20);
 
-  // Phase 2: close the ports; responses still being written get what is left of the deadline.
+  // Phase 2: calls still open at the deadline are hung up while the HTTP port is up: closing it
+  // would cut chan_websocket calls and the application sockets without HANGUP or call.ended (the
+  // calls then stored as hung up by the peer).
+  await endCalls(ctx);
+  // Close the ports; responses still being written get what is left of the deadline.
   const httpClosed = http.stop(false).then(() => true);
   const closedInTime = await Promise.race([httpClosed, Bun.sleep(left()).then(() => false)]);
   if (!closedInTime) {
@@ -160,8 +175,9 @@ async function shutdown(
   await Promise.all(grpcServers.map((server) => front.stopGrpcServer(server, Math.max(500, left()))));
   // Sessions still open at the deadline get a BYE; the SIP, MRCP and RTP ports close.
   await mrcp?.close();
-  // Calls still open at the deadline are hung up; the AudioSocket port and calls.db close.
-  await stopCalls(ctx, audiosocket);
+  // The hung-up calls' webhooks are sent (a receiver down or slow keeps them queued for the next
+  // start, never the shutdown); the AudioSocket port and calls.db close.
+  await stopCalls(ctx, audiosocket, Math.max(CALL_WEBHOOK_GRACE_MS, left()));
 
   // Phase 3: release engines (loads still running get a short grace) and close the store.
   await front.settleRequestLogs();

@@ -80,7 +80,11 @@ export class CallService {
   private readonly sweep: ReturnType<typeof setInterval>;
   private readonly retention: ReturnType<typeof setInterval>;
   private readonly host: SessionHost;
+  /** No new call is taken (shutdown). */
   private closed = false;
+  private closing: Promise<void> | undefined;
+  /** Calls are being ended at shutdown: their webhooks are queued, and sent together after (endAll). */
+  private holdWebhooks = false;
 
   constructor(
     readonly ctx: AppContext,
@@ -217,15 +221,37 @@ export class CallService {
     return call;
   }
 
-  /** Ends every call (shutdown), then stops the webhooks and closes calls.db. */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /**
+   * Ends every open call (shutdown) and refuses new ones: each peer is hung up on its door's wire
+   * and each watching socket hears `call.ended`; resolves once they have. calls.db and the
+   * webhooks stay open: the end-of-call webhooks are queued now and sent by {@link close}.
+   */
+  async endAll(): Promise<void> {
     this.closed = true;
-    clearInterval(this.sweep);
-    clearInterval(this.retention);
+    // Their webhooks go out together once every call ended, in one batch sent in parallel, not
+    // one at a time as each call ends (a sender busy with the first takes the next only once it
+    // was answered): a receiver slow to answer would cost its answer time per call out of the
+    // shutdown's short grace.
+    this.holdWebhooks = true;
     await Promise.all([...this.calls.values()].map(({ session }) => session.end("shutdown")));
-    await this.webhooks.stop();
-    this.store.close();
+    this.holdWebhooks = false;
+    this.webhooks.wake();
+  }
+
+  /**
+   * Ends every call (if {@link endAll} did not), gives the queued webhooks up to `webhookGraceMs`
+   * to be delivered, then stops the sender (what was not delivered stays in calls.db and is sent
+   * after the next start) and closes calls.db.
+   */
+  close(webhookGraceMs = 0): Promise<void> {
+    this.closing ??= (async () => {
+      await this.endAll();
+      clearInterval(this.sweep);
+      clearInterval(this.retention);
+      await this.webhooks.stopAfter(webhookGraceMs);
+      this.store.close();
+    })();
+    return this.closing;
   }
 
   private checkBounds(): void {
@@ -271,7 +297,7 @@ export class CallService {
           };
     try {
       this.store.ended(open.seq, { endedAt, reason, transcript }, webhook);
-      if (webhook) this.webhooks.wake();
+      if (webhook && !this.holdWebhooks) this.webhooks.wake();
     } catch (error) {
       this.log.error("call record not stored", { door, error: error instanceof Error ? error : String(error) });
     }

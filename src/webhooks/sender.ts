@@ -107,6 +107,25 @@ export class WebhookSender<D extends PendingDelivery = PendingDelivery> {
     await this.running;
   }
 
+  /**
+   * Sends what is due now and waits for those attempts, at most `ms`, then stops as {@link stop}
+   * does: a shutdown's last deliveries (the end-of-call webhooks of the calls it hung up) are
+   * tried before the process goes, and what was not delivered by then stays pending for the next
+   * start.
+   */
+  async stopAfter(ms: number): Promise<void> {
+    const until = performance.now() + ms;
+    this.wake();
+    // A pass that finds more due deliveries when it ends starts another (wake's `again`).
+    while (this.running && performance.now() < until) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, until - performance.now())));
+      await Promise.race([this.running, timeout]);
+      clearTimeout(timer);
+    }
+    await this.stop();
+  }
+
   private schedule(): void {
     if (this.stopped) return;
     const next = this.store.nextDeliveryAt();

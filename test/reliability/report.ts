@@ -56,6 +56,7 @@ its test; the numbers are this run's.
     overloadSection(f.overload, f.drain),
     killSection(f.kill),
     telephonySection(f["telephony-kill"], f["telephony-drain"]),
+    callsSection(f["call-kill"], f["call-drain"]),
     mediaSection(f.media),
     `## Air gap
 
@@ -273,6 +274,25 @@ ${ms(kill.backMs)} (asserted: never before \`/ready\` answers 200, within two pr
 INVITE through Kamailio got 200 and the dead dialogs' BYEs 481. SIGTERM with three sessions open and
 \`server.drain_timeout_ms\` ${drain.deadlineMs} ms: each got its BYE after ${(drain.byeMs as number[]).map(ms).join(", ")}
 (asserted: at the deadline, not before), its control connection closed, exit code 0.
+`;
+}
+
+function callsSection(kill: Figures | undefined, drain: Figures | undefined): string {
+  if (!kill || !drain) return `## Asterisk calls under faults\n\n${missing("call-faults.test.ts")}`;
+  const ms = (x: number) => `${(x / 1000).toFixed(1)} s`;
+  return `## Asterisk calls under faults
+
+The real server with peers that play Asterisk. SIGTERM with an AudioSocket call and a
+chan_websocket call streaming, each watched by an application socket, and
+\`server.drain_timeout_ms\` ${drain.deadlineMs} ms: during the drain a new AudioSocket connection got \`0x00\` and the
+close, a new chan_websocket socket 1013, \`POST /v1/calls\` 503; the AudioSocket peer got \`0x00\`
+after ${ms(drain.audiosocketHangupMs)}, the chan_websocket peer \`HANGUP\` after ${ms(drain.chanWebsocketHangupMs)}, the
+application sockets \`call.ended\` (\`shutdown\`) after ${(drain.callEndedMs as number[]).map(ms).join(" and ")}, then
+their closes (asserted: at the deadline, not before); both signed end-of-call webhooks, with
+the caller's words, reached a receiver that takes 0.8 s to answer before the process exited 0
+after ${ms(drain.exitMs)}. \`kill -9\` with an AudioSocket call streaming: restarted on the same data
+directory, the box was ready after ${ms(kill.readyMs)}, the call was recorded as ended (\`shutdown\`, no
+transcript: 404), none was listed open, and a new call was transcribed end to end.
 `;
 }
 

@@ -21,7 +21,7 @@ import { installTestPacks } from "../grpc/client.ts";
 import { answerOf, MrcpConnection, offer, SipClient } from "../mrcp/client.ts";
 import { freePorts } from "../scale/cluster.ts";
 import { startKamailio, type Kamailio } from "../scale/kamailio.ts";
-import { startSawt, tempDir, type SawtProcess } from "../support/sawt.ts";
+import { startSawt, tempDir, type SawtProcess, waitForStatus } from "../support/sawt.ts";
 import { recordFigures } from "./server.ts";
 
 /** Kamailio's probe interval (render.sh's default) and its tm fr_timer (kamailio.cfg.in). */
@@ -147,6 +147,10 @@ describe("the telephony side under faults", () => {
     await box!.stop("SIGKILL");
     const deadlineMs = 3000;
     box = await startBox({ SAWT_DRAIN_TIMEOUT_MS: String(deadlineMs) });
+    // Kamailio may not have noticed the restart yet (still "A" from before the kill): sessions
+    // opened before the box is ready were refused (503 from the box, 500 from Kamailio while the
+    // port was closed).
+    await waitForStatus(`${box.baseUrl}/ready`, 200, 30_000);
     await kamailio.waitState([`sip:127.0.0.1:${sipPort}`], "A", 30_000);
     const sessions = await Promise.all([1, 2, 3].map(() => openThroughKamailio(["speechsynth"])));
     sessions[0]!.mrcp.send("SPEAK", 1, sessions[0]!.channel, { "Content-Type": "text/plain" }, LONG);

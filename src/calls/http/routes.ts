@@ -77,8 +77,15 @@ export function callRoutes(ctx: AppContext, calls: () => CallService) {
           // An open call's transcript so far; once it ended, the stored one.
           transcript = service.get(params.id, caller.key).buildTranscript();
         } catch {
-          transcript = service.stored(params.id, caller.key).transcript;
-          if (!transcript) throw new AppError("not_found", `No transcript of call ${params.id}`);
+          const stored = service.stored(params.id, caller.key);
+          transcript = stored.transcript;
+          // Only a call the process was serving when it died has none (store.ts endInterrupted):
+          // its transcript was in that process's memory.
+          if (!transcript)
+            throw new AppError(
+              "not_found",
+              `No transcript of call ${params.id}: the server stopped during the call, and its transcript was lost`,
+            );
         }
         const rendered = renderTranscript(transcript, format, { granularities: ["segment", "word"] });
         return new Response(rendered.body, { headers: { "content-type": rendered.contentType } });

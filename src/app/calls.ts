@@ -53,11 +53,13 @@ export function openCalls(ctx: AppContext): number {
 
 /**
  * Ends the open calls (shutdown): the peers are hung up and the watching sockets hear
- * `call.ended`. Before the HTTP port closes, as chan_websocket and the application sockets are
- * WebSockets on it. The service stays, refusing new calls, until {@link stopCalls}.
+ * `call.ended`, then their end-of-call webhooks get up to `webhookGraceMs` to be delivered (the
+ * rest stay queued in calls.db for the next start). Before the HTTP port closes, as chan_websocket
+ * and the application sockets are WebSockets on it. The service stays, refusing new calls, until
+ * {@link stopCalls}.
  */
-export async function endCalls(ctx: AppContext): Promise<void> {
-  await services.get(ctx)?.endAll();
+export async function endCalls(ctx: AppContext, webhookGraceMs: number): Promise<void> {
+  await services.get(ctx)?.endAll(webhookGraceMs);
 }
 
 /**

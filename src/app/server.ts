@@ -163,7 +163,9 @@ async function shutdown(
   // Phase 2: calls still open at the deadline are hung up while the HTTP port is up: closing it
   // would cut chan_websocket calls and the application sockets without HANGUP or call.ended (the
   // calls then stored as hung up by the peer).
-  await endCalls(ctx);
+  // Their end-of-call webhooks are sent now too, while nothing is closed (a receiver down or slow
+  // keeps them queued for the next start, never the shutdown).
+  await endCalls(ctx, Math.max(CALL_WEBHOOK_GRACE_MS, left()));
   // Close the ports; responses still being written get what is left of the deadline.
   const httpClosed = http.stop(false).then(() => true);
   const closedInTime = await Promise.race([httpClosed, Bun.sleep(left()).then(() => false)]);
@@ -175,9 +177,9 @@ async function shutdown(
   await Promise.all(grpcServers.map((server) => front.stopGrpcServer(server, Math.max(500, left()))));
   // Sessions still open at the deadline get a BYE; the SIP, MRCP and RTP ports close.
   await mrcp?.close();
-  // The hung-up calls' webhooks are sent (a receiver down or slow keeps them queued for the next
-  // start, never the shutdown); the AudioSocket port and calls.db close.
-  await stopCalls(ctx, audiosocket, Math.max(CALL_WEBHOOK_GRACE_MS, left()));
+  // The webhook sender stops (what is still in flight stays queued); the AudioSocket port and
+  // calls.db close.
+  await stopCalls(ctx, audiosocket, 0);
 
   // Phase 3: release engines (loads still running get a short grace) and close the store.
   await front.settleRequestLogs();

@@ -223,10 +223,13 @@ export class CallService {
 
   /**
    * Ends every open call (shutdown) and refuses new ones: each peer is hung up on its door's wire
-   * and each watching socket hears `call.ended`; resolves once they have. calls.db and the
-   * webhooks stay open: the end-of-call webhooks are queued now and sent by {@link close}.
+   * and each watching socket hears `call.ended`; then the end-of-call webhooks are sent, waiting
+   * up to `webhookGraceMs` for them, while the ports are still up (the shutdown closes the HTTP
+   * port after this: connections cut under a delivery in flight have been seen to stall it past
+   * the grace). calls.db and the sender stay open; {@link close} stops them.
    */
-  async endAll(): Promise<void> {
+  async endAll(webhookGraceMs = 0): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     // Their webhooks go out together once every call ended, in one batch sent in parallel, not
     // one at a time as each call ends (a sender busy with the first takes the next only once it
@@ -235,7 +238,7 @@ export class CallService {
     this.holdWebhooks = true;
     await Promise.all([...this.calls.values()].map(({ session }) => session.end("shutdown")));
     this.holdWebhooks = false;
-    this.webhooks.wake();
+    await this.webhooks.settle(webhookGraceMs);
   }
 
   /**

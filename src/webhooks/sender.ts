@@ -108,12 +108,11 @@ export class WebhookSender<D extends PendingDelivery = PendingDelivery> {
   }
 
   /**
-   * Sends what is due now and waits for those attempts, at most `ms`, then stops as {@link stop}
-   * does: a shutdown's last deliveries (the end-of-call webhooks of the calls it hung up) are
-   * tried before the process goes, and what was not delivered by then stays pending for the next
-   * start.
+   * Sends what is due now and waits for those attempts (and any due when they end), at most `ms`;
+   * the sender keeps running. A shutdown calls it while its ports are still up, so the last
+   * deliveries (the end-of-call webhooks of the calls it hung up) go out before anything closes.
    */
-  async stopAfter(ms: number): Promise<void> {
+  async settle(ms: number): Promise<void> {
     const until = performance.now() + ms;
     this.wake();
     // A pass that finds more due deliveries when it ends starts another (wake's `again`).
@@ -123,6 +122,14 @@ export class WebhookSender<D extends PendingDelivery = PendingDelivery> {
       await Promise.race([this.running, timeout]);
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * {@link settle}, then stops as {@link stop} does: what was not delivered by then stays pending
+   * for the next start.
+   */
+  async stopAfter(ms: number): Promise<void> {
+    await this.settle(ms);
     await this.stop();
   }
 
@@ -138,12 +145,14 @@ export class WebhookSender<D extends PendingDelivery = PendingDelivery> {
     for (;;) {
       const due = this.store.dueDeliveries(Date.now(), BATCH);
       if (due.length === 0 || this.stopped) return;
+      this.options.log.debug("webhook pass", { due: due.length });
       await Promise.all(due.map((delivery) => this.attempt(delivery)));
     }
   }
 
   private async attempt(delivery: D): Promise<void> {
     let error: string | undefined;
+    const started = performance.now();
     try {
       const response = await fetch(delivery.callback_url, {
         method: "POST",
@@ -162,13 +171,19 @@ export class WebhookSender<D extends PendingDelivery = PendingDelivery> {
       if (response.status >= 200 && response.status < 300) {
         this.store.recordAttempt(delivery.id, { status: "delivered" });
         this.options.onAttempt?.(true);
+        this.trace(delivery, started, "delivered");
         return;
       }
       error = `HTTP ${response.status}`;
     } catch (cause) {
-      if (this.stopped) return; // abandoned by stop(): still pending
+      if (this.stopped) {
+        // Abandoned by stop(): still pending, sent again after the next start.
+        this.trace(delivery, started, "left for the next start");
+        return;
+      }
       error = cause instanceof Error ? cause.name : "request failed";
     }
+    this.trace(delivery, started, error);
     this.options.onAttempt?.(false);
     const giveUpAt = delivery.created_at + this.options.retryHours * 3_600_000;
     const nextAt = Date.now() + backoffMs(this.options.retryMs, delivery.attempts + 1);
@@ -180,5 +195,15 @@ export class WebhookSender<D extends PendingDelivery = PendingDelivery> {
         error,
       });
     } else this.store.recordAttempt(delivery.id, { status: "pending", nextAt, error });
+  }
+
+  /** One attempt's outcome at debug level: the delivery, never its content. */
+  private trace(delivery: D, started: number, outcome: string): void {
+    this.options.log.debug("webhook attempt", {
+      ...this.options.logFields?.(delivery),
+      delivery: delivery.id,
+      outcome,
+      ms: Math.round(performance.now() - started),
+    });
   }
 }

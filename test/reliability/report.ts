@@ -182,7 +182,7 @@ ${table(["t (s)", "RSS (MiB)", "fds", "/health (ms)"], trace)}
 
 /** Outcome labels that are answers (the rest name the cases sent). */
 const ANSWER =
-  /^(sip \d|mrcp \d|[A-Z-]+-COMPLETE|START-OF-INPUT|counted|kernel|session|dialog|tcp closed|tcp left|(submit json|submit upload|list|status|result|cancel|delete|deliveries|other method) \d|webhooks|upgrade \d|closed|refused|dropped by|audio|busy)/;
+  /^(sip \d|mrcp \d|[A-Z-]+-COMPLETE|START-OF-INPUT|counted|kernel|session|dialog|tcp closed|tcp left|(submit json|submit upload|list|status|result|cancel|delete|deliveries|other method|transcript|say|clear|hangup|externalMedia) \d|webhooks|upgrade \d|closed|refused|dropped by|audio|busy)/;
 
 function doorsSection(fuzz: Figures | undefined, doors: Figures | undefined): string {
   if (!doors) return `## Every door\n\n${missing("doors.test.ts")}`;

@@ -18,14 +18,15 @@ import type { DoorPlan, DoorTally, FuzzDoor } from "./door.ts";
 import {
   deepgramCloseProblems,
   deepgramErrorProblems,
+  drawDeepgramKey,
   frameSize,
   keyHeaders,
-  type KeyWay,
   probeUpgrade,
   type Tally,
   textProblems,
   runSocketDoor,
   sessionOutcome,
+  upgradeExpectation,
 } from "./voice-bot-contract.ts";
 
 const DOOR = "asr-deepgram-live";
@@ -115,13 +116,6 @@ function drawQuery(random: Random): Query {
   return { params, good, clipRate };
 }
 
-function drawKey(random: Random): KeyWay {
-  const roll = random.next();
-  if (roll < 0.07) return "wrong";
-  if (roll < 0.1) return "none";
-  return random.pick(["token", "token", "header", "bearer", "subprotocol"]);
-}
-
 /** The box's clip in frames of random sizes (kept to whole samples when `whole`). */
 function clipFrames(box: Box, random: Random, whole: boolean): Uint8Array[] {
   const frames: Uint8Array[] = [];
@@ -202,11 +196,11 @@ function messageProblems(texts: ReadonlyArray<Record<string, unknown> | string>)
 
 async function runCase(box: Box, random: Random, tally: Tally): Promise<void> {
   const query = drawQuery(random);
-  const keyWay = drawKey(random);
+  const keyWay = drawDeepgramKey(random);
   const path = `/v1/listen${queryOf(query.params)}`;
   if (random.chance(0.2)) {
     const bad = keyWay === "wrong" || keyWay === "none";
-    return probeUpgrade(box, path, keyWay, bad ? (query.good ? "401" : "refused") : query.good ? "open" : "any", tally);
+    return probeUpgrade(box, path, keyWay, upgradeExpectation(bad, query.good), tally);
   }
   const clean = query.clipRate && random.chance(0.5);
   const { steps, oversize } = drawSteps(box, random, clean);

@@ -19,14 +19,15 @@ import type { DoorPlan, DoorTally, FuzzDoor } from "./door.ts";
 import {
   deepgramCloseProblems,
   deepgramErrorProblems,
+  drawDeepgramKey,
   frameSize,
   keyHeaders,
-  type KeyWay,
   probeUpgrade,
   type Tally,
   textProblems,
   runSocketDoor,
   sessionOutcome,
+  upgradeExpectation,
 } from "./voice-bot-contract.ts";
 
 const DOOR = "tts-deepgram-ws";
@@ -74,13 +75,6 @@ function drawQuery(random: Random): Query {
     params.push([name, random.pick(odd[name]!)]);
   }
   return { params, good: false };
-}
-
-function drawKey(random: Random): KeyWay {
-  const roll = random.next();
-  if (roll < 0.07) return "wrong";
-  if (roll < 0.1) return "none";
-  return random.pick(["token", "token", "header", "bearer", "subprotocol"]);
 }
 
 const speak = (text: unknown) => JSON.stringify({ type: "Speak", text });
@@ -152,11 +146,10 @@ function messageProblems(record: Awaited<ReturnType<typeof runSocketScript>>, fl
 
 async function runCase(box: Box, random: Random, tally: Tally): Promise<void> {
   const query = drawQuery(random);
-  const keyWay = drawKey(random);
+  const keyWay = drawDeepgramKey(random);
   const path = `/v1/speak${queryOf(query.params)}`;
   const bad = keyWay === "wrong" || keyWay === "none";
-  if (random.chance(0.2))
-    return probeUpgrade(box, path, keyWay, bad ? (query.good ? "401" : "refused") : query.good ? "open" : "any", tally);
+  if (random.chance(0.2)) return probeUpgrade(box, path, keyWay, upgradeExpectation(bad, query.good), tally);
   const clean = query.good && random.chance(0.4);
   const { steps, oversize, clear } = drawSteps(random, clean);
   const end = clean || random.chance(0.5) ? "wait" : random.pick(["close", "drop"] as const);

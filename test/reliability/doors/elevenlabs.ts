@@ -25,6 +25,7 @@ import {
   textProblems,
   runSocketDoor,
   sessionOutcome,
+  upgradeExpectation,
 } from "./voice-bot-contract.ts";
 
 const DOORS = ["tts-elevenlabs-single", "tts-elevenlabs-multi"];
@@ -250,8 +251,7 @@ async function runCase(box: Box, random: Random, tally: Tally): Promise<void> {
         : draw.way === "xi" || draw.way === "header" || draw.way === "bearer"
           ? draw.way
           : "none";
-    const expect = way === "wrong" ? (draw.good ? "401" : "refused") : draw.good ? "open" : "any";
-    return probeUpgrade(box, draw.path, way, expect, tally);
+    return probeUpgrade(box, draw.path, way, upgradeExpectation(way === "wrong", draw.good), tally);
   }
   const clean = draw.good && random.chance(0.4);
   const { steps, oversize } = drawSteps(random, draw, clean, box.key);

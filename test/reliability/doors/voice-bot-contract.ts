@@ -46,6 +46,24 @@ export function keyHeaders(way: KeyWay, key: string): { headers: Record<string, 
   }
 }
 
+/** How a Deepgram client presents its key, as the deepgram-*.ts doors draw it (now and then wrong or none). */
+export function drawDeepgramKey(random: Random): KeyWay {
+  const roll = random.next();
+  if (roll < 0.07) return "wrong";
+  if (roll < 0.1) return "none";
+  return random.pick(["token", "token", "header", "bearer", "subprotocol"]);
+}
+
+/**
+ * What {@link probeUpgrade} expects of a raw upgrade: with a `refusedKey` (wrong, or missing where
+ * the door takes it only at the upgrade) a 401 for a query the door serves and never a 101 for
+ * any other; with a good key a 101 for a query the door serves, anything in contract otherwise.
+ */
+export function upgradeExpectation(refusedKey: boolean, servedQuery: boolean): "open" | "401" | "refused" | "any" {
+  if (refusedKey) return servedQuery ? "401" : "refused";
+  return servedQuery ? "open" : "any";
+}
+
 /**
  * An upgrade sent raw: with a query the door serves, a wrong or missing key must get 401 and a good
  * key its 101; with a wrong or missing key whatever the query, never a 101 (the door reads its query

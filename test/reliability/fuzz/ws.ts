@@ -223,7 +223,8 @@ const LIVE_DOOR: EventDoorContract = {
     const sawt = (error as { sawt?: Record<string, unknown> }).sawt;
     if (sawt === undefined) return [];
     const { status, ...body } = sawt;
-    return typeof status === "number" ? checkErrorObject(status, body) : [];
+    // Sawt's body always carries its status (src/http/ws-route.ts errorStatusBody), as deepgramErrorProblems holds.
+    return typeof status === "number" ? checkErrorObject(status, body) : ["error.sawt without a status"];
   },
 };
 

@@ -39,6 +39,8 @@ export interface GraphAttribute {
   readonly source?: ProtoField;
   /** The GraphProto payload of a graph-valued attribute (an `If` branch, a `Loop` body). */
   readonly graph?: ProtoField;
+  /** Whether it holds a list of graphs (GRAPHS), which no rewrite walks. */
+  readonly hasGraphs?: boolean;
 }
 
 /** What a rewrite needs of a constant tensor. */
@@ -88,7 +90,7 @@ export interface EditableModel {
 }
 
 /** The int64 values of a varint field, packed or not (negatives as ten-byte two's complement). */
-function readInt64s(reader: ProtoReader, f: ProtoField): number[] {
+export function readInt64s(reader: ProtoReader, f: ProtoField): number[] {
   if (f.wireType === WireType.VARINT) return [f.varint];
   const values: number[] = [];
   let value = 0n;
@@ -127,7 +129,7 @@ function readTensor(reader: ProtoReader): ConstantTensor & { name: string; exter
   return { name, external, dims, int64: dataType === INT64 ? int64 : undefined };
 }
 
-function readAttribute(reader: ProtoReader, source: ProtoField): GraphAttribute & { hasGraphs: boolean } {
+function readAttribute(reader: ProtoReader, source: ProtoField): GraphAttribute {
   let name = "";
   let type = 0;
   const ints: number[] = [];
@@ -162,8 +164,8 @@ export function readNode(reader: ProtoReader, source: ProtoField): GraphNode & {
     else if (f.field === NodeField.OP_TYPE) node.opType = fields.string(f);
     else if (f.field === NodeField.DOMAIN) node.domain = fields.string(f);
     else if (f.field === NodeField.ATTRIBUTE) {
-      const { hasGraphs, ...attribute } = readAttribute(fields.nested(f), f);
-      hasSubgraph ||= hasGraphs || attribute.graph !== undefined;
+      const attribute = readAttribute(fields.nested(f), f);
+      hasSubgraph ||= attribute.hasGraphs === true || attribute.graph !== undefined;
       attributes.push(attribute);
     } else otherFields.push(f);
   }

@@ -25,7 +25,8 @@ import { argmax } from "../../src/onnx/runner.ts";
 import { currentDevice } from "../../src/onnx/sessions.ts";
 import { Admission } from "../../src/serving/admission.ts";
 import { englishSpeechWav, installMoonshineTiny } from "../support/models/moonshine.ts";
-import { idleServer, mid, spread, transcriptionLoad } from "./asr-serve.ts";
+import { idleServer, spread, transcriptionLoad } from "./asr-serve.ts";
+import { median } from "./closed-loop.ts";
 
 const ROUNDS = 7;
 const SERVER_PAIRS = 3;
@@ -153,10 +154,10 @@ try {
   const loaded = await idleServer(serverEnv(true));
   const load = await transcriptionLoad(loaded.sawt, readFileSync(englishSpeechWav()), LOAD);
   await loaded.sawt.stop();
-  const allowance = mid(idle.off) + 2 * modelMb + 40;
+  const allowance = median(idle.off) + 2 * modelMb + 40;
 
   const row = (name: keyof typeof paths) =>
-    `| ${name} | ${mid(ms[name]).toFixed(0)} | ${(mid(ms[name]) / 1000 / seconds).toFixed(3)} | ${name === "raw" ? "1.00" : spread(ratio(name))} | ${mid(cpu[name]).toFixed(0)} | ${name === "raw" ? "1.00" : spread(cpuRatio(name))} |`;
+    `| ${name} | ${median(ms[name]).toFixed(0)} | ${(median(ms[name]) / 1000 / seconds).toFixed(3)} | ${name === "raw" ? "1.00" : spread(ratio(name))} | ${median(cpu[name]).toFixed(0)} | ${name === "raw" ? "1.00" : spread(cpuRatio(name))} |`;
   console.log(`## Moonshine tiny, real model (moonshine.bench.ts)
 
 ${seconds.toFixed(1)} s of real English speech (\`en-speech-20s.wav\`), Moonshine tiny English int8 (the built-in

@@ -1,7 +1,8 @@
 /**
  * Serving pieces of the sequence-to-sequence benchmarks (moonshine.bench.ts, whisper-hf.bench.ts):
  * `sawt serve` from this checkout with given settings, its resident memory once idle, and rounds
- * of closed-loop transcription clients with the memory they drive it to. Not a benchmark itself.
+ * of closed-loop transcription clients with the memory they drive it to, and the in-process
+ * timing rounds the benches compare paths by. Not a benchmark itself.
  */
 import { type SawtProcess, startSawt, waitForStatus } from "../support/sawt.ts";
 import { closedLoop, median, processRssMb } from "./closed-loop.ts";
@@ -80,6 +81,40 @@ export async function transcriptionLoad(
   }
   await Bun.sleep(3000);
   return { throughput, peakMb, afterMb: processRssMb(server.proc.pid), text };
+}
+
+/** Wall and CPU time (ms) of each path in every round. */
+export interface RoundTimes<K extends string> {
+  readonly ms: Record<K, number[]>;
+  /** CPU time of the whole process (every thread): less swayed than wall time by other processes. */
+  readonly cpu: Record<K, number[]>;
+}
+
+/**
+ * Runs each of `paths` once untimed, then `rounds` rounds of each once, in an order that rotates
+ * each round so a slow stretch of the machine does not always hit the same path.
+ */
+export async function timeRounds<K extends string>(
+  paths: Record<K, () => Promise<unknown>>,
+  rounds: number,
+): Promise<RoundTimes<K>> {
+  const names = Object.keys(paths) as K[];
+  const times = () => Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  const ms = times();
+  const cpu = times();
+  for (const name of names) await paths[name]();
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(round + i) % names.length]!;
+      const started = performance.now();
+      const cpuBefore = process.cpuUsage();
+      await paths[name]();
+      ms[name].push(performance.now() - started);
+      const used = process.cpuUsage(cpuBefore);
+      cpu[name].push((used.user + used.system) / 1000);
+    }
+  }
+  return { ms, cpu };
 }
 
 /** `median (lowest–highest)` of `values` with `digits` decimals. */

@@ -25,7 +25,7 @@ import { argmax } from "../../src/onnx/runner.ts";
 import { currentDevice } from "../../src/onnx/sessions.ts";
 import { englishSpeechWav } from "../support/models/moonshine.ts";
 import { FORCED_TEXT_TOKENS, WHISPER_SMALL, whisperSmallPackDir } from "../support/models/whisper-small.ts";
-import { idleServer, spread, transcriptionLoad } from "./asr-serve.ts";
+import { idleServer, spread, timeRounds, transcriptionLoad } from "./asr-serve.ts";
 import { median } from "./closed-loop.ts";
 
 const ROUNDS = 5;
@@ -92,23 +92,7 @@ try {
 
   const recognizer = new WhisperRecognizer("whisper-small-shaped", "whisper-hf", await loadHfWhisper(config, "bench"));
   const paths = { raw, recogniser: () => recognizer.recognize(samples) };
-  const names = Object.keys(paths) as (keyof typeof paths)[];
-  const ms: Record<keyof typeof paths, number[]> = { raw: [], recogniser: [] };
-  // CPU time of the whole process (every thread) per run: less swayed than wall time by other
-  // processes on a shared machine.
-  const cpu: Record<keyof typeof paths, number[]> = { raw: [], recogniser: [] };
-  for (const name of names) await paths[name]();
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < names.length; i++) {
-      const name = names[(round + i) % names.length]!;
-      const started = performance.now();
-      const cpuBefore = process.cpuUsage();
-      await paths[name]();
-      ms[name].push(performance.now() - started);
-      const used = process.cpuUsage(cpuBefore);
-      cpu[name].push((used.user + used.system) / 1000);
-    }
-  }
+  const { ms, cpu } = await timeRounds(paths, ROUNDS);
   const result = await recognizer.recognize(samples);
   await Promise.all([recognizer.release(), decoder.release(), encoder.release()]);
   const ratios = ms.recogniser.map((v, i) => v / ms.raw[i]!);

@@ -140,15 +140,16 @@ export class AsrEngineService implements AsrService {
     return formatTranscript(transcript, formatting);
   }
 
+  /** Throws the 400 a live call in `language` would end with when nothing loaded serves it. */
+  checkLanguage(language: TranscriptionLanguage): void {
+    this.files.recognizerFor(null, language);
+  }
+
   /**
    * A live call on the live core, whose options carry the whole phrase list already (the core
    * applied the key's policy). It holds at most one utterance in progress plus a chunk: one
    * request's reservation of the decoded-audio budget, released when the call's signal ends it.
    */
-  checkLanguage(language: TranscriptionLanguage): void {
-    this.files.recognizerFor(null, language);
-  }
-
   openLive(
     live: LiveTranscriptionOptions,
     emit: (event: LiveEvent) => void,

@@ -39,6 +39,8 @@ export interface GraphAttribute {
   readonly source?: ProtoField;
   /** The GraphProto payload of a graph-valued attribute (an `If` branch, a `Loop` body). */
   readonly graph?: ProtoField;
+  /** Whether it holds a list of graphs (GRAPHS), which no rewrite walks. */
+  readonly hasGraphs?: boolean;
 }
 
 /** What a rewrite needs of a constant tensor. */
@@ -88,7 +90,7 @@ export interface EditableModel {
 }
 
 /** The int64 values of a varint field, packed or not (negatives as ten-byte two's complement). */
-function readInt64s(reader: ProtoReader, f: ProtoField): number[] {
+export function readInt64s(reader: ProtoReader, f: ProtoField): number[] {
   if (f.wireType === WireType.VARINT) return [f.varint];
   const values: number[] = [];
   let value = 0n;
@@ -127,7 +129,7 @@ function readTensor(reader: ProtoReader): ConstantTensor & { name: string; exter
   return { name, external, dims, int64: dataType === INT64 ? int64 : undefined };
 }
 
-function readAttribute(reader: ProtoReader, source: ProtoField): GraphAttribute & { hasGraphs: boolean } {
+function readAttribute(reader: ProtoReader, source: ProtoField): GraphAttribute {
   let name = "";
   let type = 0;
   const ints: number[] = [];
@@ -162,8 +164,8 @@ export function readNode(reader: ProtoReader, source: ProtoField): GraphNode & {
     else if (f.field === NodeField.OP_TYPE) node.opType = fields.string(f);
     else if (f.field === NodeField.DOMAIN) node.domain = fields.string(f);
     else if (f.field === NodeField.ATTRIBUTE) {
-      const { hasGraphs, ...attribute } = readAttribute(fields.nested(f), f);
-      hasSubgraph ||= hasGraphs || attribute.graph !== undefined;
+      const attribute = readAttribute(fields.nested(f), f);
+      hasSubgraph ||= attribute.hasGraphs === true || attribute.graph !== undefined;
       attributes.push(attribute);
     } else otherFields.push(f);
   }
@@ -304,30 +306,49 @@ export function int64Tensor(name: string, values: readonly number[]): Uint8Array
     .finish();
 }
 
-function writeAttribute(w: ProtoWriter, bytes: Uint8Array, attribute: GraphAttribute): void {
-  if (attribute.source !== undefined) {
-    w.raw(copyField(bytes, attribute.source));
-    return;
+/** Appends `attribute` to `body`: as it was, or new, or its graph replaced by `subgraph`. */
+function encodeAttribute(body: Pieces, bytes: Uint8Array, attribute: GraphAttribute, subgraph?: Pieces): void {
+  const { source } = attribute;
+  if (source === undefined) {
+    const w = new ProtoWriter().message(NodeField.ATTRIBUTE, (a) => {
+      a.string(AttributeField.NAME, attribute.name);
+      if (attribute.type === AttributeType.INT) a.varint(AttributeField.I, attribute.ints[0] ?? 0);
+      else for (const v of attribute.ints) a.varint(AttributeField.INTS, v);
+      a.varint(AttributeField.TYPE, attribute.type);
+    });
+    return body.add(w.finish());
   }
-  w.message(NodeField.ATTRIBUTE, (a) => {
-    a.string(AttributeField.NAME, attribute.name);
-    if (attribute.type === AttributeType.INT) a.varint(AttributeField.I, attribute.ints[0] ?? 0);
-    else for (const v of attribute.ints) a.varint(AttributeField.INTS, v);
-    a.varint(AttributeField.TYPE, attribute.type);
-  });
+  if (subgraph === undefined) return body.copy(bytes, source);
+  const fields = new Pieces();
+  for (const g of new ProtoReader(bytesSource(bytes), source.start, source.end).fields()) {
+    if (g.field === AttributeField.G) fields.nested(AttributeField.G, subgraph);
+    else fields.copy(bytes, g);
+  }
+  body.nested(NodeField.ATTRIBUTE, fields);
 }
 
-/** NodeProto bytes of `node`: unchanged attributes copied from `bytes`, edited ones written anew. */
-export function writeNode(bytes: Uint8Array, node: GraphNode): Uint8Array {
+/** NodeProto of `node`: unchanged parts as slices of `bytes`, graph attributes from `subgraphs`. */
+export function encodeNode(
+  bytes: Uint8Array,
+  node: GraphNode,
+  subgraphs: ReadonlyMap<GraphAttribute, Pieces> = new Map(),
+): Pieces {
   const w = new ProtoWriter();
   for (const input of node.inputs) w.string(NodeField.INPUT, input);
   for (const output of node.outputs) w.string(NodeField.OUTPUT, output);
   if (node.name !== "") w.string(NodeField.NAME, node.name);
   w.string(NodeField.OP_TYPE, node.opType);
   if (node.domain !== "") w.string(NodeField.DOMAIN, node.domain);
-  for (const attribute of node.attributes) writeAttribute(w, bytes, attribute);
-  for (const f of node.otherFields) w.raw(copyField(bytes, f));
-  return w.finish();
+  const body = new Pieces();
+  body.add(w.finish());
+  for (const attribute of node.attributes) encodeAttribute(body, bytes, attribute, subgraphs.get(attribute));
+  for (const f of node.otherFields) body.copy(bytes, f);
+  return body;
+}
+
+/** NodeProto bytes of `node` in one buffer (see {@link encodeNode}). */
+export function writeNode(bytes: Uint8Array, node: GraphNode): Uint8Array {
+  return concatBytes(encodeNode(bytes, node).list);
 }
 
 /** A TensorProto with new dims and every other field (its data above all) as it was. */
@@ -348,11 +369,7 @@ export function encodeEditableModel(model: EditableModel): readonly Uint8Array[]
   const graph = new Pieces();
   for (const node of model.nodes) {
     if (node.source !== undefined && !node.changed) graph.copy(bytes, node.source);
-    else {
-      const body = new Pieces();
-      body.add(writeNode(bytes, node));
-      graph.nested(GraphField.NODE, body);
-    }
+    else graph.nested(GraphField.NODE, encodeNode(bytes, node));
   }
   for (const f of model.graphFields) {
     if (f.field === GraphField.NODE) continue;

@@ -6,8 +6,8 @@
  * editable model covers the main graph only; this walks into subgraphs and leaves encoding to the
  * rewrite.
  */
-import { AttributeField, DataLocation, GraphField, TensorField } from "./format.ts";
-import { type GraphAttribute, type GraphNode, readNode, valueInfoRank } from "./graph.ts";
+import { DataLocation, GraphField, TensorField } from "./format.ts";
+import { type GraphAttribute, type GraphNode, readInt64s, readNode, valueInfoRank } from "./graph.ts";
 import type { ProtoField, ProtoReader } from "./protobuf-reader.ts";
 
 /** A node of a graph read with {@link readGraph}, with the graphs of its graph-valued attributes. */
@@ -52,10 +52,7 @@ export function readGraph(reader: ProtoReader, ranks: Map<string, number>): Grap
       for (const attribute of node.hasSubgraph ? node.attributes : []) {
         if (attribute.graph !== undefined) subgraphs.set(attribute, readGraph(reader.nested(attribute.graph), ranks));
         // A list of graphs is not walked (it could read a weight unseen): such a model is left alone.
-        const fields = attribute.source === undefined ? [] : reader.nested(attribute.source).fields();
-        for (const g of fields)
-          if (g.field === AttributeField.GRAPHS)
-            throw new UnsupportedGraph(`node ${node.opType} has a list of subgraphs`);
+        if (attribute.hasGraphs) throw new UnsupportedGraph(`node ${node.opType} has a list of subgraphs`);
       }
       for (const output of node.outputs) declared.add(output);
       nodes.set(f, { field: f, node, subgraphs });
@@ -109,22 +106,8 @@ export function rawMatrix(
   const dims: number[] = [];
   let raw: ProtoField | undefined;
   for (const g of tensor.fields()) {
-    if (g.field === TensorField.DIMS) {
-      if (g.wireType === 0) dims.push(g.varint);
-      else {
-        // Packed: varints back to back.
-        let value = 0;
-        let scale = 1;
-        for (const b of tensor.source.read(g.start, g.end - g.start)) {
-          value += (b & 0x7f) * scale;
-          scale *= 0x80;
-          if (b >= 0x80) continue;
-          dims.push(value);
-          value = 0;
-          scale = 1;
-        }
-      }
-    } else if (g.field === TensorField.RAW_DATA) raw = g;
+    if (g.field === TensorField.DIMS) dims.push(...readInt64s(tensor, g));
+    else if (g.field === TensorField.RAW_DATA) raw = g;
     else if (g.field === TensorField.DATA_LOCATION && tensor.int(g) === DataLocation.EXTERNAL) return undefined; // external data
   }
   if (dims.length !== 2 || raw === undefined) return undefined;

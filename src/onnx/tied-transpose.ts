@@ -18,8 +18,8 @@
  * subgraph declares a value of its name. Everything else is written back byte for byte; weights
  * other than the transposed ones are slices of the input, not copies.
  */
-import { AttributeField, AttributeType, GraphField, ModelField, NodeField, TensorField } from "./format.ts";
-import { type GraphAttribute, type GraphNode, Pieces } from "./graph.ts";
+import { AttributeType, GraphField, ModelField, TensorField } from "./format.ts";
+import { encodeNode, type GraphAttribute, type GraphNode, Pieces } from "./graph.ts";
 import {
   allNodes,
   type GraphView,
@@ -156,7 +156,7 @@ function encodeGraph(
         const gathered = gatheredName(node);
         const attributes = node.attributes.filter((a) => a.name !== "axis");
         attributes.push({ name: "axis", type: AttributeType.INT, ints: [1] });
-        body.nested(GraphField.NODE, encodeNode(bytes, { ...node, outputs: [gathered], attributes }, new Map()));
+        body.nested(GraphField.NODE, encodeNode(bytes, { ...node, outputs: [gathered], attributes }));
         const perm = [...Array.from({ length: rank }, (_, i) => i + 1), 0];
         const transpose: GraphNode = {
           inputs: [gathered],
@@ -168,7 +168,7 @@ function encodeGraph(
           otherFields: [],
           changed: true,
         };
-        body.nested(GraphField.NODE, encodeNode(bytes, transpose, new Map()));
+        body.nested(GraphField.NODE, encodeNode(bytes, transpose));
         continue;
       }
       const renamed = node.inputs.some((name, i) => name !== entry.node.inputs[i]);
@@ -225,43 +225,5 @@ function transposedTensor(
   const raw = transposeMatrix(bytes.subarray(matrix.raw.start, matrix.raw.end), rows, cols, matrix.size);
   body.add(new ProtoWriter().tag(TensorField.RAW_DATA, 2).rawVarint(raw.length).finish());
   body.add(raw);
-  return body;
-}
-
-/** A NodeProto: `node`'s fields, attributes copied unless new, graph attributes from `subgraphs`. */
-function encodeNode(bytes: Uint8Array, node: GraphNode, subgraphs: ReadonlyMap<GraphAttribute, Pieces>): Pieces {
-  const w = new ProtoWriter();
-  for (const input of node.inputs) w.string(NodeField.INPUT, input);
-  for (const output of node.outputs) w.string(NodeField.OUTPUT, output);
-  if (node.name !== "") w.string(NodeField.NAME, node.name);
-  w.string(NodeField.OP_TYPE, node.opType);
-  if (node.domain !== "") w.string(NodeField.DOMAIN, node.domain);
-  const body = new Pieces();
-  body.add(w.finish());
-  for (const attribute of node.attributes) {
-    const sub = subgraphs.get(attribute);
-    if (sub !== undefined && attribute.source !== undefined) {
-      const fields = new Pieces();
-      const reader = new ProtoReader(bytesSource(bytes), attribute.source.start, attribute.source.end);
-      for (const g of reader.fields()) {
-        if (g.field === AttributeField.G) fields.nested(AttributeField.G, sub);
-        else fields.copy(bytes, g);
-      }
-      body.nested(NodeField.ATTRIBUTE, fields);
-    } else if (attribute.source !== undefined) body.copy(bytes, attribute.source);
-    else {
-      body.add(
-        new ProtoWriter()
-          .message(NodeField.ATTRIBUTE, (a) => {
-            a.string(AttributeField.NAME, attribute.name);
-            if (attribute.type === AttributeType.INT) a.varint(AttributeField.I, attribute.ints[0] ?? 0);
-            else for (const v of attribute.ints) a.varint(AttributeField.INTS, v);
-            a.varint(AttributeField.TYPE, attribute.type);
-          })
-          .finish(),
-      );
-    }
-  }
-  for (const f of node.otherFields) body.copy(bytes, f);
   return body;
 }

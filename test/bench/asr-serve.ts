@@ -1,17 +1,11 @@
 /**
  * Serving pieces of the sequence-to-sequence benchmarks (moonshine.bench.ts, whisper-hf.bench.ts):
  * `sawt serve` from this checkout with given settings, its resident memory once idle, and rounds
- * of closed-loop transcription clients with the memory they drive it to. Not a benchmark itself.
+ * of closed-loop transcription clients with the memory they drive it to, and the in-process
+ * timing rounds the benches compare paths by. Not a benchmark itself.
  */
-import { readFileSync } from "node:fs";
 import { type SawtProcess, startSawt, waitForStatus } from "../support/sawt.ts";
-import { closedLoop } from "./closed-loop.ts";
-
-/** Resident memory of process `pid` in MB (VmRSS: every thread, inference workers included). */
-export function rssMb(pid: number): number {
-  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  return Number(kb) / 1024;
-}
+import { closedLoop, median, processRssMb } from "./closed-loop.ts";
 
 /** A server that answered /ready, its idle memory, and its ASR health reply. */
 export interface IdleServer {
@@ -27,7 +21,7 @@ export async function idleServer(env: Record<string, string>, settleMs = 3000): 
   try {
     await waitForStatus(`${sawt.baseUrl}/ready`, 200, 120_000);
     await Bun.sleep(settleMs);
-    const idleMb = rssMb(sawt.proc.pid);
+    const idleMb = processRssMb(sawt.proc.pid);
     const health = (await (await fetch(`${sawt.baseUrl}/v1/asr/health`)).json()) as Record<string, unknown>;
     return { sawt, idleMb, health };
   } catch (error) {
@@ -75,7 +69,7 @@ export async function transcriptionLoad(
   };
   await closedLoop(options.clients, options.clients, send);
   let peakMb = 0;
-  const sampler = setInterval(() => (peakMb = Math.max(peakMb, rssMb(server.proc.pid))), 100);
+  const sampler = setInterval(() => (peakMb = Math.max(peakMb, processRssMb(server.proc.pid))), 100);
   const throughput: number[] = [];
   try {
     for (let round = 0; round < options.rounds; round++) {
@@ -86,17 +80,44 @@ export async function transcriptionLoad(
     clearInterval(sampler);
   }
   await Bun.sleep(3000);
-  return { throughput, peakMb, afterMb: rssMb(server.proc.pid), text };
+  return { throughput, peakMb, afterMb: processRssMb(server.proc.pid), text };
 }
 
-/** Median of `values`. */
-export function mid(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const half = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+/** Wall and CPU time (ms) of each path in every round. */
+export interface RoundTimes<K extends string> {
+  readonly ms: Record<K, number[]>;
+  /** CPU time of the whole process (every thread): less swayed than wall time by other processes. */
+  readonly cpu: Record<K, number[]>;
+}
+
+/**
+ * Runs each of `paths` once untimed, then `rounds` rounds of each once, in an order that rotates
+ * each round so a slow stretch of the machine does not always hit the same path.
+ */
+export async function timeRounds<K extends string>(
+  paths: Record<K, () => Promise<unknown>>,
+  rounds: number,
+): Promise<RoundTimes<K>> {
+  const names = Object.keys(paths) as K[];
+  const times = () => Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  const ms = times();
+  const cpu = times();
+  for (const name of names) await paths[name]();
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(round + i) % names.length]!;
+      const started = performance.now();
+      const cpuBefore = process.cpuUsage();
+      await paths[name]();
+      ms[name].push(performance.now() - started);
+      const used = process.cpuUsage(cpuBefore);
+      cpu[name].push((used.user + used.system) / 1000);
+    }
+  }
+  return { ms, cpu };
 }
 
 /** `median (lowest–highest)` of `values` with `digits` decimals. */
 export function spread(values: readonly number[], digits = 2): string {
-  return `${mid(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
+  return `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
 }

@@ -59,6 +59,13 @@ export class RunnerPool {
   }
 }
 
+/** Median of `values` (milliseconds, usually). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 /** The `p`-th percentile (0–100) of `values`, nearest rank. */
 export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -25,7 +25,8 @@ import { argmax } from "../../src/onnx/runner.ts";
 import { currentDevice } from "../../src/onnx/sessions.ts";
 import { Admission } from "../../src/serving/admission.ts";
 import { englishSpeechWav, installMoonshineTiny } from "../support/models/moonshine.ts";
-import { idleServer, mid, spread, transcriptionLoad } from "./asr-serve.ts";
+import { idleServer, spread, timeRounds, transcriptionLoad } from "./asr-serve.ts";
+import { median } from "./closed-loop.ts";
 
 const ROUNDS = 7;
 const SERVER_PAIRS = 3;
@@ -106,24 +107,7 @@ try {
     recogniser: () => recognizer.recognize(samples),
     service: () => engine.service.transcribeSamples(samples),
   };
-  const names = Object.keys(paths) as (keyof typeof paths)[];
-  const ms: Record<keyof typeof paths, number[]> = { raw: [], recogniser: [], service: [] };
-  // CPU time of the whole process (every thread) per run: less swayed than wall time by other
-  // processes on a shared machine.
-  const cpu: Record<keyof typeof paths, number[]> = { raw: [], recogniser: [], service: [] };
-  for (const name of names) await paths[name]();
-  for (let round = 0; round < ROUNDS; round++) {
-    // A rotating order, so a slow stretch of the machine does not always hit the same path.
-    for (let i = 0; i < names.length; i++) {
-      const name = names[(round + i) % names.length]!;
-      const started = performance.now();
-      const cpuBefore = process.cpuUsage();
-      await paths[name]();
-      ms[name].push(performance.now() - started);
-      const used = process.cpuUsage(cpuBefore);
-      cpu[name].push((used.user + used.system) / 1000);
-    }
-  }
+  const { ms, cpu } = await timeRounds(paths, ROUNDS);
   const text = (await recognizer.recognize(samples)).text;
   const segments = (await engine.service.transcribeSamples(samples)).segments.length;
   await Promise.all([recognizer.release(), engine.release(), decoder.release(), encoder.release()]);
@@ -153,10 +137,10 @@ try {
   const loaded = await idleServer(serverEnv(true));
   const load = await transcriptionLoad(loaded.sawt, readFileSync(englishSpeechWav()), LOAD);
   await loaded.sawt.stop();
-  const allowance = mid(idle.off) + 2 * modelMb + 40;
+  const allowance = median(idle.off) + 2 * modelMb + 40;
 
   const row = (name: keyof typeof paths) =>
-    `| ${name} | ${mid(ms[name]).toFixed(0)} | ${(mid(ms[name]) / 1000 / seconds).toFixed(3)} | ${name === "raw" ? "1.00" : spread(ratio(name))} | ${mid(cpu[name]).toFixed(0)} | ${name === "raw" ? "1.00" : spread(cpuRatio(name))} |`;
+    `| ${name} | ${median(ms[name]).toFixed(0)} | ${(median(ms[name]) / 1000 / seconds).toFixed(3)} | ${name === "raw" ? "1.00" : spread(ratio(name))} | ${median(cpu[name]).toFixed(0)} | ${name === "raw" ? "1.00" : spread(cpuRatio(name))} |`;
   console.log(`## Moonshine tiny, real model (moonshine.bench.ts)
 
 ${seconds.toFixed(1)} s of real English speech (\`en-speech-20s.wav\`), Moonshine tiny English int8 (the built-in
@@ -171,7 +155,7 @@ recogniser). Text: «${text}»
 
 | path | ms (median) | real-time factor | / raw, median (range) | CPU ms (median) | CPU / raw, median (range) |
 |---|---:|---:|---:|---:|---:|
-${names.map(row).join("\n")}
+${(["raw", "recogniser", "service"] as const).map(row).join("\n")}
 
 \`sawt serve\` from source with its defaults (asr.concurrency 2), no packs; RSS 3 s after \`/ready\`, ${SERVER_PAIRS} servers
 of each kind started in turn, median (range). Allowance (issue 38): RSS without the recogniser + 2 × its model files

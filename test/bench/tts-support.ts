@@ -39,12 +39,7 @@ export async function postSpeech(baseUrl: string, key: string, body: string): Pr
   return response.arrayBuffer();
 }
 
-/** Median of `values` (milliseconds, usually). */
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
+export { median } from "./closed-loop.ts";
 
 /** Runs `fn` `warmup` times untimed, then `runs` times; the wall time of each timed run in ms. */
 export async function timeRuns(runs: number, warmup: number, fn: () => Promise<unknown>): Promise<number[]> {

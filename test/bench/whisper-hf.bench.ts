@@ -25,7 +25,8 @@ import { argmax } from "../../src/onnx/runner.ts";
 import { currentDevice } from "../../src/onnx/sessions.ts";
 import { englishSpeechWav } from "../support/models/moonshine.ts";
 import { FORCED_TEXT_TOKENS, WHISPER_SMALL, whisperSmallPackDir } from "../support/models/whisper-small.ts";
-import { idleServer, mid, spread, transcriptionLoad } from "./asr-serve.ts";
+import { idleServer, spread, timeRounds, transcriptionLoad } from "./asr-serve.ts";
+import { median } from "./closed-loop.ts";
 
 const ROUNDS = 5;
 const LOAD = { clients: 4, perRound: 4, rounds: 2 };
@@ -91,23 +92,7 @@ try {
 
   const recognizer = new WhisperRecognizer("whisper-small-shaped", "whisper-hf", await loadHfWhisper(config, "bench"));
   const paths = { raw, recogniser: () => recognizer.recognize(samples) };
-  const names = Object.keys(paths) as (keyof typeof paths)[];
-  const ms: Record<keyof typeof paths, number[]> = { raw: [], recogniser: [] };
-  // CPU time of the whole process (every thread) per run: less swayed than wall time by other
-  // processes on a shared machine.
-  const cpu: Record<keyof typeof paths, number[]> = { raw: [], recogniser: [] };
-  for (const name of names) await paths[name]();
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < names.length; i++) {
-      const name = names[(round + i) % names.length]!;
-      const started = performance.now();
-      const cpuBefore = process.cpuUsage();
-      await paths[name]();
-      ms[name].push(performance.now() - started);
-      const used = process.cpuUsage(cpuBefore);
-      cpu[name].push((used.user + used.system) / 1000);
-    }
-  }
+  const { ms, cpu } = await timeRounds(paths, ROUNDS);
   const result = await recognizer.recognize(samples);
   await Promise.all([recognizer.release(), decoder.release(), encoder.release()]);
   const ratios = ms.recogniser.map((v, i) => v / ms.raw[i]!);
@@ -141,8 +126,8 @@ ${result.decoding?.temperature}: no fallback).
 
 | path | ms (median) | real-time factor | / raw, median (range) | CPU ms (median) | CPU / raw, median (range) |
 |---|---:|---:|---:|---:|---:|
-| raw onnxruntime | ${mid(ms.raw).toFixed(0)} | ${(mid(ms.raw) / 1000 / seconds).toFixed(3)} | 1.00 | ${mid(cpu.raw).toFixed(0)} | 1.00 |
-| recogniser | ${mid(ms.recogniser).toFixed(0)} | ${(mid(ms.recogniser) / 1000 / seconds).toFixed(3)} | ${spread(ratios)} | ${mid(cpu.recogniser).toFixed(0)} | ${spread(cpuRatios)} |
+| raw onnxruntime | ${median(ms.raw).toFixed(0)} | ${(median(ms.raw) / 1000 / seconds).toFixed(3)} | 1.00 | ${median(cpu.raw).toFixed(0)} | 1.00 |
+| recogniser | ${median(ms.recogniser).toFixed(0)} | ${(median(ms.recogniser) / 1000 / seconds).toFixed(3)} | ${spread(ratios)} | ${median(cpu.recogniser).toFixed(0)} | ${spread(cpuRatios)} |
 
 \`sawt serve\` from source with the pack and its defaults (asr.concurrency 2; \`asr.builtin = false\`, queue timeout 600 s): RSS 3 s after
 \`/ready\` ${server.idleMb.toFixed(0)} MB; ${LOAD.clients} closed-loop clients posting the recording, ${LOAD.rounds} rounds of ${LOAD.perRound} requests after a

@@ -10,7 +10,7 @@
 import type { AppContext } from "../core/context.ts";
 import { ConnectionGuard } from "../edge/connection-guard.ts";
 import type { CallDoor } from "./events.ts";
-import { callMetrics, countOn } from "./metrics.ts";
+import { callMetrics } from "./metrics.ts";
 
 /** Why a call door refused a call or a connection (`sawt_calls_refused_total`'s reasons). */
 export type CallRefusal = "network" | "limit" | "key" | "protocol" | "unavailable" | "silent";
@@ -28,12 +28,11 @@ export function maxConnections(ctx: AppContext): number {
 
 /** A call door's guard; see the file comment. */
 export function callDoorGuard(ctx: AppContext, door: CallDoor): ConnectionGuard {
-  return new ConnectionGuard(ctx, door, {
+  const guard = new ConnectionGuard(ctx, door, {
     max: maxConnections(ctx),
     identifyMs: ctx.config.calls.identify_timeout_s * 1000,
-    report: {
-      moved: (delta) => countOn(callMetrics(ctx).connections, door, delta),
-      refused: (reason) => countRefusal(ctx, door, reason),
-    },
+    report: { refused: (reason) => countRefusal(ctx, door, reason) },
   });
+  callMetrics(ctx).connections.set(door, guard);
+  return guard;
 }

@@ -16,19 +16,6 @@ export type EndReason = "hangup" | "command" | "idle" | "max_call_s" | "error" |
 /** One event, as the WebSocket sends it. */
 export type CallEvent = { readonly type: string; readonly call_id?: string } & Readonly<Record<string, unknown>>;
 
-/** The event types, in the order the docs list them. */
-export const EVENT_TYPES = [
-  "call.started",
-  "speech.started",
-  "transcript.partial",
-  "transcript.final",
-  "dtmf",
-  "mark",
-  "playback.done",
-  "call.ended",
-  "error",
-] as const;
-
 /** What `call.started` (and the call list) says of a call. */
 export interface CallFacts {
   readonly id: string;

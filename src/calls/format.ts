@@ -61,8 +61,3 @@ export function namedFormat(name: string): CallFormat | undefined {
 
 /** The names {@link namedFormat} takes, for messages. */
 export const FORMAT_NAMES = Object.keys(NAMED);
-
-/** The synthesis encoding of a format. */
-export function synthesisEncoding(format: CallFormat): SampleEncoding {
-  return format.encoding;
-}

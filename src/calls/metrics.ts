@@ -8,6 +8,7 @@
  * calls' transcription alike.
  */
 import type { AppContext } from "../core/context.ts";
+import type { ConnectionGuard } from "../edge/connection-guard.ts";
 import { rtpPortsInUse } from "../media/ports.ts";
 import type { Counter, Histogram } from "../serving/prometheus.ts";
 import type { CallDoor } from "./events.ts";
@@ -28,8 +29,8 @@ export interface CallMetrics {
   readonly webhooks: Counter;
   /** Calls open now, by door. */
   readonly open: Map<CallDoor, number>;
-  /** Connections open now (AudioSocket TCP, chan_websocket sockets), by door. */
-  readonly connections: Map<CallDoor, number>;
+  /** Each door's connection guard (./connections.ts), whose open connections the gauge reads. */
+  readonly connections: Map<CallDoor, ConnectionGuard>;
 }
 
 const byRegistry = new WeakMap<object, CallMetrics>();
@@ -40,14 +41,14 @@ export function callMetrics(ctx: AppContext): CallMetrics {
   const found = byRegistry.get(registry);
   if (found) return found;
   const open = new Map<CallDoor, number>(DOORS.map((door) => [door, 0]));
-  const connections = new Map<CallDoor, number>(DOORS.map((door) => [door, 0]));
+  const connections = new Map<CallDoor, ConnectionGuard>();
   registry.gauge("sawt_calls", "Calls open now, by door.", () =>
     DOORS.map((door) => ({ labels: { door }, value: open.get(door) ?? 0 })),
   );
   registry.gauge(
     "sawt_call_connections",
     "Connections open on a call door (AudioSocket TCP, chan_websocket sockets), by door.",
-    () => DOORS.map((door) => ({ labels: { door }, value: connections.get(door) ?? 0 })),
+    () => DOORS.map((door) => ({ labels: { door }, value: connections.get(door)?.open ?? 0 })),
   );
   registry.gauge("sawt_call_rtp_ports", "RTP ports externalMedia calls hold (calls.rtp_port_min..max).", () => [
     { labels: {}, value: rtpPortsInUse(EXTERNAL_MEDIA_PORTS) },
@@ -87,7 +88,7 @@ export function callMetrics(ctx: AppContext): CallMetrics {
   return metrics;
 }
 
-/** Moves a per-door gauge (calls or connections). */
+/** Moves the per-door gauge of open calls. */
 export function countOn(gauge: Map<CallDoor, number>, door: CallDoor, delta: 1 | -1): void {
   gauge.set(door, Math.max(0, (gauge.get(door) ?? 0) + delta));
 }

@@ -11,11 +11,11 @@
  * route answers.
  */
 import type { Database } from "bun:sqlite";
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { Transcript } from "../core/asr.ts";
 import { closeDatabase, openStore, type Schema } from "../store/database.ts";
-import type { DeliveryQueue, PendingDelivery } from "../webhooks/sender.ts";
+import type { AttemptOutcome, DeliveryQueue, PendingDelivery } from "../webhooks/sender.ts";
+import { newDelivery, nextDeliveryAt, recordAttempt } from "../webhooks/table.ts";
 
 const MIGRATIONS: readonly string[] = [
   // 1: calls and their webhook deliveries (issue 41).
@@ -105,13 +105,7 @@ export class CallStore implements DeliveryQueue<CallDelivery> {
         seq,
       ]);
       if (webhook) {
-        const id = `dlv_${randomBytes(12).toString("hex")}`;
-        const body = JSON.stringify({
-          id,
-          type: webhook.event,
-          created_at: Math.floor(Date.now() / 1000),
-          ...webhook.body,
-        });
+        const { id, body } = newDelivery(webhook.event, webhook.body);
         this.db.run(
           `INSERT INTO call_deliveries (id, call_seq, callback_url, event, body, status, attempts, next_at, created_at)
            VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
@@ -142,18 +136,11 @@ export class CallStore implements DeliveryQueue<CallDelivery> {
   }
 
   nextDeliveryAt(): number | undefined {
-    const row = this.db.query("SELECT MIN(next_at) AS at FROM call_deliveries WHERE status = 'pending'").get() as {
-      at: number | null;
-    };
-    return row.at ?? undefined;
+    return nextDeliveryAt(this.db, "call_deliveries");
   }
 
-  recordAttempt(id: string, outcome: { status: "delivered" | "pending" | "failed"; nextAt?: number; error?: string }) {
-    this.db.run(
-      `UPDATE call_deliveries SET status = ?, attempts = attempts + 1, next_at = COALESCE(?, next_at), last_error = ?,
-       delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END WHERE id = ?`,
-      [outcome.status, outcome.nextAt ?? null, outcome.error ?? null, outcome.status, Date.now(), id],
-    );
+  recordAttempt(id: string, outcome: AttemptOutcome): void {
+    recordAttempt(this.db, "call_deliveries", id, outcome);
   }
 
   /** Every delivery of a call record (tests, diagnostics). */

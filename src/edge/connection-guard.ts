@@ -18,19 +18,17 @@
  *   connections are kept past the timeout, the older ones go first.
  *
  * Gauges `sawt_tcp_connections{door}` (open) and `sawt_tcp_connections_max{door}` (the cap). A door
- * with metrics of its own (the call doors: `sawt_call_connections{door}`,
- * `sawt_calls_refused_total{door,reason}`) passes a {@link ConnectionReport} and is counted there
- * instead. The call doors' identify rule: an AudioSocket connection's UUID and first audio,
- * chan_websocket's MEDIA_START.
+ * with metrics of its own (the call doors: `sawt_call_connections{door}`, which reads
+ * {@link ConnectionGuard.open}, and `sawt_calls_refused_total{door,reason}`) passes a
+ * {@link ConnectionReport} and is counted there instead. The call doors' identify rule: an
+ * AudioSocket connection's UUID and first audio, chan_websocket's MEDIA_START.
  */
 import type { Socket } from "node:net";
 import type { AppContext } from "../core/context.ts";
 import type { Counter } from "../serving/prometheus.ts";
 
-/** Where a door with metrics of its own counts its connections (instead of `sawt_tcp_connections*`). */
+/** Where a door with metrics of its own counts its refusals (instead of `sawt_tcp_connections*`). */
 export interface ConnectionReport {
-  /** A connection took a place (1) or gave it back (-1). */
-  moved(delta: 1 | -1): void;
   /** A connection closed at accept (`limit`, `network`) or for its silence (`silent`). */
   refused(reason: RefusedReason | "silent"): void;
 }
@@ -161,7 +159,6 @@ export class ConnectionGuard {
     const entry: Held = { close };
     this.held.add(entry);
     this.silent.set(entry, performance.now());
-    this.limits.report?.moved(1);
     return {
       identify: () => void this.silent.delete(entry),
       unidentify: () => {
@@ -169,7 +166,7 @@ export class ConnectionGuard {
       },
       release: () => {
         this.silent.delete(entry);
-        if (this.held.delete(entry)) this.limits.report?.moved(-1);
+        this.held.delete(entry);
       },
     };
   }

@@ -24,6 +24,13 @@ export interface PendingDelivery {
   readonly created_at: number;
 }
 
+/** One attempt's outcome: delivered, retried at `nextAt`, or given up (`failed`). */
+export interface AttemptOutcome {
+  readonly status: "delivered" | "pending" | "failed";
+  readonly nextAt?: number;
+  readonly error?: string;
+}
+
 /** Where a sender finds its deliveries and records their attempts (the jobs store, the calls store). */
 export interface DeliveryQueue<D extends PendingDelivery = PendingDelivery> {
   /** Pending deliveries due by `now`, oldest first, at most `limit`. */
@@ -31,10 +38,7 @@ export interface DeliveryQueue<D extends PendingDelivery = PendingDelivery> {
   /** When the next pending delivery is due (ms), if any. */
   nextDeliveryAt(): number | undefined;
   /** Records one attempt: delivered, retried at `nextAt`, or given up (`failed`). */
-  recordAttempt(
-    id: string,
-    outcome: { status: "delivered" | "pending" | "failed"; nextAt?: number; error?: string },
-  ): void;
+  recordAttempt(id: string, outcome: AttemptOutcome): void;
 }
 
 /** How deliveries are sent. */

@@ -48,8 +48,3 @@ export function boxOfJob(id: string): string | undefined {
 export function fileId(index: number): string {
   return `file_${String(index + 1).padStart(4, "0")}`;
 }
-
-/** A delivery's id, which is also its idempotency key: the same on every retry. */
-export function deliveryId(): string {
-  return `dlv_${randomBytes(12).toString("hex")}`;
-}

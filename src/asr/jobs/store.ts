@@ -16,7 +16,9 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { closeDatabase, openStore } from "../../store/database.ts";
-import { deliveryId, fileId } from "./ids.ts";
+import type { AttemptOutcome } from "../../webhooks/sender.ts";
+import { newDelivery, nextDeliveryAt, recordAttempt } from "../../webhooks/table.ts";
+import { fileId } from "./ids.ts";
 import { JOB_SCHEMA } from "./migrations.ts";
 import type { DeliveryRow, FileRow, FileStatus, JobOptions, JobRow, JobStatus } from "./types.ts";
 
@@ -222,13 +224,7 @@ export class JobStore {
 
   private queueDelivery(job: JobRow, delivery: NewDelivery): void {
     if (job.callback_url === null) return;
-    const id = deliveryId();
-    const body = JSON.stringify({
-      id,
-      type: delivery.event,
-      created_at: Math.floor(Date.now() / 1000),
-      ...delivery.body,
-    });
+    const { id, body } = newDelivery(delivery.event, delivery.body);
     this.db.run(
       "INSERT INTO job_deliveries (id, job_id, event, body, status, attempts, next_at, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)",
       [id, job.id, delivery.event, body, Date.now(), Date.now()],
@@ -247,19 +243,12 @@ export class JobStore {
 
   /** When the next pending delivery is due (ms), if any. */
   nextDeliveryAt(): number | undefined {
-    const row = this.db.query("SELECT MIN(next_at) AS at FROM job_deliveries WHERE status = 'pending'").get() as {
-      at: number | null;
-    };
-    return row.at ?? undefined;
+    return nextDeliveryAt(this.db, "job_deliveries");
   }
 
   /** Records one attempt: delivered, retried at `nextAt`, or given up (`failed`). */
-  recordAttempt(id: string, outcome: { status: "delivered" | "pending" | "failed"; nextAt?: number; error?: string }) {
-    this.db.run(
-      `UPDATE job_deliveries SET status = ?, attempts = attempts + 1, next_at = COALESCE(?, next_at), last_error = ?,
-       delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END WHERE id = ?`,
-      [outcome.status, outcome.nextAt ?? null, outcome.error ?? null, outcome.status, Date.now(), id],
-    );
+  recordAttempt(id: string, outcome: AttemptOutcome): void {
+    recordAttempt(this.db, "job_deliveries", id, outcome);
   }
 
   /** A job's delivery log, oldest first. */

@@ -8,6 +8,7 @@
 import type { KeySources } from "../../edge/auth.ts";
 import type { AppError } from "../../errors/taxonomy.ts";
 import type { ProtocolErrorShape } from "../../http/errors.ts";
+import { isTextLimitError } from "../schema.ts";
 
 /** How ElevenLabs' clients present the key: the `xi-api-key` header (or Sawt's own ways). */
 export const ELEVENLABS_KEY_SOURCES: KeySources = { headers: ["xi-api-key"] };
@@ -27,7 +28,7 @@ const STATUSES: Partial<Record<AppError["kind"], string>> = {
 /** ElevenLabs' name for an error. */
 function elevenLabsStatus(error: AppError): string {
   if (error.kind === "unauthorized" && /required/.test(error.detail)) return "needs_authorization";
-  if (/exceeds maximum length|over the limit/.test(error.detail)) return "max_character_limit_exceeded";
+  if (isTextLimitError(error)) return "max_character_limit_exceeded";
   return STATUSES[error.kind] ?? "invalid_request";
 }
 

@@ -49,7 +49,10 @@ export interface DoorSocket {
   /** Sends the door's error event for `thrown` and returns it as an AppError. */
   sendError(thrown: unknown): AppError;
   close(code: number, reason: string): void;
-  /** Closes with {@link closeCodeFor}`(error)` and the error's detail, or `reason` when there is none. */
+  /**
+   * Closes with the door's {@link WebSocketDoor.closeFrame} for `error`, else {@link closeCodeFor}`(error)`
+   * and the error's detail, or `reason` when there is none.
+   */
   closeFor(error: AppError | undefined, reason: string): void;
 }
 
@@ -81,6 +84,12 @@ export interface WebSocketDoor {
   readonly upgrade?: (context: { request: Request }) => unknown;
   /** The door's error event around an error (see {@link errorStatusBody}). */
   readonly errorEvent: (error: AppError, socket: DoorSocket) => Record<string, unknown>;
+  /**
+   * The close frame for an error in the door's protocol (Deepgram's codes and payloads,
+   * ElevenLabs' 1008/1011), used by `closeFor`, so a connection refused at `open` closes as the
+   * door's own failures do (default: {@link closeCodeFor} and the error's detail).
+   */
+  readonly closeFrame?: (error: AppError) => { code: number; reason: string };
   /** Opens a connection; a throw is answered with the error event and a close. */
   connect(socket: DoorSocket, upgrade: Upgrade): DoorConnection;
   /**
@@ -127,7 +136,11 @@ function doorSocket(ws: ElysiaSocket, door: WebSocketDoor): DoorSocket {
       return error;
     },
     close: (code, reason) => void ws.close(code, reason),
-    closeFor: (error, reason) => void ws.close(closeCodeFor(error), error ? error.detail.slice(0, 120) : reason),
+    closeFor(error, reason) {
+      const frame = error && door.closeFrame ? door.closeFrame(error) : undefined;
+      if (frame) ws.close(frame.code, frame.reason);
+      else ws.close(closeCodeFor(error), error ? error.detail.slice(0, 120) : reason);
+    },
   };
   return socket;
 }

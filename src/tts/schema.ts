@@ -139,6 +139,15 @@ export function textTooLong(limits: SpeechLimits): AppError {
   );
 }
 
+/**
+ * Whether `error` refuses text for its length: {@link textTooLong}, or a speech stream context's
+ * queue over `tts.stream_max_queued_chars` (./stream/context.ts) — what the Deepgram and ElevenLabs
+ * doors report as their own "too much text" (BIG-0000, `max_character_limit_exceeded`).
+ */
+export function isTextLimitError(error: AppError): boolean {
+  return /exceeds maximum length|over the limit/.test(error.detail);
+}
+
 /** REST's form of {@link parseSpeech}: a JSON body (`body.*` field names) plus the `X-TTS-Dialect` header. */
 export function parseSpeechRequest(
   body: unknown,

@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
-import { startSawt, type SawtProcess } from "../support/sawt.ts";
+import { letterToneAudio } from "../support/models/ctc.ts";
+import type { SawtProcess } from "../support/sawt.ts";
 import { pcm16 } from "./format-support.ts";
-import { concat, encodeFile, ENCODINGS, modelsDir, silence } from "./support.ts";
+import { concat, encodeFile, ENCODINGS, modelsDir, silence, startToneCtcSawt } from "./support.ts";
 
 const TEXT = "سلام عليكم";
 const RAW = "encoding=linear16&sample_rate=16000&language=ar";
@@ -19,9 +19,7 @@ let sawt: SawtProcess;
 let key: string;
 
 beforeAll(async () => {
-  models = modelsDir();
-  await writeToneCtcPack(join(models.dir, "tone-ctc"));
-  sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.dir } });
+  ({ models, sawt } = await startToneCtcSawt());
   key = (await sawt.createKey({ name: "deepgram", rpm: 10_000 })).key;
 });
 

@@ -11,10 +11,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
-import { startSawt, until, type SawtProcess } from "../support/sawt.ts";
+import { letterToneAudio } from "../support/models/ctc.ts";
+import { until, type SawtProcess } from "../support/sawt.ts";
 import { callAudio, leaks, pcm16, UTTERANCES } from "./format-support.ts";
-import { concat, modelsDir, silence } from "./support.ts";
+import { concat, modelsDir, silence, startToneCtcSawt } from "./support.ts";
 import { connect, type TestSocket } from "./ws-client.ts";
 
 const IDLE_S = 2;
@@ -24,16 +24,11 @@ let sawt: SawtProcess;
 let key: string;
 
 beforeAll(async () => {
-  models = modelsDir();
-  await writeToneCtcPack(join(models.dir, "tone-ctc"));
-  sawt = await startSawt({
-    env: {
-      SAWT_MODELS_DIR: models.dir,
-      SAWT_STREAMING_PARTIAL_INTERVAL_MS: "300",
-      SAWT_STREAMING_IDLE_TIMEOUT_S: String(IDLE_S),
-      SAWT_STREAMING_MAX_BUFFER_S: "2",
-    },
-  });
+  ({ models, sawt } = await startToneCtcSawt({
+    SAWT_STREAMING_PARTIAL_INTERVAL_MS: "300",
+    SAWT_STREAMING_IDLE_TIMEOUT_S: String(IDLE_S),
+    SAWT_STREAMING_MAX_BUFFER_S: "2",
+  }));
   key = (await sawt.createKey({ name: "deepgram", rpm: 10_000 })).key;
 });
 

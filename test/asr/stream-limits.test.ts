@@ -7,14 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import { join } from "node:path";
 import { encodeG711 } from "../../src/audio/g711.ts";
 import { floatToInt16 } from "../../src/audio/wav.ts";
 import { bearer, clients, collect, waitServing } from "../grpc/client.ts";
-import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
+import { letterToneAudio } from "../support/models/ctc.ts";
 import { promtoolCheck } from "../support/in-process.ts";
-import { startSawt, until, type SawtProcess } from "../support/sawt.ts";
-import { concat, modelsDir, silence } from "./support.ts";
+import { until, type SawtProcess } from "../support/sawt.ts";
+import { concat, modelsDir, silence, startToneCtcSawt } from "./support.ts";
 import { connect } from "./ws-client.ts";
 import { metricTotal, scrapeMetrics, scrapeMetricsText } from "../support/http-helpers.ts";
 
@@ -26,17 +25,12 @@ let admin: string;
 let ws: string;
 
 beforeAll(async () => {
-  models = modelsDir();
-  await writeToneCtcPack(join(models.dir, "tone-ctc"));
-  sawt = await startSawt({
-    env: {
-      SAWT_MODELS_DIR: models.dir,
-      SAWT_STREAMING_MAX_SESSION_S: "3",
-      SAWT_STREAMING_IDLE_TIMEOUT_S: "1",
-      SAWT_STREAMING_MAX_STREAMS: String(MAX_STREAMS),
-      SAWT_STREAMING_MAX_BUFFER_S: "2",
-    },
-  });
+  ({ models, sawt } = await startToneCtcSawt({
+    SAWT_STREAMING_MAX_SESSION_S: "3",
+    SAWT_STREAMING_IDLE_TIMEOUT_S: "1",
+    SAWT_STREAMING_MAX_STREAMS: String(MAX_STREAMS),
+    SAWT_STREAMING_MAX_BUFFER_S: "2",
+  }));
   key = (await sawt.createKey({ name: "limits", rpm: 100_000 })).key;
   admin = (await sawt.createKey({ name: "ops", admin: true })).key;
   ws = sawt.baseUrl.replace(/^http/, "ws");

@@ -11,6 +11,8 @@ import { loadConfig } from "../../src/config/config.ts";
 import { log } from "../../src/log/logger.ts";
 import { Admission } from "../../src/serving/admission.ts";
 import { ffmpegSync } from "../support/audio.ts";
+import { writeToneCtcPack } from "../support/models/ctc.ts";
+import { startSawt, type SawtProcess } from "../support/sawt.ts";
 import { sileroVadFile } from "../support/fixtures/models.ts";
 import { englishSpeech } from "../support/fixtures/speech.ts";
 
@@ -27,6 +29,24 @@ export function sileroModel(): string {
 export function modelsDir(): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), "sawt-asr-models-"));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A real `sawt serve` over a fresh models directory holding the tone CTC recogniser (exact
+ * transcripts: ../support/models/ctc.ts), with the SAWT_* settings in `env`. The caller stops the
+ * server and removes the directory (the directory is removed here when the server fails to start).
+ */
+export async function startToneCtcSawt(
+  env: Record<string, string> = {},
+): Promise<{ models: ReturnType<typeof modelsDir>; sawt: SawtProcess }> {
+  const models = modelsDir();
+  try {
+    await writeToneCtcPack(join(models.dir, "tone-ctc"));
+    return { models, sawt: await startSawt({ env: { SAWT_MODELS_DIR: models.dir, ...env } }) };
+  } catch (error) {
+    models.remove();
+    throw error;
+  }
 }
 
 /** Copies the real Silero model into `<dir>/<name>/silero_vad.onnx`. */

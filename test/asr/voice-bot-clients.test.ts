@@ -19,10 +19,10 @@ import { initializeLogger, stt } from "@livekit/agents";
 import { STT as DeepgramSTT } from "@livekit/agents-plugin-deepgram";
 import { STT as OpenAISTT } from "@livekit/agents-plugin-openai";
 import { AudioFrame } from "@livekit/rtc-node";
-import { letterToneAudio, writeToneCtcPack } from "../support/models/ctc.ts";
-import { startSawt, until, type SawtProcess } from "../support/sawt.ts";
+import { letterToneAudio } from "../support/models/ctc.ts";
+import { until, type SawtProcess } from "../support/sawt.ts";
 import { pcm16 } from "./format-support.ts";
-import { concat, encodeFile, ENCODINGS, modelsDir, silence } from "./support.ts";
+import { concat, encodeFile, ENCODINGS, modelsDir, silence, startToneCtcSawt } from "./support.ts";
 
 const UTTERANCES = ["سلام عليكم", "مرحبا بكم"];
 /** Two utterances a second and a half apart, at `rate`. */
@@ -41,9 +41,7 @@ let key: string;
 
 beforeAll(async () => {
   initializeLogger({ pretty: false, level: "warn" });
-  models = modelsDir();
-  await writeToneCtcPack(join(models.dir, "tone-ctc"));
-  sawt = await startSawt({ env: { SAWT_MODELS_DIR: models.dir, SAWT_STREAMING_PARTIAL_INTERVAL_MS: "300" } });
+  ({ models, sawt } = await startToneCtcSawt({ SAWT_STREAMING_PARTIAL_INTERVAL_MS: "300" }));
   key = (await sawt.createKey({ name: "voice-bots", rpm: 10_000 })).key;
 });
 

@@ -14,8 +14,7 @@
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../../core/context.ts";
-import { keySubprotocol, presentedKey } from "../../edge/auth.ts";
-import { toAppError } from "../../errors/taxonomy.ts";
+import { presentedKey } from "../../edge/auth.ts";
 import { webSocketRoutes } from "../../http/ws-route.ts";
 import { DeepgramConnection } from "./connection.ts";
 import { listenParams } from "./params.ts";
@@ -46,19 +45,10 @@ export function deepgramListenRoutes(ctx: AppContext) {
     checkUpgrade: (request) => void liveParams(request),
     presentedKey: (headers) => presentedKey(headers, DEEPGRAM_KEY_SOURCES),
     upgrade: ({ request }) => deepgramUpgradeHeaders(request.headers),
+    // Refused after the 101 (rate limit, engine busy or not ready): Deepgram's message and close frame.
     errorEvent: (error) => deepgramErrorMessage(error),
-    connect(socket, upgrade) {
-      try {
-        return new DeepgramConnection(ctx, socket, upgrade, liveParams(upgrade.request));
-      } catch (thrown) {
-        // Refused after the 101 (rate limit, engine busy or not ready): Deepgram's message and close frame.
-        const error = toAppError(thrown);
-        socket.sendJson(deepgramErrorMessage(error));
-        const frame = deepgramCloseFrame(error);
-        socket.close(frame.code, frame.reason);
-        return { receive() {}, abandon() {} };
-      }
-    },
+    closeFrame: (error) => deepgramCloseFrame(error),
+    connect: (socket, upgrade) => new DeepgramConnection(ctx, socket, upgrade, liveParams(upgrade.request)),
   });
   return new Elysia({ name: "asr-deepgram" })
     .use(live)

@@ -19,6 +19,7 @@ import { readJsonBody } from "../../http/body.ts";
 import {
   DEEPGRAM_ERRORS,
   DEEPGRAM_KEY_SOURCES,
+  deepgramCloseFrame,
   deepgramErrorMessage,
   deepgramUpgradeHeaders,
 } from "../../http/deepgram.ts";
@@ -81,6 +82,7 @@ export function deepgramSpeakRoutes(ctx: AppContext) {
     upgrade: ({ request }) => deepgramUpgradeHeaders(request.headers),
     errorShape: DEEPGRAM_ERRORS,
     errorEvent: (error) => deepgramErrorMessage(error),
+    closeFrame: (error) => deepgramCloseFrame(error),
     connect: (ws, upgrade) => new DeepgramSpeakConnection(ctx, ws, upgrade),
   });
   return new Elysia({ name: "tts-deepgram" })

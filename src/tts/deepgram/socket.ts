@@ -14,6 +14,7 @@ import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { DoorConnection, DoorSocket, Upgrade } from "../../http/ws-route.ts";
 import { VERSION } from "../../version.ts";
 import { deepgramCloseFrame, deepgramErrorMessage, type DeepgramFault } from "../../http/deepgram.ts";
+import { isTextLimitError } from "../schema.ts";
 import { parseSpeakQuery } from "./params.ts";
 
 /** The socket's one context. */
@@ -82,7 +83,7 @@ export class DeepgramSpeakConnection implements DoorConnection {
       this.message(frame as Record<string, unknown>);
     } catch (thrown) {
       const error = toAppError(thrown);
-      this.fail(error, /over the limit|exceeds maximum length/.test(error.detail) ? "big" : "data");
+      this.fail(error, isTextLimitError(error) ? "big" : "data");
     }
   }
 

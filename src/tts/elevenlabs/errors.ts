@@ -8,6 +8,7 @@
 import type { KeySources } from "../../edge/auth.ts";
 import type { AppError } from "../../errors/taxonomy.ts";
 import type { ProtocolErrorShape } from "../../http/errors.ts";
+import { isTextLimitError } from "../schema.ts";
 
 /** How ElevenLabs' clients present the key: the `xi-api-key` header (or Sawt's own ways). */
 export const ELEVENLABS_KEY_SOURCES: KeySources = { headers: ["xi-api-key"] };
@@ -25,14 +26,14 @@ const STATUSES: Partial<Record<AppError["kind"], string>> = {
 };
 
 /** ElevenLabs' name for an error. */
-export function elevenLabsStatus(error: AppError): string {
+function elevenLabsStatus(error: AppError): string {
   if (error.kind === "unauthorized" && /required/.test(error.detail)) return "needs_authorization";
-  if (/exceeds maximum length|over the limit/.test(error.detail)) return "max_character_limit_exceeded";
+  if (isTextLimitError(error)) return "max_character_limit_exceeded";
   return STATUSES[error.kind] ?? "invalid_request";
 }
 
 /** ElevenLabs' REST error body. */
-export function elevenLabsBody(error: AppError): Record<string, unknown> {
+function elevenLabsBody(error: AppError): Record<string, unknown> {
   if (error.kind === "validation")
     return {
       detail: error.fields.map((f) => ({ loc: ["body", ...f.field.split(".")], msg: f.message, type: "value_error" })),
@@ -44,8 +45,13 @@ export function elevenLabsBody(error: AppError): Record<string, unknown> {
 export const ELEVENLABS_ERRORS: ProtocolErrorShape = { body: (error) => elevenLabsBody(error) };
 
 /** The close code of an error that ends an ElevenLabs socket. */
-export function elevenLabsCloseCode(error: AppError): number {
+function elevenLabsCloseCode(error: AppError): number {
   return error.status >= 500 && error.status !== 504 ? 1011 : 1008;
+}
+
+/** The close frame of an error that ends an ElevenLabs socket: its code and the detail. */
+export function elevenLabsCloseFrame(error: AppError): { code: number; reason: string } {
+  return { code: elevenLabsCloseCode(error), reason: error.detail.slice(0, 120) };
 }
 
 /** ElevenLabs' WebSocket error message, naming the context it ends when it concerns one. */

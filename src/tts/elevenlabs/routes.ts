@@ -24,7 +24,7 @@ import { answerErrorsAs } from "../../http/errors.ts";
 import { type DoorSocket, type OpenUpgrade, webSocketRoutes } from "../../http/ws-route.ts";
 import { parseSpeech, textTooLong } from "../schema.ts";
 import { speechHeaders } from "../speech-headers.ts";
-import { ELEVENLABS_ERRORS, ELEVENLABS_KEY_SOURCES, elevenLabsErrorMessage } from "./errors.ts";
+import { ELEVENLABS_ERRORS, ELEVENLABS_KEY_SOURCES, elevenLabsCloseFrame, elevenLabsErrorMessage } from "./errors.ts";
 import { EL_FIELDS, elevenLabsSettings, refuseUnsupported } from "./params.ts";
 import { ElevenLabsConnection } from "./socket.ts";
 
@@ -114,6 +114,8 @@ export function elevenLabsRoutes(ctx: AppContext) {
       presentedKey: (headers) => presentedKey(headers, ELEVENLABS_KEY_SOURCES),
       errorShape: ELEVENLABS_ERRORS,
       errorEvent: (error) => elevenLabsErrorMessage(error),
+      // A socket refused at open (engine not ready, rate limit) closes as its later failures do.
+      closeFrame: elevenLabsCloseFrame,
       connect: (ws, upgrade) => connection(ws, upgrade),
       connectKeyLater: (ws, upgrade) => connection(ws, upgrade),
     });

@@ -23,7 +23,7 @@ import { AppError, toAppError } from "../../errors/taxonomy.ts";
 import type { DoorConnection, DoorSocket, OpenUpgrade } from "../../http/ws-route.ts";
 import type { ApiKeyRecord } from "../../store/keys.ts";
 import { AlignmentWriter } from "./alignment.ts";
-import { elevenLabsCloseCode, elevenLabsErrorMessage } from "./errors.ts";
+import { elevenLabsCloseFrame, elevenLabsErrorMessage } from "./errors.ts";
 import { elevenLabsSettings, refuseUnsupported } from "./params.ts";
 
 /** The one context of `stream-input`, and of a `multi-stream-input` message that names none. */
@@ -194,7 +194,8 @@ export class ElevenLabsConnection implements DoorConnection {
   private fail(error: AppError): void {
     if (this.closed) return;
     this.socket.sendJson(elevenLabsErrorMessage(error));
-    this.end(elevenLabsCloseCode(error), error.detail.slice(0, 120));
+    const { code, reason } = elevenLabsCloseFrame(error);
+    this.end(code, reason);
   }
 
   private end(code: number, reason: string): void {

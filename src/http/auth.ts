@@ -7,6 +7,7 @@
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../core/context.ts";
+import { toAppError } from "../errors/taxonomy.ts";
 import { authenticateAdmin, presentedKey, verify, admit, type Caller, type KeySources } from "../edge/auth.ts";
 
 export type { Caller } from "../edge/auth.ts";
@@ -30,6 +31,28 @@ export function authenticateRequest(ctx: AppContext, request: Request, sources?:
   const key = verify(ctx, presentedKey(request.headers, sources));
   keyIds.set(request, key.id);
   return admit(ctx, key);
+}
+
+/**
+ * What the `auth` macro does, for a route that renders errors in its own protocol's shape (it
+ * names the shape first, so its 401 is in that shape too): authenticates `request` with the
+ * door's key `sources`, runs `handle`, and puts the key's rate-limit headers on its response and
+ * on every error `handle` throws.
+ */
+export async function respondAuthenticated(
+  ctx: AppContext,
+  request: Request,
+  sources: KeySources,
+  handle: (caller: Caller) => Promise<Response>,
+): Promise<Response> {
+  const caller = authenticateRequest(ctx, request, sources);
+  try {
+    const response = await handle(caller);
+    for (const [name, value] of Object.entries(caller.rateHeaders)) response.headers.set(name, value);
+    return response;
+  } catch (thrown) {
+    throw toAppError(thrown).withHeaders(caller.rateHeaders);
+  }
 }
 
 /** The Elysia plugin providing the `auth` and `admin` route options; `.use()` it in a feature plugin. */

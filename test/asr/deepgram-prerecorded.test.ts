@@ -69,6 +69,8 @@ describe("POST /v1/listen (pre-recorded)", () => {
   test("does refuse a URL body, an empty body and a bad query in Deepgram's body, fetching nothing", async () => {
     const url = await post("language=ar", JSON.stringify({ url: "http://127.0.0.1:9/a.wav" }), "application/json");
     expect(url.status).toBe(400);
+    // A refusal after the key was admitted carries the key's rate-limit headers, as on REST.
+    expect(url.headers.get("x-ratelimit-limit")).toBe("10000");
     expect(((await url.json()) as { err_msg: string }).err_msg).toContain("URL");
     const empty = await post("language=ar", new Uint8Array(0));
     expect([empty.status, ((await empty.json()) as { err_code: string }).err_code]).toEqual([400, "Bad Request"]);

@@ -17,7 +17,7 @@ import { readyService } from "../../edge/readiness.ts";
 import type { KeySources } from "../../edge/auth.ts";
 import { AppError } from "../../errors/taxonomy.ts";
 import { receiveAudioBody, type StagedBody } from "../../http/audio-upload.ts";
-import { authenticateRequest } from "../../http/auth.ts";
+import { respondAuthenticated } from "../../http/auth.ts";
 import { answerErrorsAs } from "../../http/errors.ts";
 import { listenParams, type ListenParams } from "./params.ts";
 import { DEEPGRAM_ERRORS, DEEPGRAM_KEY_SOURCES } from "../../http/deepgram.ts";
@@ -105,41 +105,42 @@ async function transcribe(
 /** Handles one `POST /v1/listen`: see the file comment. */
 export async function transcribeRecording(ctx: AppContext, request: Request, requestId: string): Promise<Response> {
   answerErrorsAs(request, DEEPGRAM_ERRORS);
-  const caller = authenticateRequest(ctx, request, DEEPGRAM_KEY_SOURCES);
-  const params = listenParams(new URL(request.url).searchParams, false);
-  if (/json/i.test(request.headers.get("content-type") ?? ""))
-    throw new AppError(
-      "bad_request",
-      "Sawt does not fetch audio from a URL: send the recording itself as the request body (Content-Type: audio/*)",
-    );
-  const created = new Date();
-  const body = await receiveAudioBody(request, {
-    dataDir: ctx.config.paths.data_dir,
-    maxUploadMb: ctx.config.asr.max_upload_mb,
+  return respondAuthenticated(ctx, request, DEEPGRAM_KEY_SOURCES, async (caller) => {
+    const params = listenParams(new URL(request.url).searchParams, false);
+    if (/json/i.test(request.headers.get("content-type") ?? ""))
+      throw new AppError(
+        "bad_request",
+        "Sawt does not fetch audio from a URL: send the recording itself as the request body (Content-Type: audio/*)",
+      );
+    const created = new Date();
+    const body = await receiveAudioBody(request, {
+      dataDir: ctx.config.paths.data_dir,
+      maxUploadMb: ctx.config.asr.max_upload_mb,
+    });
+    try {
+      // What the query asked; the engine adds the key's phrase list and the redaction floor.
+      const options: TranscriptionOptions = {
+        signal: request.signal,
+        keyId: caller.key.id,
+        ...(params.language ? { language: params.language } : {}),
+        ...(params.hotwords.length > 0 ? { hotwords: params.hotwords } : {}),
+        formatting: params.formatting,
+      };
+      const transcript = await transcribe(ctx, body, params, options);
+      const split = params.multichannel && (transcript.channels?.length ?? 0) > 1;
+      const facts = { requestId, model: params.model };
+      const answer = {
+        metadata: requestMetadata(facts, {
+          sha256: body.sha256,
+          created,
+          duration: transcript.duration,
+          channels: split ? transcript.channels!.length : 1,
+        }),
+        results: results(transcript, params, split, facts),
+      };
+      return Response.json(answer, { headers: { "dg-request-id": requestId } });
+    } finally {
+      await body.remove();
+    }
   });
-  try {
-    // What the query asked; the engine adds the key's phrase list and the redaction floor.
-    const options: TranscriptionOptions = {
-      signal: request.signal,
-      keyId: caller.key.id,
-      ...(params.language ? { language: params.language } : {}),
-      ...(params.hotwords.length > 0 ? { hotwords: params.hotwords } : {}),
-      formatting: params.formatting,
-    };
-    const transcript = await transcribe(ctx, body, params, options);
-    const split = params.multichannel && (transcript.channels?.length ?? 0) > 1;
-    const facts = { requestId, model: params.model };
-    const answer = {
-      metadata: requestMetadata(facts, {
-        sha256: body.sha256,
-        created,
-        duration: transcript.duration,
-        channels: split ? transcript.channels!.length : 1,
-      }),
-      results: results(transcript, params, split, facts),
-    };
-    return Response.json(answer, { headers: { ...caller.rateHeaders, "dg-request-id": requestId } });
-  } finally {
-    await body.remove();
-  }
 }

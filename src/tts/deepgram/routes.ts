@@ -12,9 +12,9 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../core/context.ts";
 import { readyService } from "../../edge/readiness.ts";
-import { AppError, toAppError } from "../../errors/taxonomy.ts";
+import { AppError } from "../../errors/taxonomy.ts";
 import { presentedKey } from "../../edge/auth.ts";
-import { authenticateRequest } from "../../http/auth.ts";
+import { respondAuthenticated } from "../../http/auth.ts";
 import { readJsonBody } from "../../http/body.ts";
 import {
   DEEPGRAM_ERRORS,
@@ -37,10 +37,7 @@ const MAX_FRAME_BYTES = 512 * 1024;
 /** POST /v1/speak: one synthesis, streamed as it is made. */
 async function speak(ctx: AppContext, request: Request, requestId: string | undefined): Promise<Response> {
   answerErrorsAs(request, DEEPGRAM_ERRORS);
-  let rateHeaders: Record<string, string> = {};
-  try {
-    const caller = authenticateRequest(ctx, request, DEEPGRAM_KEY_SOURCES);
-    rateHeaders = caller.rateHeaders;
+  return respondAuthenticated(ctx, request, DEEPGRAM_KEY_SOURCES, async (caller) => {
     const query = parseSpeakQuery(new URL(request.url).searchParams, ctx.config);
     const body = await readJsonBody(request, ctx.config.server.max_json_bytes, () => textTooLong(ctx.config));
     const text =
@@ -59,15 +56,12 @@ async function speak(ctx: AppContext, request: Request, requestId: string | unde
     return new Response(stream.audio, {
       headers: {
         ...speechHeaders(stream),
-        ...rateHeaders,
         "dg-request-id": requestId ?? "",
         "dg-model-name": stream.voice,
         "dg-char-count": String(codePointLength(text)),
       },
     });
-  } catch (thrown) {
-    throw toAppError(thrown).withHeaders(rateHeaders);
-  }
+  });
 }
 
 /** The Deepgram-compatible TTS plugin: REST and WebSocket on /v1/speak. */

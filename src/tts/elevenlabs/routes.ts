@@ -16,9 +16,9 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../core/context.ts";
 import { readyService } from "../../edge/readiness.ts";
 import { voicesFor } from "../../edge/voice-listing.ts";
-import { AppError, toAppError } from "../../errors/taxonomy.ts";
+import { AppError } from "../../errors/taxonomy.ts";
 import { presentedKey } from "../../edge/auth.ts";
-import { authenticateRequest } from "../../http/auth.ts";
+import { authenticateRequest, respondAuthenticated } from "../../http/auth.ts";
 import { readJsonBody } from "../../http/body.ts";
 import { answerErrorsAs } from "../../http/errors.ts";
 import { type DoorSocket, type OpenUpgrade, webSocketRoutes } from "../../http/ws-route.ts";
@@ -39,10 +39,7 @@ function voiceIdOf(request: Request): string {
 /** POST /v1/text-to-speech/{voice_id}[/stream]: one synthesis, streamed as it is made. */
 async function speak(ctx: AppContext, request: Request, voiceId: string): Promise<Response> {
   answerErrorsAs(request, ELEVENLABS_ERRORS);
-  let rateHeaders: Record<string, string> = {};
-  try {
-    const caller = authenticateRequest(ctx, request, ELEVENLABS_KEY_SOURCES);
-    rateHeaders = caller.rateHeaders;
+  return respondAuthenticated(ctx, request, ELEVENLABS_KEY_SOURCES, async (caller) => {
     const body = await readJsonBody(request, ctx.config.server.max_json_bytes, () => textTooLong(ctx.config));
     if (typeof body !== "object" || body === null || Array.isArray(body))
       throw new AppError("bad_request", 'The body must be a JSON object with "text"');
@@ -66,10 +63,8 @@ async function speak(ctx: AppContext, request: Request, voiceId: string): Promis
       signal: request.signal,
       keyId: caller.key.id,
     });
-    return new Response(stream.audio, { headers: { ...speechHeaders(stream), ...rateHeaders } });
-  } catch (thrown) {
-    throw toAppError(thrown).withHeaders(rateHeaders);
-  }
+    return new Response(stream.audio, { headers: speechHeaders(stream) });
+  });
 }
 
 /** GET /v1/voices: every voice the key may use, in ElevenLabs' shape. */

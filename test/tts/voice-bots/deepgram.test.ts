@@ -159,6 +159,8 @@ describe("Deepgram TTS door's refusals", () => {
       body: JSON.stringify({ text: TEXT }),
     });
     expect(rest.status).toBe(400);
+    // Refused after the key was admitted: its rate-limit headers, as on every REST answer.
+    expect(rest.headers.get("x-ratelimit-limit")).toBe("1000");
     expect(await rest.json()).toMatchObject({
       err_code: "Bad Request",
       err_msg: expect.stringContaining("Unsupported encoding pcm"),

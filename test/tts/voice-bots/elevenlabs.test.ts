@@ -146,6 +146,7 @@ describe("ElevenLabs TTS door's REST routes, voices and refusals", () => {
         body: JSON.stringify({ text: TEXT, model_id: "eleven_turbo_v2_5", voice_settings: { stability: 0.5 } }),
       });
       expect(response.status).toBe(200);
+      expect(response.headers.get("x-ratelimit-limit")).toBe("1000");
       expect(Buffer.from(await response.arrayBuffer()).equals(await restPcm(server, TEXT, SHERINE))).toBe(true);
     }
     const listed = (await (
@@ -175,6 +176,7 @@ describe("ElevenLabs TTS door's REST routes, voices and refusals", () => {
       body: JSON.stringify({ text: TEXT }),
     });
     expect(format.status).toBe(400);
+    expect(format.headers.get("x-ratelimit-limit")).toBe("1000");
     expect(((await format.json()) as { detail: { status: string } }).detail.status).toBe("invalid_request");
     // A voice the key may not use: strict voices refuse an unknown one.
     const voice = await fetch(`${server.sawt.baseUrl}/v1/text-to-speech/bIHbv24MWmeRgasZH58o`, {
